@@ -1,0 +1,84 @@
+/**
+ * Model selection, the same for every lesson, printed on the first line of every run:
+ *
+ *   ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN  → the real API (or ANTHROPIC_BASE_URL's server)
+ *   ANTHROPIC_BASE_URL alone                   → that Anthropic-compatible endpoint (e.g. Ollama)
+ *   none of them (or COURSE_OFFLINE=1)         → the built-in scripted model, offline
+ *   MODEL_ID                                   → the model (default below)
+ *
+ * A key is never printed.
+ */
+import Anthropic from "@anthropic-ai/sdk";
+import { loadEnv } from "./env.ts";
+import { ScriptedModel, type ScriptedModelOptions } from "./scripted/model.ts";
+
+/** What a lesson needs to call a model: the SDK client and the model id to ask for. */
+export interface Llm {
+  client: Anthropic;
+  model: string;
+}
+
+export interface Selection extends Llm {
+  offline: boolean;
+  /** The first line a lesson prints. */
+  banner: string;
+  /** The scripted model, when offline (tests and lessons can inspect what it received). */
+  scripted?: ScriptedModel;
+}
+
+export const DEFAULT_MODEL = "claude-sonnet-4-5";
+export const SCRIPTED_MODEL_ID = "scripted-model";
+const OFFLINE_BASE_URL = "http://scripted-model.localhost";
+
+export interface SelectOptions {
+  /** Options for the scripted model when offline (scenario, faults, pace). */
+  scripted?: ScriptedModelOptions;
+  /** Passed to the SDK client (retries and timeouts are taught in s11). */
+  maxRetries?: number;
+  timeout?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A client wired to a scripted model in-process (no network). */
+export function scriptedLlm(options: ScriptedModelOptions = {}, client: { maxRetries?: number; timeout?: number } = {}) {
+  const scripted = new ScriptedModel(options);
+  const sdk = new Anthropic({
+    apiKey: "scripted-offline",
+    baseURL: OFFLINE_BASE_URL,
+    fetch: scripted.fetch,
+    maxRetries: client.maxRetries ?? 2,
+    ...(client.timeout !== undefined ? { timeout: client.timeout } : {}),
+  });
+  return { client: sdk, model: SCRIPTED_MODEL_ID, scripted };
+}
+
+export function selectModel(opts: SelectOptions = {}): Selection {
+  if (!opts.env) loadEnv();
+  const env = opts.env ?? process.env;
+  const key = env.ANTHROPIC_API_KEY?.trim() || undefined;
+  const token = env.ANTHROPIC_AUTH_TOKEN?.trim() || undefined;
+  const baseURL = env.ANTHROPIC_BASE_URL?.trim() || undefined;
+  const forcedOffline = env.COURSE_OFFLINE === "1" || env.COURSE_OFFLINE === "true";
+
+  if (forcedOffline || (!key && !token && !baseURL)) {
+    const s = scriptedLlm(opts.scripted, opts);
+    return {
+      ...s,
+      model: env.MODEL_ID?.trim() || SCRIPTED_MODEL_ID,
+      offline: true,
+      banner: "model: scripted (offline) — set ANTHROPIC_API_KEY to use Claude",
+    };
+  }
+  const model = env.MODEL_ID?.trim() || DEFAULT_MODEL;
+  const client = new Anthropic({
+    // An endpoint without auth (a local Ollama) still needs some key for the SDK to send.
+    apiKey: key ?? (token ? null : "no-key"),
+    authToken: token ?? null,
+    ...(baseURL ? { baseURL } : {}),
+    ...(opts.maxRetries !== undefined ? { maxRetries: opts.maxRetries } : {}),
+    ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
+  });
+  const where = baseURL ? baseURL : "the Anthropic API";
+  const auth = key ? "ANTHROPIC_API_KEY" : token ? "ANTHROPIC_AUTH_TOKEN" : "no key";
+  return { client, model, offline: false, banner: `model: ${model} via ${where} (${auth})` };
+}

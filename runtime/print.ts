@@ -1,0 +1,83 @@
+/**
+ * Terminal output for the lessons: every block of a response, tool calls and their results,
+ * the final answer. Colour only on a terminal and never when NO_COLOR is set.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+
+const useColor = () => Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+const paint = (code: string) => (s: string) => (useColor() ? `\x1b[${code}m${s}\x1b[0m` : s);
+export const dim = paint("2");
+export const bold = paint("1");
+export const cyan = paint("36");
+export const yellow = paint("33");
+export const green = paint("32");
+export const red = paint("31");
+export const magenta = paint("35");
+
+/** Where lesson output goes; tests may redirect or silence it. */
+export const output = { write: (line: string) => console.log(line) };
+export const say = (line = "") => output.write(line);
+
+export function clip(s: string, max = 300): string {
+  const one = s.length > max ? `${s.slice(0, max)}… (${s.length - max} more characters)` : s;
+  return one;
+}
+
+function indent(s: string, pad = "    "): string {
+  return s
+    .split("\n")
+    .map((l) => pad + l)
+    .join("\n");
+}
+
+/** One content block, the way seed 002 prints a Message. */
+export function formatBlock(b: Anthropic.ContentBlock | Anthropic.ContentBlockParam): string {
+  switch (b.type) {
+    case "text":
+      return `${cyan("text")}      ${b.text}`;
+    case "thinking":
+      return `${magenta("thinking")}  ${dim(clip(b.thinking, 200))} ${dim(`(signature ${b.signature.slice(0, 12)}…)`)}`;
+    case "redacted_thinking":
+      return `${magenta("redacted_thinking")} ${dim("(encrypted)")}`;
+    case "tool_use":
+      return `${yellow("tool_use")}  ${b.name}(${JSON.stringify(b.input)}) ${dim(`id=${b.id}`)}`;
+    case "tool_result":
+      return `${green("tool_result")} ${dim(`for ${b.tool_use_id}`)}${b.is_error ? red(" is_error") : ""}`;
+    default:
+      return `${b.type}`;
+  }
+}
+
+/** A whole response: its blocks, stop_reason and usage. */
+export function printMessage(m: Anthropic.Message): void {
+  say(bold(`Message ${m.id} (${m.model})`));
+  if (m.content.length === 0) say(dim("  (no content blocks)"));
+  for (const b of m.content) say(`  ${formatBlock(b)}`);
+  const u = m.usage;
+  say(
+    `  ${bold("stop_reason")}: ${m.stop_reason}   ${dim(
+      `usage: input ${u.input_tokens}, output ${u.output_tokens}, cache read ${u.cache_read_input_tokens ?? 0}, cache write ${u.cache_creation_input_tokens ?? 0}`,
+    )}`,
+  );
+}
+
+export function printToolCall(b: Anthropic.ToolUseBlock): void {
+  say(`${yellow("→")} ${b.name} ${JSON.stringify(b.input)}`);
+}
+
+export function printToolResult(output: string, isError = false): void {
+  const body = indent(clip(output.trimEnd() || "(no output)", 600));
+  say(isError ? red(body) : dim(body));
+}
+
+/** The text blocks of the final response. */
+export function printFinal(m: Anthropic.Message | undefined): void {
+  const text = m?.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n") ?? "";
+  say("");
+  say(bold("Answer:") + " " + (text || dim("(no text)")));
+}
+
+export function heading(s: string): void {
+  say("");
+  say(bold(`── ${s} ──`));
+}

@@ -1,0 +1,436 @@
+/**
+ * The scripted model: the Messages API implemented locally and deterministically.
+ *
+ * The real SDK client talks to it through its `fetch` option (in-process) or over HTTP (the
+ * standalone server). It validates every request as the real API does, answers from scenario
+ * scripts, reports usage (with prompt caching), streams SSE in the exact order the SDK parses,
+ * and injects faults on demand. It never pretends to be Claude: its model id is echoed back and
+ * its text says "scripted model (offline)" wherever it speaks for itself.
+ */
+import { createHash } from "node:crypto";
+import type Anthropic from "@anthropic-ai/sdk";
+import { readConversation } from "./conversation.ts";
+import { parseFault } from "./faults.ts";
+import { routeScenario } from "./scenarios/index.ts";
+import { signThinking } from "./signature.ts";
+import { messageEvents, encodeEvent } from "./sse.ts";
+import type { Fault, FaultPlan, Reply, Scenario, ScriptedRequest } from "./types.ts";
+import { validateRequest, type ApiError, type IssuedContent } from "./validate.ts";
+
+export interface ScriptedModelOptions {
+  /** Force one scenario (by id or object). Default: the scenario whose task matches, else intents. */
+  scenario?: string | Scenario;
+  /** Faults for successive requests, or a function deciding per request. */
+  faults?: FaultPlan;
+  /** Delay before every answer, in ms. */
+  latencyMs?: number;
+  /** Delay between SSE events, in ms (a set pace for streaming lessons and benchmarks). */
+  streamDelayMs?: number;
+  /** Context window in estimated tokens; a longer request gets 400 "prompt is too long". */
+  contextWindow?: number;
+  /** Key for thinking signatures. The default is fixed, so saved sessions can be resumed. */
+  secret?: string;
+  /**
+   * Answer at most this many requests; the next gets a 400 saying the loop does not stop.
+   * Tests set it so a loop that never stops fails quickly with a clear message.
+   */
+  maxRequests?: number;
+}
+
+export const SCRIPTED_MODEL_NAME = "scripted model (offline)";
+const DEFAULT_SECRET = "scripted-model-thinking-signature";
+const DEFAULT_CONTEXT_WINDOW = 200_000;
+
+/** Rough token estimate, the same everywhere in the course: one token per four characters. */
+export function estimateTokens(value: unknown): number {
+  const text = typeof value === "string" ? value : JSON.stringify(value ?? "");
+  return Math.ceil(text.length / 4);
+}
+
+function shortHash(...parts: unknown[]): string {
+  return createHash("sha256").update(JSON.stringify(parts)).digest("base64url").replace(/[-_]/g, "x").slice(0, 24);
+}
+
+export interface RecordedExchange {
+  request: unknown;
+  response?: Anthropic.Message;
+  error?: ApiError | { status: number; type: string; message: string };
+  fault?: Fault;
+}
+
+export class ScriptedModel {
+  readonly options: ScriptedModelOptions;
+  /** Every request this model received and what it answered, in order (for tests). */
+  readonly exchanges: RecordedExchange[] = [];
+  private readonly issued: IssuedContent = new Map();
+  private readonly cache = new Set<string>();
+  private readonly secret: string;
+
+  constructor(options: ScriptedModelOptions = {}) {
+    this.options = options;
+    this.secret = options.secret ?? DEFAULT_SECRET;
+  }
+
+  /** A `fetch` for `new Anthropic({ fetch })`. */
+  readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> =>
+    this.handle(new Request(input, init));
+
+  /** The responses this model produced, in order. */
+  get responses(): Anthropic.Message[] {
+    return this.exchanges.flatMap((e) => (e.response ? [e.response] : []));
+  }
+
+  async handle(req: Request): Promise<Response> {
+    const path = new URL(req.url).pathname.replace(/\/+$/, "");
+    if (req.method !== "POST" || (path !== "/v1/messages" && path !== "/v1/messages/count_tokens"))
+      return errorResponse({ status: 404, type: "not_found_error", message: `Not Found: ${req.method} ${path}` });
+
+    let body: unknown;
+    try {
+      body = JSON.parse(await req.text());
+    } catch (e) {
+      return errorResponse({
+        status: 400,
+        type: "invalid_request_error",
+        message: `There was an issue with your request body: it is not valid JSON (${(e as Error).message})`,
+      });
+    }
+
+    if (path === "/v1/messages/count_tokens") {
+      const forCount = typeof body === "object" && body !== null ? { max_tokens: 1, ...body } : body;
+      const invalid = validateRequest(forCount, { secret: this.secret });
+      if (invalid) return errorResponse(invalid);
+      return jsonResponse({ input_tokens: this.inputTokens(forCount as ScriptedRequest) });
+    }
+
+    const requestIndex = this.exchanges.length;
+    const record: RecordedExchange = { request: body };
+    this.exchanges.push(record);
+
+    if (this.options.maxRequests !== undefined && requestIndex >= this.options.maxRequests) {
+      const err: ApiError = {
+        status: 400,
+        type: "invalid_request_error",
+        message: `scripted model: ${requestIndex} requests already answered and the loop keeps calling. Does it stop when stop_reason is not "tool_use"?`,
+      };
+      record.error = err;
+      return errorResponse(err);
+    }
+    let fault: Fault | null;
+    try {
+      fault = this.faultFor(requestIndex, body, req.headers);
+    } catch (e) {
+      const err: ApiError = { status: 400, type: "invalid_request_error", message: (e as Error).message };
+      record.error = err;
+      return errorResponse(err);
+    }
+    if (fault) record.fault = fault;
+    const latency = (fault?.kind === "latency" ? fault.ms : 0) + (this.options.latencyMs ?? 0);
+    if (latency > 0) {
+      const aborted = await sleep(latency, req.signal);
+      if (aborted) return errorResponse({ status: 499, type: "api_error", message: "Client closed request" });
+    }
+    const failure = fault ? faultResponse(fault) : null;
+    if (failure) {
+      record.error = failure.error;
+      return failure.response;
+    }
+
+    const invalid = validateRequest(body, { secret: this.secret, issued: this.issued });
+    if (invalid) {
+      record.error = invalid;
+      return errorResponse(invalid);
+    }
+    const request = body as ScriptedRequest;
+    const inputTokens = this.inputTokens(request);
+    const window = this.options.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+    if (inputTokens > window || fault?.kind === "prompt_too_long") {
+      const err: ApiError = {
+        status: 400,
+        type: "invalid_request_error",
+        message: `prompt is too long: ${Math.max(inputTokens, window + 1)} tokens > ${window} maximum`,
+      };
+      record.error = err;
+      return errorResponse(err);
+    }
+
+    let message: Anthropic.Message;
+    let scenario: Scenario;
+    try {
+      scenario = this.scenarioFor(request, req.headers);
+    } catch (e) {
+      const err: ApiError = { status: 400, type: "invalid_request_error", message: (e as Error).message };
+      record.error = err;
+      return errorResponse(err);
+    }
+    try {
+      const reply = scenario.reply(readConversation(request, requestIndex));
+      message = this.buildMessage(request, reply, scenario.id);
+    } catch (e) {
+      const err = { status: 500, type: "api_error", message: `scripted model: the scenario failed: ${(e as Error).message}` };
+      record.error = err;
+      return errorResponse(err);
+    }
+    record.response = message;
+    this.remember(message);
+
+    if (request.stream) {
+      const delay = Number(req.headers.get("x-scripted-stream-delay-ms") ?? this.options.streamDelayMs ?? 0);
+      return sseResponse(message, fault, delay, req.signal);
+    }
+    return jsonResponse(message);
+  }
+
+  private faultFor(index: number, body: unknown, headers: Headers): Fault | null {
+    const header = headers.get("x-scripted-fault");
+    if (header) return parseFault(header);
+    const plan = this.options.faults;
+    if (!plan) return null;
+    return typeof plan === "function" ? plan(index, body) : (plan[index] ?? null);
+  }
+
+  private scenarioFor(request: ScriptedRequest, headers: Headers): Scenario {
+    const forced = headers.get("x-scripted-scenario") ?? this.options.scenario;
+    return routeScenario(forced, request);
+  }
+
+  /** Would the API accept these messages? (The same checks as a request, with this model's memory.) */
+  validate(body: unknown): ApiError | null {
+    return validateRequest(body, { secret: this.secret, issued: this.issued });
+  }
+
+  private remember(message: Anthropic.Message): void {
+    const content = message.content as unknown as Record<string, unknown>[];
+    for (const b of message.content) if (b.type === "tool_use") this.issued.set(b.id, content);
+  }
+
+  /** Input tokens, with the cached prefix (up to the last cache_control) split out. */
+  private inputTokens(request: ScriptedRequest): number {
+    return this.usageFor(request, false).input_tokens;
+  }
+
+  private usageFor(request: ScriptedRequest, record: boolean) {
+    const parts: unknown[] = [];
+    let prefixEnd = -1;
+    const push = (value: unknown, marked: boolean) => {
+      parts.push(value);
+      if (marked) prefixEnd = parts.length;
+    };
+    const marked = (b: unknown) => typeof b === "object" && b !== null && "cache_control" in b && Boolean((b as { cache_control?: unknown }).cache_control);
+    for (const t of request.tools ?? []) push(t, marked(t));
+    if (typeof request.system === "string") push(request.system, false);
+    else for (const b of request.system ?? []) push(b, marked(b));
+    for (const m of request.messages) {
+      if (typeof m.content === "string") push({ role: m.role, text: m.content }, false);
+      else for (const b of m.content) push({ role: m.role, b }, marked(b));
+    }
+    const total = Math.max(1, estimateTokens(parts));
+    if (prefixEnd < 0) return { input_tokens: total, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const prefix = parts.slice(0, prefixEnd);
+    const prefixTokens = Math.min(total, estimateTokens(prefix));
+    const key = shortHash(request.model, prefix);
+    const hit = this.cache.has(key);
+    if (record) this.cache.add(key);
+    return {
+      input_tokens: Math.max(1, total - prefixTokens),
+      cache_creation_input_tokens: hit ? 0 : prefixTokens,
+      cache_read_input_tokens: hit ? prefixTokens : 0,
+    };
+  }
+
+  /** A scenario's reply → a complete API Message (ids, signatures, truncation, usage). */
+  buildMessage(request: ScriptedRequest, reply: Reply, scenarioId: string): Anthropic.Message {
+    const seed = shortHash(scenarioId, request.messages);
+    let budget = request.max_tokens;
+    let stopReason: string = reply.stop_reason ?? (reply.content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn");
+    let stopSequence: string | null = reply.stop_sequence ?? null;
+    const content: Anthropic.ContentBlock[] = [];
+    let output = 0;
+    const stops = request.stop_sequences ?? [];
+
+    for (let i = 0; i < reply.content.length; i++) {
+      const b = reply.content[i]!;
+      if (b.type === "text") {
+        let text = b.text;
+        const hit = stops
+          .map((s) => ({ s, at: s.length > 0 ? text.indexOf(s) : -1 }))
+          .filter((h) => h.at >= 0)
+          .sort((a, z) => a.at - z.at)[0];
+        if (hit) text = text.slice(0, hit.at);
+        const cost = estimateTokens(text);
+        if (cost > budget) {
+          const cut = text.slice(0, budget * 4);
+          if (cut.trim().length > 0) content.push({ type: "text", text: cut, citations: null });
+          output += estimateTokens(cut);
+          stopReason = "max_tokens";
+          stopSequence = null;
+          break;
+        }
+        if (text.trim().length > 0) content.push({ type: "text", text, citations: null });
+        budget -= cost;
+        output += cost;
+        if (hit) {
+          stopReason = "stop_sequence";
+          stopSequence = hit.s;
+          break;
+        }
+      } else if (b.type === "thinking") {
+        const cost = estimateTokens(b.thinking);
+        if (cost > budget) {
+          stopReason = "max_tokens";
+          break;
+        }
+        content.push({ type: "thinking", thinking: b.thinking, signature: signThinking(this.secret, b.thinking) });
+        budget -= cost;
+        output += cost;
+      } else if (b.type === "redacted_thinking") {
+        content.push({ type: "redacted_thinking", data: b.data });
+      } else {
+        const id = b.id ?? `toolu_${seed}${String(i).padStart(2, "0")}`;
+        const cost = estimateTokens({ name: b.name, input: b.input }) + 8;
+        if (cost > budget) {
+          // Cut off mid-call: the input never finished, so it arrives empty. Never run it.
+          content.push({ type: "tool_use", id, name: b.name, input: {}, caller: { type: "direct" } } as Anthropic.ToolUseBlock);
+          output += budget;
+          stopReason = "max_tokens";
+          stopSequence = null;
+          break;
+        }
+        content.push({ type: "tool_use", id, name: b.name, input: b.input, caller: { type: "direct" } } as Anthropic.ToolUseBlock);
+        budget -= cost;
+        output += cost;
+      }
+    }
+    const usage = this.usageFor(request, true);
+    return {
+      id: `msg_scripted_${seed}`,
+      type: "message",
+      role: "assistant",
+      model: request.model,
+      content,
+      stop_reason: stopReason as Anthropic.StopReason,
+      stop_sequence: stopSequence,
+      stop_details: reply.stop_details ?? null,
+      container: null,
+      diagnostics: null,
+      usage: {
+        input_tokens: usage.input_tokens,
+        output_tokens: Math.max(1, output),
+        cache_creation_input_tokens: usage.cache_creation_input_tokens,
+        cache_read_input_tokens: usage.cache_read_input_tokens,
+        cache_creation: null,
+        inference_geo: null,
+        output_tokens_details: null,
+        server_tool_use: null,
+        service_tier: "standard",
+        speed: null,
+      },
+    } as Anthropic.Message;
+  }
+}
+
+function requestId(): string {
+  return `req_scripted_${Math.random().toString(36).slice(2, 14)}`;
+}
+
+function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json", "request-id": requestId(), ...headers },
+  });
+}
+
+export function errorResponse(err: { status: number; type: string; message: string }, headers: Record<string, string> = {}): Response {
+  const id = requestId();
+  const extra: Record<string, string> = { ...headers };
+  // The real API tells the SDK not to retry a request that can never succeed.
+  if (err.status === 400 || err.status === 404) extra["x-should-retry"] = "false";
+  return new Response(JSON.stringify({ type: "error", error: { type: err.type, message: err.message }, request_id: id }), {
+    status: err.status,
+    headers: { "content-type": "application/json", "request-id": id, ...extra },
+  });
+}
+
+function faultResponse(fault: Fault): { response: Response; error: { status: number; type: string; message: string } } | null {
+  switch (fault.kind) {
+    case "rate_limit": {
+      const error = { status: 429, type: "rate_limit_error", message: "Rate limited (scripted fault): slow down and retry." };
+      return { error, response: errorResponse(error, { "retry-after": String(fault.retryAfterSeconds ?? 1) }) };
+    }
+    case "server_error": {
+      const error = { status: 500, type: "api_error", message: "Internal server error (scripted fault)" };
+      return { error, response: errorResponse(error) };
+    }
+    case "overloaded": {
+      const error = { status: 529, type: "overloaded_error", message: "Overloaded" };
+      return { error, response: errorResponse(error) };
+    }
+    default:
+      return null; // prompt_too_long, latency and stream faults are applied later
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal | null): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(true);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve(false);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function sseResponse(message: Anthropic.Message, fault: Fault | null | undefined, delayMs: number, signal?: AbortSignal | null): Response {
+  const events = messageEvents(message);
+  const encoder = new TextEncoder();
+  const breakAt =
+    fault?.kind === "stream_error" || fault?.kind === "stream_cut" ? Math.min(fault.afterEvents ?? 3, events.length - 1) : -1;
+  let i = 0;
+  let closed = false;
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (closed) return;
+      if (signal?.aborted) {
+        closed = true;
+        controller.error(new DOMException("The operation was aborted.", "AbortError"));
+        return;
+      }
+      if (i === breakAt) {
+        closed = true;
+        if (fault?.kind === "stream_error") {
+          controller.enqueue(
+            encoder.encode(encodeEvent("error", { type: "error", error: { type: "overloaded_error", message: "Overloaded" } })),
+          );
+          controller.close();
+        } else {
+          controller.error(new TypeError("terminated: the connection was cut mid-stream (scripted fault)"));
+        }
+        return;
+      }
+      if (i >= events.length) {
+        closed = true;
+        controller.close();
+        return;
+      }
+      if (delayMs > 0 && i > 0 && (await sleep(delayMs, signal))) {
+        closed = true;
+        controller.error(new DOMException("The operation was aborted.", "AbortError"));
+        return;
+      }
+      const e = events[i++]!;
+      controller.enqueue(encoder.encode(encodeEvent(e.type, e)));
+    },
+    cancel() {
+      closed = true;
+    },
+  });
+  return new Response(stream, {
+    status: 200,
+    headers: { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": requestId() },
+  });
+}

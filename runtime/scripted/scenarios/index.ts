@@ -1,0 +1,33 @@
+/**
+ * Every scenario the scripted model knows. A lesson adds its own here (one import, one entry).
+ * Routing: a scenario named explicitly (option or `x-scripted-scenario` header) wins; otherwise
+ * the one whose `task` equals the conversation's first user text; otherwise the intents.
+ */
+import type { Scenario, ScriptedRequest } from "../types.ts";
+import { readConversation } from "../conversation.ts";
+import { intents } from "./intents.ts";
+import { say } from "./script.ts";
+import { s01AgentLoop } from "./s01_agent_loop.ts";
+
+/** Answers "ok": used to ask "would the API accept this transcript?" without a real turn. */
+export const echo: Scenario = { id: "echo", title: "Answers ok to anything", reply: () => say("ok") };
+
+export const SCENARIOS: Scenario[] = [intents, echo, s01AgentLoop];
+
+export class UnknownScenarioError extends Error {}
+
+export function findScenario(id: string): Scenario | undefined {
+  return SCENARIOS.find((s) => s.id === id || s.id.startsWith(`${id}_`));
+}
+
+export function routeScenario(forced: string | Scenario | undefined | null, request: ScriptedRequest): Scenario {
+  if (forced && typeof forced !== "string") return forced;
+  if (forced) {
+    const found = findScenario(forced);
+    if (!found)
+      throw new UnknownScenarioError(`unknown scenario "${forced}"; known: ${SCENARIOS.map((s) => s.id).join(", ")}`);
+    return found;
+  }
+  const first = readConversation(request, 0).firstPrompt.trim();
+  return SCENARIOS.find((s) => s.task !== undefined && s.task.trim() === first) ?? intents;
+}

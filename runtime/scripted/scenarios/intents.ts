@@ -1,0 +1,71 @@
+/**
+ * Free-form prompts: a few recognised intents (list files, read a file, run a command, run the
+ * tests) answered with whichever suitable tool the request offers; anything else gets an honest
+ * answer that this is the offline model and how to use a real one.
+ */
+import type { Reply, Scenario, TurnContext } from "../types.ts";
+import { call, firstLines, say, text } from "./script.ts";
+
+export const OFFLINE_NOTICE =
+  "I am the scripted model (offline), not a real language model. I can answer this course's own " +
+  "lesson tasks and a few requests: list the files, read a file (\"read README.md\"), run a command " +
+  "(\"run `ls -la`\"), run the tests. For anything else, put ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL " +
+  "for a compatible endpoint) in .env and run again.";
+
+type Intent = { name: string; input: Record<string, unknown>; say: string };
+
+function pick(ctx: TurnContext, ...names: string[]): string | undefined {
+  return names.find((n) => ctx.tools.includes(n));
+}
+
+function intentOf(ctx: TurnContext): Intent | null {
+  const p = ctx.prompt;
+  const bash = pick(ctx, "bash", "run_command", "shell");
+  const backticked = /`([^`]+)`/.exec(p)?.[1];
+  if (backticked && bash) return { name: bash, input: { command: backticked }, say: `I'll run \`${backticked}\`.` };
+
+  if (/\b(tests?|spec)\b|测试|тест/i.test(p)) {
+    const runTests = pick(ctx, "run_tests");
+    if (runTests) {
+      const module = /\b(?:the\s+)?([\w-]+)\s+module\b|模块\s*([\w-]+)|([\w-]+)\s*模块/i.exec(p);
+      const name = module?.[1] ?? module?.[2] ?? module?.[3];
+      return { name: runTests, input: name ? { module: name } : {}, say: "I'll run the tests." };
+    }
+    if (bash) return { name: bash, input: { command: "npm test" }, say: "I'll run the tests with `npm test`." };
+  }
+
+  const path = /(?:read|show|open|cat|print|读|看)\s+(?:the\s+file\s+|file\s+)?([\w./-]+\.[\w]+|[\w./-]*\/[\w./-]+)/i.exec(p)?.[1];
+  if (path) {
+    const read = pick(ctx, "read_file");
+    if (read) return { name: read, input: { path }, say: `I'll read ${path}.` };
+    if (bash) return { name: bash, input: { command: `cat ${path}` }, say: `I'll print ${path}.` };
+  }
+
+  if (/\b(list|ls|files|directory|folder)\b|文件|目录|файл/i.test(p)) {
+    const list = pick(ctx, "list_files", "glob");
+    if (list === "glob") return { name: list, input: { pattern: "*" }, say: "I'll list the files." };
+    if (list) return { name: list, input: { path: "." }, say: "I'll list the files." };
+    if (bash) return { name: bash, input: { command: "ls -la" }, say: "I'll list the files with `ls -la`." };
+  }
+  return null;
+}
+
+export const intents: Scenario = {
+  id: "intents",
+  title: "Free-form prompts: a few recognised intents, else an honest offline notice",
+  reply(ctx): Reply {
+    if (ctx.step === 0 || ctx.results.length === 0) {
+      const intent = intentOf(ctx);
+      if (!intent) return say(OFFLINE_NOTICE);
+      return { content: [text(intent.say), call(intent.name, intent.input)] };
+    }
+    const parts = ctx.results.map((r) => {
+      const out = ctx.resultText(r);
+      const what = ctx.callOf(r)?.name ?? "the tool";
+      return r.is_error
+        ? `${what} reported an error:\n${firstLines(out, 8)}`
+        : `Here is what ${what} returned:\n${firstLines(out, 12) || "(no output)"}`;
+    });
+    return say(`${parts.join("\n\n")}\n\n(Answered by the scripted model, offline: it quotes tool output but does not reason about it.)`);
+  },
+};

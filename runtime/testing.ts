@@ -1,0 +1,78 @@
+/**
+ * What the lesson tests share: which tree is graded, how a lesson module is loaded, a scripted
+ * client, and "can this transcript be sent again". One set of builders, no copied fixtures.
+ *
+ *   COURSE_TREE=solutions (default, `npm test`) or COURSE_TREE=lessons (`npm run check`).
+ */
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type Anthropic from "@anthropic-ai/sdk";
+import { scriptedLlm } from "./client.ts";
+import { output } from "./print.ts";
+import type { ScriptedModel, ScriptedModelOptions } from "./scripted/model.ts";
+import { checkTranscript, formatViolations, type CheckOptions } from "./transcript.ts";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+export type Tree = "lessons" | "solutions";
+
+export function gradedTree(): Tree {
+  const t = process.env.COURSE_TREE ?? "solutions";
+  if (t !== "lessons" && t !== "solutions") throw new Error(`COURSE_TREE must be "lessons" or "solutions", not "${t}"`);
+  return t;
+}
+
+/** Loads `<tree>/<lessonDir>/<file>` from the graded tree. */
+export async function loadLesson<T>(lessonDir: string, file = "agent.ts"): Promise<T> {
+  const path = join(ROOT, gradedTree(), lessonDir, file);
+  if (!existsSync(path)) throw new Error(`${gradedTree()}/${lessonDir}/${file} is missing: restore it with \`npm run reset\``);
+  return (await import(pathToFileURL(path).href)) as T;
+}
+
+/** A client on a fresh scripted model. Retries off unless asked: tests see every failure. */
+export function scripted(options: ScriptedModelOptions = {}, client: { maxRetries?: number; timeout?: number } = {}) {
+  return scriptedLlm({ maxRequests: 50, ...options }, { maxRetries: client.maxRetries ?? 0, ...(client.timeout ? { timeout: client.timeout } : {}) });
+}
+
+/** Silences lesson output for the duration of a test file (call in beforeAll/afterAll). */
+export function quietOutput(): () => void {
+  const original = output.write;
+  output.write = () => {};
+  return () => {
+    output.write = original;
+  };
+}
+
+/**
+ * Would the API accept this transcript as the next request? Asks the same scripted model (so it
+ * remembers the thinking blocks it sent) through the real SDK. Returns the API's error text or null.
+ */
+export async function sendAgainError(llm: { client: Anthropic; model: string }, messages: Anthropic.MessageParam[]): Promise<string | null> {
+  // A transcript that ends with the assistant's answer is complete; the next request adds a user turn.
+  const last = messages[messages.length - 1];
+  const next: Anthropic.MessageParam[] =
+    last && last.role === "assistant" ? [...messages, { role: "user", content: "Go on." }] : [...messages];
+  try {
+    await llm.client.messages.create(
+      { model: llm.model, max_tokens: 64, messages: next },
+      { headers: { "x-scripted-scenario": "echo" }, maxRetries: 0 },
+    );
+    return null;
+  } catch (e) {
+    const err = e as { error?: { error?: { message?: string } }; message?: string };
+    return err.error?.error?.message ?? err.message ?? String(e);
+  }
+}
+
+/** Transcript rules and "sendable again" together, as one readable failure message (or null). */
+export async function transcriptProblems(
+  llm: { client: Anthropic; model: string; scripted?: ScriptedModel },
+  messages: Anthropic.MessageParam[],
+  opts: CheckOptions = {},
+): Promise<string | null> {
+  const violations = checkTranscript(messages, { responses: llm.scripted?.responses, ...opts });
+  if (violations.length > 0) return formatViolations(violations);
+  const api = await sendAgainError(llm, messages);
+  return api ? `the transcript cannot be sent again; the API answers: ${api}` : null;
+}

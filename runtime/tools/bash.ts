@@ -1,0 +1,56 @@
+/**
+ * The bash tool of the first lessons: run a command, return stdout + stderr, with a timeout and
+ * an output cap (seed 002: 120 s, 50 000 characters). Errors come back as text starting with
+ * "Error:", never as an exception. Lesson s07 replaces it with a safe version.
+ */
+import { spawn } from "node:child_process";
+
+export interface BashOptions {
+  cwd?: string;
+  timeoutMs?: number;
+  maxOutput?: number;
+}
+
+export const BASH_TIMEOUT_MS = 120_000;
+export const BASH_MAX_OUTPUT = 50_000;
+
+export function capOutput(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}\n… [output cut: ${text.length - max} of ${text.length} characters not shown]`;
+}
+
+export function runBash(command: unknown, opts: BashOptions = {}): Promise<string> {
+  if (typeof command !== "string" || command.trim() === "")
+    return Promise.resolve('Error: the bash tool needs {"command": "<a shell command>"}');
+  const timeoutMs = opts.timeoutMs ?? BASH_TIMEOUT_MS;
+  const max = opts.maxOutput ?? BASH_MAX_OUTPUT;
+  return new Promise((resolve) => {
+    const child = spawn("bash", ["-c", command], { cwd: opts.cwd ?? process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let dropped = 0;
+    const collect = (chunk: Buffer) => {
+      const s = chunk.toString("utf8");
+      // Keep a little more than the cap so the note can say how much was cut.
+      if (out.length < max * 2) out += s;
+      else dropped += s.length;
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, timeoutMs);
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      resolve(`Error: ${e.message}`);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      if (timedOut) return resolve(`Error: timed out after ${timeoutMs / 1000} s\n${capOutput(out, max)}`.trimEnd());
+      const body = out.trim() === "" ? "(no output)" : capOutput(out.trimEnd(), max - 0);
+      const note = dropped > 0 ? `\n… [${dropped} more characters not kept]` : "";
+      resolve(code === 0 ? body + note : `${body}${note}\n(exit code ${code})`);
+    });
+  });
+}
