@@ -16,7 +16,10 @@ export default defineConfig({
       { text: "Lessons", link: `/lessons/${LESSONS[0]!.dir}` },
     ],
     sidebar: [
-      { text: "Guide", items: [{ text: "Getting started", link: "/guide/getting-started" }] },
+      { text: "Guide", items: [
+        { text: "Getting started", link: "/guide/getting-started" },
+        { text: "Contributing a lesson", link: "/guide/contributing" },
+      ] },
       { text: "Lessons", items: lessonSidebar() },
     ],
     search: { provider: "local" },

@@ -71,6 +71,13 @@ export async function agentLoop({ client, model }: Llm, history: Anthropic.Messa
 }
 // #endregion loop
 
+/** The lesson's default task, run on a model; returns the transcript (the docs record it). */
+export async function demo(llm: Llm, task = S01_TASK): Promise<Anthropic.MessageParam[]> {
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
+  await agentLoop(llm, history);
+  return history;
+}
+
 async function main(): Promise<void> {
   const llm = selectModel();
   say(llm.banner);
