@@ -101,6 +101,13 @@ export function validateRequest(body: unknown, opts: ValidateOptions): ApiError 
       if (e) return e;
     }
   }
+  const last = messages[messages.length - 1] as Obj;
+  if (last.role === "assistant") {
+    const blocks = blocksOf(last.content);
+    const tail = blocks[blocks.length - 1];
+    if (tail && tail.type === "text" && typeof tail.text === "string" && /\s$/.test(tail.text))
+      return bad("messages: final assistant content cannot end with trailing whitespace");
+  }
   return validatePairing(messages as Obj[]) ?? validateThinking(messages as Obj[], opts);
 }
 

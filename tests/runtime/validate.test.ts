@@ -1,0 +1,350 @@
+/**
+ * Request validation of the scripted model: every case the real Messages API rejects, with the
+ * API's own error text (api-notes.md), and every case it accepts. Properties (fast-check): any
+ * order of results is accepted; any valid generated transcript passes both the validator and the
+ * transcript checker; a transcript with one result removed fails both, naming the id.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { scriptedLlm } from "../../runtime/client.ts";
+import { call, text, thinking } from "../../runtime/scripted/scenarios/script.ts";
+import { signThinking } from "../../runtime/scripted/signature.ts";
+import type { Scenario } from "../../runtime/scripted/types.ts";
+import { validateRequest } from "../../runtime/scripted/validate.ts";
+import { checkTranscript } from "../../runtime/transcript.ts";
+
+const secret = "test-secret";
+type Msg = { role: string; content: unknown };
+const body = (messages: Msg[], extra: Record<string, unknown> = {}) => ({ model: "m", max_tokens: 100, messages, ...extra });
+const errorOf = (b: unknown) => validateRequest(b, { secret })?.message ?? null;
+
+const use = (id: string, name = "bash", input: Record<string, unknown> = { command: "ls" }) => ({ type: "tool_use", id, name, input });
+const result = (id: string, content: unknown = "ok", extra: Record<string, unknown> = {}) => ({
+  type: "tool_result",
+  tool_use_id: id,
+  content,
+  ...extra,
+});
+const txt = (t: string) => ({ type: "text", text: t });
+const user = (...content: unknown[]): Msg => ({ role: "user", content });
+const assistant = (...content: unknown[]): Msg => ({ role: "assistant", content });
+const ask = user(txt("go"));
+
+const MISSING = (n: number, ids: string) =>
+  `messages.${n}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+const UNEXPECTED = (n: number, m: number, id: string) =>
+  `messages.${n}.content.${m}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
+const MODIFIED = (n: number, m: number) =>
+  `messages.${n}.content.${m}: \`thinking\` or \`redacted_thinking\` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.`;
+
+describe("validation: what the API rejects, with its own words", () => {
+  const cases: Array<[string, unknown, string]> = [
+    ["missing model", { max_tokens: 10, messages: [ask] }, "model: Field required"],
+    ["missing max_tokens", { model: "m", messages: [ask] }, "max_tokens: Field required"],
+    ["missing messages", { model: "m", max_tokens: 10 }, "messages: Field required"],
+    ["no messages", body([]), "messages: at least one message is required"],
+    ["first message from the assistant", body([assistant(txt("hi")), ask]), 'messages: first message must use the "user" role'],
+    ["an empty user message", body([user()]), "messages.0: all messages must have non-empty content except for the optional final assistant message"],
+    ["an empty string message", body([{ role: "user", content: "" }]), "messages.0: all messages must have non-empty content except for the optional final assistant message"],
+    [
+      "an empty assistant message in the middle",
+      body([ask, assistant(), user(txt("again"))]),
+      "messages.1: all messages must have non-empty content except for the optional final assistant message",
+    ],
+    ["an empty text block", body([user(txt(""))]), "messages: text content blocks must be non-empty"],
+    ["a whitespace-only text block", body([user(txt("  \n "))]), "messages: text content blocks must contain non-whitespace text"],
+    ["whitespace-only string content", body([{ role: "user", content: "   " }]), "messages: text content blocks must contain non-whitespace text"],
+    [
+      "an error result with empty content",
+      body([ask, assistant(use("toolu_a")), user(result("toolu_a", "", { is_error: true }))]),
+      "messages.2.content.0.tool_result: content cannot be empty if `is_error` is true",
+    ],
+    [
+      "an error result with no content at all",
+      body([ask, assistant(use("toolu_a")), user({ type: "tool_result", tool_use_id: "toolu_a", is_error: true })]),
+      "messages.2.content.0.tool_result: content cannot be empty if `is_error` is true",
+    ],
+    [
+      "an error result with an empty block list",
+      body([ask, assistant(use("toolu_a")), user(result("toolu_a", [], { is_error: true }))]),
+      "messages.2.content.0.tool_result: content cannot be empty if `is_error` is true",
+    ],
+    ["a tool_use without its result (transcript ends)", body([ask, assistant(use("toolu_a"))]), MISSING(1, "toolu_a")],
+    ["a tool_use answered by plain text", body([ask, assistant(use("toolu_a")), user(txt("done"))]), MISSING(1, "toolu_a")],
+    [
+      "two tool_uses, one answered",
+      body([ask, assistant(use("toolu_a"), use("toolu_b")), user(result("toolu_a"))]),
+      MISSING(1, "toolu_b"),
+    ],
+    [
+      "two tool_uses, none answered (both ids named)",
+      body([ask, assistant(use("toolu_a"), use("toolu_b")), user(txt("hm"))]),
+      MISSING(1, "toolu_a, toolu_b"),
+    ],
+    [
+      "text before the results",
+      body([ask, assistant(use("toolu_a")), user(txt("here"), result("toolu_a"))]),
+      MISSING(1, "toolu_a"),
+    ],
+    [
+      "results split over two user messages",
+      body([ask, assistant(use("toolu_a"), use("toolu_b")), user(result("toolu_a")), user(result("toolu_b"))]),
+      MISSING(1, "toolu_b"),
+    ],
+    ["an orphan result in the first message", body([user(result("toolu_x"))]), UNEXPECTED(0, 0, "toolu_x")],
+    [
+      "a result for an id nobody asked for",
+      body([ask, assistant(use("toolu_a")), user(result("toolu_a"), result("toolu_x"))]),
+      UNEXPECTED(2, 1, "toolu_x"),
+    ],
+    [
+      "a stale result (answers an earlier turn's call)",
+      body([
+        ask,
+        assistant(use("toolu_a")),
+        user(result("toolu_a")),
+        assistant(use("toolu_b")),
+        user(result("toolu_b"), result("toolu_a")),
+      ]),
+      UNEXPECTED(4, 1, "toolu_a"),
+    ],
+    [
+      "a duplicate result",
+      body([ask, assistant(use("toolu_a")), user(result("toolu_a"), result("toolu_a", "again"))]),
+      "messages.2.content.1: each tool_use must have a single result. Found multiple `tool_result` blocks with id: toolu_a",
+    ],
+    [
+      "a bad tool name",
+      body([ask], { tools: [{ name: "run bash!", input_schema: { type: "object" } }] }),
+      "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'",
+    ],
+    [
+      "a tool name too long",
+      body([ask], { tools: [{ name: "x".repeat(129), input_schema: { type: "object" } }] }),
+      "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'",
+    ],
+    ["a tool without input_schema", body([ask], { tools: [{ name: "bash" }] }), "tools.0.custom.input_schema: Field required"],
+    [
+      "a tool whose schema is not an object schema",
+      body([ask], { tools: [{ name: "bash", input_schema: { type: "string" } }] }),
+      "tools.0.custom.input_schema.type: Input should be 'object'",
+    ],
+    [
+      "two tools with one name",
+      body([ask], {
+        tools: [
+          { name: "bash", input_schema: { type: "object" } },
+          { name: "bash", input_schema: { type: "object" } },
+        ],
+      }),
+      "tools: Tool names must be unique.",
+    ],
+    ["a tool_use in a user message", body([user(use("toolu_a"))]), "messages.0.content.0: `tool_use` blocks can only be in `assistant` messages"],
+    [
+      "a final assistant prefill ending in whitespace",
+      body([ask, assistant(txt("The answer is "))]),
+      "messages: final assistant content cannot end with trailing whitespace",
+    ],
+    [
+      "a tool_result in an assistant message",
+      body([ask, assistant(result("toolu_a"))]),
+      "messages.1.content.0: `tool_result` blocks can only be in `user` messages",
+    ],
+  ];
+
+  it.each(cases)("rejects %s", (_name, request, expected) => {
+    expect(errorOf(request)).toBe(expected);
+  });
+
+  it("rejects an unknown block type, naming it and the expected tags", () => {
+    const e = errorOf(body([user({ type: "picture", url: "x" })]));
+    expect(e).toMatch(/^messages\.0\.content\.0: Input tag 'picture' found using 'type' does not match any of the expected tags: 'text', /);
+  });
+
+  it("answers a rejection as 400 invalid_request_error with x-should-retry: false", async () => {
+    const { client, scripted } = scriptedLlm({}, { maxRetries: 2 });
+    const res = await scripted.handle(
+      new Request("http://x/v1/messages", { method: "POST", body: JSON.stringify(body([ask, assistant(use("toolu_q")), user(txt("no"))])) }),
+    );
+    expect(res.status).toBe(400);
+    expect(res.headers.get("x-should-retry")).toBe("false");
+    const json = (await res.json()) as { type: string; error: { type: string; message: string }; request_id: string };
+    expect(json.type).toBe("error");
+    expect(json.error).toEqual({ type: "invalid_request_error", message: MISSING(1, "toolu_q") });
+    expect(json.request_id).toMatch(/^req_/);
+    // And the SDK surfaces it as a BadRequestError without retrying.
+    await expect(
+      client.messages.create({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "" }] }),
+    ).rejects.toMatchObject({ status: 400 });
+    // Two exchanges: the one above and the SDK's single attempt (maxRetries 2 was not used).
+    expect(scripted.exchanges).toHaveLength(2);
+  });
+});
+
+describe("validation: what the API accepts", () => {
+  const accepted: Array<[string, unknown]> = [
+    ["string content", body([{ role: "user", content: "hello" }])],
+    ["results in reverse order", body([ask, assistant(use("toolu_a"), use("toolu_b")), user(result("toolu_b"), result("toolu_a"))])],
+    ["text after the results", body([ask, assistant(use("toolu_a")), user(result("toolu_a"), txt("and also this"))])],
+    ["a result whose content is a block list", body([ask, assistant(use("toolu_a")), user(result("toolu_a", [txt("line 1"), txt("line 2")]))])],
+    ["a result with no content", body([ask, assistant(use("toolu_a")), user({ type: "tool_result", tool_use_id: "toolu_a" })])],
+    ["an error result with content", body([ask, assistant(use("toolu_a")), user(result("toolu_a", "boom", { is_error: true }))])],
+    ["a final assistant prefill", body([ask, assistant(txt("The answer is"))])],
+    ["an empty final assistant message", body([ask, { role: "assistant", content: [] }])],
+    ["text before a tool_use in the assistant turn", body([ask, assistant(txt("I'll look."), use("toolu_a")), user(result("toolu_a"))])],
+    ["a tool with a valid name and schema", body([ask], { tools: [{ name: "read_file-2", input_schema: { type: "object", properties: {} } }] })],
+    ["a server tool declared by type", body([ask], { tools: [{ type: "web_search_20250305", name: "web_search" }] })],
+    ["a system prompt as blocks", body([ask], { system: [{ type: "text", text: "be brief" }] })],
+    [
+      "thinking signed by this model",
+      body([ask, assistant({ type: "thinking", thinking: "hmm", signature: signThinking(secret, "hmm") }, txt("ok")), user(txt("next"))]),
+    ],
+  ];
+  it.each(accepted)("accepts %s", (_name, request) => {
+    expect(errorOf(request)).toBeNull();
+  });
+});
+
+describe("validation: thinking blocks in the latest assistant message", () => {
+  const thinker: Scenario = {
+    id: "test-thinker",
+    title: "thinks twice, says something, calls bash",
+    reply: () => ({ content: [thinking("First thought."), { type: "redacted_thinking", data: "opaque" }, text("Let me look."), call("bash", { command: "ls" })] }),
+  };
+
+  async function issued() {
+    const llm = scriptedLlm({ scenario: thinker }, { maxRetries: 0 });
+    const response = await llm.client.messages.create({ model: "m", max_tokens: 500, messages: [{ role: "user", content: "go" }] });
+    const content = response.content as Anthropic.ContentBlockParam[];
+    const id = (response.content.find((b) => b.type === "tool_use") as Anthropic.ToolUseBlock).id;
+    const next = (assistantContent: unknown[]) =>
+      body([{ role: "user", content: "go" }, { role: "assistant", content: assistantContent }, user(result(id))]);
+    return { llm, content, next };
+  }
+
+  it("accepts the content returned intact", async () => {
+    const { llm, content, next } = await issued();
+    expect(llm.scripted.validate(next(content))).toBeNull();
+  });
+
+  it("rejects an edited thinking text", async () => {
+    const { llm, content, next } = await issued();
+    const edited = content.map((b) => (b.type === "thinking" ? { ...b, thinking: b.thinking + " (edited)" } : b));
+    expect(llm.scripted.validate(next(edited))?.message).toBe(MODIFIED(1, 0));
+  });
+
+  it("rejects a thinking block whose signature was replaced", async () => {
+    const { llm, content, next } = await issued();
+    const edited = content.map((b) => (b.type === "thinking" ? { ...b, signature: "sig_forged" } : b));
+    expect(llm.scripted.validate(next(edited))?.message).toBe(MODIFIED(1, 0));
+  });
+
+  it("rejects a dropped thinking block", async () => {
+    const { llm, content, next } = await issued();
+    expect(llm.scripted.validate(next(content.filter((b) => b.type !== "thinking")))?.message).toMatch(/cannot be modified/);
+  });
+
+  it("rejects a dropped redacted_thinking block", async () => {
+    const { llm, content, next } = await issued();
+    expect(llm.scripted.validate(next(content.filter((b) => b.type !== "redacted_thinking")))?.message).toMatch(/cannot be modified/);
+  });
+
+  it("rejects reordered thinking blocks", async () => {
+    const { llm, content, next } = await issued();
+    const [a, b, ...rest] = content;
+    expect(llm.scripted.validate(next([b, a, ...rest]))?.message).toMatch(/^messages\.1\.content\.0: .*cannot be modified/);
+  });
+
+  it("rejects a forged thinking block in an earlier assistant message", () => {
+    const e = errorOf(
+      body([ask, assistant({ type: "thinking", thinking: "made up", signature: "sig_nope" }, txt("hi")), user(txt("more"))]),
+    );
+    // It is also the latest assistant message here.
+    expect(e).toBe(MODIFIED(1, 0));
+    const older = errorOf(
+      body([ask, assistant({ type: "thinking", thinking: "made up", signature: "sig_nope" }, txt("hi")), user(txt("more")), assistant(txt("ok")), user(txt("again"))]),
+    );
+    expect(older).toBe("messages.1.content.0: Invalid `signature` in `thinking` block");
+  });
+});
+
+// ── properties ─────────────────────────────────────────────────────────────────────────────
+
+/** A generated valid conversation: turns of text, thinking and tool calls, every call answered. */
+const turnArb = fc.record({
+  think: fc.boolean(),
+  say: fc.option(fc.string({ minLength: 1, maxLength: 12 }).filter((s) => s.trim().length > 0), { nil: undefined }),
+  calls: fc.integer({ min: 0, max: 4 }),
+  order: fc.array(fc.nat(), { minLength: 4, maxLength: 4 }),
+  after: fc.boolean(),
+  errorAt: fc.option(fc.nat(3), { nil: undefined }),
+});
+
+function buildTranscript(turns: fc.RecordValue<typeof turnArb>[], endWithAssistant: boolean): Msg[] {
+  const messages: Msg[] = [{ role: "user", content: "start" }];
+  let n = 0;
+  turns.forEach((t, k) => {
+    const content: unknown[] = [];
+    if (t.think) content.push({ type: "thinking", thinking: `thought ${k}`, signature: signThinking(secret, `thought ${k}`) });
+    if (t.say) content.push(txt(t.say));
+    const ids = Array.from({ length: t.calls }, () => `toolu_${n++}`);
+    for (const id of ids) content.push(use(id));
+    if (content.length === 0) content.push(txt("…"));
+    messages.push({ role: "assistant", content });
+    const shuffled = ids
+      .map((id, i) => ({ id, key: t.order[i] ?? 0 }))
+      .sort((a, b) => a.key - b.key)
+      .map(({ id }) => id);
+    const answer: unknown[] = shuffled.map((id, i) => (t.errorAt === i ? result(id, "failed", { is_error: true }) : result(id, `out ${id}`)));
+    if (t.after || answer.length === 0) answer.push(txt(`note ${k}`));
+    messages.push({ role: "user", content: answer });
+  });
+  if (endWithAssistant) messages.push(assistant(txt("done")));
+  return messages;
+}
+
+describe("validation: properties", () => {
+  it("accepts the results of a turn in any order", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 6 }).chain((n) => fc.tuple(fc.constant(n), fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }))), ([n, perm]) => {
+        const ids = Array.from({ length: n }, (_, i) => `toolu_${i}`);
+        const request = body([ask, assistant(...ids.map((id) => use(id))), user(...perm.map((i) => result(ids[i]!)))]);
+        expect(errorOf(request)).toBeNull();
+      }),
+    );
+  });
+
+  it("any valid generated transcript passes the validator and the checker", () => {
+    fc.assert(
+      fc.property(fc.array(turnArb, { maxLength: 5 }), fc.boolean(), (turns, end) => {
+        const messages = buildTranscript(turns, end);
+        expect(errorOf(body(messages))).toBeNull();
+        expect(checkTranscript(messages as Anthropic.MessageParam[])).toEqual([]);
+      }),
+    );
+  });
+
+  it("removing any one result is rejected by both, naming its id", () => {
+    fc.assert(
+      fc.property(
+        fc.array(turnArb, { minLength: 1, maxLength: 5 }).filter((ts) => ts.some((t) => t.calls > 0)),
+        fc.nat(),
+        (turns, pick) => {
+          const messages = buildTranscript(turns, false);
+          const places = messages.flatMap((m, i) =>
+            Array.isArray(m.content) ? (m.content as Array<{ type: string; tool_use_id?: string }>).flatMap((b, j) => (b.type === "tool_result" ? [{ i, j, id: b.tool_use_id! }] : [])) : [],
+          );
+          const { i, j, id } = places[pick % places.length]!;
+          const content = [...(messages[i]!.content as unknown[])];
+          content.splice(j, 1);
+          if (content.length === 0) content.push(txt("nothing"));
+          const broken = messages.map((m, k) => (k === i ? { ...m, content } : m));
+          expect(errorOf(body(broken))).toContain(id);
+          const violations = checkTranscript(broken as Anthropic.MessageParam[]);
+          expect(violations.some((v) => v.rule === "unanswered-tool-use" && v.message.includes(id))).toBe(true);
+        },
+      ),
+    );
+  });
+});
