@@ -1,0 +1,105 @@
+/**
+ * s12_guarded_agent: seed 000's task in the sample repository (examples/login-service).
+ *
+ *   [0] user       "Run the login module's tests and find out why one fails."
+ *   [1] assistant  text + tool_use(bash: node --test)                       stop_reason: tool_use
+ *   [2] user       tool_result (the test output: 1 failed)
+ *   [3] assistant  text + tool_use(read_file logs/auth.log) + tool_use(read_file src/login.js)
+ *   [4] user       tool_result + tool_result                                 (one message, two results)
+ *   [5] assistant  text: which test fails, the line at fault, the log line that proves it
+ *
+ * The scripted model does not reason: it reads the real tool output with a few patterns. So the
+ * answer is only as right as what the tools returned (fix the bug and it says all tests pass).
+ * Follow-up questions in the same session fall back to the free-form intents.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import type { Reply, Scenario, TurnContext } from "../types.ts";
+import { intents } from "./intents.ts";
+import { call, firstLines, say, text } from "./script.ts";
+
+export const S12_TASK = "Run the login module's tests and find out why one fails.";
+/** Seed 000's own words for the same task. */
+export const S12_TASK_ZH = "跑一下 login 模块的测试，有失败就查清楚原因。";
+export const S12_LOG = "logs/auth.log";
+export const S12_SOURCE = "src/login.js";
+
+function runTestsCall(ctx: TurnContext) {
+  if (ctx.tools.includes("run_tests")) return call("run_tests", { module: "login" });
+  return call(ctx.tools.includes("bash") ? "bash" : (ctx.tools[0] ?? "bash"), { command: "node --test" });
+}
+
+function pathOf(ctx: TurnContext, r: Anthropic.ToolResultBlockParam): string {
+  const input = ctx.callOf(r)?.input as { path?: unknown } | undefined;
+  return typeof input?.path === "string" ? input.path : "";
+}
+
+/** Step 1: read the test output; name the failing test and read the log and the source together. */
+function afterTests(ctx: TurnContext): Reply {
+  const result = ctx.results[0];
+  if (!result) return say("I expected the test output, but the last message has no tool_result.");
+  const out = ctx.resultText(result);
+  if (result.is_error && !/# (tests|fail)/.test(out))
+    return say(`I could not run the tests:\n${firstLines(out, 6)}`);
+  const failed = Number(/# fail (\d+)/.exec(out)?.[1] ?? NaN);
+  const total = Number(/# tests (\d+)/.exec(out)?.[1] ?? NaN);
+  if (Number.isNaN(failed)) return say(`The test run did not report a summary. Its output:\n${firstLines(out, 10)}`);
+  if (failed === 0) return say(`All ${total} tests of the login module pass: nothing to investigate.`);
+  const name = /not ok \d+ - (.+)/.exec(out)?.[1]?.trim() ?? "one test";
+  const read = ctx.tools.includes("read_file") ? "read_file" : undefined;
+  if (!read) return say(`${failed} of ${total} tests fail, the first being "${name}". I have no read_file tool to look further.`);
+  return {
+    content: [
+      text(`${failed} of ${total} tests fail: "${name}". I'll read the log and the source at the same time.`),
+      call(read, { path: S12_LOG }),
+      call(read, { path: S12_SOURCE }),
+    ],
+  };
+}
+
+/** Step 2: explain, from the two files. */
+function explain(ctx: TurnContext): Reply {
+  const byPath = new Map(ctx.results.map((r) => [pathOf(ctx, r), r] as const));
+  const source = byPath.get(S12_SOURCE);
+  const log = byPath.get(S12_LOG);
+  if (!source || source.is_error) return say(`I could not read ${S12_SOURCE}${source ? `: ${firstLines(ctx.resultText(source), 2)}` : ""}.`);
+  const lines = ctx.resultText(source).split("\n");
+  const max = /MAX_FAILED_ATTEMPTS\s*=\s*(\d+)/.exec(ctx.resultText(source))?.[1] ?? "3";
+  const at = lines.findIndex((l) => /attempts\s*>\s*MAX_FAILED_ATTEMPTS/.test(l));
+  const logLines = log && !log.is_error ? ctx.resultText(log).split("\n") : [];
+  const evidence = logLines.find((l) => l.includes(`attempts=${max} locked=false`));
+  const after = evidence ? logLines[logLines.indexOf(evidence) + 1] : undefined;
+  if (at < 0)
+    return say(
+      `The lockout test fails, but ${S12_SOURCE} has no \`attempts > MAX_FAILED_ATTEMPTS\` check any more, so the cause is elsewhere. ` +
+        `Read the assertion in the test output first.`,
+    );
+  const parts = [
+    `The failing test is the lockout test: after ${max} wrong passwords the account should be locked, but the right password is still accepted.`,
+    `Cause: ${S12_SOURCE} line ${at + 1}, \`${lines[at]!.trim()}\`, locks the account only when the attempts EXCEED the limit, that is on failure ${Number(max) + 1}, one too late (an off-by-one).`,
+  ];
+  if (evidence)
+    parts.push(
+      `The log shows it in production too: \`${evidence.trim()}\`${after ? `, followed by \`${after.trim()}\`` : ""}.`,
+    );
+  parts.push("Fix: use `attempts >= MAX_FAILED_ATTEMPTS`. I have not changed any file.");
+  return say(parts.join("\n"));
+}
+
+function reply(ctx: TurnContext): Reply {
+  const task = ctx.prompt.trim();
+  if (task !== S12_TASK && task !== S12_TASK_ZH) return intents.reply(ctx);
+  if (ctx.step === 0) return { content: [text("First I'll run the login module's tests."), runTestsCall(ctx)] };
+  if (ctx.step === 1) return afterTests(ctx);
+  if (ctx.step === 2) return explain(ctx);
+  return say("I have already explained the failure above.");
+}
+
+export const s12GuardedAgent: Scenario = {
+  id: "s12_guarded_agent",
+  title: "Seed 000: run the login tests, read the log and the source in parallel, explain the failure",
+  task: S12_TASK,
+  reply,
+};
+
+/** The same scenario for seed 000's original (Chinese) wording. */
+export const s12GuardedAgentZh: Scenario = { ...s12GuardedAgent, id: "s12_guarded_agent_zh", task: S12_TASK_ZH };
