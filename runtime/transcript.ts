@@ -220,6 +220,8 @@ function checkVerbatim(messages: readonly AnyMessage[], responses: readonly Anth
     const blocks = blocksOf(m.content);
     const keys = new Set(blocks.map(essence));
     const ids = new Set(blocks.filter(isToolUse).map((b) => b.id));
+    // A turn identical to one of the responses is verbatim (a text may repeat across turns).
+    if (responses.some((r) => r.content.length === blocks.length && r.content.every((b, n) => essence(b) === essence(blocks[n]!)))) return;
     const source =
       responses.find((r) => r.content.some((b) => b.type === "tool_use" && ids.has(b.id))) ??
       responses.find((r) => r.content.some((b) => b.type === "text" && keys.has(essence(b))));
