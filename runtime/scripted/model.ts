@@ -53,6 +53,8 @@ function shortHash(...parts: unknown[]): string {
 
 export interface RecordedExchange {
   request: unknown;
+  /** When the request arrived (ms since the epoch): tests compare the gaps between retries. */
+  at: number;
   response?: Anthropic.Message;
   error?: ApiError | { status: number; type: string; message: string };
   fault?: Fault;
@@ -104,7 +106,7 @@ export class ScriptedModel {
     }
 
     const requestIndex = this.exchanges.length;
-    const record: RecordedExchange = { request: body };
+    const record: RecordedExchange = { request: body, at: Date.now() };
     this.exchanges.push(record);
 
     if (this.options.maxRequests !== undefined && requestIndex >= this.options.maxRequests) {
@@ -127,8 +129,10 @@ export class ScriptedModel {
     if (fault) record.fault = fault;
     const latency = (fault?.kind === "latency" ? fault.ms : 0) + (this.options.latencyMs ?? 0);
     if (latency > 0) {
+      // Like a real fetch, an aborted request rejects (the SDK turns it into APIUserAbortError
+      // or, for its own timeout, APIConnectionTimeoutError); it never resolves with a response.
       const aborted = await sleep(latency, req.signal);
-      if (aborted) return errorResponse({ status: 499, type: "api_error", message: "Client closed request" });
+      if (aborted) throw abortError();
     }
     const failure = fault ? faultResponse(fault) : null;
     if (failure) {
@@ -329,6 +333,10 @@ export class ScriptedModel {
   }
 }
 
+function abortError(): DOMException {
+  return new DOMException("This operation was aborted", "AbortError");
+}
+
 function requestId(): string {
   return `req_scripted_${Math.random().toString(36).slice(2, 14)}`;
 }
@@ -392,6 +400,8 @@ function sseResponse(message: Anthropic.Message, fault: Fault | null | undefined
     fault?.kind === "stream_error" || fault?.kind === "stream_cut" ? Math.min(fault.afterEvents ?? 3, events.length - 1) : -1;
   let i = 0;
   let closed = false;
+  // highWaterMark 0: an event is produced only when the reader asks for it, so every event before
+  // a scripted cut has been read (an errored stream drops what is still queued).
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (closed) return;
@@ -428,7 +438,7 @@ function sseResponse(message: Anthropic.Message, fault: Fault | null | undefined
     cancel() {
       closed = true;
     },
-  });
+  }, { highWaterMark: 0 });
   return new Response(stream, {
     status: 200,
     headers: { "content-type": "text/event-stream", "cache-control": "no-cache", "request-id": requestId() },

@@ -35,7 +35,13 @@ async function handle(model: ScriptedModel, req: IncomingMessage, res: ServerRes
     ...(body ? { body: new Uint8Array(body) } : {}),
     signal: abort.signal,
   });
-  const response = await model.handle(request);
+  let response: Response;
+  try {
+    response = await model.handle(request);
+  } catch (e) {
+    if (abort.signal.aborted) return; // the client went away: nobody to answer
+    throw e;
+  }
   const out: Record<string, string> = {};
   response.headers.forEach((v, k) => (out[k] = v));
   res.writeHead(response.status, out);
@@ -49,8 +55,11 @@ async function handle(model: ScriptedModel, req: IncomingMessage, res: ServerRes
     }
     res.end();
   } catch {
-    // A scripted stream_cut (or the client going away): drop the connection mid-stream.
-    res.destroy();
+    // A scripted stream_cut (or the client going away): send what was written, then close the
+    // connection without ending the response, so the client sees it cut mid-stream.
+    const socket = res.socket;
+    if (socket && !socket.destroyed) socket.end(() => socket.destroy());
+    else res.destroy();
   }
 }
 
