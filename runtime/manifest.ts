@@ -32,6 +32,21 @@ export const LESSONS: Lesson[] = [
         "and push them all in ONE { role: \"user\", content: results } message.",
     ],
   },
+  {
+    id: "s02",
+    dir: "s02_tool_dispatch",
+    title: "Tool dispatch",
+    idea: "Several tools behind one registry that yields the API's tool definitions and sends each tool_use to its handler by name; an unknown tool gets an is_error result, never a crash.",
+    entry: "agent.ts",
+    hints: [
+      "Where does the list of tools the API sees come from, and where do the handlers live: could one object own both? " +
+        "What should happen when the model names a tool the registry has never heard of: who needs to know, and how? " +
+        "Which field ties a result to the call it answers?",
+      "In dispatch: const tool = this.tools.get(call.name); if (!tool) return { type: \"tool_result\", tool_use_id: call.id, is_error: true, content: `Unknown tool ...` }. " +
+        "Otherwise return { type: \"tool_result\", tool_use_id: call.id, content: await tool.run(inputOf(call), ctx) }, catching ToolError as is_error. " +
+        "In the loop: for each tool_use block, results.push(await registry.dispatch(block, ctx)).",
+    ],
+  },
 ];
 
 /** Finds a lesson by "s01", "1", "01" or "s01_agent_loop". */
