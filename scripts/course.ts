@@ -1,21 +1,56 @@
 /**
- * The course command line. One entry point, several commands:
+ * The course command line. One entry point, several commands, all driven by runtime/manifest.ts:
  *
  *   npm run lesson sNN [-- --solution] [task…]   run the exercise (or the reference)
- *   npm run check [sNN]                          grade your exercise in lessons/
- *   npm run verify                               every pristine exercise fails, every solution passes
+ *   npm run check [sNN] [-- --verbose]           grade your exercise; no id: the current lesson
+ *   npm run watch                                check on every save, move on when it passes; keys h r l c q
+ *   npm run hint [sNN] [-- --more]               a hint as guiding questions; again (or --more): a stronger one
+ *   npm run reset sNN [-- --yes]                 put the exercise back as it was, byte for byte
+ *   npm run list                                 every lesson and its state, from the checks
+ *   npm run solution sNN [-- --full]             the reference: what it adds to the exercise (or all of it)
+ *   npm run verify                               every pristine exercise fails, every solution passes (CI)
  *
- * Every mistake a learner can make here (an unknown id, a deleted folder) gets a short message
- * and a non-zero exit, never a stack trace.
+ * Every mistake a learner can make here (an unknown id, a deleted folder, a file that does not
+ * parse) gets a short message and a non-zero exit, never a stack trace.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { createInterface } from "node:readline/promises";
+import { createTwoFilesPatch } from "diff";
 import { LESSONS, findLesson, type Lesson } from "../runtime/manifest.ts";
-import { bold, green, red, yellow } from "../runtime/print.ts";
-import { ROOT } from "../runtime/testing.ts";
+import { bold, cyan, dim, green, red, yellow } from "../runtime/print.ts";
+import { ROOT, exerciseDir, filesUnder, solutionDir, testFileRel } from "./lib/paths.ts";
+import { isPristine, pristine, restore, takeSnapshots } from "./lib/pristine.ts";
+import { checkLesson, currentLesson, statuses } from "./lib/progress.ts";
+import { cachedResult, loadState, updateState } from "./lib/state.ts";
+import { checkReport, hintLines, listLines } from "./lib/views.ts";
+import { WatchSession, attachTerminal } from "./lib/watch.ts";
 
 class UsageError extends Error {}
+
+/** A learner's code may loop forever; a check gives up after this long. */
+const CHECK_TIMEOUT_MS = 180_000;
+
+interface Args {
+  positional: string[];
+  flags: Set<string>;
+  options: Map<string, string>;
+}
+
+function parseArgs(args: string[], withValue: string[] = []): Args {
+  const positional: string[] = [];
+  const flags = new Set<string>();
+  const options = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (!a.startsWith("--")) positional.push(a);
+    else if (a.includes("=")) options.set(a.slice(2, a.indexOf("=")), a.slice(a.indexOf("=") + 1));
+    else if (withValue.includes(a.slice(2)) && args[i + 1] !== undefined) options.set(a.slice(2), args[++i]!);
+    else flags.add(a.slice(2));
+  }
+  return { positional, flags, options };
+}
 
 function lessonOrFail(key: string | undefined, command: string): Lesson {
   if (!key) throw new UsageError(`which lesson? e.g. \`npm run ${command} s01\` (\`npm run list\` shows them all)`);
@@ -24,19 +59,16 @@ function lessonOrFail(key: string | undefined, command: string): Lesson {
   return lesson;
 }
 
-function testFile(lesson: Lesson): string {
-  return join("tests", `${lesson.dir}.test.ts`);
+function folderOrFail(lesson: Lesson): void {
+  if (!existsSync(exerciseDir(lesson)))
+    throw new UsageError(`lessons/${lesson.dir} is missing. Bring it back with \`npm run reset ${lesson.id}\`.`);
 }
 
-/** Runs one lesson's tests on a tree; returns whether they passed and the runner's output. */
-export function runTests(lessons: Lesson[], tree: "lessons" | "solutions", extra: string[] = []) {
-  const r = spawnSync(
-    process.execPath,
-    [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", ...lessons.map(testFile), ...extra],
-    { cwd: ROOT, env: { ...process.env, COURSE_TREE: tree, FORCE_COLOR: process.stdout.isTTY ? "1" : "0" }, encoding: "utf8" },
-  );
-  return { ok: r.status === 0, output: `${r.stdout ?? ""}${r.stderr ?? ""}` };
-}
+const print = (lines: string[]) => {
+  for (const l of lines) console.log(l);
+};
+
+// ── lesson ──────────────────────────────────────────────────────────────────────────────────
 
 function cmdLesson(args: string[]): number {
   const solution = args.includes("--solution");
@@ -44,28 +76,197 @@ function cmdLesson(args: string[]): number {
   const lesson = lessonOrFail(rest[0], "lesson");
   const tree = solution ? "solutions" : "lessons";
   const file = join(tree, lesson.dir, lesson.entry);
-  if (!existsSync(join(ROOT, file))) throw new UsageError(`${file} is missing. Restore the exercise with \`npm run reset ${lesson.id}\`.`);
+  if (!existsSync(join(ROOT, file)))
+    throw new UsageError(solution ? `${file} is missing from the course.` : `${file} is missing. Restore the exercise with \`npm run reset ${lesson.id}\`.`);
   const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, file), ...rest.slice(1)], { stdio: "inherit", cwd: process.cwd() });
   return r.status ?? 1;
 }
 
-function cmdCheck(args: string[]): number {
-  const lesson = args[0] ? lessonOrFail(args[0], "check") : LESSONS[0]!;
-  if (!existsSync(join(ROOT, "lessons", lesson.dir)))
-    throw new UsageError(`lessons/${lesson.dir} is missing. Restore it with \`npm run reset ${lesson.id}\`.`);
-  console.log(bold(`Checking lessons/${lesson.dir} …`));
-  const { ok, output } = runTests([lesson], "lessons");
-  process.stdout.write(output);
-  console.log(ok ? green(`✓ ${lesson.id} passes. On to the next lesson!`) : yellow(`✗ ${lesson.id} is not done yet. \`npm run hint ${lesson.id}\` may help.`));
-  return ok ? 0 : 1;
+// ── check ───────────────────────────────────────────────────────────────────────────────────
+
+async function cmdCheck(argv: string[]): Promise<number> {
+  const { positional, flags } = parseArgs(argv);
+  const verbose = flags.has("verbose");
+  const opts = { stream: verbose, timeoutMs: CHECK_TIMEOUT_MS };
+  if (positional[0]) {
+    const lesson = lessonOrFail(positional[0], "check");
+    folderOrFail(lesson);
+    console.log(dim(`Checking lessons/${lesson.dir} …`));
+    const grade = await checkLesson(lesson, opts);
+    print(checkReport(lesson, grade));
+    return grade.ok ? 0 : 1;
+  }
+  console.log(dim("Finding your current lesson (the first one whose check does not pass) …"));
+  const current = await currentLesson(LESSONS, opts);
+  if (!current) {
+    console.log(green(`✓ All ${LESSONS.length} lessons pass. \`npm run list\` shows them.`));
+    return 0;
+  }
+  folderOrFail(current.lesson);
+  console.log(bold(`Current lesson: ${current.lesson.id} · ${current.lesson.title}`));
+  const grade = current.grade ?? (await checkLesson(current.lesson, opts));
+  print(checkReport(current.lesson, grade));
+  return grade.ok ? 0 : 1;
 }
 
-function filesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile())
-    .map((d) => join(d.parentPath, d.name).slice(dir.length + 1))
-    .sort();
+// ── hint ────────────────────────────────────────────────────────────────────────────────────
+
+async function cmdHint(argv: string[]): Promise<number> {
+  const { positional, flags } = parseArgs(argv);
+  const lesson = positional[0] ? lessonOrFail(positional[0], "hint") : (await currentLesson(LESSONS, { run: false }))?.lesson;
+  if (!lesson) {
+    console.log(green("Every lesson passes: no hint needed."));
+    return 0;
+  }
+  const seen = loadState().hints[lesson.id] ?? 0;
+  const level: 1 | 2 = flags.has("more") || seen >= 1 ? 2 : 1;
+  updateState((s) => {
+    s.hints[lesson.id] = Math.max(level, s.hints[lesson.id] ?? 0);
+  });
+  print(hintLines(lesson, level));
+  return 0;
+}
+
+// ── reset ───────────────────────────────────────────────────────────────────────────────────
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const answer = await rl.question(question);
+    return /^y(es)?$/i.test(answer.trim());
+  } finally {
+    rl.close();
+  }
+}
+
+async function cmdReset(argv: string[]): Promise<number> {
+  const { positional, flags, options } = parseArgs(argv, ["ref"]);
+  const lesson = lessonOrFail(positional[0], "reset");
+  const ref = options.get("ref") ?? "HEAD";
+  const p = pristine(lesson, ref);
+  if (!p)
+    throw new UsageError(
+      ref === "HEAD"
+        ? `there is no pristine copy of lessons/${lesson.dir}: it is neither committed to git nor in .course/pristine/. Get the course again (git clone) to restore it.`
+        : `git has no lessons/${lesson.dir} at "${ref}".`,
+    );
+  if (existsSync(exerciseDir(lesson)) && isPristine(lesson, p)) {
+    console.log(green(`lessons/${lesson.dir} is already pristine: nothing to reset.`));
+    return 0;
+  }
+  if (!flags.has("yes")) {
+    if (!process.stdin.isTTY)
+      throw new UsageError(`reset replaces your work in lessons/${lesson.dir}. Not on a terminal, so not asking: add --yes (\`npm run reset ${lesson.id} -- --yes\`).`);
+    const ok = await confirm(yellow(`Reset lessons/${lesson.dir} to its pristine state (from ${p.source})? Your changes there will be lost. [y/N] `));
+    if (!ok) {
+      console.log("Nothing changed.");
+      return 1;
+    }
+  }
+  const { written, removed } = restore(lesson, p);
+  console.log(green(`✓ lessons/${lesson.dir} is pristine again (from ${p.source}).`));
+  for (const f of written) console.log(dim(`  restored ${f}`));
+  for (const f of removed) console.log(dim(`  removed ${f}`));
+  return 0;
+}
+
+// ── list ────────────────────────────────────────────────────────────────────────────────────
+
+async function cmdList(): Promise<number> {
+  const state = loadState();
+  const stale = LESSONS.filter((l) => existsSync(exerciseDir(l)) && cachedResult(state, l) === undefined).length;
+  if (stale > 0) console.log(dim(`Checking ${stale} lesson(s) whose files changed since the last check …`));
+  print(listLines(await statuses(LESSONS, { timeoutMs: CHECK_TIMEOUT_MS })));
+  return 0;
+}
+
+// ── solution ────────────────────────────────────────────────────────────────────────────────
+
+function colorPatch(patch: string): string {
+  return patch
+    .split("\n")
+    .map((l) => (l.startsWith("+++") || l.startsWith("---") ? bold(l) : l.startsWith("+") ? green(l) : l.startsWith("-") ? red(l) : l.startsWith("@@") ? cyan(l) : l))
+    .join("\n");
+}
+
+function cmdSolution(argv: string[]): number {
+  const { positional, flags } = parseArgs(argv);
+  const lesson = lessonOrFail(positional[0], "solution");
+  const sol = solutionDir(lesson);
+  const files = filesUnder(sol);
+  if (files.length === 0) throw new UsageError(`solutions/${lesson.dir} is missing from the course.`);
+  console.log(bold(`The reference solution of ${lesson.id} · ${lesson.title} (you asked for it).`));
+  if (flags.has("full")) {
+    for (const f of files) {
+      console.log(bold(`\n── solutions/${lesson.dir}/${f} ──`));
+      console.log(readFileSync(join(sol, f), "utf8"));
+    }
+    return 0;
+  }
+  // The diff from the pristine exercise shows what the lesson asks for; `--mine` from your file.
+  const p = flags.has("mine") ? undefined : pristine(lesson);
+  const from = p ? "the exercise as given" : "your exercise";
+  console.log(dim(`What it adds to ${from} (\`-- --full\` prints the whole files${p ? ", `-- --mine` diffs against your file" : ""}):\n`));
+  const exFiles = new Set([...(p ? p.files.keys() : filesUnder(exerciseDir(lesson))), ...files]);
+  for (const f of [...exFiles].sort()) {
+    const mine = join(exerciseDir(lesson), f);
+    const before = p ? (p.files.get(f)?.toString("utf8") ?? "") : existsSync(mine) ? readFileSync(mine, "utf8") : "";
+    const after = existsSync(join(sol, f)) ? readFileSync(join(sol, f), "utf8") : "";
+    if (before === after) continue;
+    console.log(colorPatch(createTwoFilesPatch(`lessons/${lesson.dir}/${f}`, `solutions/${lesson.dir}/${f}`, before, after, "", "", { context: 3 })));
+  }
+  return 0;
+}
+
+// ── watch ───────────────────────────────────────────────────────────────────────────────────
+
+async function cmdWatch(): Promise<number> {
+  let terminal: ReturnType<typeof attachTerminal> | undefined;
+  const session = new WatchSession({
+    lessons: () => LESSONS,
+    check: (lesson, signal) => checkLesson(lesson, { signal, timeoutMs: CHECK_TIMEOUT_MS }),
+    isDone: (lesson) => existsSync(exerciseDir(lesson)) && cachedResult(loadState(), lesson) === true,
+    report: (lesson, grade) => checkReport(lesson, grade, { watch: true }),
+    hint: hintLines,
+    list: async () => listLines(await statuses(LESSONS, { timeoutMs: CHECK_TIMEOUT_MS })),
+    runLesson: (lesson) =>
+      new Promise<void>((resolve) => {
+        const file = join(ROOT, "lessons", lesson.dir, lesson.entry);
+        if (!existsSync(file)) {
+          console.log(red(`lessons/${lesson.dir}/${lesson.entry} is missing: \`npm run reset ${lesson.id}\`.`));
+          return resolve();
+        }
+        console.log(bold(`\n── npm run lesson ${lesson.id} ──`));
+        terminal?.pauseKeys();
+        const child = spawn(process.execPath, ["--import", "tsx", file], { stdio: "inherit", cwd: ROOT });
+        const done = () => {
+          terminal?.resumeKeys();
+          resolve();
+        };
+        child.on("close", done);
+        child.on("error", done);
+      }),
+    print: (line) => console.log(line),
+  });
+  console.log(bold("npm run watch") + dim(" · saves under lessons/ are checked at once · q quits"));
+  terminal = attachTerminal(session, { lessonsDir: join(ROOT, "lessons") });
+  process.on("SIGINT", () => session.quit());
+  await session.start();
+  await session.finished;
+  terminal.close();
+  return 0;
+}
+
+// ── verify ──────────────────────────────────────────────────────────────────────────────────
+
+/** Runs one lesson's tests on a tree; returns whether they passed and the runner's output. */
+function runTests(lessons: Lesson[], tree: "lessons" | "solutions", extra: string[] = []) {
+  const r = spawnSync(
+    process.execPath,
+    [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", ...lessons.map(testFileRel), ...extra],
+    { cwd: ROOT, env: { ...process.env, COURSE_TREE: tree, FORCE_COLOR: process.stdout.isTTY ? "1" : "0" }, encoding: "utf8" },
+  );
+  return { ok: r.status === 0, output: `${r.stdout ?? ""}${r.stderr ?? ""}` };
 }
 
 function cmdVerify(): number {
@@ -75,7 +276,7 @@ function cmdVerify(): number {
     const sol = join(ROOT, "solutions", l.dir);
     if (!existsSync(join(ex, l.entry))) problems.push(`${l.id}: lessons/${l.dir}/${l.entry} is missing`);
     if (!existsSync(join(sol, l.entry))) problems.push(`${l.id}: solutions/${l.dir}/${l.entry} is missing`);
-    if (!existsSync(join(ROOT, testFile(l)))) problems.push(`${l.id}: ${testFile(l)} is missing`);
+    if (!existsSync(join(ROOT, testFileRel(l)))) problems.push(`${l.id}: ${testFileRel(l)} is missing`);
     const exFiles = filesUnder(ex);
     const solFiles = filesUnder(sol);
     if (exFiles.join() !== solFiles.join())
@@ -102,13 +303,20 @@ function cmdVerify(): number {
   return 0;
 }
 
-const commands: Record<string, (args: string[]) => number> = {
+// ── main ────────────────────────────────────────────────────────────────────────────────────
+
+const commands: Record<string, (args: string[]) => number | Promise<number>> = {
   lesson: cmdLesson,
   check: cmdCheck,
+  watch: cmdWatch,
+  hint: cmdHint,
+  reset: cmdReset,
+  list: cmdList,
+  solution: cmdSolution,
   verify: cmdVerify,
 };
 
-function main(): number {
+async function main(): Promise<number> {
   const [command, ...args] = process.argv.slice(2);
   const run = command ? commands[command] : undefined;
   if (!run) {
@@ -116,14 +324,29 @@ function main(): number {
     return 2;
   }
   try {
-    return run(args);
+    takeSnapshots(LESSONS);
+    return await run(args);
   } catch (e) {
     if (e instanceof UsageError) {
       console.error(red(e.message));
       return 2;
     }
-    throw e;
+    console.error(red(`The course command line failed: ${e instanceof Error ? e.message : String(e)}`));
+    if (process.env.DEBUG) console.error(e);
+    else console.error(dim("  (run with DEBUG=1 to see where it came from)"));
+    return 1;
   }
 }
 
-process.exitCode = main();
+main().then(
+  (code) => {
+    process.exitCode = code;
+    // Watch mode leaves stdin and fs watchers behind; the commands are done, so end here.
+    if (command() === "watch") process.exit(code);
+  },
+  () => process.exit(1),
+);
+
+function command(): string | undefined {
+  return process.argv[2];
+}

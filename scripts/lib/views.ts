@@ -1,0 +1,62 @@
+/**
+ * What the commands print: a check's verdict (first broken rule first), hints, the lesson list.
+ * Shared by the one-shot commands and watch mode, so both say the same thing the same way.
+ */
+import { LESSONS, type Lesson } from "../../runtime/manifest.ts";
+import { bold, dim, green, red, yellow } from "../../runtime/print.ts";
+import { explain, type Grade } from "./grade.ts";
+import type { LessonState, LessonStatus } from "./progress.ts";
+
+function nextLesson(lesson: Lesson): Lesson | undefined {
+  return LESSONS[LESSONS.findIndex((l) => l.id === lesson.id) + 1];
+}
+
+/** The verdict of one check; `watch` leaves out the "run check again" advice. */
+export function checkReport(lesson: Lesson, grade: Grade, { watch = false } = {}): string[] {
+  if (grade.ok) {
+    const next = nextLesson(lesson);
+    return [
+      green(`✓ ${lesson.id} · ${lesson.title}: all ${grade.total} tests pass.`),
+      next ? `Next: ${next.id} · ${next.title} (lessons/${next.dir}/${next.entry})` : "That was the last lesson.",
+    ];
+  }
+  const counts = grade.total > 0 ? ` (${grade.passed} of ${grade.total} tests pass)` : "";
+  const lines = [red(`✗ ${lesson.id} · ${lesson.title} is not done yet${counts}.`), ""];
+  lines.push(...explain(lesson, grade).map((l) => l));
+  const others = grade.failures.slice(1).filter((f) => f.kind !== "load");
+  if (others.length > 0) {
+    lines.push("", dim(`Also failing (${others.length}):`));
+    for (const f of others.slice(0, 6)) lines.push(dim(`  ✗ ${f.test}`));
+    if (others.length > 6) lines.push(dim(`  … and ${others.length - 6} more`));
+  }
+  lines.push("");
+  if (watch) lines.push(dim("Save your file to check again."));
+  else
+    lines.push(
+      dim(`Fix it, save, and run \`npm run check ${lesson.id}\` again · stuck? \`npm run hint ${lesson.id}\` · the runner's full output: \`npm run check ${lesson.id} -- --verbose\``),
+    );
+  return lines;
+}
+
+/** Hint 1, or hints 1 and 2. */
+export function hintLines(lesson: Lesson, level: 1 | 2): string[] {
+  const lines = [bold(`Hint for ${lesson.id} · ${lesson.title}`), `  ${lesson.hints[0]}`];
+  if (level === 2) lines.push("", bold("A stronger hint:"), `  ${lesson.hints[1]}`, "", dim(`Still stuck? \`npm run solution ${lesson.id}\` shows the reference.`));
+  else lines.push("", dim(`Need more? \`npm run hint ${lesson.id} -- --more\` (or ask again) gives a stronger one.`));
+  return lines;
+}
+
+const MARK: Record<LessonState, string> = {
+  done: green("✓ done       "),
+  current: yellow("▶ current    "),
+  "in progress": "… in progress",
+  "not started": dim("· not started"),
+  missing: red("✗ missing    "),
+};
+
+export function listLines(all: LessonStatus[]): string[] {
+  const done = all.filter((s) => s.state === "done").length;
+  const lines = all.map(({ lesson, state }) => `  ${MARK[state]}  ${lesson.id}  ${lesson.title}${state === "missing" ? red(`  (lessons/${lesson.dir} is gone: \`npm run reset ${lesson.id}\`)`) : ""}`);
+  lines.push("", `${done} of ${all.length} lessons done.${done === all.length ? " 🎉" : ""}`);
+  return lines;
+}
