@@ -102,6 +102,16 @@ export function checkTranscript(messages: readonly AnyMessage[], opts: CheckOpti
           add("duplicate-tool-use-id", i, `${b.id} is used by messages[${prev}] and messages[${i}]: tool_use ids must be unique.`, j);
         else idSeenAt.set(b.id, i);
       }
+      if (isResult(b) && Array.isArray(b.content)) {
+        const k = b.content.findIndex((c) => c.type === "text" && c.text.trim().length === 0);
+        if (k >= 0)
+          add(
+            "empty-text",
+            i,
+            `messages[${i}].content[${j}] (the tool_result for ${b.tool_use_id}) has an empty text block at content[${k}]: the API rejects empty text; leave the block out or say "(no output)".`,
+            j,
+          );
+      }
       if (isResult(b) && b.is_error === true) {
         const c = b.content;
         const empty = c === undefined || (typeof c === "string" ? c.trim().length === 0 : c.length === 0);
