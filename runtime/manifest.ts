@@ -47,6 +47,20 @@ export const LESSONS: Lesson[] = [
         "In the loop: for each tool_use block, results.push(await registry.dispatch(block, ctx)).",
     ],
   },
+  {
+    id: "s03",
+    dir: "s03_parallel_tools",
+    title: "Parallel tools",
+    idea: "All the tool calls of one turn answered in ONE user message, in the order asked; read-only calls next to each other run at the same time, the others alone and in order.",
+    entry: "agent.ts",
+    hints: [
+      "Two calls that only read cannot disturb each other; can a write and a read? Can two writes? " +
+        "If you start several promises at once, who decides the order of the answers: the fastest call, or the model? " +
+        "Which array method keeps the order of its input whatever order the promises settle in?",
+      "batches: for each call, push it onto the last batch when both it and that batch are read-only, else start a new batch [call]. " +
+        "runTools: for (const batch of batches(registry, calls)) results.push(...(await Promise.all(batch.map((c) => registry.dispatch(c, ctx))))).",
+    ],
+  },
 ];
 
 /** Finds a lesson by "s01", "1", "01" or "s01_agent_loop". */
