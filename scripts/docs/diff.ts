@@ -1,0 +1,150 @@
+/**
+ * "What changed since the previous lesson", generated from the two reference solutions at build
+ * time (never written by hand): a unified diff per file of solutions/<previous>/ against
+ * solutions/<lesson>/, made with the `diff` package and rendered as ```diff blocks that VitePress
+ * highlights. The docs config calls `lessonDiffMarkdown()` for every lesson page.
+ */
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { createTwoFilesPatch } from "diff";
+import type { Lesson } from "../../runtime/manifest.ts";
+
+export type FileStatus = "changed" | "added" | "removed" | "unchanged";
+
+export interface FileDiff {
+  /** Path inside the lesson folder, "/" separated: "agent.ts", "tools/registry.ts". */
+  path: string;
+  status: FileStatus;
+  /** The unified diff without its "Index:"/"===" preamble; empty when unchanged. */
+  patch: string;
+  added: number;
+  removed: number;
+}
+
+export interface LessonDiff {
+  lesson: Lesson;
+  previous: Lesson | undefined;
+  files: FileDiff[];
+}
+
+/** Every file under a folder, relative and "/"-separated, sorted; [] when the folder is missing. */
+export function listFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      if (name === "node_modules" || name.startsWith(".")) continue;
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else out.push(relative(dir, p).split("\\").join("/"));
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+/** agent.ts first (it carries the loop), then the rest alphabetically. */
+function byImportance(a: string, b: string): number {
+  const rank = (p: string) => (p === "agent.ts" ? 0 : 1);
+  return rank(a) - rank(b) || a.localeCompare(b);
+}
+
+/** Diffs two texts as one file; counts the added and removed lines. */
+export function diffFile(oldName: string, newName: string, oldText: string, newText: string, path: string): FileDiff {
+  const status: FileStatus =
+    oldText === newText ? "unchanged" : oldName === "/dev/null" ? "added" : newName === "/dev/null" ? "removed" : "changed";
+  if (status === "unchanged") return { path, status, patch: "", added: 0, removed: 0 };
+  const raw = createTwoFilesPatch(oldName, newName, oldText, newText, undefined, undefined, { context: 3 });
+  const lines = raw.split("\n").filter((l) => !l.startsWith("Index:") && !/^=+$/.test(l));
+  // Drop the tab-separated (empty) headers the library adds after each file name.
+  const patch = lines.map((l) => (l.startsWith("--- ") || l.startsWith("+++ ") ? l.replace(/\t.*$/, "") : l)).join("\n").trimEnd();
+  let added = 0;
+  let removed = 0;
+  for (const l of lines) {
+    if (l.startsWith("+") && !l.startsWith("+++")) added++;
+    else if (l.startsWith("-") && !l.startsWith("---")) removed++;
+  }
+  return { path, status, patch, added, removed };
+}
+
+/** The diff of one lesson's solution against the previous lesson's (in manifest order). */
+export function lessonDiff(root: string, lessons: Lesson[], dir: string): LessonDiff {
+  const index = lessons.findIndex((l) => l.dir === dir);
+  const lesson = lessons[index];
+  if (!lesson) throw new Error(`lesson diff: "${dir}" is not in runtime/manifest.ts`);
+  const previous = index > 0 ? lessons[index - 1] : undefined;
+  if (!previous) return { lesson, previous, files: [] };
+
+  const newDir = join(root, "solutions", lesson.dir);
+  const oldDir = join(root, "solutions", previous.dir);
+  if (!existsSync(newDir)) throw new Error(`lesson diff: solutions/${lesson.dir}/ is missing (runtime/manifest.ts lists ${lesson.id})`);
+  if (!existsSync(oldDir)) throw new Error(`lesson diff: solutions/${previous.dir}/ is missing (runtime/manifest.ts lists ${previous.id})`);
+
+  const paths = [...new Set([...listFiles(oldDir), ...listFiles(newDir)])].sort(byImportance);
+  const files = paths.map((p) => {
+    const oldPath = join(oldDir, p);
+    const newPath = join(newDir, p);
+    const oldText = existsSync(oldPath) ? readFileSync(oldPath, "utf8") : "";
+    const newText = existsSync(newPath) ? readFileSync(newPath, "utf8") : "";
+    const oldName = existsSync(oldPath) ? `solutions/${previous.dir}/${p}` : "/dev/null";
+    const newName = existsSync(newPath) ? `solutions/${lesson.dir}/${p}` : "/dev/null";
+    return diffFile(oldName, newName, oldText, newText, p);
+  });
+  return { lesson, previous, files };
+}
+
+export type Lang = "en" | "zh";
+
+const WORDS = {
+  en: {
+    first: (l: Lesson) =>
+      `${l.id} starts the course: there is no earlier solution to compare it with. From the next lesson on, this section shows, generated from the two reference solutions, exactly what each lesson adds to the loop.`,
+    intro: (l: Lesson, p: Lesson) =>
+      `Generated at build time from \`solutions/${p.dir}/\` → \`solutions/${l.dir}/\` (never edited by hand):`,
+    same: "no file changed.",
+    added: "new file",
+    removed: "removed",
+    unchanged: "Unchanged:",
+  },
+  zh: {
+    first: (l: Lesson) =>
+      `${l.id} 是第一课：没有更早的参考答案可以比较。从下一课起，这一节会根据两份参考答案自动生成，准确显示每一课给循环添加了什么。`,
+    intro: (l: Lesson, p: Lesson) => `构建时由 \`solutions/${p.dir}/\` → \`solutions/${l.dir}/\` 自动生成（从不手写）：`,
+    same: "没有文件变化。",
+    added: "新文件",
+    removed: "已删除",
+    unchanged: "未变化：",
+  },
+} as const;
+
+/** A longest run of backticks in the text, plus one: a fence the diff cannot close early. */
+function fenceFor(text: string): string {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  return "`".repeat(longest + 1);
+}
+
+/** The markdown a lesson page shows: a summary line and a code group with one ```diff tab per file. */
+export function diffMarkdown(d: LessonDiff, lang: Lang): string {
+  const w = WORDS[lang];
+  if (!d.previous) return `${w.first(d.lesson)}\n`;
+  const changed = d.files.filter((f) => f.status !== "unchanged");
+  const unchanged = d.files.filter((f) => f.status === "unchanged");
+  const out: string[] = [w.intro(d.lesson, d.previous), ""];
+  if (changed.length === 0) {
+    out.push(w.same, "");
+  } else {
+    const summary = changed.map((f) => {
+      const tag = f.status === "added" ? ` (${w.added})` : f.status === "removed" ? ` (${w.removed})` : "";
+      return `\`${f.path}\`${tag} <span class="lesson-diff-stat"><span class="add">+${f.added}</span> <span class="del">−${f.removed}</span></span>`;
+    });
+    out.push(summary.join(" · "), "");
+    out.push('<div class="lesson-diff">', "", "::: code-group", "");
+    for (const f of changed) {
+      const fence = fenceFor(f.patch);
+      out.push(`${fence}diff [${f.path}]`, f.patch, fence, "");
+    }
+    out.push(":::", "", "</div>", "");
+  }
+  if (unchanged.length > 0) out.push(`${w.unchanged} ${unchanged.map((f) => `\`${f.path}\``).join(", ")}`, "");
+  return out.join("\n");
+}

@@ -1,0 +1,138 @@
+/**
+ * What every lesson page gets without its author doing anything, and the checks that keep the
+ * site whole. Used by docs/.vitepress/config.ts at build time.
+ *
+ * - `lessonPagesPlugin`: a markdown-it rule. On a lesson page (docs/lessons/sNN_slug.md or
+ *   docs/zh/lessons/sNN_slug.md) it replaces a line `<LessonDiff id="sNN" />` with the diff
+ *   generated from the two solutions, and, when the page does not place them itself, appends
+ *   "What changed since the previous lesson" and "A recorded run" (the transcript viewer).
+ * - `missingLessonPages`: every lesson in the manifest needs its page in both languages; the
+ *   build warns naming the missing files and the browser test (`npm run test:e2e`) fails.
+ */
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Lesson } from "../../runtime/manifest.ts";
+import { diffMarkdown, lessonDiff, type Lang } from "./diff.ts";
+
+/** The two page files of a lesson, relative to the repository root. */
+export function lessonPagePaths(lesson: Lesson): Record<Lang, string> {
+  return { en: `docs/lessons/${lesson.dir}.md`, zh: `docs/zh/lessons/${lesson.dir}.md` };
+}
+
+/** Page files the manifest needs and the docs lack, relative to the repository root. */
+export function missingLessonPages(root: string, lessons: Lesson[]): string[] {
+  return lessons.flatMap((l) => Object.values(lessonPagePaths(l)).filter((p) => !existsSync(join(root, p))));
+}
+
+export function missingPagesMessage(missing: string[]): string {
+  return (
+    `docs: ${missing.length} lesson page(s) listed in runtime/manifest.ts are missing:\n` +
+    missing.map((m) => `  - ${m}`).join("\n") +
+    `\nEvery lesson has a page in English and in Chinese (docs/guide/contributing.md, "The docs page"). ` +
+    `The site builds without them (the lesson is left out of that sidebar), but \`npm run test:e2e\` and CI fail until they exist.`
+  );
+}
+
+const LESSON_PAGE = /^(zh\/)?lessons\/(s\d+_[a-z0-9_]+)\.md$/;
+const DIFF_TAG = /^\s*<LessonDiff\s+id="([^"]+)"\s*\/>\s*$/;
+const VIEWER_TAG = /<TranscriptViewer\b/;
+
+const HEADINGS: Record<Lang, { diff: (prev: string) => string; firstDiff: string; run: string; runIntro: string }> = {
+  en: {
+    diff: (prev) => `What changed since ${prev}`,
+    firstDiff: "What changed since the previous lesson",
+    run: "A recorded run",
+    runIntro:
+      "The reference solution, run against its scripted scenario when this site was built: every message in order, each `tool_use` linked to its `tool_result` by id (hover one to light up the other). You can open the transcript of your own run here too.",
+  },
+  zh: {
+    diff: (prev) => `与 ${prev} 相比的变化`,
+    firstDiff: "与上一课相比的变化",
+    run: "一次真实运行的记录",
+    runIntro:
+      "参考答案在本站构建时针对其脚本场景实际运行的结果：按顺序列出每条消息，每个 `tool_use` 都按 id 与它的 `tool_result` 相连（鼠标悬停其中一个，另一个会高亮）。你也可以在这里打开自己运行得到的记录。",
+  },
+};
+
+/** Finds a lesson by its id ("s02") or folder ("s02_tool_dispatch"). */
+function lessonByKey(lessons: Lesson[], key: string): Lesson | undefined {
+  return lessons.find((l) => l.id === key || l.dir === key);
+}
+
+/**
+ * Rewrites a page's markdown before it is parsed. Pure: the tests call it directly.
+ * `relativePath` is the page's path under docs/ ("lessons/s02_tool_dispatch.md").
+ */
+export function expandLessonPage(src: string, relativePath: string, root: string, lessons: Lesson[]): string {
+  const page = LESSON_PAGE.exec(relativePath.split("\\").join("/"));
+  const lang: Lang = relativePath.startsWith("zh/") ? "zh" : "en";
+
+  // Replace <LessonDiff id="…" /> lines outside code fences, on any page.
+  let fence: string | null = null;
+  let placedDiff = false;
+  const lines = src.split("\n").map((line) => {
+    const f = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+    if (f) {
+      if (fence === null) fence = f;
+      else if (f[0] === fence[0] && f.length >= fence.length) fence = null;
+      return line;
+    }
+    if (fence !== null) return line;
+    const tag = DIFF_TAG.exec(line);
+    if (!tag) return line;
+    const lesson = lessonByKey(lessons, tag[1]!);
+    if (!lesson) throw new Error(`${relativePath}: <LessonDiff id="${tag[1]}" /> names no lesson in runtime/manifest.ts`);
+    placedDiff = true;
+    return `\n${diffMarkdown(lessonDiff(root, lessons, lesson.dir), lang)}\n`;
+  });
+  let out = lines.join("\n");
+  if (!page) return out;
+
+  const lesson = lessonByKey(lessons, page[2]!);
+  if (!lesson) return out; // a page for a lesson not (yet) in the manifest: left as written
+  const h = HEADINGS[lang];
+  if (!placedDiff) {
+    const d = lessonDiff(root, lessons, lesson.dir);
+    const heading = d.previous ? h.diff(d.previous.id) : h.firstDiff;
+    out += `\n\n## ${heading} {#what-changed}\n\n${diffMarkdown(d, lang)}\n`;
+  }
+  if (!VIEWER_TAG.test(src)) {
+    out += `\n\n## ${h.run} {#recorded-run}\n\n${h.runIntro}\n\n<TranscriptViewer lesson="${lesson.dir}" />\n`;
+  }
+  return out;
+}
+
+interface CoreState {
+  src: string;
+  env: { relativePath?: string } | undefined;
+}
+interface RulerHost {
+  core: { ruler: { before(name: string, rule: string, fn: (state: CoreState) => void): void } };
+}
+
+/** The markdown-it plugin: `markdown: { config: (md) => md.use(lessonPagesPlugin(root, LESSONS)) }`. */
+export function lessonPagesPlugin(root: string, lessons: Lesson[]) {
+  return (md: RulerHost) => {
+    md.core.ruler.before("normalize", "lesson-pages", (state) => {
+      const rel = state.env?.relativePath;
+      if (rel) state.src = expandLessonPage(state.src, rel, root, lessons);
+    });
+  };
+}
+
+/** The first "# " heading of a markdown file, for sidebars of pages this config does not know. */
+export function pageTitle(file: string): string {
+  const src = readFileSync(file, "utf8");
+  const fm = /^---\n[\s\S]*?\ntitle:\s*(.+)\n[\s\S]*?---/.exec(src)?.[1];
+  const h1 = /^#\s+(.+)$/m.exec(src)?.[1];
+  return (fm ?? h1 ?? file.replace(/^.*\//, "").replace(/\.md$/, "")).trim().replace(/^["']|["']$/g, "");
+}
+
+/** Markdown pages directly inside a docs folder (stems, sorted), [] when the folder is missing. */
+export function pagesIn(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith(".md") && f !== "index.md")
+    .map((f) => f.slice(0, -3))
+    .sort();
+}
