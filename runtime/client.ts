@@ -9,7 +9,7 @@
  * A key is never printed.
  */
 import Anthropic from "@anthropic-ai/sdk";
-import { loadEnv } from "./env.ts";
+import { CourseError, loadEnv } from "./env.ts";
 import { ScriptedModel, type ScriptedModelOptions } from "./scripted/model.ts";
 
 /** What a lesson needs to call a model: the SDK client and the model id to ask for. */
@@ -26,7 +26,8 @@ export interface Selection extends Llm {
   scripted?: ScriptedModel;
 }
 
-export const DEFAULT_MODEL = "claude-sonnet-4-5";
+/** A current model (the SDK warns on every request to a deprecated one, e.g. claude-sonnet-4-5). */
+export const DEFAULT_MODEL = "claude-sonnet-4-6";
 export const SCRIPTED_MODEL_ID = "scripted-model";
 const OFFLINE_BASE_URL = "http://scripted-model.localhost";
 
@@ -69,6 +70,10 @@ export function selectModel(opts: SelectOptions = {}): Selection {
       banner: "model: scripted (offline) — set ANTHROPIC_API_KEY to use Claude",
     };
   }
+  if (baseURL && !/^https?:$/.test(safeProtocol(baseURL)))
+    throw new CourseError(
+      `ANTHROPIC_BASE_URL is not an http(s) URL: ${printableUrl(baseURL)}. Use e.g. http://localhost:11434 (without /v1), or remove it to use the Anthropic API.`,
+    );
   const model = env.MODEL_ID?.trim() || DEFAULT_MODEL;
   const client = new Anthropic({
     // An endpoint without auth (a local Ollama) still needs some key for the SDK to send.
@@ -78,7 +83,27 @@ export function selectModel(opts: SelectOptions = {}): Selection {
     ...(opts.maxRetries !== undefined ? { maxRetries: opts.maxRetries } : {}),
     ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
   });
-  const where = baseURL ? baseURL : "the Anthropic API";
+  const where = baseURL ? printableUrl(baseURL) : "the Anthropic API";
   const auth = key ? "ANTHROPIC_API_KEY" : token ? "ANTHROPIC_AUTH_TOKEN" : "no key";
   return { client, model, offline: false, banner: `model: ${model} via ${where} (${auth})` };
+}
+
+/** A base URL fit to print: any user:password and query string (where keys hide) left out. */
+export function printableUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    const auth = u.username || u.password ? "***@" : "";
+    const query = u.search ? "?…" : "";
+    return `${u.protocol}//${auth}${u.host}${u.pathname === "/" ? "" : u.pathname}${query}`;
+  } catch {
+    return "(ANTHROPIC_BASE_URL, not a valid URL)";
+  }
+}
+
+function safeProtocol(url: string): string {
+  try {
+    return new URL(url).protocol;
+  } catch {
+    return "";
+  }
 }

@@ -14,9 +14,11 @@ const LINE = /^\s*(export\s+)?[A-Za-z_][A-Za-z0-9_.-]*\s*=.*$/;
 
 /** Checks `.env` line by line; returns the first problem, or null. */
 export function envFileProblem(text: string): string | null {
-  if (text.includes("\u0000")) return ".env is not a text file (it contains NUL bytes)";
   const lines = text.split(/\r?\n/);
+  const binary = lines.findIndex((l) => l.includes("\u0000") || l.includes("\uFFFD"));
+  if (binary >= 0) return `.env line ${binary + 1} is not text (.env must be a plain UTF-8 text file of KEY=value lines)`;
   let inQuote: string | null = null;
+  let quoteLine = 0;
   for (let n = 0; n < lines.length; n++) {
     const line = lines[n]!;
     if (inQuote) {
@@ -24,23 +26,27 @@ export function envFileProblem(text: string): string | null {
       continue;
     }
     if (line.trim() === "" || line.trim().startsWith("#")) continue;
-    if (!LINE.test(line)) return `.env line ${n + 1} is not KEY=value: ${JSON.stringify(line.slice(0, 60))}`;
+    // The line itself is never quoted back: it may hold a key.
+    if (!LINE.test(line)) return `.env line ${n + 1} is not a KEY=value line (nor a # comment)`;
     const value = line.slice(line.indexOf("=") + 1).trim();
     const q = value[0];
-    if ((q === '"' || q === "'" || q === "`") && value.indexOf(q, 1) < 0) inQuote = q;
+    if ((q === '"' || q === "'" || q === "`") && value.indexOf(q, 1) < 0) {
+      inQuote = q;
+      quoteLine = n + 1;
+    }
   }
-  if (inQuote) return `.env has a quote (${inQuote}) that is never closed`;
+  if (inQuote) return `.env line ${quoteLine} opens a quote (${inQuote}) that is never closed`;
   return null;
 }
 
-let loaded = false;
+const loaded = new Set<string>();
 
 /** Loads `.env` from the current directory once (values already in the environment win). */
 export function loadEnv(path = resolve(process.cwd(), ".env")): void {
-  if (loaded) return;
-  loaded = true;
+  if (loaded.has(path)) return;
   if (!existsSync(path)) return;
   const problem = envFileProblem(readFileSync(path, "utf8"));
   if (problem) throw new CourseError(`${problem}. Fix it (see .env.example) or delete .env to run offline.`);
   dotenv.config({ path, quiet: true });
+  loaded.add(path);
 }

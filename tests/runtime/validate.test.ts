@@ -281,7 +281,9 @@ const turnArb = fc.record({
   errorAt: fc.option(fc.nat(3), { nil: undefined }),
 });
 
-function buildTranscript(turns: fc.RecordValue<typeof turnArb>[], endWithAssistant: boolean): Msg[] {
+type Turn = typeof turnArb extends fc.Arbitrary<infer T> ? T : never;
+
+function buildTranscript(turns: Turn[], endWithAssistant: boolean): Msg[] {
   const messages: Msg[] = [{ role: "user", content: "start" }];
   let n = 0;
   turns.forEach((t, k) => {

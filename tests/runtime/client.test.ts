@@ -1,0 +1,240 @@
+/**
+ * Model selection and what a learner sees when something goes wrong: the banner for each way of
+ * choosing a model (never with a key in it), COURSE_OFFLINE, a corrupt .env, and runMain turning
+ * a TODO, a 400, a 401, a connection error or an unexpected error into a short message with a
+ * non-zero exit and no stack trace. The last part runs small fixture scripts as real processes
+ * with tsx, in an empty directory, with an environment that holds no real key.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import { createServer as createTcpServer, type AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULT_MODEL, printableUrl, selectModel } from "../../runtime/client.ts";
+import { CourseError, envFileProblem, loadEnv } from "../../runtime/env.ts";
+import { ROOT } from "../../runtime/testing.ts";
+
+const SECRET = "sk-ant-api03-TESTSECRET-0123456789";
+const OFFLINE_BANNER = "model: scripted (offline) — set ANTHROPIC_API_KEY to use Claude";
+
+describe("selectModel: which model, and the banner", () => {
+  it("no key, no URL: the scripted model, offline, and it answers", async () => {
+    const s = selectModel({ env: {} });
+    expect(s.offline).toBe(true);
+    expect(s.banner).toBe(OFFLINE_BANNER);
+    expect(s.scripted).toBeDefined();
+    const m = await s.client.messages.create({ model: s.model, max_tokens: 100, messages: [{ role: "user", content: "hello" }] });
+    expect(m.content[0]).toMatchObject({ type: "text" });
+    expect(JSON.stringify(m.content)).toMatch(/scripted model \(offline\)/);
+  });
+
+  it("an API key: the Anthropic API, the key sent but never printed", () => {
+    const s = selectModel({ env: { ANTHROPIC_API_KEY: SECRET } });
+    expect(s.offline).toBe(false);
+    expect(s.banner).toBe(`model: ${DEFAULT_MODEL} via the Anthropic API (ANTHROPIC_API_KEY)`);
+    expect(s.client.apiKey).toBe(SECRET);
+    expect(s.client.baseURL).toBe("https://api.anthropic.com");
+    expect(s.banner).not.toContain("TESTSECRET");
+  });
+
+  it("an auth token: sent as the token, not as a key, never printed", () => {
+    const s = selectModel({ env: { ANTHROPIC_AUTH_TOKEN: SECRET, MODEL_ID: "glm-4.6" } });
+    expect(s.banner).toBe("model: glm-4.6 via the Anthropic API (ANTHROPIC_AUTH_TOKEN)");
+    expect(s.client.authToken).toBe(SECRET);
+    expect(s.client.apiKey).toBeNull();
+    expect(s.banner).not.toContain("TESTSECRET");
+  });
+
+  it("a base URL alone: that endpoint, without a key (a local Ollama)", () => {
+    const s = selectModel({ env: { ANTHROPIC_BASE_URL: "http://localhost:11434", MODEL_ID: "qwen3" } });
+    expect(s.offline).toBe(false);
+    expect(s.banner).toBe("model: qwen3 via http://localhost:11434 (no key)");
+    expect(s.client.baseURL).toBe("http://localhost:11434");
+  });
+
+  it("a base URL and a key: both, and the URL printed without credentials or query", () => {
+    const s = selectModel({ env: { ANTHROPIC_API_KEY: SECRET, ANTHROPIC_BASE_URL: `https://user:${SECRET}@proxy.example/anthropic?key=${SECRET}` } });
+    expect(s.banner).toBe(`model: ${DEFAULT_MODEL} via https://***@proxy.example/anthropic?… (ANTHROPIC_API_KEY)`);
+    expect(s.banner).not.toContain("TESTSECRET");
+    expect(printableUrl("http://127.0.0.1:8787/")).toBe("http://127.0.0.1:8787");
+  });
+
+  it("COURSE_OFFLINE=1 (or true) wins over a key; a blank key means offline", () => {
+    expect(selectModel({ env: { ANTHROPIC_API_KEY: SECRET, COURSE_OFFLINE: "1" } }).banner).toBe(OFFLINE_BANNER);
+    expect(selectModel({ env: { ANTHROPIC_API_KEY: SECRET, COURSE_OFFLINE: "true" } }).offline).toBe(true);
+    expect(selectModel({ env: { ANTHROPIC_API_KEY: "   " } }).offline).toBe(true);
+    expect(selectModel({ env: { ANTHROPIC_API_KEY: SECRET, COURSE_OFFLINE: "0" } }).offline).toBe(false);
+  });
+
+  it("a base URL that is not http(s) is a CourseError, not a crash later", () => {
+    expect(() => selectModel({ env: { ANTHROPIC_BASE_URL: "localhost:11434" } })).toThrow(CourseError);
+    expect(() => selectModel({ env: { ANTHROPIC_BASE_URL: "not a url" } })).toThrow(/ANTHROPIC_BASE_URL is not an http\(s\) URL/);
+  });
+});
+
+describe(".env: a corrupt file is a CourseError naming the line, never quoting a key", () => {
+  const dir = mkdtempSync(join(tmpdir(), "course-env-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const write = (name: string, content: string | Buffer) => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    return path;
+  };
+  const problem = (path: string) => {
+    try {
+      loadEnv(path);
+      return null;
+    } catch (e) {
+      expect(e).toBeInstanceOf(CourseError);
+      return (e as Error).message;
+    }
+  };
+
+  it("a line that is not KEY=value", () => {
+    const msg = problem(write("bad-line.env", `# my keys\nMODEL_ID=x\nANTHROPIC_API_KEY ${SECRET}\n`));
+    expect(msg).toMatch(/^\.env line 3 is not a KEY=value line \(nor a # comment\)\. Fix it \(see \.env\.example\) or delete \.env to run offline\.$/);
+    expect(msg).not.toContain("TESTSECRET");
+  });
+
+  it("a quote never closed", () => {
+    const msg = problem(write("quote.env", `MODEL_ID=x\nANTHROPIC_API_KEY="${SECRET}\nOTHER=1\n`));
+    expect(msg).toMatch(/^\.env line 2 opens a quote \("\) that is never closed\./);
+    expect(msg).not.toContain("TESTSECRET");
+  });
+
+  it("a binary file", () => {
+    expect(problem(write("binary.env", Buffer.from([0x41, 0x3d, 0x31, 0x0a, 0x00, 0xff, 0xfe, 0x01])))).toMatch(/^\.env line 2 is not text/);
+    expect(envFileProblem("A=1\nB=\u0000")).toMatch(/^\.env line 2 is not text/);
+  });
+
+  it("a valid file loads (multi-line quoted values, comments, export) and the environment wins", () => {
+    const key = `COURSE_TEST_${process.pid}`;
+    process.env[`${key}_KEEP`] = "from-env";
+    const path = write("good.env", `# comment\nexport ${key}_A=1\n${key}_B="two\nlines"\n${key}_KEEP=from-file\n\n`);
+    expect(envFileProblem(`# c\nA="x\ny"\n`)).toBeNull();
+    expect(problem(path)).toBeNull();
+    expect(process.env[`${key}_A`]).toBe("1");
+    expect(process.env[`${key}_B`]).toBe("two\nlines");
+    expect(process.env[`${key}_KEEP`]).toBe("from-env");
+    for (const k of ["A", "B", "KEEP"]) delete process.env[`${key}_${k}`];
+  });
+});
+
+// ── real processes ─────────────────────────────────────────────────────────────────────────
+
+const FIXTURE = join(ROOT, "tests/runtime/fixtures/call-model.ts");
+const TSX = join(ROOT, "node_modules/.bin/tsx");
+const work = mkdtempSync(join(tmpdir(), "course-run-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** The environment of this process without any model settings (a real key must never leak in). */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env))
+    if (!/^(ANTHROPIC_|MODEL_ID$|COURSE_|DEBUG$|FORCE_COLOR$|VITEST|NODE_OPTIONS$)/.test(k)) env[k] = v;
+  return { ...env, NO_COLOR: "1", ...extra };
+}
+
+function run(mode: string, extra: Record<string, string> = {}, cwd = work): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(TSX, [FIXTURE, mode], { cwd, env: cleanEnv(extra), stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.once("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const STACK = /\n\s+at .+[:(]/;
+
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createTcpServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe.concurrent("runMain: short messages, non-zero exits, no stack traces (real processes)", () => {
+  it("offline (COURSE_OFFLINE=1 beats a key): the banner first, then the answer, exit 0", async () => {
+    const r = await run("ok", { ANTHROPIC_API_KEY: SECRET, COURSE_OFFLINE: "1" });
+    expect(r.stderr).toBe("");
+    expect(r.stdout.split("\n")[0]).toBe(OFFLINE_BANNER);
+    expect(r.stdout).toContain("stop_reason: tool_use");
+    expect(r.code).toBe(0);
+  });
+
+  it("a TODO left: says which, exit 2", async () => {
+    const r = await run("todo");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^TODO left: write the loop\n {2}Fill it in \(look for "\/\/ TODO:" in the file\)/);
+    expect(r.stderr).not.toMatch(STACK);
+  });
+
+  it("a 400 from the API: its message and what to do, exit 1", async () => {
+    const r = await run("bad-request");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('The API rejected the request (400): messages: first message must use the "user" role');
+    expect(r.stderr).not.toMatch(STACK);
+  });
+
+  it("a broken transcript: the checker's words, exit 1", async () => {
+    const r = await run("transcript");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/1 broken rule in the transcript:\n {2}- \[unanswered-tool-use\] messages\[1\] asks for toolu_left \(bash\)/);
+    expect(r.stderr).not.toMatch(STACK);
+  });
+
+  it("an unexpected error: one line and how to see more, exit 1", async () => {
+    const r = await run("crash");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("Unexpected error: something nobody planned for\n  (run with DEBUG=1 to see where it came from)\n");
+  });
+
+  it("a server that is not there: a connection message naming ANTHROPIC_BASE_URL, no key, exit 1", async () => {
+    const port = await closedPort();
+    const r = await run("ok", { ANTHROPIC_API_KEY: SECRET, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` });
+    expect(r.stdout.split("\n")[0]).toBe(`model: ${DEFAULT_MODEL} via http://127.0.0.1:${port} (ANTHROPIC_API_KEY)`);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^Could not reach the model's server .*ANTHROPIC_BASE_URL/);
+    expect(r.stderr).not.toMatch(STACK);
+    expect(r.stdout + r.stderr).not.toContain("TESTSECRET");
+  });
+
+  it("a key the server refuses (401): says so, never prints the key, exit 1", async () => {
+    const seen: IncomingHttpHeaders[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(401, { "content-type": "application/json", "x-should-retry": "false" });
+      res.end(JSON.stringify({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const r = await run("ok", { ANTHROPIC_API_KEY: SECRET, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}` });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^The server refused your key \(401\)\. Check ANTHROPIC_API_KEY/);
+      expect(r.stderr).not.toMatch(STACK);
+      expect(r.stdout + r.stderr).not.toContain("TESTSECRET");
+      // The key did go to the server (that is where it belongs).
+      expect(JSON.stringify(seen)).toContain(SECRET);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it("a corrupt .env in the directory: the line at fault, no key, exit 1", async () => {
+    const dir = mkdtempSync(join(work, "env-"));
+    writeFileSync(join(dir, ".env"), `MODEL_ID=x\nANTHROPIC_API_KEY: ${SECRET}\n`);
+    const r = await run("ok", {}, dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^\.env line 2 is not a KEY=value line/);
+    expect(r.stderr).not.toMatch(STACK);
+    expect(r.stdout + r.stderr).not.toContain("TESTSECRET");
+  });
+});
