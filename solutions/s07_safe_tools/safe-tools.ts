@@ -3,10 +3,13 @@
  * workspace, and bash goes through the read-only check, the approval gate and runSafeBash.
  * The tool implementations themselves are not copied: they are wrapped.
  */
+import { z } from "zod";
 import { ToolError } from "../../runtime/tools/files.ts";
-import { defaultTools, type ToolSpec } from "../s02_tool_dispatch/registry.ts";
+import type { ToolSpec } from "../s02_tool_dispatch/registry.ts";
+import { defineTool, type CheckedTool } from "../s04_tool_errors/define-tool.ts";
+import { checkedTools } from "../s04_tool_errors/tools.ts";
 import { classify, terminalApprover, type Approver } from "./approval.ts";
-import { runSafeBash } from "./safe-bash.ts";
+import { SAFE_BASH_TIMEOUT_MS, runSafeBash } from "./safe-bash.ts";
 import { OutsideWorkspaceError, Workspace } from "./workspace.ts";
 
 export interface SafetyOptions {
@@ -21,7 +24,7 @@ export interface SafetyOptions {
 
 // #region confine
 /** A file tool whose `path` must resolve inside the workspace; anything else is an error result. */
-export function confine(tool: ToolSpec, workspace: Workspace): ToolSpec {
+export function confine<T extends ToolSpec>(tool: T, workspace: Workspace): T {
   const properties = tool.input_schema.properties as Record<string, unknown> | undefined;
   if (!properties || !("path" in properties)) return tool;
   return {
@@ -43,17 +46,18 @@ export function confine(tool: ToolSpec, workspace: Workspace): ToolSpec {
 // #endregion confine
 
 // #region bash-tool
-export function safeBashTool(opts: SafetyOptions, workspace: Workspace): ToolSpec {
+export function safeBashTool(opts: SafetyOptions, workspace: Workspace): CheckedTool {
   const approve = opts.approve ?? terminalApprover();
-  return {
+  const timeoutMs = opts.timeoutMs ?? SAFE_BASH_TIMEOUT_MS;
+  return defineTool({
     name: "bash",
     description:
       "Run a shell command in the workspace. Read-only commands (ls, cat, head, grep, find, wc…) run at once; " +
       "any other command needs the user's approval first.",
-    input_schema: { type: "object", properties: { command: { type: "string", description: "The shell command to run" } }, required: ["command"] },
-    run: async (input, ctx) => {
-      const command = input.command;
-      if (typeof command !== "string" || command.trim() === "") throw new ToolError('the bash tool needs {"command": "<a shell command>"}');
+    input: z.object({ command: z.string().min(1).describe("The shell command to run") }),
+    // The approval question may wait for a person: the tool's deadline must not cut it short.
+    timeoutMs: 24 * 3600_000,
+    run: async ({ command }, ctx) => {
       const verdict = classify(command, workspace.root);
       if (!verdict.readOnly) {
         const decision = await approve({ command, reason: verdict.reason });
@@ -65,19 +69,19 @@ export function safeBashTool(opts: SafetyOptions, workspace: Workspace): ToolSpe
       }
       const run = await runSafeBash(command, {
         cwd: workspace.root,
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-        ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+        signal: ctx.signal,
+        timeoutMs,
         ...(opts.maxOutput !== undefined ? { maxOutput: opts.maxOutput } : {}),
       });
       if (run.timedOut) throw new ToolError(run.text);
       return run.text;
     },
-  };
+  });
 }
 // #endregion bash-tool
 
-/** The earlier lessons' tools, confined to the workspace, with the safe bash. */
-export function safeTools(opts: SafetyOptions = {}, base: ToolSpec[] = defaultTools()): ToolSpec[] {
+/** The earlier lessons' tools (s04's checked ones), confined to the workspace, with the safe bash. */
+export function safeTools(opts: SafetyOptions = {}, base: CheckedTool[] = checkedTools()): CheckedTool[] {
   const workspace = new Workspace(opts.workspace ?? process.cwd());
   return base.map((tool) => (tool.name === "bash" ? safeBashTool(opts, workspace) : confine(tool, workspace)));
 }

@@ -73,16 +73,20 @@ export class Workspace {
     if (typeof path !== "string" || path.trim() === "")
       throw new OutsideWorkspaceError('a file path is needed, e.g. {"path": "src/index.ts"}');
     if (path.includes("\0")) throw new OutsideWorkspaceError(`the path ${JSON.stringify(path)} contains a NUL byte`);
-    const expanded = path.startsWith("~") ? path : resolve(this.root, path);
-    const real = path.startsWith("~") ? null : realLocation(expanded);
-    if (real === null || !isInside(this.root, real)) {
-      const via = real !== null && isInside(this.root, expanded) ? ` (it is a symbolic link to ${real})` : "";
-      throw new OutsideWorkspaceError(
-        `"${path}" is outside the workspace${via}. File tools only reach files under ${this.root}: ` +
-          `use a path relative to it, such as "README.md" or "src/".`,
-      );
-    }
+    if (path.startsWith("~")) throw this.outside(path);
+    // subtle: resolve() only cleans the string; realLocation() asks the file system, symlinks included.
+    const lexical = resolve(this.root, path);
+    const real = realLocation(lexical);
+    if (!isInside(this.root, real)) throw this.outside(path, isInside(this.root, lexical) ? real : undefined);
     return real;
+  }
+
+  private outside(path: string, linkTarget?: string): OutsideWorkspaceError {
+    const via = linkTarget ? ` (it is a symbolic link to ${linkTarget})` : "";
+    return new OutsideWorkspaceError(
+      `"${path}" is outside the workspace${via}. File tools only reach files under ${this.root}: ` +
+        `use a path relative to it, such as "README.md" or "src/".`,
+    );
   }
 
   /** The same path, relative to the root ("." for the root itself), for tools that take one. */

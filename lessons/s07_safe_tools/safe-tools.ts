@@ -1,0 +1,87 @@
+/**
+ * s07 · the tools of the earlier lessons, made safe: every file path goes through the
+ * workspace, and bash goes through the read-only check, the approval gate and runSafeBash.
+ * The tool implementations themselves are not copied: they are wrapped.
+ */
+import { z } from "zod";
+import { ToolError } from "../../runtime/tools/files.ts";
+import type { ToolSpec } from "../s02_tool_dispatch/registry.ts";
+import { defineTool, type CheckedTool } from "../s04_tool_errors/define-tool.ts";
+import { checkedTools } from "../s04_tool_errors/tools.ts";
+import { classify, terminalApprover, type Approver } from "./approval.ts";
+import { SAFE_BASH_TIMEOUT_MS, runSafeBash } from "./safe-bash.ts";
+import { OutsideWorkspaceError, Workspace } from "./workspace.ts";
+
+export interface SafetyOptions {
+  /** The folder the agent may touch (default: the current directory). */
+  workspace?: string;
+  /** Asked before a command that is not read-only (default: y/n on the terminal, refused without one). */
+  approve?: Approver;
+  /** bash limits (defaults: 120 s, 50 000 characters). */
+  timeoutMs?: number;
+  maxOutput?: number;
+}
+
+// #region confine
+/** A file tool whose `path` must resolve inside the workspace; anything else is an error result. */
+export function confine<T extends ToolSpec>(tool: T, workspace: Workspace): T {
+  const properties = tool.input_schema.properties as Record<string, unknown> | undefined;
+  if (!properties || !("path" in properties)) return tool;
+  return {
+    ...tool,
+    run: (input, ctx) => {
+      let path = input.path;
+      if (path !== undefined) {
+        try {
+          path = workspace.relative(path);
+        } catch (e) {
+          if (e instanceof OutsideWorkspaceError) throw new ToolError(e.message);
+          throw e;
+        }
+      }
+      return tool.run(path === undefined ? input : { ...input, path }, { ...ctx, root: workspace.root });
+    },
+  };
+}
+// #endregion confine
+
+// #region bash-tool
+export function safeBashTool(opts: SafetyOptions, workspace: Workspace): CheckedTool {
+  const approve = opts.approve ?? terminalApprover();
+  const timeoutMs = opts.timeoutMs ?? SAFE_BASH_TIMEOUT_MS;
+  return defineTool({
+    name: "bash",
+    description:
+      "Run a shell command in the workspace. Read-only commands (ls, cat, head, grep, find, wc…) run at once; " +
+      "any other command needs the user's approval first.",
+    input: z.object({ command: z.string().min(1).describe("The shell command to run") }),
+    // The approval question may wait for a person: the tool's deadline must not cut it short.
+    timeoutMs: 24 * 3600_000,
+    run: async ({ command }, ctx) => {
+      const verdict = classify(command, workspace.root);
+      if (!verdict.readOnly) {
+        const decision = await approve({ command, reason: verdict.reason });
+        if (!decision.approved)
+          throw new ToolError(
+            `not run: this command is not read-only (${verdict.reason}) and ${decision.why}. ` +
+              "Read-only commands such as ls, cat, grep or find run without asking.",
+          );
+      }
+      const run = await runSafeBash(command, {
+        cwd: workspace.root,
+        signal: ctx.signal,
+        timeoutMs,
+        ...(opts.maxOutput !== undefined ? { maxOutput: opts.maxOutput } : {}),
+      });
+      if (run.timedOut) throw new ToolError(run.text);
+      return run.text;
+    },
+  });
+}
+// #endregion bash-tool
+
+/** The earlier lessons' tools (s04's checked ones), confined to the workspace, with the safe bash. */
+export function safeTools(opts: SafetyOptions = {}, base: CheckedTool[] = checkedTools()): CheckedTool[] {
+  const workspace = new Workspace(opts.workspace ?? process.cwd());
+  return base.map((tool) => (tool.name === "bash" ? safeBashTool(opts, workspace) : confine(tool, workspace)));
+}
