@@ -91,5 +91,6 @@ export function answerNotRun(history: Anthropic.MessageParam[], message: Anthrop
 
 /** One line for a person. */
 export function describeOutcome(o: Outcome<string>): string {
-  return o.status === "done" ? `done after ${o.turns} turn${o.turns === 1 ? "" : "s"}` : `stopped (${o.reason}) after ${o.turns} turns: ${o.detail}`;
+  const turns = `${o.turns} turn${o.turns === 1 ? "" : "s"}`;
+  return o.status === "done" ? `done after ${turns}` : `stopped (${o.reason}) after ${turns}: ${o.detail}`;
 }

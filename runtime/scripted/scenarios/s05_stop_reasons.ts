@@ -14,7 +14,7 @@ import { call, say, steps, text } from "./script.ts";
 export const S05_TASK = "Write short release notes for version 1.2.0 to NOTES.md, then tell me when you are done.";
 
 /** The max_tokens the lesson asks for on its default task: too small for the write_file call. */
-export const S05_SMALL_MAX_TOKENS = 200;
+export const S05_SMALL_MAX_TOKENS = 100;
 
 const ITEMS = [
   "The loop now returns a typed outcome instead of the last message.",
