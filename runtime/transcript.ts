@@ -230,8 +230,10 @@ function checkVerbatim(messages: readonly AnyMessage[], responses: readonly Anth
     const blocks = blocksOf(m.content);
     const keys = new Set(blocks.map(essence));
     const ids = new Set(blocks.filter(isToolUse).map((b) => b.id));
-    // A turn identical to one of the responses is verbatim (a text may repeat across turns).
+    // A turn identical to one of the responses is verbatim (a text may repeat across turns), and
+    // so is a paused turn with its continuation appended (pause_turn): responses laid end to end.
     if (responses.some((r) => r.content.length === blocks.length && r.content.every((b, n) => essence(b) === essence(blocks[n]!)))) return;
+    if (isConcatenation(blocks, responses)) return;
     const source =
       responses.find((r) => r.content.some((b) => b.type === "tool_use" && ids.has(b.id))) ??
       responses.find((r) => r.content.some((b) => b.type === "text" && keys.has(essence(b))));
@@ -246,6 +248,18 @@ function checkVerbatim(messages: readonly AnyMessage[], responses: readonly Anth
       `messages[${i}] is not the model's response as it was sent: ${what}. Append response.content unchanged (thinking blocks and their signatures included, in order).`,
     );
   });
+}
+
+/** Are `blocks` some of the responses' contents, in order, end to end (a pause_turn and its continuation)? */
+function isConcatenation(blocks: readonly Block[], responses: readonly Anthropic.Message[]): boolean {
+  let at = 0;
+  for (const r of responses) {
+    const n = r.content.length;
+    if (n === 0 || at + n > blocks.length) continue;
+    if (r.content.every((b, k) => essence(b) === essence(blocks[at + k]!))) at += n;
+    if (at === blocks.length) return true;
+  }
+  return false;
 }
 
 function describeDifference(want: readonly Block[], got: readonly Block[]): string {
