@@ -1,0 +1,289 @@
+/**
+ * Which lessons exist, what each one CLAIMS, and how to call its loop.
+ *
+ * The lessons come from the manifest (runtime/manifest.ts); a lesson is used when its reference
+ * solution is on disk. Each lesson number has a small adapter: how to give the loop its tools and
+ * call it (s01 `agentLoop(llm, history)` with bash only; s02–s04 `agentLoop(llm, history,
+ * registry)`; s05+ `runAgent(llm, history, opts)` → Outcome). The claims say what a lesson
+ * promises, so every property is checked only where the lesson says it holds:
+ *
+ *   s01  answers every tool_use (even an unknown name: it runs bash for every call), returns on
+ *        any stop_reason but tool_use. It does NOT claim: tool throws, hangs, a cut-off tool_use
+ *        (max_tokens with a call), empty content (it stores an empty assistant turn).
+ *   s02+ unknown tools answered with is_error.
+ *   s04+ throws, schema-breaking input and hangs (timeout) become is_error results.
+ *   s05+ every stop_reason: returns an Outcome, never runs a cut-off call, no empty turn stored.
+ *   s06+ guards (repeated calls, turns, budget) stop with a sendable transcript.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type Anthropic from "@anthropic-ai/sdk";
+import type { Llm } from "../../runtime/client.ts";
+import { LESSONS, type Lesson } from "../../runtime/manifest.ts";
+import { ROOT } from "../../runtime/testing.ts";
+import { binaryOutput, HUGE_OUTPUT_CHARS, TOOL_NAMES, type PlanSpace, type ToolKind } from "./plan.ts";
+
+export interface Claims {
+  unknownToolIsError: boolean;
+  toolThrows: boolean;
+  badInputIsError: boolean;
+  toolHangs: boolean;
+  /** Every stop_reason handled: typed outcome, a cut-off tool_use never run, empty content not stored. */
+  stopReasons: boolean;
+  outcome: boolean;
+  /** Takes an AbortSignal (user abort). */
+  signal: boolean;
+  streaming: boolean;
+}
+
+/** What a run of a loop returned. */
+export type LoopResult =
+  | { kind: "message"; message: Anthropic.Message }
+  | { kind: "outcome"; status: string; reason?: string; detail?: string };
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Overall wall-clock guard, for lessons with guards (s06+). */
+  timeoutMs?: number;
+}
+
+/** A generated tool: neutral, turned into each lesson's own tool type by its adapter. */
+export interface FuzzTool {
+  name: string;
+  description: string;
+  readOnly: boolean;
+  /** Resolves or rejects; `hang` only settles when the signal aborts. */
+  run(input: Record<string, unknown>, signal?: AbortSignal): Promise<string>;
+}
+
+export interface LessonAdapter {
+  lesson: Lesson;
+  n: number;
+  claims: Claims;
+  space: PlanSpace;
+  /** Runs the loop once; throws whatever the loop throws. */
+  run(llm: Llm, history: Anthropic.MessageParam[], tools: FuzzTool[], opts?: RunOptions): Promise<LoopResult>;
+}
+
+export const S01_COMMANDS = [
+  "echo hello",
+  "true",
+  "false",
+  "echo oops >&2; exit 3",
+  `head -c ${HUGE_OUTPUT_CHARS} /dev/zero | tr '\\0' x`,
+  "head -c 300 /dev/urandom",
+];
+
+export function claimsFor(n: number): Claims {
+  return {
+    unknownToolIsError: n >= 2,
+    toolThrows: n >= 4,
+    badInputIsError: n >= 4,
+    toolHangs: n >= 4,
+    stopReasons: n >= 5,
+    outcome: n >= 5,
+    signal: n >= 6,
+    streaming: n >= 8,
+  };
+}
+
+export function spaceFor(n: number, claims: Claims): PlanSpace {
+  const kinds: ToolKind[] = ["ok", "write", "huge", "binary", "empty"];
+  if (claims.toolThrows) kinds.push("throw");
+  if (claims.toolHangs) kinds.push("hang");
+  return {
+    toolKinds: kinds,
+    ...(n === 1 ? { bashCommands: S01_COMMANDS } : {}),
+    unknownTools: true,
+    badInputs: true,
+    oddStopsWithCalls: claims.stopReasons,
+    oddStops: true,
+    emptyContent: claims.stopReasons,
+    maxTurns: 4,
+    maxCalls: 4,
+  };
+}
+
+/** A per-call timeout the fuzzer gives tools in lessons that enforce one (s04+), so hangs end fast. */
+export const FUZZ_TOOL_TIMEOUT_MS = 40;
+
+/** The generated tools, recording which calls (by their `n`) actually ran. */
+export function fuzzTools(kinds: ToolKind[], ran: number[]): FuzzTool[] {
+  const record = (input: Record<string, unknown>) => {
+    if (typeof input.n === "number") ran.push(input.n);
+  };
+  const make = (kind: ToolKind, run: FuzzTool["run"]): FuzzTool => ({
+    name: TOOL_NAMES[kind],
+    description: `A generated tool (${kind}). Input: {"n": number}.`,
+    readOnly: kind !== "write",
+    run,
+  });
+  const all: Record<ToolKind, FuzzTool> = {
+    ok: make("ok", async (i) => (record(i), `ok ${String(i.n)}`)),
+    write: make("write", async (i) => (record(i), `wrote ${String(i.n)}`)),
+    throw: make("throw", async (i) => {
+      record(i);
+      throw new Error(`generated failure in call ${String(i.n)}`);
+    }),
+    hang: make(
+      "hang",
+      (i, signal) =>
+        new Promise<string>((_, reject) => {
+          record(i);
+          signal?.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
+        }),
+    ),
+    huge: make("huge", async (i) => (record(i), "x".repeat(HUGE_OUTPUT_CHARS))),
+    binary: make("binary", async (i) => (record(i), binaryOutput())),
+    empty: make("empty", async (i) => (record(i), "")),
+  };
+  return kinds.map((k) => all[k]);
+}
+
+// ── Adapters ────────────────────────────────────────────────────────────────────────────────
+
+type Mod = Record<string, unknown>;
+type Fn = (...args: unknown[]) => unknown;
+
+async function importSolution(dir: string, file: string): Promise<Mod | null> {
+  const path = join(ROOT, "solutions", dir, file);
+  if (!existsSync(path)) return null;
+  return (await import(pathToFileURL(path).href)) as Mod;
+}
+
+/**
+ * The lessons to test: the manifest's, plus any folder under solutions/ whose manifest entry is
+ * not written yet (lessons land one by one; they are picked up as soon as their solution exists).
+ */
+export function discoverLessons(): Lesson[] {
+  const listed = [...LESSONS];
+  const dirs = existsSync(join(ROOT, "solutions")) ? readdirSync(join(ROOT, "solutions")) : [];
+  for (const dir of dirs) {
+    const id = /^(s\d\d)_/.exec(dir)?.[1];
+    if (!id || listed.some((l) => l.id === id)) continue;
+    listed.push({ id, dir, title: dir, idea: "", entry: "agent.ts", hints: ["", ""] });
+  }
+  return listed.sort((a, b) => a.id.localeCompare(b.id));
+}
+
+export function lessonDir(n: number): string | undefined {
+  return discoverLessons().find((l) => Number(l.id.slice(1)) === n)?.dir;
+}
+
+/** A JSON schema for {"n": number}, strict, for lessons whose tools carry a plain input_schema. */
+const N_SCHEMA = {
+  type: "object" as const,
+  properties: { n: { type: "number", description: "which call this is" } },
+  required: ["n"],
+  additionalProperties: false,
+};
+
+/**
+ * Builds the registry a lesson's loop takes, from the lesson's own modules: s04+ defineTool (zod
+ * input, timeout) when present, else s02's plain ToolSpec; the registry class of the latest lesson
+ * that exports one.
+ */
+async function registryFor(n: number, tools: FuzzTool[]): Promise<unknown> {
+  const s02 = lessonDir(2);
+  const reg = s02 ? await importSolution(s02, "registry.ts") : null;
+  if (!reg || typeof reg.ToolRegistry !== "function") throw new Error("solutions/s02_tool_dispatch/registry.ts has no ToolRegistry");
+  let Registry = reg.ToolRegistry as new (tools: unknown[]) => unknown;
+  let specs: unknown[] = tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    input_schema: N_SCHEMA,
+    readOnly: t.readOnly,
+    run: (input: Record<string, unknown>, ctx?: { signal?: AbortSignal }) => t.run(input, ctx?.signal),
+  }));
+  const s04 = n >= 4 ? lessonDir(4) : undefined;
+  const def = s04 ? await importSolution(s04, "define-tool.ts") : null;
+  if (def && typeof def.defineTool === "function") {
+    const { z } = await import("zod");
+    const defineTool = def.defineTool as Fn;
+    specs = tools.map((t) =>
+      defineTool({
+        name: t.name,
+        description: t.description,
+        input: z.object({ n: z.number() }).strict(),
+        readOnly: t.readOnly,
+        timeoutMs: FUZZ_TOOL_TIMEOUT_MS,
+        run: (input: Record<string, unknown>, ctx?: { signal?: AbortSignal }) => t.run(input, ctx?.signal),
+      }),
+    );
+    for (const name of ["SafeToolRegistry", "SafeRegistry", "ToolRegistry"])
+      if (typeof def[name] === "function") {
+        Registry = def[name] as typeof Registry;
+        break;
+      }
+  }
+  return new Registry(specs);
+}
+
+export async function adapterFor(lesson: Lesson): Promise<LessonAdapter | null> {
+  const n = Number(lesson.id.slice(1));
+  const mod = await importSolution(lesson.dir, lesson.entry);
+  if (!mod) return null;
+  const claims = claimsFor(n);
+  const space = spaceFor(n, claims);
+  if (n === 1) {
+    const agentLoop = mod.agentLoop as (llm: Llm, h: Anthropic.MessageParam[]) => Promise<Anthropic.Message>;
+    return {
+      lesson,
+      n,
+      claims,
+      space,
+      run: async (llm, history) => ({ kind: "message", message: await agentLoop(llm, history) }),
+    };
+  }
+  if (typeof mod.runAgent === "function") {
+    const runAgent = mod.runAgent as (llm: Llm, h: Anthropic.MessageParam[], opts: Record<string, unknown>) => Promise<unknown>;
+    return {
+      lesson,
+      n,
+      claims: { ...claims, outcome: true },
+      space,
+      run: async (llm, history, tools, opts = {}) => {
+        const registry = await registryFor(n, tools);
+        const out = (await runAgent(llm, history, {
+          registry,
+          ...(opts.signal ? { signal: opts.signal } : {}),
+          ...(opts.timeoutMs ? { guards: { timeoutMs: opts.timeoutMs } } : {}),
+        })) as { status?: unknown; reason?: unknown; detail?: unknown };
+        return {
+          kind: "outcome",
+          status: String(out?.status),
+          ...(typeof out?.reason === "string" ? { reason: out.reason } : {}),
+          ...(typeof out?.detail === "string" ? { detail: out.detail } : {}),
+        };
+      },
+    };
+  }
+  if (typeof mod.agentLoop === "function") {
+    const agentLoop = mod.agentLoop as (llm: Llm, h: Anthropic.MessageParam[], registry: unknown) => Promise<Anthropic.Message>;
+    return {
+      lesson,
+      n,
+      claims,
+      space,
+      run: async (llm, history, tools) => ({ kind: "message", message: await agentLoop(llm, history, await registryFor(n, tools)) }),
+    };
+  }
+  return null;
+}
+
+/** Every lesson of the manifest whose solution is present and has a known loop shape. */
+export async function presentAdapters(): Promise<{ adapters: LessonAdapter[]; missing: Array<{ lesson: Lesson; why: string }> }> {
+  const adapters: LessonAdapter[] = [];
+  const missing: Array<{ lesson: Lesson; why: string }> = [];
+  for (const l of discoverLessons()) {
+    try {
+      const a = await adapterFor(l);
+      if (a) adapters.push(a);
+      else missing.push({ lesson: l, why: "not present (or no agentLoop/runAgent export)" });
+    } catch (e) {
+      missing.push({ lesson: l, why: `cannot be loaded: ${(e as Error).message.split("\n")[0]}` });
+    }
+  }
+  return { adapters, missing };
+}

@@ -1,0 +1,197 @@
+/**
+ * npm run reliability [-- --json] [--runs N] [--seed N] [--only fuzz,faults,attacks,bad] [--update-docs]
+ *
+ * Runs everything at scale and prints a table: property-based fuzzing of every lesson's loop
+ * (N generated runs in all, 10 000 by default), fault injection, the attack corpus against the
+ * tools, and bad input to the course itself. With --json, the last line is:
+ *
+ *   {"fuzz":{"runs":N,"invariant_violations":N,"crashes":N},"faults":{"total":N,"survived":N},
+ *    "attacks":{"tried":N,"escaped":N},"bad_inputs":{"tried":N,"handled":N}}
+ *
+ * `attacks` counts only the attacks a lesson claims to stop, against that lesson's tools; the
+ * others are in the table, marked "not claimed". --update-docs writes the tables into
+ * docs/guide/reliability.md (between its "latest" markers). Exit code 1 when any figure fails.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { ROOT } from "../../runtime/testing.ts";
+import { ATTACK_ENV, ATTACKS, type AttackResult } from "./attacks.ts";
+import { runBadInputs, type BadInputResult } from "./bad-inputs.ts";
+import { FAULT_CASES, runFaults, type FaultResult } from "./faults.ts";
+import { fuzzLesson, type FuzzStats } from "./fuzz.ts";
+import { presentAdapters } from "./lessons.ts";
+
+function usage(message: string): never {
+  console.error(`${message}\nusage: npm run reliability -- [--json] [--runs N] [--seed N] [--only fuzz,faults,attacks,bad] [--update-docs]`);
+  process.exit(2);
+}
+
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      json: { type: "boolean", default: false },
+      runs: { type: "string", default: "10000" },
+      seed: { type: "string" },
+      only: { type: "string", default: "fuzz,faults,attacks,bad" },
+      "update-docs": { type: "boolean", default: false },
+    },
+  }));
+} catch (e) {
+  usage((e as Error).message);
+}
+const totalRuns = Number(values.runs);
+if (!Number.isInteger(totalRuns) || totalRuns < 1) usage(`--runs must be a positive whole number, not "${values.runs}"`);
+const seed = values.seed === undefined ? undefined : Number(values.seed);
+if (seed !== undefined && !Number.isInteger(seed)) usage(`--seed must be a whole number, not "${values.seed}"`);
+const parts = new Set(values.only.split(",").map((s) => s.trim()));
+for (const p of parts) if (!["fuzz", "faults", "attacks", "bad"].includes(p)) usage(`--only takes fuzz, faults, attacks, bad; not "${p}"`);
+
+const log = (s = "") => {
+  if (!values.json) console.log(s);
+};
+const lines: string[] = [];
+const out = (s = "") => {
+  lines.push(s);
+  log(s);
+};
+
+function table(head: string[], rows: Array<Array<string | number>>): void {
+  const cells = rows.map((r) => r.map(String));
+  const width = head.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? "").length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => c.replace(/\|/g, "\\|").padEnd(width[i]!)).join(" | ")} |`;
+  out(line(head));
+  out(`| ${width.map((w) => "-".repeat(w)).join(" | ")} |`);
+  for (const r of cells) out(line(r));
+  out();
+}
+
+const { adapters, missing } = await presentAdapters();
+out(`Lessons tested: ${adapters.map((a) => a.lesson.id).join(", ") || "none"}${missing.length ? `; not present yet: ${missing.map((m) => m.lesson.id).join(", ")}` : ""}`);
+out();
+
+// ── fuzz ──
+const fuzz: FuzzStats[] = [];
+if (parts.has("fuzz") && adapters.length > 0) {
+  const per = Math.ceil(totalRuns / adapters.length);
+  out(`### Property-based fuzzing (${per} generated runs per lesson)`);
+  out();
+  for (const a of adapters) {
+    const s = await fuzzLesson(a, per, seed);
+    fuzz.push(s);
+    if (!values.json) process.stderr.write(`  fuzzed ${a.lesson.id}: ${s.runs} runs, ${s.violations + s.crashes === 0 ? "ok" : "FAILED"}\n`);
+  }
+  const claimsOf = (id: string) => {
+    const c = adapters.find((a) => a.lesson.id === id)!.claims;
+    return [
+      c.unknownToolIsError ? "unknown→is_error" : "unknown answered",
+      c.toolThrows ? "throws, bad input, hangs→is_error" : null,
+      c.stopReasons ? "every stop_reason, cut-off calls not run, Outcome" : "stops on any stop_reason ≠ tool_use",
+    ]
+      .filter(Boolean)
+      .join("; ");
+  };
+  table(
+    ["lesson", "runs", "violations", "crashes", "ms/run", "claims checked"],
+    fuzz.map((s) => [s.lesson, s.runs, s.violations, s.crashes, (s.ms / Math.max(1, s.runs)).toFixed(1), claimsOf(s.lesson)]),
+  );
+  for (const s of fuzz) if (s.counterexample) out(`Counterexample: ${s.counterexample}`);
+}
+
+// ── faults ──
+let faults: FaultResult[] = [];
+if (parts.has("faults") && adapters.length > 0) {
+  faults = await runFaults(adapters);
+  out("### Fault injection (retries: SDK default 2 / off)");
+  out();
+  const cell = (l: string, f: string) =>
+    [2, 0].map((r) => faults.find((x) => x.lesson === l && x.fault === f && x.retries === r)?.verdict ?? "?").join(" / ");
+  table(["fault", ...adapters.map((a) => a.lesson.id)], FAULT_CASES.map((c) => [c.what, ...adapters.map((a) => cell(a.lesson.id, c.id))]));
+  for (const f of faults) if (f.verdict === "FAILED") out(`FAILED: ${f.lesson} ${f.fault} (retries ${f.retries}): ${f.detail}`);
+}
+
+// ── attacks ── (a child process whose environment holds canaries where the API keys would be)
+let attacks: AttackResult[] = [];
+if (parts.has("attacks")) {
+  attacks = await new Promise<AttackResult[]>((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "scripts/reliability/attacks.ts")], {
+      cwd: ROOT,
+      env: { ...process.env, ...ATTACK_ENV },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let text = "";
+    child.stdout.on("data", (d: Buffer) => (text += d.toString()));
+    child.on("close", (code) => {
+      const last = text.trim().split("\n").pop() ?? "";
+      try {
+        resolve(JSON.parse(last) as AttackResult[]);
+      } catch {
+        reject(new Error(`the attack run failed (exit ${code}): ${text.slice(-500)}`));
+      }
+    });
+  });
+  const sets = [...new Set(attacks.map((a) => a.toolset))];
+  out(`### Attack corpus (${ATTACKS.length} attacks × ${sets.length} toolsets)`);
+  out();
+  const verdict = (r: AttackResult | undefined) =>
+    !r ? "n/a" : r.escaped === null ? "not run" : r.escaped ? (r.claimed ? "ESCAPED" : "escapes (not claimed)") : "stopped";
+  table(
+    ["attack", "group", ...sets],
+    ATTACKS.map((a) => [a.what, a.group, ...sets.map((s) => verdict(attacks.find((r) => r.attack === a.id && r.toolset === s)))]),
+  );
+  for (const a of ATTACKS) if (a.note) out(`- not claimed by any lesson: ${a.what}: ${a.note}.`);
+  out();
+}
+
+// ── bad inputs ──
+let bad: BadInputResult[] = [];
+if (parts.has("bad")) {
+  bad = await runBadInputs();
+  out("### Bad input to the course");
+  out();
+  table(["input", "handled", "what the learner sees"], bad.map((b) => [b.what, b.handled ? "yes" : "NO", b.detail.replace(/\n/g, " ")]));
+}
+
+const claimedAttacks = attacks.filter((a) => a.claimed && a.escaped !== null);
+const summary = {
+  fuzz: {
+    runs: fuzz.reduce((n, s) => n + s.runs, 0),
+    invariant_violations: fuzz.reduce((n, s) => n + s.violations, 0),
+    crashes: fuzz.reduce((n, s) => n + s.crashes, 0),
+  },
+  faults: { total: faults.filter((f) => f.verdict !== "n/a").length, survived: faults.filter((f) => f.verdict === "recovered" || f.verdict === "clear stop").length },
+  attacks: { tried: claimedAttacks.length, escaped: claimedAttacks.filter((a) => a.escaped).length },
+  bad_inputs: { tried: bad.length, handled: bad.filter((b) => b.handled).length },
+};
+out(
+  `Summary: ${summary.fuzz.runs} fuzzed runs, ${summary.fuzz.invariant_violations} violations, ${summary.fuzz.crashes} crashes; ` +
+    `faults ${summary.faults.survived}/${summary.faults.total} survived; attacks ${summary.attacks.escaped} escaped of ${summary.attacks.tried} claimed; ` +
+    `bad inputs ${summary.bad_inputs.handled}/${summary.bad_inputs.tried} handled.`,
+);
+
+if (values["update-docs"]) {
+  const page = join(ROOT, "docs/guide/reliability.md");
+  if (existsSync(page)) {
+    const text = readFileSync(page, "utf8");
+    const start = "<!-- reliability:latest:start -->";
+    const end = "<!-- reliability:latest:end -->";
+    const a = text.indexOf(start);
+    const b = text.indexOf(end);
+    if (a >= 0 && b > a) {
+      const body = `${start}\n\n_Last run: ${new Date().toISOString().slice(0, 10)}, \`npm run reliability\`._\n\n${lines.join("\n")}\n\n\`\`\`json\n${JSON.stringify(summary)}\n\`\`\`\n\n${end}`;
+      writeFileSync(page, text.slice(0, a) + body + text.slice(b + end.length));
+      log(`(updated ${page})`);
+    }
+  }
+}
+
+if (values.json) console.log(JSON.stringify(summary));
+const ok =
+  summary.fuzz.invariant_violations === 0 &&
+  summary.fuzz.crashes === 0 &&
+  summary.faults.survived === summary.faults.total &&
+  summary.attacks.escaped === 0 &&
+  summary.bad_inputs.handled === summary.bad_inputs.tried;
+process.exitCode = ok ? 0 : 1;
