@@ -13,6 +13,12 @@ import { output } from "./print.ts";
 import type { ScriptedModel, ScriptedModelOptions } from "./scripted/model.ts";
 import { checkTranscript, formatViolations, type CheckOptions } from "./transcript.ts";
 
+/** The API's own message for an SDK error (or the error's message). */
+export function errorText(e: unknown): string {
+  const err = e as { error?: { error?: { message?: string } }; message?: string };
+  return err?.error?.error?.message ?? err?.message ?? String(e);
+}
+
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 export type Tree = "lessons" | "solutions";
@@ -60,8 +66,7 @@ export async function sendAgainError(llm: { client: Anthropic; model: string }, 
     );
     return null;
   } catch (e) {
-    const err = e as { error?: { error?: { message?: string } }; message?: string };
-    return err.error?.error?.message ?? err.message ?? String(e);
+    return errorText(e);
   }
 }
 
@@ -75,4 +80,29 @@ export async function transcriptProblems(
   if (violations.length > 0) return formatViolations(violations);
   const api = await sendAgainError(llm, messages);
   return api ? `the transcript cannot be sent again; the API answers: ${api}` : null;
+}
+
+/**
+ * Runs a loop on `history` and fails with one readable message when it goes wrong: when the loop
+ * throws (say the API refused a broken transcript), the message has the API's words AND the
+ * checker's verdict on the transcript as the loop left it; when it returns, the transcript must
+ * keep every rule and be sendable again (`transcriptProblems`).
+ */
+export async function driveLoop<T>(
+  llm: { client: Anthropic; model: string; scripted?: ScriptedModel },
+  history: Anthropic.MessageParam[],
+  loop: () => Promise<T>,
+  opts: CheckOptions = {},
+): Promise<T> {
+  let result: T;
+  try {
+    result = await loop();
+  } catch (e) {
+    const violations = checkTranscript(history, { responses: llm.scripted?.responses, ...opts });
+    const verdict = violations.length > 0 ? `\n${formatViolations(violations)}` : "";
+    throw new Error(`the loop failed: ${errorText(e)}${verdict}`, { cause: e });
+  }
+  const problems = await transcriptProblems(llm, history, opts);
+  if (problems) throw new Error(problems);
+  return result;
 }

@@ -1,0 +1,30 @@
+/**
+ * MUTANT of s01_agent_loop (drops_thinking): drops the thinking blocks from the assistant turn
+ * The s01 grading must fail it, naming the rule: assistant content appended verbatim (thinking kept).
+ * (A broken copy for tests/runtime/mutants.test.ts; everything but agentLoop is the solution's.)
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import type { Llm } from "../../../runtime/client.ts";
+import { printToolCall, printToolResult } from "../../../runtime/print.ts";
+import { runBash } from "../../../runtime/tools/bash.ts";
+import { SYSTEM, TOOLS } from "../../../solutions/s01_agent_loop/agent.ts";
+
+export { rawCall, SYSTEM, TOOLS } from "../../../solutions/s01_agent_loop/agent.ts";
+
+export async function agentLoop({ client, model }: Llm, history: Anthropic.MessageParam[]): Promise<Anthropic.Message> {
+  while (true) {
+    const response = await client.messages.create({ model, max_tokens: 4096, system: SYSTEM, tools: TOOLS, messages: history });
+    // BUG: thinking looks like noise, so it is filtered out.
+    history.push({ role: "assistant", content: response.content.filter((b) => b.type !== "thinking") });
+    if (response.stop_reason !== "tool_use") return response;
+    const results: Anthropic.ToolResultBlockParam[] = [];
+    for (const block of response.content) {
+      if (block.type !== "tool_use") continue;
+      printToolCall(block);
+      const output = await runBash((block.input as { command?: unknown }).command);
+      printToolResult(output);
+      results.push({ type: "tool_result", tool_use_id: block.id, content: output });
+    }
+    history.push({ role: "user", content: results });
+  }
+}

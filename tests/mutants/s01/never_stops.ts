@@ -1,0 +1,29 @@
+/**
+ * MUTANT of s01_agent_loop (never_stops): ignores end_turn and keeps asking
+ * The s01 grading must fail it, naming the rule: stop when stop_reason is not tool_use.
+ * (A broken copy for tests/runtime/mutants.test.ts; everything but agentLoop is the solution's.)
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import type { Llm } from "../../../runtime/client.ts";
+import { printToolCall, printToolResult } from "../../../runtime/print.ts";
+import { runBash } from "../../../runtime/tools/bash.ts";
+import { SYSTEM, TOOLS } from "../../../solutions/s01_agent_loop/agent.ts";
+
+export { rawCall, SYSTEM, TOOLS } from "../../../solutions/s01_agent_loop/agent.ts";
+
+export async function agentLoop({ client, model }: Llm, history: Anthropic.MessageParam[]): Promise<Anthropic.Message> {
+  while (true) {
+    const response = await client.messages.create({ model, max_tokens: 4096, system: SYSTEM, tools: TOOLS, messages: history });
+    history.push({ role: "assistant", content: response.content });
+    // BUG: no stop: without tool calls it just asks the model to go on.
+    const results: Anthropic.ToolResultBlockParam[] = [];
+    for (const block of response.content) {
+      if (block.type !== "tool_use") continue;
+      printToolCall(block);
+      const output = await runBash((block.input as { command?: unknown }).command);
+      printToolResult(output);
+      results.push({ type: "tool_result", tool_use_id: block.id, content: output });
+    }
+    history.push({ role: "user", content: results.length > 0 ? results : "Go on." });
+  }
+}
