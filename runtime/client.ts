@@ -77,14 +77,15 @@ export function selectModel(opts: SelectOptions = {}): Selection {
   const model = env.MODEL_ID?.trim() || DEFAULT_MODEL;
   const client = new Anthropic({
     // An endpoint without auth (a local Ollama) still needs some key for the SDK to send.
+    // The SDK takes one credential: with both set, the key wins (as the SDK itself does with env vars).
     apiKey: key ?? (token ? null : "no-key"),
-    authToken: token ?? null,
+    authToken: key ? null : (token ?? null),
     ...(baseURL ? { baseURL } : {}),
     ...(opts.maxRetries !== undefined ? { maxRetries: opts.maxRetries } : {}),
     ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
   });
   const where = baseURL ? printableUrl(baseURL) : "the Anthropic API";
-  const auth = key ? "ANTHROPIC_API_KEY" : token ? "ANTHROPIC_AUTH_TOKEN" : "no key";
+  const auth = key ? (token ? "ANTHROPIC_API_KEY; ANTHROPIC_AUTH_TOKEN ignored" : "ANTHROPIC_API_KEY") : token ? "ANTHROPIC_AUTH_TOKEN" : "no key";
   return { client, model, offline: false, banner: `model: ${model} via ${where} (${auth})` };
 }
 

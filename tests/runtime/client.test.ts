@@ -47,6 +47,13 @@ describe("selectModel: which model, and the banner", () => {
     expect(s.banner).not.toContain("TESTSECRET");
   });
 
+  it("a key AND a token: the key is used, the token ignored (the SDK takes only one)", () => {
+    const s = selectModel({ env: { ANTHROPIC_API_KEY: SECRET, ANTHROPIC_AUTH_TOKEN: "other-TESTSECRET" } });
+    expect(s.banner).toBe(`model: ${DEFAULT_MODEL} via the Anthropic API (ANTHROPIC_API_KEY; ANTHROPIC_AUTH_TOKEN ignored)`);
+    expect(s.client.apiKey).toBe(SECRET);
+    expect(s.client.authToken).toBeNull();
+  });
+
   it("a base URL alone: that endpoint, without a key (a local Ollama)", () => {
     const s = selectModel({ env: { ANTHROPIC_BASE_URL: "http://localhost:11434", MODEL_ID: "qwen3" } });
     expect(s.offline).toBe(false);
