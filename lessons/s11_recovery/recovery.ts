@@ -1,0 +1,78 @@
+/**
+ * What the SDK recovers from on its own, and what the loop must recover from itself.
+ *
+ *   the SDK (configured, not rewritten): 408, 409, 429, every 5xx (529 overloaded too), connection
+ *     errors and timeouts are retried `maxRetries` times, waiting what `retry-after-ms` /
+ *     `retry-after` say, else 0.5 s × 2ⁿ (at most 8 s) minus up to 25 % jitter. A 400 is never
+ *     retried (the server sends `x-should-retry: false`): the request itself is wrong.
+ *   the loop: a stream that breaks AFTER the response began (an `error` event, a cut connection)
+ *     is not retried by the SDK: nothing was appended yet, so the loop sends the same turn again.
+ *     "prompt is too long" and stop_reason "model_context_window_exceeded": compact, then retry.
+ *     stop_reason "max_tokens": keep the text and ask the model to continue; a cut-off tool_use
+ *     is never run: ask again with a larger max_tokens.
+ */
+import Anthropic from "@anthropic-ai/sdk";
+import { todo } from "../../runtime/lesson.ts";
+
+// #region retries
+/** The client's retry settings for this lesson (passed to `new Anthropic({...})` / selectModel). */
+export const RETRIES = {
+  /** Attempts after the first, for 408/409/429/5xx/connection errors (the SDK's default is 2). */
+  maxRetries: 4,
+  /** Per-attempt timeout in ms (the SDK's default is 10 minutes). */
+  timeout: 120_000,
+} as const;
+// #endregion retries
+
+export interface RecoveryLimits {
+  /** Times one turn is sent again after its stream broke. */
+  streamRetries: number;
+  /** Compactions allowed in one run (each one must shrink the history). */
+  compactions: number;
+  /** "Continue" requests after an answer cut off by max_tokens. */
+  continuations: number;
+  /** The largest max_tokens a cut-off tool call is retried with. */
+  maxTokensCeiling: number;
+}
+
+export const DEFAULT_RECOVERY: RecoveryLimits = { streamRetries: 2, compactions: 3, continuations: 3, maxTokensCeiling: 32_000 };
+
+// #region classify
+/** A response that began and then broke (an SSE `error` event or a cut connection). */
+export function isStreamBreak(e: unknown, signal?: AbortSignal): boolean {
+  if (signal?.aborted || e instanceof Anthropic.APIUserAbortError) return false;
+  if (e instanceof Anthropic.APIError) return e.status === undefined;
+  return e instanceof Anthropic.AnthropicError || (e instanceof TypeError && /terminated|network|socket/i.test(e.message));
+}
+
+/** The API's answer to a request larger than the context window. */
+export function isPromptTooLong(e: unknown): boolean {
+  return e instanceof Anthropic.BadRequestError && /prompt is too long/i.test(e.message);
+}
+// #endregion classify
+
+// #region retry-turn
+/**
+ * Sends one turn; when its stream breaks, sends it again (the history was not touched, so the
+ * same request is still right). Other errors, and an abort, go to the caller.
+ */
+export async function retryTurn<T>(
+  send: () => Promise<T>,
+  opts: { retries?: number; signal?: AbortSignal; onRetry?: (attempt: number, error: unknown) => void; delayMs?: number } = {},
+): Promise<T> {
+  // TODO: call `send()`; when it throws a stream break (isStreamBreak(e, opts.signal)) and retries
+  //       are left, call opts.onRetry?.(attempt, e), wait (opts.delayMs ?? 250) * 2 ** (attempt - 1) ms,
+  //       and send again. Any other error (a 400, an abort) or the last failure: throw it.
+  void send;
+  return todo("s11 retryTurn: send the turn again after a broken stream");
+}
+// #endregion retry-turn
+
+/** The text the model wrote in the assistant messages from `start` on, joined: a continued answer, whole. */
+export function answerSince(history: readonly Anthropic.MessageParam[], start: number): string {
+  return history
+    .slice(start)
+    .filter((m) => m.role === "assistant")
+    .map((m) => (typeof m.content === "string" ? m.content : m.content.map((b) => (b.type === "text" ? b.text : "")).join("")))
+    .join("");
+}
