@@ -133,14 +133,16 @@ if (parts.has("attacks")) {
     });
   });
   const sets = [...new Set(attacks.map((a) => a.toolset))];
-  out(`### Attack corpus (${ATTACKS.length} attacks × ${sets.length} toolsets)`);
+  const corpus = [...new Map(attacks.map((a) => [a.attack, a])).values()];
+  out(`### Attack corpus (${corpus.length} attacks × ${sets.length} toolsets)`);
   out();
   const verdict = (r: AttackResult | undefined) =>
     !r ? "n/a" : r.escaped === null ? "not run" : r.escaped ? (r.claimed ? "ESCAPED" : "escapes (not claimed)") : "stopped";
   table(
     ["attack", "group", ...sets],
-    ATTACKS.map((a) => [a.what, a.group, ...sets.map((s) => verdict(attacks.find((r) => r.attack === a.id && r.toolset === s)))]),
+    corpus.map((a) => [a.what, a.group, ...sets.map((s) => verdict(attacks.find((r) => r.attack === a.attack && r.toolset === s)))]),
   );
+  for (const r of attacks) if (r.claimed && r.escaped) out(`ESCAPED: ${r.what} (${r.toolset}): ${r.detail}`);
   for (const a of ATTACKS) if (a.note) out(`- not claimed by any lesson: ${a.what}: ${a.note}.`);
   out();
 }

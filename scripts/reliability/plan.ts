@@ -103,9 +103,13 @@ function blockArb(space: PlanSpace): fc.Arbitrary<PlannedBlock> {
 function turnArb(space: PlanSpace): fc.Arbitrary<PlannedTurn> {
   const blocks = fc
     .array(blockArb(space), { minLength: space.emptyContent ? 0 : 1, maxLength: space.maxCalls + 2 })
-    // Thinking comes first in a real response.
-    .map((bs) => [...bs.filter((b) => b.type === "thinking"), ...bs.filter((b) => b.type !== "thinking")])
-    .filter((bs) => bs.filter((b) => b.type === "call").length <= space.maxCalls);
+    // Thinking comes first in a real response; calls past maxCalls are dropped (a map, not a
+    // filter, so fast-check can still shrink).
+    .map((bs) => {
+      let calls = 0;
+      const kept = bs.filter((b) => b.type !== "call" || ++calls <= space.maxCalls);
+      return [...kept.filter((b) => b.type === "thinking"), ...kept.filter((b) => b.type !== "thinking")];
+    });
   return fc
     .record({ blocks, stop: fc.constantFrom(...STOPS) })
     .map((t) => {
@@ -115,8 +119,7 @@ function turnArb(space: PlanSpace): fc.Arbitrary<PlannedTurn> {
       if (calls && (!space.oddStopsWithCalls || t.stop === "pause_turn" || t.stop === "end_turn")) return { ...t, stop: "natural" as Stop };
       if (!calls && !space.oddStops) return { ...t, stop: "natural" as Stop };
       return t;
-    })
-    .filter((t) => space.emptyContent || t.blocks.length > 0);
+    });
 }
 
 /** A plan: some turns, one of them possibly repeated (the same calls again and again). */

@@ -1,0 +1,121 @@
+/**
+ * Samples of the other reliability checks (`npm run reliability` runs them all): fault injection,
+ * the attack corpus, bad input to the course. Each check is also shown able to FAIL: a loop that
+ * loses history on an error, a toolset with no confinement, a mistake reported with exit 0.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkTranscript } from "../../runtime/transcript.ts";
+import { scripted } from "../../runtime/testing.ts";
+import { ATTACKS, CANARY_KEY, presentToolsets, runAttack, s07Cases } from "../../scripts/reliability/attacks.ts";
+import { BAD_INPUTS, runBadInput } from "../../scripts/reliability/bad-inputs.ts";
+import { FAULT_CASES, runFault } from "../../scripts/reliability/faults.ts";
+import { presentAdapters, type LessonAdapter } from "../../scripts/reliability/lessons.ts";
+
+const { adapters } = await presentAdapters();
+const toolsets = await presentToolsets();
+const fault = (id: string) => FAULT_CASES.find((c) => c.id === id)!;
+
+describe("fault injection (sample)", () => {
+  const sample = [adapters[0]!, adapters[adapters.length - 1]!];
+  for (const a of sample)
+    for (const retries of [0, 2])
+      it(`${a.lesson.id}: a 500 after a tool turn, retries ${retries}: recovered or a clear stop, nothing lost`, async () => {
+        const r = await runFault(a, fault("500"), retries);
+        expect(r.verdict, r.detail).not.toBe("FAILED");
+        // The SDK's retries recover from one 500; without them the loop stops, saying why.
+        if (retries > 0) expect(r.verdict).toBe("recovered");
+        else expect(["recovered", "clear stop"]).toContain(r.verdict);
+      });
+
+  it("fails a loop that loses the transcript when the API fails", async () => {
+    const base = adapters[0]!;
+    const forgetful: LessonAdapter = {
+      ...base,
+      run: async (llm, history, tools, opts) => {
+        try {
+          return await base.run(llm, history, tools, opts);
+        } catch (e) {
+          history.splice(1); // "start over": the tool turn is gone
+          throw e;
+        }
+      },
+    };
+    const r = await runFault(forgetful, fault("500"), 0);
+    expect(r.verdict).toBe("FAILED");
+    expect(r.detail).toMatch(/lost/);
+  });
+});
+
+describe("attack corpus (sample)", () => {
+  const saved = process.env.ANTHROPIC_API_KEY;
+  beforeAll(() => {
+    process.env.ANTHROPIC_API_KEY = CANARY_KEY;
+  });
+  afterAll(() => {
+    if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
+    else process.env.ANTHROPIC_API_KEY = saved;
+  });
+  // Quick attacks only (no waiting for background processes); all of them run in npm run reliability.
+  const quick = ATTACKS.filter((a) => !a.settleMs && !a.needsTimeout && a.claimed && !a.id.startsWith("flood"));
+  const safe = toolsets.find((t) => t.claims);
+  const plain = toolsets.find((t) => !t.claims);
+
+  it("has at least 30 attacks, besides s07's own cases", async () => {
+    expect(ATTACKS.length).toBeGreaterThanOrEqual(30);
+    expect((await s07Cases()).length).toBeGreaterThan(0);
+  });
+
+  it.skipIf(!safe)("s07's safe tools stop every quick claimed attack", async () => {
+    const results = await Promise.all(quick.map((a) => runAttack(a, safe!)));
+    const escaped = results.filter((r) => r.escaped);
+    expect(escaped.map((r) => `${r.what}: ${r.detail}`)).toEqual([]);
+  });
+
+  it.skipIf(!plain)("the harm checks see an escape: s02's unconfined tools leak the canary and the key", async () => {
+    const leak = await runAttack(ATTACKS.find((a) => a.id === "read-dotdot")!, plain!);
+    const key = await runAttack(ATTACKS.find((a) => a.id === "env-echo")!, plain!);
+    expect(leak.escaped).toBe(true);
+    expect(key.escaped).toBe(true);
+  });
+});
+
+describe("bad input to the course (sample)", () => {
+  for (const id of ["model-not-json", "model-json-array", "unknown-lesson-run"])
+    it(`${id}: a clear message and a non-zero exit`, async () => {
+      const r = await runBadInput(BAD_INPUTS.find((b) => b.id === id)!);
+      expect(r.handled, r.detail).toBe(true);
+    });
+
+  it("a mistake answered with success is not 'handled'", async () => {
+    const r = await runBadInput({ id: "ok", what: "a valid request", run: async () => ({ code: 0, text: "fine" }), expect: /fine/ });
+    expect(r.handled).toBe(false);
+  });
+});
+
+describe("checker cases the fuzzer found", () => {
+  it("a text repeated in a later turn is still verbatim", async () => {
+    const llm = scripted({
+      scenario: {
+        id: "repeat-text",
+        title: "same text twice",
+        reply: (ctx) =>
+          ctx.step === 0
+            ? { content: [{ type: "text", text: "Looking." }, { type: "tool_use", name: "t", input: {} }] }
+            : { content: [{ type: "text", text: "Looking." }], stop_reason: "end_turn" },
+      },
+    });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "go" }];
+    const tools: Anthropic.Tool[] = [{ name: "t", input_schema: { type: "object" } }];
+    const first = await llm.client.messages.create({ model: llm.model, max_tokens: 100, tools, messages: history });
+    history.push({ role: "assistant", content: first.content });
+    const id = first.content.find((b) => b.type === "tool_use")!.id;
+    history.push({ role: "user", content: [{ type: "tool_result", tool_use_id: id, content: "ok" }] });
+    const second = await llm.client.messages.create({ model: llm.model, max_tokens: 100, tools, messages: history });
+    history.push({ role: "assistant", content: second.content });
+    expect(checkTranscript(history, { responses: llm.scripted.responses })).toEqual([]);
+    // …while a turn that really changed is still caught.
+    history[3] = { role: "assistant", content: [{ type: "text", text: "Changed." }, ...second.content] };
+    expect(checkTranscript(history, { responses: llm.scripted.responses }).map((v) => v.rule)).toContain("not-verbatim");
+  });
+});
