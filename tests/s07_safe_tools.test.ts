@@ -11,7 +11,9 @@ import type Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMMAND_ATTACKS, FILE_ATTACKS } from "./attacks/s07_cases.ts";
-import { loadLesson } from "../runtime/testing.ts";
+import { S07_TASK, S07_WORKSPACE } from "../runtime/scripted/scenarios/s07_safe_tools.ts";
+import { scratchWorkspace } from "../runtime/tools/files.ts";
+import { loadLesson, quietOutput, scripted, transcriptProblems } from "../runtime/testing.ts";
 
 type WorkspaceModule = typeof import("../solutions/s07_safe_tools/workspace.ts");
 type BashModule = typeof import("../solutions/s07_safe_tools/safe-bash.ts");
@@ -328,5 +330,53 @@ describe("s07 what still works", () => {
     const r = await run("bash", { command: "touch approved.txt && echo ok" }, { approve: approval.approveAll });
     expect(r.text).toContain("ok");
     expect(existsSync(join(root, "approved.txt"))).toBe(true);
+  });
+});
+
+describe("s07 the loop with safe tools (the default task, scripted)", () => {
+  type AgentModule = typeof import("../solutions/s07_safe_tools/agent.ts");
+  const loadAgent = () => loadLesson<AgentModule>("s07_safe_tools");
+
+  async function runTask(approve: ApprovalModule["Approver"]) {
+    const agent = await loadAgent();
+    const workspace = await scratchWorkspace(S07_WORKSPACE);
+    const llm = scripted();
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: S07_TASK }];
+    const outcome = await agent.runAgent(llm, history, { root: workspace, approve });
+    const problems = await transcriptProblems(llm, history);
+    const results = history.flatMap((m) => (m.role === "user" && Array.isArray(m.content) ? m.content : [])).filter((b): b is Anthropic.ToolResultBlockParam => b.type === "tool_result");
+    return { outcome, problems, results, workspace };
+  }
+
+  it("refuses the file outside, runs the read-only command, refuses the unapproved one; the transcript can be sent again", async () => {
+    const restore = quietOutput();
+    try {
+      const { outcome, problems, results, workspace } = await runTask(approval.refuseAll);
+      expect(problems).toBeNull();
+      expect(outcome.status).toBe("done");
+      const [wc, passwd, marker] = results;
+      expect(wc?.is_error ?? false).toBe(false);
+      expect(String(wc?.content)).toMatch(/4 README\.md/);
+      expect(passwd?.is_error).toBe(true);
+      expect(String(passwd?.content)).toMatch(/outside the workspace/);
+      expect(String(passwd?.content)).not.toMatch(/root:x:0/);
+      expect(marker?.is_error).toBe(true);
+      expect(String(marker?.content)).toMatch(/not read-only/);
+      expect(existsSync(join(workspace, ".course", "s07-was-here"))).toBe(false);
+    } finally {
+      restore();
+    }
+  });
+
+  it("runs the command once it is approved", async () => {
+    const restore = quietOutput();
+    try {
+      const { problems, results, workspace } = await runTask(approval.approveAll);
+      expect(problems).toBeNull();
+      expect(results[2]?.is_error ?? false).toBe(false);
+      expect(existsSync(join(workspace, ".course", "s07-was-here"))).toBe(true);
+    } finally {
+      restore();
+    }
   });
 });

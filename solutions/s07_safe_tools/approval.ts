@@ -77,7 +77,8 @@ export function words(command: string): { stages: string[][] } | { reason: strin
     if (c === "`") return { reason: "backquotes run a command substitution" };
     if (c === "\\") return { reason: "a backslash makes the shell read a word differently than it looks" };
     if (c === ">" || c === "<") return { reason: "redirections can write or read files anywhere" };
-    if (c === ";" || c === "&" || c === "\n" || c === "\r") return { reason: `${JSON.stringify(c)} starts another command` };
+    if (c === "&") return { reason: command[i + 1] === "&" ? "&& chains a second command" : "& runs a command in the background" };
+    if (c === ";" || c === "\n" || c === "\r") return { reason: `${JSON.stringify(c)} starts another command` };
     if (c === "(" || c === ")" || c === "{" || c === "}") return { reason: "sub-shells and groups run other commands" };
     if (c === "~" && word === null) return { reason: "~ reaches the home directory, outside the workspace" };
     word = (word ?? "") + c;

@@ -40,3 +40,9 @@ export const s07SafeTools: Scenario = {
     },
   ),
 };
+
+/** The scratch workspace the default task runs in. */
+export const S07_WORKSPACE: Record<string, string> = {
+  "README.md": "# A scratch workspace\n\nLesson s07 runs here, so nothing it does touches the course.\nThree lines of text.\n",
+  "src/hello.ts": 'export const hello = "world";\n',
+};
