@@ -227,7 +227,7 @@ async function cmdWatch(): Promise<number> {
     check: (lesson, signal) => checkLesson(lesson, { signal, timeoutMs: CHECK_TIMEOUT_MS }),
     isDone: (lesson) => existsSync(exerciseDir(lesson)) && cachedResult(loadState(), lesson) === true,
     report: (lesson, grade) => checkReport(lesson, grade, { watch: true }),
-    hint: hintLines,
+    hint: (lesson, level) => hintLines(lesson, level, { watch: true }),
     list: async () => listLines(await statuses(LESSONS, { timeoutMs: CHECK_TIMEOUT_MS })),
     runLesson: (lesson) =>
       new Promise<void>((resolve) => {
@@ -317,6 +317,10 @@ const commands: Record<string, (args: string[]) => number | Promise<number>> = {
 };
 
 async function main(): Promise<number> {
+  // `npm run solution s01 | head` closes the pipe early: that is not an error.
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE") process.exit(0);
+  });
   const [command, ...args] = process.argv.slice(2);
   const run = command ? commands[command] : undefined;
   if (!run) {

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { z } from "zod";
 import type { Lesson } from "../../runtime/manifest.ts";
-import { ROOT, exerciseDir, testFile, testFileRel } from "./paths.ts";
+import { ROOT, exerciseDir, filesUnder, testFile, testFileRel } from "./paths.ts";
 
 export type Tree = "lessons" | "solutions";
 
@@ -185,24 +185,40 @@ export function parseFailure(lesson: Lesson, test: string, raw: string): Failure
   const testLine = frameIn(`/${testFileRel(lesson)}`);
   const base = { test, ...(where ? { where } : {}), ...(testLine ? { testLine } : {}) };
 
-  const todo = /^TodoError: TODO left: ([\s\S]*)$/.exec(head);
-  if (todo) return { ...base, kind: "todo", message: todo[1]!.trim() };
+  // The tests may wrap the learner's error ("the loop failed: …") and add the checker's verdict.
+  let body = head.replace(/^(\w*Error): /, "");
+  const wrapped = body.startsWith("the loop failed: ");
+  if (wrapped) body = body.slice("the loop failed: ".length);
 
-  const api = /^(\w*Error): (\d{3}) (\{[\s\S]*\})$/.exec(head);
+  const todo = /TODO left: ([^\n]*)/.exec(body);
+  if (todo) return { ...base, kind: "todo", message: todo[1]!.trim(), where: where ?? findTodo(lesson, todo[1]!.trim()) };
+
+  const api = /^(\d{3}) (\{[\s\S]*\})$/.exec(body);
   if (api) {
-    let msg = api[3]!;
+    let msg = api[2]!;
     try {
-      const body = JSON.parse(api[3]!) as { error?: { message?: string } };
-      msg = body.error?.message ?? msg;
+      const parsed = JSON.parse(api[2]!) as { error?: { message?: string } };
+      msg = parsed.error?.message ?? msg;
     } catch {
       /* keep the raw body */
     }
-    return { ...base, kind: "api", message: `the API (here, the scripted model) rejected a request your loop sent (${api[2]}):\n${msg}` };
+    return { ...base, kind: "api", message: `the API (here, the scripted model) rejected a request your loop sent (${api[1]}):\n${msg}` };
   }
-  const body = head.replace(/^(Error|AssertionError|TranscriptError): /, "");
-  if (/broken rules? in the transcript|cannot be sent again/.test(body)) return { ...base, kind: "transcript", message: body };
+  if (wrapped || /broken rules? in the transcript|cannot be sent again/.test(body))
+    return { ...base, kind: "transcript", message: wrapped ? `your loop stopped with an error: ${relativize(body)}` : body };
   if (/^AssertionError/.test(head)) return { ...base, kind: "assertion", message: relativize(body) };
   return { ...base, kind: "error", message: relativize(head) };
+}
+
+/** Where the `todo("…")` with this text is, when the stack does not say. */
+function findTodo(lesson: Lesson, text: string): string | undefined {
+  const dir = exerciseDir(lesson);
+  for (const f of filesUnder(dir)) {
+    const lines = readFileSync(join(dir, f), "utf8").split("\n");
+    const i = lines.findIndex((l) => l.includes("todo(") && l.includes(JSON.stringify(text).slice(1, 20)));
+    if (i >= 0) return `lessons/${lesson.dir}/${f}:${i + 1}`;
+  }
+  return undefined;
 }
 
 /** What `npm run check` prints for a failed grade: the first broken rule first. */
@@ -220,10 +236,10 @@ export function explain(lesson: Lesson, grade: Grade): string[] {
       break;
     case "api":
       lines.push(`In the test "${first.test}",`, ...first.message.split("\n").map((l) => `  ${l}`));
-      lines.push(`  messages.N is history[N] in your loop${at ? `; the request was sent from${at}` : ""}.`);
+      lines.push(`  messages.N is history[N] in your loop${first.where ? `; the request was sent from ${first.where}` : ""}.`);
       break;
     case "transcript":
-      lines.push(`In the test "${first.test}", your loop left a transcript that breaks the message rules:`, indent(first.message, "  "));
+      lines.push(`In the test "${first.test}":`, indent(first.message, "  "));
       break;
     case "assertion":
       lines.push(`The test "${first.test}" failed:`, `  ${first.message}`);

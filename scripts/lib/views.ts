@@ -22,11 +22,13 @@ export function checkReport(lesson: Lesson, grade: Grade, { watch = false } = {}
   }
   const counts = grade.total > 0 ? ` (${grade.passed} of ${grade.total} tests pass)` : "";
   const lines = [red(`✗ ${lesson.id} · ${lesson.title} is not done yet${counts}.`), ""];
-  lines.push(...explain(lesson, grade).map((l) => l));
+  lines.push(...explain(lesson, grade));
   const others = grade.failures.slice(1).filter((f) => f.kind !== "load");
   if (others.length > 0) {
     lines.push("", dim(`Also failing (${others.length}):`));
-    for (const f of others.slice(0, 6)) lines.push(dim(`  ✗ ${f.test}`));
+    const first = grade.failures[0];
+    for (const f of others.slice(0, 6))
+      lines.push(dim(`  ✗ ${f.test}${first && f.kind === first.kind && f.message === first.message ? " (the same)" : ""}`));
     if (others.length > 6) lines.push(dim(`  … and ${others.length - 6} more`));
   }
   lines.push("");
@@ -39,10 +41,10 @@ export function checkReport(lesson: Lesson, grade: Grade, { watch = false } = {}
 }
 
 /** Hint 1, or hints 1 and 2. */
-export function hintLines(lesson: Lesson, level: 1 | 2): string[] {
+export function hintLines(lesson: Lesson, level: 1 | 2, { watch = false } = {}): string[] {
   const lines = [bold(`Hint for ${lesson.id} · ${lesson.title}`), `  ${lesson.hints[0]}`];
   if (level === 2) lines.push("", bold("A stronger hint:"), `  ${lesson.hints[1]}`, "", dim(`Still stuck? \`npm run solution ${lesson.id}\` shows the reference.`));
-  else lines.push("", dim(`Need more? \`npm run hint ${lesson.id} -- --more\` (or ask again) gives a stronger one.`));
+  else lines.push("", dim(watch ? "Need more? Press h again for a stronger one." : `Need more? \`npm run hint ${lesson.id} -- --more\` (or ask again) gives a stronger one.`));
   return lines;
 }
 

@@ -1,0 +1,195 @@
+/**
+ * The course command line, as a learner uses it, on a temporary copy of the repository:
+ * for every lesson in the manifest, the pristine exercise fails and the solution passes
+ * (`list` grades them all in one run), hints print, reset restores byte for byte (with git and
+ * without), list shows the right states; lesson s01 goes through `check` end to end; mistakes get
+ * a message and a non-zero exit, never a stack trace.
+ */
+import { appendFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LESSONS } from "../../runtime/manifest.ts";
+import { STACK_FRAME, hasCommand, makeCopy, snapshot, solve, type CourseCopy } from "./course-copy.ts";
+
+const s01 = LESSONS[0]!;
+const gitMissing = !hasCommand("git");
+
+/** The text of the first todo("…") call in the exercise: what `check` must name. */
+function firstTodo(source: string): string {
+  const m = /todo\(\s*"((?:[^"\\]|\\.)*)"/.exec(source);
+  if (!m) throw new Error("the exercise has no todo(\"…\") call");
+  return JSON.parse(`"${m[1]}"`) as string;
+}
+
+/** "  ▶ current      s01  The agent loop" → { s01: "current" } */
+function states(listOutput: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of listOutput.split("\n")) {
+    const m = /^\s+\S+ (done|current|in progress|not started|missing)\s+(s\d+)\s/.exec(line);
+    if (m) out[m[2]!] = m[1]!;
+  }
+  return out;
+}
+
+describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", () => {
+  let copy: CourseCopy;
+  let pristine: Map<string, Map<string, Buffer>>;
+
+  beforeAll(() => {
+    copy = makeCopy({ git: true });
+    pristine = new Map(LESSONS.map((l) => [l.id, snapshot(join(copy.root, "lessons", l.dir))]));
+  });
+  afterAll(() => copy?.remove());
+
+  it("check s01 on the pristine exercise fails, and its first lines name the TODO that is left and where", async () => {
+    const { code, out } = await copy.run(["check", "s01"]);
+    expect(code).toBe(1);
+    const head = out.split("\n").slice(0, 6).join("\n");
+    expect(head).toContain(`✗ ${s01.id}`);
+    expect(head).toContain(firstTodo(copy.read(`lessons/${s01.dir}/${s01.entry}`).toString()));
+    expect(head).toMatch(new RegExp(`lessons/${s01.dir}/${s01.entry.replace(".", "\\.")}:\\d+`));
+    expect(out).toContain(`npm run hint ${s01.id}`);
+    expect(out).not.toMatch(STACK_FRAME);
+  });
+
+  it("list: every pristine exercise fails its check, so the first lesson is current and the others not started", async () => {
+    const { code, out } = await copy.run(["list"]);
+    expect(code).toBe(0);
+    const expected = Object.fromEntries(LESSONS.map((l, i) => [l.id, i === 0 ? "current" : "not started"]));
+    expect(states(out)).toEqual(expected);
+    expect(out).toContain(`0 of ${LESSONS.length} lessons done`);
+    for (const l of LESSONS) expect(out).toContain(l.title);
+  });
+
+  it("hint prints the guiding questions first, the stronger hint on a second call or with --more", async () => {
+    const first = await copy.run(["hint", "s01"]);
+    expect(first.code).toBe(0);
+    expect(first.out).toContain(s01.hints[0]);
+    expect(first.out).not.toContain(s01.hints[1]);
+    const second = await copy.run(["hint", "s01"]);
+    expect(second.out).toContain(s01.hints[1]);
+    for (const l of LESSONS.slice(1)) {
+      const { code, out } = await copy.run(["hint", l.id, "--more"]);
+      expect(code).toBe(0);
+      expect(out).toContain(l.hints[0]);
+      expect(out).toContain(l.hints[1]);
+    }
+  });
+
+  it("solution shows the reference only when asked: the diff from the exercise to the solution", async () => {
+    const { code, out } = await copy.run(["solution", "s01"]);
+    expect(code).toBe(0);
+    expect(out).toContain(`--- lessons/${s01.dir}/${s01.entry}`);
+    expect(out).toContain(`+++ solutions/${s01.dir}/${s01.entry}`);
+    expect(out).toMatch(/^\+.*history\.push/m);
+    const full = await copy.run(["solution", "s01", "--full"]);
+    expect(full.out).toContain(copy.read(`solutions/${s01.dir}/${s01.entry}`).toString().split("\n")[1]!);
+  });
+
+  it("a syntax error in the learner's file: a message with the line, exit 1, no stack trace", async () => {
+    const file = join(copy.root, "lessons", s01.dir, s01.entry);
+    appendFileSync(file, "\nconst broken = ;\n");
+    const lines = copy.read(`lessons/${s01.dir}/${s01.entry}`).toString().split("\n").length;
+    const { code, out } = await copy.run(["check", "s01"]);
+    expect(code).toBe(1);
+    expect(out).toContain("does not parse");
+    expect(out).toMatch(new RegExp(`${s01.entry.replace(".", "\\.")}:${lines - 1}`));
+    expect(out).not.toMatch(STACK_FRAME);
+  });
+
+  it("reset without --yes and without a terminal refuses and changes nothing", async () => {
+    const before = snapshot(join(copy.root, "lessons", s01.dir));
+    const { code, out } = await copy.run(["reset", "s01"]);
+    expect(code).toBe(2);
+    expect(out).toContain("--yes");
+    expect(snapshot(join(copy.root, "lessons", s01.dir))).toEqual(before);
+  });
+
+  it("reset --yes restores every exercise byte for byte (an added file removed, a deleted one back)", async () => {
+    for (const l of LESSONS) {
+      const dir = join(copy.root, "lessons", l.dir);
+      writeFileSync(join(dir, l.entry), "// my own attempt\n");
+      writeFileSync(join(dir, "notes.txt"), "scratch");
+      const { code, out } = await copy.run(["reset", l.id, "--yes"]);
+      expect(code, out).toBe(0);
+      expect(snapshot(dir)).toEqual(pristine.get(l.id));
+    }
+    rmSync(join(copy.root, "lessons", s01.dir), { recursive: true });
+    expect((await copy.run(["reset", "s01", "--yes"])).code).toBe(0);
+    expect(snapshot(join(copy.root, "lessons", s01.dir))).toEqual(pristine.get("s01"));
+  });
+
+  it("with every solution copied in, every check passes: list says done for all, check s01 and check pass", async () => {
+    for (const l of LESSONS) solve(copy.root, l.dir);
+    const list = await copy.run(["list"]);
+    expect(states(list.out)).toEqual(Object.fromEntries(LESSONS.map((l) => [l.id, "done"])));
+    const one = await copy.run(["check", "s01"]);
+    expect(one.code).toBe(0);
+    expect(one.out).toContain(`✓ ${s01.id}`);
+    const current = await copy.run(["check"]);
+    expect(current.code).toBe(0);
+    expect(current.out).toContain(`All ${LESSONS.length} lessons pass`);
+  });
+
+  it("progress follows the files, not a flag: after a reset the lesson is current again; an edited later one is in progress", async () => {
+    await copy.run(["reset", "s01", "--yes"]);
+    if (LESSONS.length > 2) {
+      const l = LESSONS[2]!;
+      await copy.run(["reset", l.id, "--yes"]);
+      appendFileSync(join(copy.root, "lessons", l.dir, l.entry), "\n// started\n");
+    }
+    const { out } = await copy.run(["list"]);
+    const s = states(out);
+    expect(s.s01).toBe("current");
+    if (LESSONS.length > 1) expect(s[LESSONS[1]!.id]).toBe("done");
+    if (LESSONS.length > 2) expect(s[LESSONS[2]!.id]).toBe("in progress");
+    const check = await copy.run(["check"]);
+    expect(check.code).toBe(1);
+    expect(check.out).toContain(`Current lesson: ${s01.id}`);
+  });
+
+  it("an unknown id, a deleted lesson folder: a clear message, exit 2, no stack trace", async () => {
+    for (const cmd of ["check", "hint", "reset", "lesson", "solution"]) {
+      const { code, out } = await copy.run([cmd, "s99"]);
+      expect(code, cmd).toBe(2);
+      expect(out).toContain('no lesson "s99"');
+      expect(out).not.toMatch(STACK_FRAME);
+    }
+    const dir = join(copy.root, "lessons", s01.dir);
+    renameSync(dir, `${dir}.away`);
+    try {
+      for (const args of [["check", "s01"], ["lesson", "s01"]]) {
+        const { code, out } = await copy.run(args);
+        expect(code, args.join(" ")).toBe(2);
+        expect(out).toContain(`npm run reset ${s01.id}`);
+        expect(out).not.toMatch(STACK_FRAME);
+      }
+      const list = await copy.run(["list"]);
+      expect(states(list.out).s01).toBe("missing");
+    } finally {
+      renameSync(`${dir}.away`, dir);
+    }
+  });
+});
+
+describe("reset without git: the pristine snapshot under .course/", () => {
+  let copy: CourseCopy;
+  beforeAll(() => {
+    copy = makeCopy({ git: false });
+  });
+  afterAll(() => copy?.remove());
+
+  it("the first command takes the snapshot; reset --yes brings the exercise back byte for byte", async () => {
+    const dir = join(copy.root, "lessons", s01.dir);
+    const before = snapshot(dir);
+    expect((await copy.run(["hint", "s01"])).code).toBe(0);
+    expect(snapshot(join(copy.root, ".course", "pristine", s01.dir))).toEqual(before);
+    solve(copy.root, s01.dir);
+    writeFileSync(join(dir, "extra.ts"), "export {};\n");
+    expect(snapshot(dir)).not.toEqual(before);
+    const { code, out } = await copy.run(["reset", "s01", "--yes"]);
+    expect(code, out).toBe(0);
+    expect(out).toContain(".course/pristine");
+    expect(snapshot(dir)).toEqual(before);
+  });
+});

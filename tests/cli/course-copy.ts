@@ -1,0 +1,82 @@
+/**
+ * Test support for the course command line: a temporary copy of the repository to run it in
+ * (lessons/ of the real repository is never touched), and a way to run a command there.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT, filesUnder } from "../../scripts/lib/paths.ts";
+
+/**
+ * What is copied: lessons/, solutions/, tests/, runtime/, scripts/, package.json, the configs,
+ * and any other top-level folder a lesson may read (examples/…); node_modules is linked.
+ */
+const NOT_COPIED = new Set(["node_modules", ".git", ".course", "docs", "coverage", ".env", "dist"]);
+const copied = () => readdirSync(ROOT).filter((e) => !NOT_COPIED.has(e) && !e.endsWith(".log"));
+
+export interface CourseCopy {
+  root: string;
+  /** Runs `tsx scripts/course.ts <args>` in the copy; output without colours. */
+  run: (args: string[], opts?: { input?: string }) => Promise<{ code: number; out: string }>;
+  read: (rel: string) => Buffer;
+  remove: () => void;
+}
+
+// eslint-disable-next-line no-control-regex
+export const stripAnsi = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
+
+export function hasCommand(cmd: string): boolean {
+  return spawnSync("sh", ["-c", `command -v ${cmd}`]).status === 0;
+}
+
+/** A learner's environment: offline, no colours, nothing of the test runner running this file. */
+export function courseEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { NO_COLOR: "1", FORCE_COLOR: "0", COURSE_OFFLINE: "1" };
+  for (const [k, v] of Object.entries(process.env))
+    if (!/^(VITEST|COURSE_|DEBUG$|NODE_ENV$|TEST$|FORCE_COLOR$|NO_COLOR$|ANTHROPIC_|MODEL_ID$)/.test(k)) env[k] = v;
+  return env;
+}
+
+export function makeCopy({ git }: { git: boolean }): CourseCopy {
+  const root = mkdtempSync(join(tmpdir(), "course-cli-"));
+  for (const entry of copied()) cpSync(join(ROOT, entry), join(root, entry), { recursive: true });
+  symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"), "dir");
+  if (git) {
+    const g = (...args: string[]) => {
+      const r = spawnSync("git", ["-c", "user.name=course", "-c", "user.email=course@example.invalid", ...args], { cwd: root });
+      if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
+    };
+    g("init", "-q");
+    g("add", "-A");
+    g("commit", "-q", "-m", "course");
+  }
+  const env = courseEnv();
+  return {
+    root,
+    run: (args, opts = {}) =>
+      new Promise((resolve) => {
+        const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts/course.ts"), ...args], { cwd: root, env });
+        let out = "";
+        child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+        child.stderr.on("data", (c: Buffer) => (out += c.toString()));
+        child.stdin.end(opts.input ?? "");
+        child.on("close", (code) => resolve({ code: code ?? -1, out: stripAnsi(out) }));
+      }),
+    read: (rel) => readFileSync(join(root, rel)),
+    remove: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+/** Every file of a folder of the copy, as { relative path → bytes }. */
+export function snapshot(dir: string): Map<string, Buffer> {
+  return new Map(filesUnder(dir).map((f) => [f, readFileSync(join(dir, f))]));
+}
+
+/** Copies the reference solution over the exercise, as a learner who solved it would have it. */
+export function solve(root: string, lessonDir: string): void {
+  cpSync(join(root, "solutions", lessonDir), join(root, "lessons", lessonDir), { recursive: true });
+}
+
+/** A stack frame of the command line itself would look like this. */
+export const STACK_FRAME = /\n\s+at .+\(?(\/|file:).+:\d+:\d+\)?/;
