@@ -22,7 +22,7 @@ export const s06Guards: Scenario = {
   reply: (ctx) => {
     const r = ctx.results[0];
     if (r && ctx.callOf(r)?.name === "read_file") return say(`dist/ready.txt says: ${ctx.resultText(r).trim()}`);
-    const found = r !== undefined && !r.is_error && ctx.resultText(r).includes("dist/ready.txt");
+    const found = r !== undefined && !r.is_error && ctx.resultText(r).split("\n").some((l) => l.trim() === "dist/ready.txt");
     if (found) return { content: [text("dist/ready.txt is there; reading it."), call("read_file", { path: "dist/ready.txt" })] };
     const input = ctx.step % 2 === 0 ? { path: ".", pattern: "dist/ready.txt" } : { pattern: "dist/ready.txt", path: "." };
     return {
