@@ -61,6 +61,51 @@ export const LESSONS: Lesson[] = [
         "runTools: for (const batch of batches(registry, calls)) results.push(...(await Promise.all(batch.map((c) => registry.dispatch(c, ctx))))).",
     ],
   },
+  {
+    id: "s04",
+    dir: "s04_tool_errors",
+    title: "Tool errors",
+    idea: "Errors are observations: input that does not fit the tool's zod schema, a tool that throws, a tool that hangs past its timeout, each becomes an is_error result the model can act on; the loop never crashes on a tool.",
+    entry: "agent.ts",
+    hints: [
+      "If a tool throws, who will catch it if you don't, and what does the model learn then? " +
+        "Should a tool run at all when its input is missing a field? " +
+        "A promise that never settles: how can you stop waiting for it, and how does the tool learn it should stop?",
+      "In safeDispatch: const problem = inputProblem(tool, call.input); if (problem) return errorResult(call, problem). " +
+        "Then try { const output = await runWithDeadline(timeout, ctx.signal, (signal) => tool.run(input, { ...ctx, signal })); return { type: \"tool_result\", tool_use_id: call.id, content: output || \"(no output)\" } } " +
+        "catch (e) { return errorResult(call, describeFailure(call.name, e)) }. runWithDeadline: an AbortController aborted by setTimeout, and a promise rejected on its abort event.",
+    ],
+  },
+  {
+    id: "s05",
+    dir: "s05_stop_reasons",
+    title: "Stop reasons",
+    idea: "Every stop_reason handled and a typed Outcome returned: a cut-off answer (max_tokens) is never run but asked again with a larger limit, pause_turn continues, refusal and the others stop and say why, an empty answer is not stored.",
+    entry: "agent.ts",
+    hints: [
+      "When the answer is cut off at max_tokens, is its last tool_use complete? What would running it do? " +
+        "pause_turn means the turn is not over: what must the next request end with? " +
+        "Which stop reasons mean success, and what should a value you have never seen mean?",
+      "Before storing: if (stop_reason === \"max_tokens\" && !retried) { retried = true; maxTokens *= 4; continue }. " +
+        "Then appendResponse(history, response) and switch: end_turn → return { status: \"done\", message: response, turns }; pause_turn → continue; tool_use → run the calls; " +
+        "default → answerNotRun(history, response, why); return stoppedBy(response, turns). appendResponse: skip [] and join a paused assistant message.",
+    ],
+  },
+  {
+    id: "s06",
+    dir: "s06_guards",
+    title: "Guards",
+    idea: "The loop stops itself: max turns, a token budget counting cache tokens, a deadline that aborts the request in flight, repeated identical calls; each a typed option with a default, and every stop leaves a transcript that can be sent again.",
+    entry: "agent.ts",
+    hints: [
+      "Where in the loop does history end with every tool_use answered? Is that the safest place to stop? " +
+        "Which usage fields does input_tokens leave out? " +
+        "Are { path, pattern } and { pattern, path } the same call? And a request already sent: how do you stop it?",
+      "guardStop: const why = run.why(); if (why) return halted(why); if (turns >= guards.maxTurns) return stop(\"max_turns\", …); if (used >= guards.tokenBudget) return stop(\"token_budget\", …); return null. " +
+        "In catch: const why = run.why(); if (why) return halted(why); throw e. Repeated: answerNotRun(history, response, why) before return stop(\"repeated_call\", …). " +
+        "tokensOf adds the four usage fields (?? 0); callKey sorts keys at every depth before JSON.stringify.",
+    ],
+  },
 ];
 
 /** Finds a lesson by "s01", "1", "01" or "s01_agent_loop". */
