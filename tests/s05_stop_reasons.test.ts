@@ -11,8 +11,7 @@ import { z } from "zod";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S05_NOTES, S05_SMALL_MAX_TOKENS, S05_TASK } from "../runtime/scripted/scenarios/s05_stop_reasons.ts";
 import type { Reply, Scenario } from "../runtime/scripted/types.ts";
-import { loadLesson, quietOutput, scripted, sendAgainError, transcriptProblems } from "../runtime/testing.ts";
-import { checkTranscript, formatViolations } from "../runtime/transcript.ts";
+import { loadLesson, quietOutput, scripted, transcriptProblems } from "../runtime/testing.ts";
 import type { ToolContext } from "../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
 
@@ -50,24 +49,16 @@ class Recording extends SafeToolRegistry {
   }
 }
 
-async function run(scenario: Scenario | undefined, task: string, opts: { maxTokens?: number; stopSequences?: string[]; verbatim?: boolean } = {}) {
+async function run(scenario: Scenario | undefined, task: string, opts: { maxTokens?: number; stopSequences?: string[] } = {}) {
   const llm = scripted(scenario ? { scenario } : {});
   const registry = new Recording();
   const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
   const outcome = await lesson.runAgent(llm, history, { registry, ...opts });
   const requests = llm.scripted.exchanges.map((e) => e.request as Anthropic.MessageCreateParams);
-  // After a pause_turn the continued message joins two responses, so it is checked against the
-  // API (sent again) rather than against one response.
-  const problems = opts.verbatim === false ? await noVerbatimProblems(llm, history) : await transcriptProblems(llm, history);
+  // (After a pause_turn the continued message is two responses end to end: the checker knows.)
+  const problems = await transcriptProblems(llm, history);
   if (problems) throw new Error(problems);
   return { llm, history, outcome, registry, requests };
-}
-
-async function noVerbatimProblems(llm: ReturnType<typeof scripted>, history: Anthropic.MessageParam[]) {
-  const v = checkTranscript(history);
-  if (v.length > 0) return formatViolations(v);
-  const api = await sendAgainError(llm, history);
-  return api ? `the transcript cannot be sent again; the API answers: ${api}` : null;
 }
 
 const oneTurn = (id: string, reply: Reply): Scenario => ({ id, title: id, reply: () => reply });
@@ -75,7 +66,7 @@ const BIG = "x".repeat(8_000);
 
 describe("s05 max_tokens: a cut-off answer is never run", () => {
   it("asks again with a larger limit, and runs only the complete call", async () => {
-    const { outcome, registry, requests } = await run(undefined, S05_TASK, { maxTokens: S05_SMALL_MAX_TOKENS, verbatim: false });
+    const { outcome, registry, requests } = await run(undefined, S05_TASK, { maxTokens: S05_SMALL_MAX_TOKENS});
     for (const d of registry.dispatched)
       expect(d.input, `a tool_use cut off by max_tokens was run with input ${JSON.stringify(d.input)}: never run a cut-off call`).toHaveProperty("content");
     expect(registry.dispatched).toHaveLength(1);
@@ -86,7 +77,7 @@ describe("s05 max_tokens: a cut-off answer is never run", () => {
   });
 
   it("does not store the cut-off answer it asks again for", async () => {
-    const { requests } = await run(undefined, S05_TASK, { maxTokens: S05_SMALL_MAX_TOKENS, verbatim: false });
+    const { requests } = await run(undefined, S05_TASK, { maxTokens: S05_SMALL_MAX_TOKENS});
     expect(requests[1]!.messages, "the retry sends the same history as the cut-off request").toEqual(requests[0]!.messages);
   });
 
@@ -111,7 +102,7 @@ describe("s05 pause_turn: the turn goes back and continues", () => {
         () => say("Found it: use the flag."),
       ),
     };
-    const { outcome, history, requests, llm } = await run(scenario, "find the flag", { verbatim: false });
+    const { outcome, history, requests, llm } = await run(scenario, "find the flag");
     expect(outcome.status).toBe("done");
     expect(requests).toHaveLength(2);
     const [paused, finished] = llm.scripted.responses;
@@ -209,7 +200,7 @@ describe("s05 property: whatever the model answers, the run ends in an Outcome a
         expect(["done", "stopped"]).toContain(outcome.status);
         const last = llm.scripted.responses.at(-1)!;
         expect(outcome.status === "done", `stop_reason ${last.stop_reason} gave ${outcome.status}`).toBe(last.stop_reason === "end_turn");
-        expect(await noVerbatimProblems(llm, history)).toBeNull();
+        expect(await transcriptProblems(llm, history)).toBeNull();
       }),
       { numRuns: 40 },
     );
