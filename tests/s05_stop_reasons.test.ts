@@ -66,7 +66,7 @@ const BIG = "x".repeat(8_000);
 
 describe("s05 max_tokens: a cut-off answer is never run", () => {
   it("asks again with a larger limit, and runs only the complete call", async () => {
-    const { outcome, registry, requests } = await run(undefined, S05_TASK, { maxTokens: S05_SMALL_MAX_TOKENS});
+    const { outcome, registry, requests } = await run(undefined, S05_TASK, { maxTokens: S05_SMALL_MAX_TOKENS });
     for (const d of registry.dispatched)
       expect(d.input, `a tool_use cut off by max_tokens was run with input ${JSON.stringify(d.input)}: never run a cut-off call`).toHaveProperty("content");
     expect(registry.dispatched).toHaveLength(1);
@@ -77,7 +77,7 @@ describe("s05 max_tokens: a cut-off answer is never run", () => {
   });
 
   it("does not store the cut-off answer it asks again for", async () => {
-    const { requests } = await run(undefined, S05_TASK, { maxTokens: S05_SMALL_MAX_TOKENS});
+    const { requests } = await run(undefined, S05_TASK, { maxTokens: S05_SMALL_MAX_TOKENS });
     expect(requests[1]!.messages, "the retry sends the same history as the cut-off request").toEqual(requests[0]!.messages);
   });
 
