@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ScriptedModel, type ScriptedModelOptions } from "../runtime/scripted/model.ts";
 import { checkTranscript, formatViolations } from "../runtime/transcript.ts";
-import { loadLesson, scripted } from "../runtime/testing.ts";
+import { loadLesson, scripted, transcriptProblems } from "../runtime/testing.ts";
 
 type Recovery = typeof import("../solutions/s11_recovery/recovery.ts");
 type Compact = typeof import("../solutions/s11_recovery/compact.ts");
@@ -191,5 +191,95 @@ describe("s11 compaction keeps every tool_use/tool_result pair whole", () => {
 
   it("returns null when there is nothing to drop or clip", () => {
     expect(compaction.compact([{ role: "user", content: "hi" }], { targetTokens: 1 })).toBeNull();
+  });
+});
+
+// ---- the loop ----------------------------------------------------------------------------------
+
+type Agent = typeof import("../solutions/s11_recovery/agent.ts");
+const agent = await loadLesson<Agent>("s11_recovery");
+
+/** An earlier conversation with big tool results: something for compaction to drop. */
+function longHistory(turns = 6, size = 3_000): Message[] {
+  const messages: Message[] = [{ role: "user", content: "Look at the files one by one." }];
+  for (let i = 0; i < turns; i++) {
+    messages.push({ role: "assistant", content: [{ type: "text", text: `Reading f${i}.` }, { type: "tool_use", id: `toolu_old${i}`, name: "read_file", input: { path: `f${i}.txt` } }] });
+    messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_old${i}`, content: `${i}`.repeat(size) }] });
+  }
+  messages.push({ role: "assistant", content: [{ type: "text", text: "I have read them all." }] });
+  return messages;
+}
+
+const answerOf = (h: Message[]) => textOfMessage(h[h.length - 1]!);
+function textOfMessage(m: Message): string {
+  return typeof m.content === "string" ? m.content : m.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+}
+
+describe("s11 the loop recovers", () => {
+  it("a stream broken mid-way: the same turn is sent again, nothing is duplicated", async () => {
+    const clean = scripted({ scenario: "s11_recovery" });
+    const cleanHistory: Message[] = [{ role: "user", content: "read package.json" }];
+    await agent.runAgent(clean, cleanHistory);
+
+    const llm = scripted({ scenario: "s11_recovery", faults: [{ kind: "stream_cut", afterEvents: 5 }, { kind: "stream_error", afterEvents: 4 }] });
+    const history: Message[] = [{ role: "user", content: "read package.json" }];
+    const outcome = await agent.runAgent(llm, history);
+    expect(outcome.status).toBe("done");
+    expect(llm.scripted.exchanges).toHaveLength(clean.scripted.exchanges.length + 2);
+    expect(history.map((m) => m.role)).toEqual(cleanHistory.map((m) => m.role));
+    expect(await transcriptProblems(llm, history)).toBeNull();
+  });
+
+  it("prompt too long: compacts the history (pairs whole) and finishes the task", async () => {
+    const history: Message[] = [...longHistory(), { role: "user", content: "read package.json" }];
+    const llm = scripted({ scenario: "s11_recovery", contextWindow: 4_000 });
+    const outcome = await agent.runAgent(llm, history);
+    expect(outcome.status).toBe("done");
+    expect(llm.scripted.exchanges[0]!.error?.message).toMatch(/prompt is too long/);
+    expect(JSON.stringify(history[0]!.content)).toContain("compacted");
+    expect(JSON.stringify(history)).not.toContain("toolu_old0");
+    expect(answerOf(history)).toContain("read_file returned");
+    expect(await transcriptProblems(llm, history)).toBeNull();
+  });
+
+  it("model_context_window_exceeded: compacts and asks again instead of stopping", async () => {
+    const full: import("../runtime/scripted/types.ts").Scenario = {
+      id: "test-window",
+      title: "the window is full while the history is long",
+      reply: (ctx) =>
+        ctx.messages.length > 6
+          ? { content: [{ type: "text", text: "I ran out of" }], stop_reason: "model_context_window_exceeded" }
+          : { content: [{ type: "text", text: `Short enough now: ${ctx.messages.length} messages.` }] },
+    };
+    const history: Message[] = [...longHistory(), { role: "user", content: "and now?" }];
+    const llm = scripted({ scenario: full });
+    const outcome = await agent.runAgent(llm, history);
+    expect(outcome.status).toBe("done");
+    expect(answerOf(history)).toMatch(/Short enough now/);
+    expect(history.length).toBeLessThanOrEqual(6);
+    expect(await transcriptProblems(llm, history)).toBeNull();
+  });
+
+  it("when even compaction cannot make it fit: stops with prompt_too_long, transcript sendable", async () => {
+    const llm = scripted({ scenario: "s11_recovery", faults: () => ({ kind: "prompt_too_long" }) });
+    const history: Message[] = [{ role: "user", content: "read package.json" }];
+    const outcome = await agent.runAgent(llm, history);
+    expect(outcome).toMatchObject({ status: "stopped", reason: "prompt_too_long" });
+    expect(checkTranscript(history)).toEqual([]);
+  });
+
+  it("max_tokens in the middle of the answer: the model continues it, nothing lost or repeated", async () => {
+    const whole = scripted({ scenario: "s11_recovery" });
+    const wholeHistory: Message[] = [{ role: "user", content: "Read README.md and package.json, then describe this project in detail." }];
+    await agent.runAgent(whole, wholeHistory);
+
+    const llm = scripted({ scenario: "s11_recovery" });
+    const history: Message[] = [{ role: "user", content: "Read README.md and package.json, then describe this project in detail." }];
+    const outcome = await agent.runAgent(llm, history, { maxTokens: agent.S11_MAX_TOKENS });
+    expect(outcome.status).toBe("done");
+    const continued = history.filter((m) => m.role === "user" && typeof m.content === "string" && /continue/i.test(m.content));
+    expect(continued.length).toBeGreaterThanOrEqual(1);
+    expect(recovery.answerSince(history, 0)).toBe(answerOf(wholeHistory));
+    expect(await transcriptProblems(llm, history)).toBeNull();
   });
 });

@@ -68,10 +68,14 @@ export async function retryTurn<T>(
 }
 // #endregion retry-turn
 
-/** The text the model wrote in the assistant messages from `start` on, joined: a continued answer, whole. */
+/** The final answer of a run that began at `start`: the text after the last tool results, continuations joined. */
 export function answerSince(history: readonly Anthropic.MessageParam[], start: number): string {
+  let from = start;
+  history.forEach((m, i) => {
+    if (i >= start && m.role === "user" && typeof m.content !== "string" && m.content.some((b) => b.type === "tool_result")) from = i + 1;
+  });
   return history
-    .slice(start)
+    .slice(from)
     .filter((m) => m.role === "assistant")
     .map((m) => (typeof m.content === "string" ? m.content : m.content.map((b) => (b.type === "text" ? b.text : "")).join("")))
     .join("");
