@@ -338,6 +338,20 @@ async function main(): Promise<number> {
           if ((await page.locator(".lesson-diff").count()) > 0) await page.locator(".lesson-diff").first().screenshot({ path: `${stem}-diff.png` });
         }
       }
+      // The two pictures: the loop (s01) and the pairing rules.
+      for (const [name, viewport] of [["desktop", { width: 1280, height: 900 }], ["phone", { width: 390, height: 844 }]] as const) {
+        await page.setViewportSize(viewport);
+        for (const [stem, path, selector] of [
+          ["loop", `/lessons/${LESSONS[0]!.dir}`, ".loop-diagram"],
+          ["pairing", "/guide/message-rules", ".pairing-diagram"],
+          ["pairing-zh", "/zh/guide/message-rules", ".pairing-diagram"],
+        ] as const) {
+          await open(page, origin + path);
+          const diagram = page.locator(selector);
+          expect((await diagram.locator("svg text").count()) > 5, `${path}: the picture ${selector} has no labels`);
+          await diagram.screenshot({ path: join(SHOTS, `${stem}-${name}.png`) });
+        }
+      }
       await page.setViewportSize({ width: 1280, height: 900 });
     });
 
