@@ -221,24 +221,37 @@ export class ScriptedModel {
       if (marked) prefixEnd = parts.length;
     };
     const marked = (b: unknown) => typeof b === "object" && b !== null && "cache_control" in b && Boolean((b as { cache_control?: unknown }).cache_control);
-    for (const t of request.tools ?? []) push(t, marked(t));
+    // A cached prefix is its content: where the breakpoints sit (cache_control) is not part of
+    // it, and a string content is the same as one text block.
+    const plain = (b: unknown) => {
+      if (!marked(b)) return b;
+      const { cache_control: _marker, ...rest } = b as Record<string, unknown>;
+      return rest;
+    };
+    for (const t of request.tools ?? []) push(plain(t), marked(t));
     if (typeof request.system === "string") push(request.system, false);
-    else for (const b of request.system ?? []) push(b, marked(b));
+    else for (const b of request.system ?? []) push(plain(b), marked(b));
     for (const m of request.messages) {
-      if (typeof m.content === "string") push({ role: m.role, text: m.content }, false);
-      else for (const b of m.content) push({ role: m.role, b }, marked(b));
+      if (typeof m.content === "string") push({ role: m.role, b: { type: "text", text: m.content } }, false);
+      else for (const b of m.content) push({ role: m.role, b: plain(b) }, marked(b));
     }
     const total = Math.max(1, estimateTokens(parts));
     if (prefixEnd < 0) return { input_tokens: total, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
     const prefix = parts.slice(0, prefixEnd);
     const prefixTokens = Math.min(total, estimateTokens(prefix));
     const key = shortHash(request.model, prefix);
-    const hit = this.cache.has(key);
+    // Like the API, a request reads the longest cached prefix ending at its breakpoint or at one
+    // of the 20 block boundaries before it: a breakpoint on the last message, moved forward
+    // each turn, still reads what the previous turn wrote.
+    let hitEnd = 0;
+    for (let end = prefixEnd; end >= Math.max(1, prefixEnd - 20) && hitEnd === 0; end--)
+      if (this.cache.has(end === prefixEnd ? key : shortHash(request.model, parts.slice(0, end)))) hitEnd = end;
+    const read = hitEnd === prefixEnd ? prefixTokens : hitEnd > 0 ? Math.min(prefixTokens, estimateTokens(parts.slice(0, hitEnd))) : 0;
     if (record) this.cache.add(key);
     return {
       input_tokens: Math.max(1, total - prefixTokens),
-      cache_creation_input_tokens: hit ? 0 : prefixTokens,
-      cache_read_input_tokens: hit ? prefixTokens : 0,
+      cache_creation_input_tokens: prefixTokens - read,
+      cache_read_input_tokens: read,
     };
   }
 
