@@ -15,7 +15,7 @@
  *   s05+ every stop_reason: returns an Outcome, never runs a cut-off call, no empty turn stored.
  *   s06+ guards (repeated calls, turns, budget) stop with a sendable transcript.
  */
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type Anthropic from "@anthropic-ai/sdk";
@@ -46,6 +46,12 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Overall wall-clock guard, for lessons with guards (s06+). */
   timeoutMs?: number;
+  /** Other guard settings (s06+), e.g. { maxTurns: 1000 } for long benchmark sessions. */
+  guards?: Record<string, number>;
+  /** Each tool's time limit in lessons that enforce one (s04+); default FUZZ_TOOL_TIMEOUT_MS. */
+  toolTimeoutMs?: number;
+  /** More options passed to runAgent as they are (streaming callbacks, …). */
+  extra?: Record<string, unknown>;
 }
 
 /** A generated tool: neutral, turned into each lesson's own tool type by its adapter. */
@@ -184,7 +190,7 @@ const N_SCHEMA = {
  * input, timeout) when present, else s02's plain ToolSpec; the registry class of the latest lesson
  * that exports one.
  */
-async function registryFor(n: number, tools: FuzzTool[]): Promise<unknown> {
+async function registryFor(n: number, tools: FuzzTool[], timeoutMs = FUZZ_TOOL_TIMEOUT_MS): Promise<unknown> {
   const s02 = lessonDir(2);
   const reg = s02 ? await importSolution(s02, "registry.ts") : null;
   if (!reg || typeof reg.ToolRegistry !== "function") throw new Error("solutions/s02_tool_dispatch/registry.ts has no ToolRegistry");
@@ -207,7 +213,7 @@ async function registryFor(n: number, tools: FuzzTool[]): Promise<unknown> {
         description: t.description,
         input: z.object({ n: z.number() }).strict(),
         readOnly: t.readOnly,
-        timeoutMs: FUZZ_TOOL_TIMEOUT_MS,
+        timeoutMs,
         run: (input: Record<string, unknown>, ctx?: { signal?: AbortSignal }) => t.run(input, ctx?.signal),
       }),
     );
@@ -224,7 +230,10 @@ export async function adapterFor(lesson: Lesson): Promise<LessonAdapter | null> 
   const n = Number(lesson.id.slice(1));
   const mod = await importSolution(lesson.dir, lesson.entry);
   if (!mod) return null;
-  const claims = claimsFor(n);
+  // What the loop does is read from its source where the lesson number cannot tell: a lesson
+  // may be built on an earlier loop than the one before it (s10 and s11 on s06's, without streaming).
+  const source = readFileSync(join(ROOT, "solutions", lesson.dir, lesson.entry), "utf8");
+  const claims = { ...claimsFor(n), streaming: /messages\.stream\(|streamTurn\(/.test(source), signal: n >= 6 && /\bsignal\b/.test(source) };
   const space = spaceFor(n, claims);
   if (n === 1) {
     const agentLoop = mod.agentLoop as (llm: Llm, h: Anthropic.MessageParam[]) => Promise<Anthropic.Message>;
@@ -244,11 +253,13 @@ export async function adapterFor(lesson: Lesson): Promise<LessonAdapter | null> 
       claims: { ...claims, outcome: true },
       space,
       run: async (llm, history, tools, opts = {}) => {
-        const registry = await registryFor(n, tools);
+        const registry = await registryFor(n, tools, opts.toolTimeoutMs);
+        const guards = { ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}), ...opts.guards };
         const out = (await runAgent(llm, history, {
+          ...opts.extra,
           registry,
           ...(opts.signal ? { signal: opts.signal } : {}),
-          ...(opts.timeoutMs ? { guards: { timeoutMs: opts.timeoutMs } } : {}),
+          ...(Object.keys(guards).length > 0 ? { guards } : {}),
         })) as { status?: unknown; reason?: unknown; detail?: unknown };
         return {
           kind: "outcome",
@@ -266,7 +277,10 @@ export async function adapterFor(lesson: Lesson): Promise<LessonAdapter | null> 
       n,
       claims,
       space,
-      run: async (llm, history, tools) => ({ kind: "message", message: await agentLoop(llm, history, await registryFor(n, tools)) }),
+      run: async (llm, history, tools, opts = {}) => ({
+        kind: "message",
+        message: await agentLoop(llm, history, await registryFor(n, tools, opts.toolTimeoutMs)),
+      }),
     };
   }
   return null;

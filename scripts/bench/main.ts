@@ -1,0 +1,330 @@
+/**
+ * npm run bench [-- --json] [--skip-cycle] [--update-docs]
+ *
+ * What the course's agent costs, measured side by side in one run against the scripted model
+ * with set latencies, so the figures are ratios that hold on a noisy machine:
+ *
+ *   parallel tools   one turn, k = 5 read-only calls of 200 ms: the final agent vs s02's
+ *                    sequential loop vs one call alone
+ *   streaming        time to the first text on screen / time of the whole message (s08+)
+ *   loop overhead    the final agent's own ms per turn (model time subtracted), 10 vs 100 turns
+ *   learner's cycle  wall time of `npm run check s01` and of `npm test` (reported, not judged)
+ *   context growth   input tokens per turn over a 20-turn session that reads a 30 000-character
+ *                    file each turn: without and with read_file's output cap, and with
+ *                    cache_control on the last message (the share of input read from cache)
+ *
+ * With --json the last line is one JSON object (see docs/guide/benchmarks.md). A figure whose
+ * lesson is not in the course yet prints "n/a (lesson not present)" and is null in the JSON.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import Anthropic from "@anthropic-ai/sdk";
+import { SCRIPTED_MODEL_ID, type Llm } from "../../runtime/client.ts";
+import { output } from "../../runtime/print.ts";
+import { ScriptedModel, type ScriptedModelOptions } from "../../runtime/scripted/model.ts";
+import { ROOT } from "../../runtime/testing.ts";
+import { readFile, READ_MAX_CHARS } from "../../runtime/tools/files.ts";
+import { presentAdapters, type FuzzTool, type LessonAdapter } from "../reliability/lessons.ts";
+import { planScenario, withDescription, type Plan } from "../reliability/plan.ts";
+
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      json: { type: "boolean", default: false },
+      "skip-cycle": { type: "boolean", default: false },
+      "update-docs": { type: "boolean", default: false },
+    },
+  }));
+} catch (e) {
+  console.error(`${(e as Error).message}\nusage: npm run bench -- [--json] [--skip-cycle] [--update-docs]`);
+  process.exit(2);
+}
+const progress = (s: string) => {
+  if (!values.json) process.stderr.write(`  ${s}\n`);
+};
+
+const NA = "n/a (lesson not present)";
+const K = 5;
+const TOOL_MS = 200;
+
+/** A scripted model and a client on it; `busyMs()` is the time spent inside the model (to subtract). */
+function bench(options: ScriptedModelOptions, transform?: (body: Record<string, unknown>) => void) {
+  const model = new ScriptedModel({ maxRequests: 1_000, ...options });
+  let busy = 0;
+  const handle = model.handle.bind(model);
+  model.handle = async (req: Request) => {
+    const t = performance.now();
+    try {
+      return await handle(req);
+    } finally {
+      busy += performance.now() - t;
+    }
+  };
+  const fetchThrough = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    if (transform && typeof init?.body === "string") {
+      const body = JSON.parse(init.body) as Record<string, unknown>;
+      transform(body);
+      init = { ...init, body: JSON.stringify(body) };
+    }
+    return model.fetch(input, init);
+  };
+  const client = new Anthropic({ apiKey: "scripted-offline", baseURL: "http://scripted-model.localhost", fetch: fetchThrough, maxRetries: 0 });
+  const llm: Llm & { scripted: ScriptedModel } = { client, model: SCRIPTED_MODEL_ID, scripted: model };
+  return { llm, model, busyMs: () => busy };
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+  });
+
+function tool(run: FuzzTool["run"]): FuzzTool {
+  return { name: "fz_ok", description: "A benchmark tool. Input: {\"n\": number}.", readOnly: true, run };
+}
+
+const plan = (turns: number, callsPerTurn: number): Plan =>
+  withDescription({
+    turns: Array.from({ length: turns }, () => ({
+      blocks: Array.from({ length: callsPerTurn }, () => ({ type: "call" as const, call: { tool: "fz_ok", input: "valid" as const } })),
+      stop: "natural" as const,
+    })),
+  });
+
+/** Runs a lesson's loop on a plan; returns wall ms and the model's own ms. */
+async function timeRun(a: LessonAdapter, p: Plan, tools: FuzzTool[], options: ScriptedModelOptions = {}, extra: Record<string, unknown> = {}) {
+  const { llm, busyMs } = bench({ scenario: planScenario(p), ...options });
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: "Benchmark task." }];
+  const t = performance.now();
+  await a.run(llm, history, tools, { toolTimeoutMs: 60_000, guards: { maxTurns: 10_000, tokenBudget: 1e12, maxRepeats: 1e6 }, extra });
+  return { ms: performance.now() - t, modelMs: busyMs(), history, llm };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+const restore = output.write;
+output.write = () => {};
+const { adapters } = await presentAdapters();
+const byN = (n: number) => adapters.find((a) => a.n === n);
+const final = adapters[adapters.length - 1]!;
+const parallelAgent = [...adapters].reverse().find((a) => a.n >= 3);
+
+// ── parallel tools ──
+let parallel: { parallel_over_one_tool: number; sequential_over_parallel: number | null } | null = null;
+const parallelRows: string[][] = [];
+if (parallelAgent) {
+  progress(`parallel tools: ${parallelAgent.lesson.id} vs s02`);
+  const slow = [tool(async (_i, signal) => (await sleep(TOOL_MS, signal), "read"))];
+  const runs = async (a: LessonAdapter, k: number) => {
+    await timeRun(a, plan(1, k), slow); // warm up (module loading, JIT)
+    const xs: number[] = [];
+    for (let i = 0; i < 3; i++) xs.push((await timeRun(a, plan(1, k), slow)).ms);
+    return median(xs);
+  };
+  const many = await runs(parallelAgent, K);
+  const one = await runs(parallelAgent, 1);
+  const s02 = byN(2);
+  const seq = s02 ? await runs(s02, K) : null;
+  parallel = { parallel_over_one_tool: round(many / one), sequential_over_parallel: seq === null ? null : round(seq / many) };
+  parallelRows.push(
+    [`${parallelAgent.lesson.id}, ${K} calls of ${TOOL_MS} ms`, `${Math.round(many)} ms`, ""],
+    [`${parallelAgent.lesson.id}, 1 call`, `${Math.round(one)} ms`, `parallel_over_one_tool = ${parallel.parallel_over_one_tool} (goal ≤ 1.3)`],
+    [`s02 (sequential), ${K} calls`, seq === null ? NA : `${Math.round(seq)} ms`, `sequential_over_parallel = ${parallel.sequential_over_parallel ?? NA} (goal ≥ 2, ideal ${K})`],
+  );
+}
+
+// ── streaming ──
+let streaming: { first_text_fraction: number } | null = null;
+const streamAgent = [...adapters].reverse().find((a) => a.claims.streaming);
+let streamNote = NA;
+if (streamAgent) {
+  progress(`streaming: ${streamAgent.lesson.id}`);
+  // One answer of 60 text chunks, 10 ms apart: the whole message takes about 0.6 s.
+  const text = Array.from({ length: 60 }, (_, i) => `Word${i} and then some more text`).join(" ");
+  const p: Plan = withDescription({ turns: [{ blocks: [{ type: "text", text }], stop: "natural" }] });
+  let first = 0;
+  const mark = () => {
+    if (first === 0) first = performance.now();
+  };
+  const quietStdout = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    if (String(chunk).includes("Word0")) mark();
+    return values.json ? true : (quietStdout as (c: string | Uint8Array, ...r: unknown[]) => boolean)(chunk, ...rest);
+  }) as typeof process.stdout.write;
+  output.write = (line: string) => {
+    if (line.includes("Word0")) mark();
+  };
+  const start = performance.now();
+  try {
+    await timeRun(streamAgent, p, [tool(async () => "ok")], { streamDelayMs: 10 }, { onText: mark, handlers: { onText: mark }, stream: { onText: mark } });
+  } finally {
+    process.stdout.write = quietStdout as typeof process.stdout.write;
+    output.write = () => {};
+  }
+  const total = performance.now() - start;
+  if (first > 0) {
+    streaming = { first_text_fraction: round((first - start) / total, 3) };
+    streamNote = `${streaming.first_text_fraction} (first text at ${Math.round(first - start)} ms of ${Math.round(total)} ms; goal ≤ 0.25)`;
+  } else streamNote = `no text reached the screen before the end (${streamAgent.lesson.id}'s text callback not found)`;
+}
+
+// ── loop overhead ──
+progress(`loop overhead: ${final.lesson.id}`);
+const noop = [tool(async () => "ok")];
+const perTurn = async (turns: number) => {
+  const xs: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const r = await timeRun(final, plan(turns, 1), noop);
+    xs.push((r.ms - r.modelMs) / (turns + 1));
+  }
+  // The fastest of five: what the loop costs when the shared machine does not interrupt it.
+  return Math.min(...xs);
+};
+await perTurn(10); // warm up
+await perTurn(100);
+const ms10 = await perTurn(10);
+const ms100 = await perTurn(100);
+const overhead = { ms_per_turn: round(ms10), ms_per_turn_100: round(ms100), growth_100_over_10: round(ms100 / ms10) };
+
+// ── context growth ──
+progress(`context growth: ${final.lesson.id}, 20 turns`);
+const dir = mkdtempSync(join(tmpdir(), "course-bench-"));
+writeFileSync(join(dir, "big.log"), Array.from({ length: 1_000 }, (_, i) => `line ${String(i).padStart(5, "0")}: ${"x".repeat(22)}`).join("\n"));
+const reader = (max: number) => [tool(async () => readFile(dir, "big.log", max))];
+const session = async (max: number, cache: boolean) => {
+  let marked = false;
+  const markLast = (body: Record<string, unknown>) => {
+    const messages = body.messages as Anthropic.MessageParam[] | undefined;
+    if (JSON.stringify(body).includes('"cache_control"')) return; // the agent marks it itself
+    const last = messages?.[messages.length - 1];
+    if (!last) return;
+    if (typeof last.content === "string") last.content = [{ type: "text", text: last.content }];
+    const block = last.content[last.content.length - 1] as { cache_control?: { type: "ephemeral" } } | undefined;
+    if (block) (block.cache_control = { type: "ephemeral" }), (marked = true);
+  };
+  const { llm } = bench({ scenario: planScenario(plan(20, 1)) }, cache ? markLast : undefined);
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: "Benchmark task: read the log, twenty times." }];
+  let stopped = "";
+  try {
+    const r = await final.run(llm, history, reader(max), { guards: { maxTurns: 10_000, tokenBudget: 1e12, maxRepeats: 1e6 } });
+    if (r.kind === "outcome" && r.status !== "done") stopped = `stopped: ${r.reason}`;
+  } catch (e) {
+    stopped = `failed: ${(e as Error).message.slice(0, 80)}`;
+  }
+  const usage = llm.scripted.responses.map((m) => m.usage);
+  const input = usage.map((u) => u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0));
+  const read = usage.reduce((n, u) => n + (u.cache_read_input_tokens ?? 0), 0);
+  const total = input.reduce((a, b) => a + b, 0);
+  return { turns: input.length, total, last: input[input.length - 1] ?? 0, cacheShare: total > 0 ? read / total : 0, stopped, marked };
+};
+const fileChars = readFileSync(join(dir, "big.log"), "utf8").length;
+const uncapped = await session(Number.MAX_SAFE_INTEGER, false);
+const capped = await session(READ_MAX_CHARS, false);
+const cached = await session(READ_MAX_CHARS, true);
+rmSync(dir, { recursive: true, force: true });
+const context = {
+  turns: capped.turns,
+  tokens_total_uncapped: uncapped.total,
+  tokens_total_capped: capped.total,
+  tokens_last_turn_uncapped: uncapped.last,
+  tokens_last_turn_capped: capped.last,
+  cache_read_share: round(cached.cacheShare, 3),
+};
+
+// ── learner's cycle ──
+let cycle: { check_s: number | null; test_s: number | null } = { check_s: null, test_s: null };
+if (!values["skip-cycle"]) {
+  const time = (args: string[]) => {
+    const t = performance.now();
+    spawnSync("npm", ["run", "-s", ...args], { cwd: ROOT, stdio: "ignore", env: { ...process.env, CI: "1" } });
+    return round((performance.now() - t) / 1000, 1);
+  };
+  progress("learner's cycle: npm run check s01");
+  const check_s = time(["check", "s01"]);
+  progress("learner's cycle: npm test (the whole suite)");
+  const test_s = time(["test"]);
+  cycle = { check_s, test_s };
+}
+output.write = restore;
+
+// ── report ──
+const lines: string[] = [];
+const out = (s = "") => {
+  lines.push(s);
+  if (!values.json) console.log(s);
+};
+function table(head: string[], rows: string[][]): void {
+  const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(width[i]!)).join(" | ")} |`;
+  out(line(head));
+  out(`| ${width.map((w) => "-".repeat(w)).join(" | ")} |`);
+  for (const r of rows) out(line(r));
+  out();
+}
+out(`Lessons present: ${adapters.map((a) => a.lesson.id).join(", ")}. Final agent: ${final.lesson.id}.`);
+out();
+out("### Parallel tools");
+out();
+if (parallelRows.length) table(["run", "wall time", "figure"], parallelRows);
+else out(`${NA} (s03)\n`);
+out("### Streaming");
+out();
+out(`first_text_fraction: ${streamNote}`);
+out();
+out("### Loop overhead (model time subtracted)");
+out();
+table(
+  ["session", "ms per turn", "figure"],
+  [
+    ["10 turns", String(overhead.ms_per_turn), "ms_per_turn (goal ≤ 2)"],
+    ["100 turns", String(overhead.ms_per_turn_100), `×${overhead.growth_100_over_10} vs 10 turns`],
+  ],
+);
+out("### Context growth (20 turns, each reads a file of " + fileChars + " characters)");
+out();
+table(
+  ["run", "turns", "input tokens, all turns", "input tokens, last turn", "cache read share"],
+  [
+    ["no output cap", String(uncapped.turns), String(uncapped.total), String(uncapped.last), "—"],
+    [`read_file cap (${READ_MAX_CHARS} chars)`, String(capped.turns), String(capped.total), String(capped.last), "—"],
+    [
+      `cap + cache_control on the last message${cached.marked ? " (added by the bench)" : " (set by the agent)"}`,
+      String(cached.turns),
+      String(cached.total),
+      String(cached.last),
+      String(context.cache_read_share),
+    ],
+  ],
+);
+for (const r of [uncapped, capped, cached]) if (r.stopped) out(`note: a session ${r.stopped}`);
+out("### The learner's cycle");
+out();
+out(cycle.check_s === null ? "skipped (--skip-cycle)" : `npm run check s01: ${cycle.check_s} s; npm test: ${cycle.test_s} s (reported, not judged)`);
+out();
+
+const summary = {
+  parallel_tools: parallel,
+  streaming,
+  loop_overhead: overhead,
+  learner_cycle: cycle,
+  context,
+};
+
+if (values["update-docs"]) {
+  const page = join(ROOT, "docs/guide/benchmarks.md");
+  const start = "<!-- bench:latest:start -->";
+  const end = "<!-- bench:latest:end -->";
+  const text = existsSync(page) ? readFileSync(page, "utf8") : "";
+  const a = text.indexOf(start);
+  const b = text.indexOf(end);
+  if (a >= 0 && b > a) {
+    const body = `${start}\n\n_Last run: ${new Date().toISOString().slice(0, 10)}, \`npm run bench\`._\n\n${lines.join("\n")}\n\`\`\`json\n${JSON.stringify(summary)}\n\`\`\`\n\n${end}`;
+    writeFileSync(page, text.slice(0, a) + body + text.slice(b + end.length));
+  }
+}
+if (values.json) console.log(JSON.stringify(summary));
