@@ -53,8 +53,17 @@ export function explainError(e: unknown): string | null {
   if (e instanceof Anthropic.BadRequestError)
     return `The API rejected the request (400): ${apiMessage(e)}\n  If it names messages.N, your loop broke a message rule; \`npm run check\` shows which.`;
   if (e instanceof Anthropic.InternalServerError) return `The model's server failed (${e.status}) even after retries: ${apiMessage(e)}. Try again later.`;
-  if (e instanceof Anthropic.APIError) return `API error ${e.status ?? ""}: ${apiMessage(e)}`;
+  if (e instanceof Anthropic.APIError)
+    return e.status === undefined
+      ? `The model's server broke off its answer mid-stream (${apiType(e) ?? "error"}): ${apiMessage(e)}. Run again; lesson s11 shows how a loop recovers.`
+      : `API error ${e.status}: ${apiMessage(e)}`;
+  if (e instanceof Anthropic.AnthropicError && /terminated|other side closed|socket/i.test(e.message))
+    return `The connection to the model's server broke mid-answer (${e.message}). Run again; lesson s11 shows how a loop recovers.`;
   return null;
+}
+
+function apiType(e: InstanceType<typeof Anthropic.APIError>): string | undefined {
+  return (e.error as { error?: { type?: string } } | undefined)?.error?.type;
 }
 
 function apiMessage(e: InstanceType<typeof Anthropic.APIError>): string {

@@ -32,6 +32,8 @@ const KNOWN_BLOCKS = [
   "tool_search_tool_result",
   "container_upload",
 ];
+/** What a tool_result's content list may hold (ToolResultBlockParam in the SDK). */
+const RESULT_BLOCKS = ["text", "image", "search_result", "document", "tool_reference", "browser_state"];
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 
 type Obj = Record<string, unknown>;
@@ -162,6 +164,10 @@ function validateBlock(b: Obj, i: number, j: number, role: string): ApiError | n
           const inner = c[k] as unknown;
           if (!isObj(inner) || typeof inner.type !== "string")
             return bad(`${at}.tool_result.content.${k}: Input should be a valid dictionary`);
+          if (!RESULT_BLOCKS.includes(inner.type))
+            return bad(
+              `${at}.tool_result.content.${k}: Input tag '${inner.type}' found using 'type' does not match any of the expected tags: ${RESULT_BLOCKS.map((t) => `'${t}'`).join(", ")}`,
+            );
           if (inner.type === "text" && (typeof inner.text !== "string" || inner.text.length === 0))
             return bad("messages: text content blocks must be non-empty");
         }

@@ -157,6 +157,11 @@ describe("validation: what the API rejects, with its own words", () => {
     expect(errorOf(request)).toBe(expected);
   });
 
+  it("rejects a block in a tool_result's content that a result cannot hold", () => {
+    const e = errorOf(body([ask, assistant(use("toolu_a")), user(result("toolu_a", [txt("ok"), use("toolu_z")]))]));
+    expect(e).toMatch(/^messages\.2\.content\.0\.tool_result\.content\.1: Input tag 'tool_use' found using 'type' does not match any of the expected tags: 'text', 'image', /);
+  });
+
   it("rejects an unknown block type, naming it and the expected tags", () => {
     const e = errorOf(body([user({ type: "picture", url: "x" })]));
     expect(e).toMatch(/^messages\.0\.content\.0: Input tag 'picture' found using 'type' does not match any of the expected tags: 'text', /);
