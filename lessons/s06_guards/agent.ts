@@ -171,9 +171,11 @@ async function tour(): Promise<void> {
   for (const { label, guards, faults } of runs) {
     const root = await scratchWorkspace(S06_WORKSPACE);
     const history: Anthropic.MessageParam[] = [{ role: "user", content: S06_TASK }];
+    say("");
+    say(bold(label));
     const outcome = await runAgent(scriptedLlm(faults ? { faults } : {}), history, { root, guards });
-    say(`${label.padEnd(38)} → ${describeOutcome(outcome)}`);
-    say(`${"".padEnd(38)}   ${sendable(history)}`);
+    say(`Outcome: ${describeOutcome(outcome)}`);
+    say(sendable(history));
   }
 }
 
