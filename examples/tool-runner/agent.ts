@@ -73,6 +73,8 @@ export interface RunnerOptions {
   stream?: boolean;
   /** Aborts the request in flight and reaches each tool as `context.signal`. */
   signal?: AbortSignal;
+  /** Streaming only: gets the text as it arrives (default: written to the terminal). */
+  onText?: (delta: string) => void;
 }
 
 export interface RunnerResult {
@@ -135,16 +137,62 @@ export async function streamWithRunner(
     thread: false,
     stream: true,
   });
+  const onText = opts.onText ?? ((delta: string) => process.stdout.write(delta));
   for await (const stream of runner) {
-    stream.on("text", (delta) => process.stdout.write(delta));
+    stream.on("text", onText);
     const message = await stream.finalMessage();
-    process.stdout.write("\n");
+    onText("\n");
     for (const block of message.content) if (block.type === "tool_use") printCall(block);
   }
   const final = await runner.done();
   return { final, messages: conversationOf(runner.params.messages) };
 }
 // #endregion stream
+
+// #region budget
+/** Tokens of one response, cache reads and writes included (lesson s06 counts them the same way). */
+export function tokensOf(u: Anthropic.Beta.BetaUsage): number {
+  return u.input_tokens + u.output_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+}
+
+/**
+ * A guard the runner does not have, added on top: a token budget for the whole run. The only way
+ * to stop the runner between turns is to leave its loop, and then the transcript is yours to settle.
+ */
+export async function solveWithinBudget(
+  { client, model }: Llm,
+  history: Anthropic.MessageParam[],
+  tools: RunnerTools,
+  opts: RunnerOptions & { budget: number },
+): Promise<RunnerResult & { spent: number; overBudget: boolean }> {
+  const runner = client.beta.messages.toolRunner({
+    model,
+    max_tokens: opts.maxTokens ?? MAX_TOKENS,
+    system: system(opts.root),
+    tools,
+    messages: history,
+    thread: false,
+  });
+  let spent = 0;
+  for await (const message of runner) {
+    spent += tokensOf(message.usage);
+    if (spent <= opts.budget) continue;
+    // subtle: in the loop body the runner's history does not hold this reply yet, and once we
+    // leave the loop it never will (and runner.done() never settles). Keep the reply ourselves,
+    // and answer its calls without running them, so the transcript can be sent again.
+    const calls = message.content.filter((b): b is Anthropic.Beta.BetaToolUseBlock => b.type === "tool_use");
+    const messages: Anthropic.Beta.BetaMessageParam[] = [...runner.params.messages];
+    if (message.content.length > 0) messages.push({ role: "assistant", content: message.content });
+    if (calls.length > 0)
+      messages.push({
+        role: "user",
+        content: calls.map((c) => ({ type: "tool_result" as const, tool_use_id: c.id, is_error: true, content: `Not run: the token budget (${opts.budget}) is spent` })),
+      });
+    return { final: message, messages: conversationOf(messages), spent, overBudget: true };
+  }
+  return { final: await runner.done(), messages: conversationOf(runner.params.messages), spent, overBudget: false };
+}
+// #endregion budget
 
 /**
  * The runner speaks the beta types, whose messages may also be `system` messages (it adds one

@@ -22,6 +22,7 @@ import {
   courseTools,
   solveByHand,
   solveTwice,
+  solveWithinBudget,
   solveWithRunner,
   streamWithRunner,
   toRunnable,
@@ -104,8 +105,14 @@ describe("the same task, solved twice", () => {
   it("with stream: true the runner streams each turn and ends the same way", async () => {
     const llm = scripted();
     const root = await scratchWorkspace(WORKSPACE);
-    const run = await streamWithRunner(llm, [{ role: "user", content: TASK }], courseTools().map((t) => toRunnable(t, root)), { root });
+    const deltas: string[] = [];
+    const run = await streamWithRunner(llm, [{ role: "user", content: TASK }], courseTools().map((t) => toRunnable(t, root)), {
+      root,
+      onText: (d) => deltas.push(d),
+    });
     expect(run.final.stop_reason).toBe("end_turn");
+    expect(deltas.length).toBeGreaterThan(4);
+    expect(deltas.join("")).toContain("The port is 8080");
     expect(llm.scripted.exchanges.map((e) => (e.request as { stream?: boolean }).stream)).toEqual([true, true, true, true]);
     expect(await transcriptProblems(llm, run.messages)).toBeNull();
   });
@@ -199,6 +206,36 @@ describe("what the runner does for you", () => {
     expect(await transcriptProblems(llm, messages)).toBeNull();
   });
 
+  it("with stream: true and runToolsEagerly, starts a call while the reply is still streaming", async () => {
+    const events: string[] = [];
+    const tool = betaZodTool({ name: "echo", description: "Repeat a text.", inputSchema: z.object({ text: z.string() }), run: ({ text }) => (events.push("tool ran"), text) });
+    // The call comes first, then a text: the call is complete when the text block starts.
+    const scenario: Scenario = {
+      id: "appendix_eager",
+      title: "a call, then more text",
+      reply: (ctx) =>
+        ctx.step === 0
+          ? { content: [{ type: "tool_use", name: "echo", input: { text: "hi" } }, { type: "text", text: "and some words after the call" }], stop_reason: "tool_use" }
+          : { content: [{ type: "text", text: "done" }], stop_reason: "end_turn" },
+    };
+    const llm = scripted({ scenario, streamDelayMs: 5 });
+    const run = llm.client.beta.messages.toolRunner({
+      model: llm.model,
+      max_tokens: 256,
+      messages: [{ role: "user", content: "go" }],
+      tools: [tool],
+      thread: false,
+      stream: true,
+      runToolsEagerly: true,
+    });
+    for await (const stream of run) {
+      await stream.finalMessage();
+      events.push("reply complete");
+    }
+    expect(events.slice(0, 2)).toEqual(["tool ran", "reply complete"]);
+    expect(await transcriptProblems(llm, conversationOf(run.params.messages))).toBeNull();
+  });
+
   it("sends a pause_turn back and continues, but keeps the continuation as a second assistant message", async () => {
     const llm = scripted();
     const root = await scratchWorkspace({});
@@ -270,6 +307,44 @@ describe("what the runner leaves to you", () => {
     // Without max_iterations it goes on until something else stops it (here the scripted model's limit).
     const llm = scripted({ scenario: forever, maxRequests: 12 });
     await expect(solveWithRunner(llm, [{ role: "user", content: "go" }], [tool], { root: "/tmp" })).rejects.toThrow(/12 requests already answered/);
+  });
+
+  it("no token budget: leaving its loop stops it, but the reply in hand is not in its history and done() never settles", async () => {
+    const forever = oneReply({ content: [{ type: "tool_use", name: "echo", input: { text: "again" } }] });
+    const llm = scripted({ scenario: forever });
+    const run = llm.client.beta.messages.toolRunner({ model: llm.model, max_tokens: 256, messages: [{ role: "user", content: "go" }], tools: [echoTool], thread: false });
+    let replies = 0;
+    for await (const _message of run) if (++replies === 2) break;
+    const messages = conversationOf(run.params.messages);
+    // Two replies came, but the history holds only the first one (and its results).
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(llm.scripted.exchanges).toHaveLength(2);
+    const settled = await Promise.race([run.done().then(() => "settled", () => "settled"), new Promise((r) => setTimeout(() => r("pending"), 200))]);
+    expect(settled).toBe("pending");
+  });
+
+  it("a budget on top (solveWithinBudget): stops between turns and leaves a transcript that can be sent again", async () => {
+    let runs = 0;
+    const tool = betaZodTool({ name: "echo", description: "Repeat a text.", inputSchema: z.object({ text: z.string() }), run: ({ text }) => (runs++, text) });
+    const llm = scripted({ scenario: oneReply({ content: [{ type: "tool_use", name: "echo", input: { text: "x".repeat(400) } }] }) });
+    const run = await solveWithinBudget(llm, [{ role: "user", content: "go" }], [tool], { root: "/tmp", budget: 1_000 });
+    expect(run.overBudget).toBe(true);
+    expect(run.spent).toBeGreaterThan(1_000);
+    const requests = llm.scripted.exchanges.length;
+    expect(requests).toBeLessThan(10);
+    // The last reply is kept and its call answered without being run.
+    expect(runs).toBe(requests - 1);
+    expect(results(run.messages.at(-1))).toEqual([expect.objectContaining({ is_error: true, content: "Not run: the token budget (1000) is spent" })]);
+    expect(await transcriptProblems(llm, run.messages)).toBeNull();
+  });
+
+  it("within the budget, solveWithinBudget ends like the runner does", async () => {
+    const llm = scripted();
+    const root = await scratchWorkspace(WORKSPACE);
+    const run = await solveWithinBudget(llm, [{ role: "user", content: TASK }], courseTools().map((t) => toRunnable(t, root)), { root, budget: 1_000_000 });
+    expect(run.overBudget).toBe(false);
+    expect(run.final.stop_reason).toBe("end_turn");
+    expect(await transcriptProblems(llm, run.messages)).toBeNull();
   });
 
   it("no tool time limit: a tool that ignores the abort signal keeps the runner waiting", async () => {
