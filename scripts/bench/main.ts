@@ -316,14 +316,16 @@ const summary = {
 };
 
 if (values["update-docs"]) {
-  const page = join(ROOT, "docs/guide/benchmarks.md");
-  const start = "<!-- bench:latest:start -->";
-  const end = "<!-- bench:latest:end -->";
-  const text = existsSync(page) ? readFileSync(page, "utf8") : "";
-  const a = text.indexOf(start);
-  const b = text.indexOf(end);
-  if (a >= 0 && b > a) {
-    const body = `${start}\n\n_Last run: ${new Date().toISOString().slice(0, 10)}, \`npm run bench\`._\n\n${lines.join("\n")}\n\`\`\`json\n${JSON.stringify(summary)}\n\`\`\`\n\n${end}`;
+  for (const rel of ["docs/guide/benchmarks.md", "docs/zh/guide/benchmarks.md"]) {
+    const page = join(ROOT, rel);
+    if (!existsSync(page)) continue;
+    const text = readFileSync(page, "utf8");
+    const start = "<!-- bench:latest:start -->";
+    const end = "<!-- bench:latest:end -->";
+    const a = text.indexOf(start);
+    const b = text.indexOf(end);
+    if (a < 0 || b < a) continue;
+    const body = `${start}\n\n_${new Date().toISOString().slice(0, 10)}, \`npm run bench\`:_\n\n${lines.join("\n")}\n\`\`\`json\n${JSON.stringify(summary)}\n\`\`\`\n\n${end}`;
     writeFileSync(page, text.slice(0, a) + body + text.slice(b + end.length));
   }
 }

@@ -97,7 +97,7 @@ if (parts.has("fuzz") && adapters.length > 0) {
     ["lesson", "runs", "violations", "crashes", "ms/run", "claims checked"],
     fuzz.map((s) => [s.lesson, s.runs, s.violations, s.crashes, (s.ms / Math.max(1, s.runs)).toFixed(1), claimsOf(s.lesson)]),
   );
-  for (const s of fuzz) if (s.counterexample) out(`Counterexample: ${s.counterexample}`);
+  for (const s of fuzz) if (s.counterexample) out(`Counterexample:\n\n\`\`\`text\n${s.counterexample}\n\`\`\`\n`);
 }
 
 // ── faults ──
@@ -174,18 +174,20 @@ out(
 );
 
 if (values["update-docs"]) {
-  const page = join(ROOT, "docs/guide/reliability.md");
-  if (existsSync(page)) {
+  // Markdown for the docs: angle brackets and asterisks of commands must not become HTML or emphasis.
+  const md = lines.map((l) => (l.startsWith("  ") ? l : l.replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\*/g, "\\*")));
+  for (const rel of ["docs/guide/reliability.md", "docs/zh/guide/reliability.md"]) {
+    const page = join(ROOT, rel);
+    if (!existsSync(page)) continue;
     const text = readFileSync(page, "utf8");
     const start = "<!-- reliability:latest:start -->";
     const end = "<!-- reliability:latest:end -->";
     const a = text.indexOf(start);
     const b = text.indexOf(end);
-    if (a >= 0 && b > a) {
-      const body = `${start}\n\n_Last run: ${new Date().toISOString().slice(0, 10)}, \`npm run reliability\`._\n\n${lines.join("\n")}\n\n\`\`\`json\n${JSON.stringify(summary)}\n\`\`\`\n\n${end}`;
-      writeFileSync(page, text.slice(0, a) + body + text.slice(b + end.length));
-      log(`(updated ${page})`);
-    }
+    if (a < 0 || b < a) continue;
+    const body = `${start}\n\n_${new Date().toISOString().slice(0, 10)}, \`npm run reliability\`:_\n\n${md.join("\n")}\n\n\`\`\`json\n${JSON.stringify(summary)}\n\`\`\`\n\n${end}`;
+    writeFileSync(page, text.slice(0, a) + body + text.slice(b + end.length));
+    log(`(updated ${rel})`);
   }
 }
 
