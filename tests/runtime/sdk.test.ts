@@ -6,10 +6,12 @@
  * sequences, prompt caching and the request cap.
  */
 import Anthropic from "@anthropic-ai/sdk";
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { scriptedLlm } from "../../runtime/client.ts";
 import { ScriptedModel, type ScriptedModelOptions } from "../../runtime/scripted/model.ts";
 import { call, text, thinking } from "../../runtime/scripted/scenarios/script.ts";
+import { FaultSyntaxError, parseFault, parseFaultList } from "../../runtime/scripted/faults.ts";
 import { startServer, type RunningServer } from "../../runtime/scripted/server.ts";
 import type { Reply, Scenario } from "../../runtime/scripted/types.ts";
 
@@ -292,6 +294,53 @@ describe.each(transports)("the SDK against the scripted model (%s)", (_name, mak
     expect((e as Error).message).toMatch(/keeps calling.*stop_reason/);
   });
 
+  it("the raw SSE wire: event and data lines, in the order the SDK parses, indices sequential", async () => {
+    const { raw } = await make({ scenario: fixed("wire", { content: [thinking("Hmm."), text("Two calls."), call("a", { x: 1 }), call("b", {})] }) });
+    const res = await raw("/v1/messages", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", max_tokens: 500, stream: true, messages: user("go") }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/event-stream");
+    const frames = (await res.text()).split("\n\n").filter((f) => f.length > 0);
+    const events = frames.map((f) => {
+      const [ev, data, ...rest] = f.split("\n");
+      expect(rest).toEqual([]);
+      expect(ev).toMatch(/^event: \w+$/);
+      expect(data).toMatch(/^data: \{/);
+      const json = JSON.parse(data!.slice(6)) as { type: string; index?: number; delta?: { type: string } };
+      expect(json.type).toBe(ev!.slice(7));
+      return json;
+    });
+    const types = events.map((e) => e.type);
+    expect(types[0]).toBe("message_start");
+    expect(types).toContain("ping");
+    expect(types.slice(-2)).toEqual(["message_delta", "message_stop"]);
+    const starts = events.filter((e) => e.type === "content_block_start").map((e) => e.index);
+    const stops = events.filter((e) => e.type === "content_block_stop").map((e) => e.index);
+    expect(starts).toEqual([0, 1, 2, 3]);
+    expect(stops).toEqual([0, 1, 2, 3]);
+    // Each block's deltas sit between its start and its stop.
+    events.forEach((e, n) => {
+      if (e.type !== "content_block_delta") return;
+      const start = events.findIndex((x) => x.type === "content_block_start" && x.index === e.index);
+      const stop = events.findIndex((x) => x.type === "content_block_stop" && x.index === e.index);
+      expect(n).toBeGreaterThan(start);
+      expect(n).toBeLessThan(stop);
+    });
+    const deltas = new Set(events.flatMap((e) => (e.type === "content_block_delta" ? [e.delta!.type] : [])));
+    expect([...deltas].sort()).toEqual(["input_json_delta", "signature_delta", "text_delta", "thinking_delta"]);
+  });
+
+  it("a prompt longer than the context window: 400 prompt is too long (and the fault that fakes it)", async () => {
+    const { client } = await make({ contextWindow: 50 });
+    await expect(client.messages.create(params({ messages: user("word ".repeat(100)) }))).rejects.toThrow(/prompt is too long: \d+ tokens > 50 maximum/);
+    expect((await client.messages.create(params({ messages: user("hi") }))).type).toBe("message");
+    const f = await make({ faults: [{ kind: "prompt_too_long" }] });
+    await expect(f.client.messages.create(params())).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+  });
+
   it("faults and scenarios can be asked for per request with headers", async () => {
     const { client, model } = await make({});
     await expect(client.messages.create(params(), { headers: { "x-scripted-fault": "529" } })).rejects.toBeInstanceOf(Anthropic.OverloadedError);
@@ -300,5 +349,52 @@ describe.each(transports)("the SDK against the scripted model (%s)", (_name, mak
     await expect(client.messages.create(params(), { headers: { "x-scripted-fault": "nonsense" } })).rejects.toThrow(/unknown fault/);
     await expect(client.messages.create(params(), { headers: { "x-scripted-scenario": "nope" } })).rejects.toThrow(/unknown scenario/);
     expect(model.exchanges).toHaveLength(4);
+  });
+});
+
+describe("faults written as short strings (flags and headers)", () => {
+  it("parses each kind, with its options and defaults", () => {
+    expect(parseFaultList("429:retry-after=2,ok,500,529,prompt-too-long,stream-error:after=5,stream-cut,latency:ms=40")).toEqual([
+      { kind: "rate_limit", retryAfterSeconds: 2 },
+      null,
+      { kind: "server_error" },
+      { kind: "overloaded" },
+      { kind: "prompt_too_long" },
+      { kind: "stream_error", afterEvents: 5 },
+      { kind: "stream_cut", afterEvents: 3 },
+      { kind: "latency", ms: 40 },
+    ]);
+    expect(parseFault("rate-limit")).toEqual({ kind: "rate_limit", retryAfterSeconds: 1 });
+    expect(parseFault(" OK ")).toBeNull();
+  });
+
+  it("refuses an unknown fault, listing the known ones", () => {
+    expect(() => parseFault("418")).toThrow(FaultSyntaxError);
+    expect(() => parseFault("418")).toThrow(/unknown fault "418": use 429\[:retry-after=N\], 500, 529/);
+  });
+});
+
+describe("property: streaming and JSON agree on any reply", () => {
+  const block = fc.oneof(
+    fc.string({ minLength: 1, maxLength: 80 }).filter((t) => t.trim().length > 0).map((t) => text(t)),
+    fc.string({ minLength: 1, maxLength: 60 }).map((t) => thinking(t)),
+    fc.record({ name: fc.constantFrom("bash", "read_file", "x-y_z"), input: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 })) }).map(({ name, input }) => call(name, input)),
+  );
+  it("finalMessage() deep-equals create() (text, thinking, tool calls, truncation)", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(block, { maxLength: 5 }), fc.integer({ min: 1, max: 300 }), async (content, maxTokens) => {
+        const { client } = scriptedLlm({ scenario: fixed("prop", { content }) }, { maxRetries: 0 });
+        const p = params({ max_tokens: maxTokens });
+        const json = await client.messages.create(p);
+        const streamed = await client.messages.stream(p).finalMessage();
+        expect(withoutParsed(streamed)).toEqual(json);
+        expect(json.usage.output_tokens).toBeGreaterThan(0);
+        if (json.stop_reason === "max_tokens") {
+          const last = json.content[json.content.length - 1];
+          if (last?.type === "tool_use") expect(last.input).toEqual({});
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
 });
