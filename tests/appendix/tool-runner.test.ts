@@ -90,6 +90,9 @@ describe("the same task, solved twice", () => {
       expect(allResults(messages).filter((r) => r.is_error)).toHaveLength(3);
     }
     expect(textOf(run.messages.at(-1)!.content)).toBe(textOf(byHand.at(-1)!.content));
+    // The bad input, as each loop words it: s04's sentences for the model, zod's issues as JSON.
+    expect(textOf(results(byHand[2])[0]?.content)).toMatch(/^Invalid input for read_json; it was not run\./);
+    expect(textOf(results(run.messages[2])[0]?.content)).toMatch(/^Error: \[\n/);
     expect(textOf(run.messages.at(-1)!.content)).toContain("8080");
   });
 
