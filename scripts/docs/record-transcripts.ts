@@ -20,7 +20,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type Anthropic from "@anthropic-ai/sdk";
 import { LESSONS, findLesson, type Lesson } from "../../runtime/manifest.ts";
-import { matchTurns, type FailedRecording, type RecordedTranscript } from "../../docs/.vitepress/theme/transcript.ts";
+import { matchResponses, type FailedRecording, type RecordedTranscript } from "../../docs/.vitepress/theme/transcript.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const OUT_DIR = join(ROOT, "docs/public/transcripts");
@@ -58,7 +58,7 @@ async function recordOne(dir: string, outFile: string): Promise<void> {
   const messages = transcriptOf(value);
   if (!messages) throw new Error(`demo(llm) of ${lesson.dir} returned no transcript (an array of messages)`);
   const responses = llm.scripted.responses;
-  const turns = matchTurns(messages, responses);
+  const { turns, unmatched } = matchResponses(messages, responses);
   const recorded: RecordedTranscript = {
     type: "recorded",
     lesson: lesson.dir,
@@ -67,7 +67,8 @@ async function recordOne(dir: string, outFile: string): Promise<void> {
     model: "scripted model (offline)",
     messages,
     turns,
-    unkept: Math.max(0, responses.length - turns.length),
+    unkept: unmatched.length,
+    unkeptStops: unmatched.map((i) => responses[i]!.stop_reason),
   };
   writeFileSync(outFile, JSON.stringify(recorded, null, 1));
 }

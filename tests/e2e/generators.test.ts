@@ -12,7 +12,7 @@ import type { Lesson } from "../../runtime/manifest.ts";
 import { diffFile, diffMarkdown, lessonDiff } from "../../scripts/docs/diff.ts";
 import { expandLessonPage, missingLessonPages } from "../../scripts/docs/pages.ts";
 import { transcriptOf } from "../../scripts/docs/record-transcripts.ts";
-import { linkTools, matchTurns, parseTranscriptText, TranscriptFileError } from "../../docs/.vitepress/theme/transcript.ts";
+import { linkTools, matchResponses, matchTurns, parseTranscriptText, TranscriptFileError } from "../../docs/.vitepress/theme/transcript.ts";
 
 const lesson = (n: number, slug: string): Lesson => ({
   id: `s0${n}`,
@@ -201,6 +201,22 @@ describe("transcript viewer: reading files", () => {
       [1, "tool_use"],
       [3, "end_turn"],
     ]);
+  });
+
+  it("matches a message the loop joined from consecutive responses (pause_turn) to all of them", () => {
+    const joined: Anthropic.MessageParam[] = [
+      { role: "user", content: "task" },
+      { role: "assistant", content: [{ type: "text", text: "part one" }, { type: "text", text: "part two" }] },
+    ];
+    const { turns, unmatched } = matchResponses(joined, [
+      { stop_reason: "max_tokens", content: [{ type: "text", text: "cut" }] },
+      { stop_reason: "pause_turn", content: [{ type: "text", text: "part one" }], usage: { input_tokens: 3, output_tokens: 1 } },
+      { stop_reason: "end_turn", content: [{ type: "text", text: "part two" }], usage: { input_tokens: 5, output_tokens: 2 } },
+    ]);
+    expect(turns).toEqual([
+      { index: 1, stop_reason: "end_turn", merged: ["pause_turn", "end_turn"], usage: expect.objectContaining({ input_tokens: 8, output_tokens: 3 }) },
+    ]);
+    expect(unmatched).toEqual([0]);
   });
 
   it("takes a demo's transcript as an array or inside an object", () => {

@@ -10,6 +10,8 @@ export interface TurnMeta {
   index: number;
   stop_reason: string | null;
   usage?: Partial<Anthropic.Usage> | null;
+  /** When the loop joined several responses into this message (pause_turn, a continuation): their stop_reasons. */
+  merged?: (string | null)[];
 }
 
 /** What scripts/docs/record-transcripts.ts writes to docs/public/transcripts/<dir>.json. */
@@ -24,6 +26,8 @@ export interface RecordedTranscript {
   turns: TurnMeta[];
   /** Responses the model sent that the loop did not keep in its transcript (e.g. a retried turn). */
   unkept: number;
+  /** Their stop_reasons, in order. */
+  unkeptStops?: (string | null)[];
 }
 
 /** What the recorder writes instead when a lesson's demo could not be run. */
@@ -64,7 +68,7 @@ function asMessages(v: unknown, where: string): Anthropic.MessageParam[] {
 }
 
 /** A response-like object seen in a log: its stop_reason, usage and (maybe) content. */
-interface SeenResponse {
+export interface SeenResponse {
   stop_reason: string | null;
   usage?: Partial<Anthropic.Usage> | null;
   content?: unknown;
@@ -83,13 +87,39 @@ function responseIn(v: unknown): SeenResponse | null {
   return null;
 }
 
+const USAGE_KEYS = ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"] as const;
+
+function sumUsage(rs: SeenResponse[]): Partial<Anthropic.Usage> | null {
+  if (rs.every((r) => !r.usage)) return null;
+  const sum: Partial<Record<(typeof USAGE_KEYS)[number], number>> = {};
+  for (const k of USAGE_KEYS) sum[k] = rs.reduce((n, r) => n + (r.usage?.[k] ?? 0), 0);
+  return sum as Partial<Anthropic.Usage>;
+}
+
+/** How many responses (at most 4) from `from` join, block after block, into exactly this content; 0 if none. */
+function joinedCount(content: unknown, responses: SeenResponse[], from: number): number {
+  if (!Array.isArray(content)) return 0;
+  const wanted = JSON.stringify(content);
+  const blocks: unknown[] = [];
+  for (let k = from; k < Math.min(responses.length, from + 4); k++) {
+    const c = responses[k]!.content;
+    if (!Array.isArray(c)) return 0;
+    blocks.push(...(c as unknown[]));
+    if (blocks.length > content.length) return 0;
+    if (k > from && JSON.stringify(blocks) === wanted) return k - from + 1;
+  }
+  return 0;
+}
+
 /**
  * Pairs assistant messages with the responses they came from, in order. A response whose content
- * is known is matched by content (a loop that dropped or rewrote a turn leaves it unmatched);
- * responses without content are given to the assistant turns in order.
+ * is known is matched by content; a message the loop joined from consecutive responses (pause_turn,
+ * a max_tokens continuation) is matched to all of them; a response the loop dropped or rewrote
+ * stays unmatched. Responses without content are given to the assistant turns in order.
  */
-export function matchTurns(messages: Anthropic.MessageParam[], responses: SeenResponse[]): TurnMeta[] {
+export function matchResponses(messages: Anthropic.MessageParam[], responses: SeenResponse[]): { turns: TurnMeta[]; unmatched: number[] } {
   const turns: TurnMeta[] = [];
+  const used = new Set<number>();
   let next = 0;
   messages.forEach((m, index) => {
     if (m.role !== "assistant") return;
@@ -98,12 +128,25 @@ export function matchTurns(messages: Anthropic.MessageParam[], responses: SeenRe
       const r = responses[j]!;
       if (r.content === undefined || JSON.stringify(r.content) === wanted) {
         turns.push({ index, stop_reason: r.stop_reason, usage: r.usage ?? null });
+        used.add(j);
         next = j + 1;
+        return;
+      }
+      const n = joinedCount(m.content, responses, j);
+      if (n > 1) {
+        const parts = responses.slice(j, j + n);
+        turns.push({ index, stop_reason: parts[n - 1]!.stop_reason, usage: sumUsage(parts), merged: parts.map((p) => p.stop_reason) });
+        for (let k = j; k < j + n; k++) used.add(k);
+        next = j + n;
         return;
       }
     }
   });
-  return turns;
+  return { turns, unmatched: responses.map((_, i) => i).filter((i) => !used.has(i)) };
+}
+
+export function matchTurns(messages: Anthropic.MessageParam[], responses: SeenResponse[]): TurnMeta[] {
+  return matchResponses(messages, responses).turns;
 }
 
 /** Reads a file a learner picked: JSONL from a lesson run, a JSON array of messages, or a recorded file. */
