@@ -8,10 +8,10 @@
 import { appendFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LESSONS } from "../../runtime/manifest.ts";
-import { STACK_FRAME, hasCommand, makeCopy, snapshot, solve, type CourseCopy } from "./course-copy.ts";
+import type { Lesson } from "../../runtime/manifest.ts";
+import { hintLines } from "../../scripts/lib/views.ts";
+import { STACK_FRAME, hasCommand, makeCopy, snapshot, solve, stripAnsi, type CourseCopy } from "./course-copy.ts";
 
-const s01 = LESSONS[0]!;
 const gitMissing = !hasCommand("git");
 
 /** The text of the first todo("…") call in the exercise: what `check` must name. */
@@ -34,11 +34,15 @@ function states(listOutput: string): Record<string, string> {
 describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", () => {
   let copy: CourseCopy;
   let pristine: Map<string, Map<string, Buffer>>;
+  let LESSONS: Lesson[];
+  let s01: Lesson;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     copy = makeCopy({ git: true });
+    LESSONS = await copy.lessons();
+    s01 = LESSONS[0]!;
     pristine = new Map(LESSONS.map((l) => [l.id, snapshot(join(copy.root, "lessons", l.dir))]));
-  });
+  }, 60_000);
   afterAll(() => copy?.remove());
 
   it("check s01 on the pristine exercise fails, and its first lines name the TODO that is left and where", async () => {
@@ -50,7 +54,7 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
     expect(head).toMatch(new RegExp(`lessons/${s01.dir}/${s01.entry.replace(".", "\\.")}:\\d+`));
     expect(out).toContain(`npm run hint ${s01.id}`);
     expect(out).not.toMatch(STACK_FRAME);
-  });
+  }, 180_000);
 
   it("list: every pristine exercise fails its check, so the first lesson is current and the others not started", async () => {
     const { code, out } = await copy.run(["list"]);
@@ -59,7 +63,7 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
     expect(states(out)).toEqual(expected);
     expect(out).toContain(`0 of ${LESSONS.length} lessons done`);
     for (const l of LESSONS) expect(out).toContain(l.title);
-  });
+  }, 180_000);
 
   it("hint prints the guiding questions first, the stronger hint on a second call or with --more", async () => {
     const first = await copy.run(["hint", "s01"]);
@@ -68,13 +72,19 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
     expect(first.out).not.toContain(s01.hints[1]);
     const second = await copy.run(["hint", "s01"]);
     expect(second.out).toContain(s01.hints[1]);
-    for (const l of LESSONS.slice(1)) {
-      const { code, out } = await copy.run(["hint", l.id, "--more"]);
-      expect(code).toBe(0);
-      expect(out).toContain(l.hints[0]);
-      expect(out).toContain(l.hints[1]);
+    // The last lesson through the command line; every lesson through the same view it prints.
+    const last = LESSONS[LESSONS.length - 1]!;
+    const more = await copy.run(["hint", last.id, "--more"]);
+    expect(more.code).toBe(0);
+    expect(more.out).toContain(last.hints[0]);
+    expect(more.out).toContain(last.hints[1]);
+    for (const l of LESSONS) {
+      const text = stripAnsi(hintLines(l, 2).join("\n"));
+      expect(l.hints.every((h) => h.trim().length > 0)).toBe(true);
+      expect(text).toContain(l.hints[0]);
+      expect(text).toContain(l.hints[1]);
     }
-  });
+  }, 180_000);
 
   it("solution shows the reference only when asked: the diff from the exercise to the solution", async () => {
     const { code, out } = await copy.run(["solution", "s01"]);
@@ -84,7 +94,7 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
     expect(out).toMatch(/^\+.*history\.push/m);
     const full = await copy.run(["solution", "s01", "--full"]);
     expect(full.out).toContain(copy.read(`solutions/${s01.dir}/${s01.entry}`).toString().split("\n")[1]!);
-  });
+  }, 180_000);
 
   it("a syntax error in the learner's file: a message with the line, exit 1, no stack trace", async () => {
     const file = join(copy.root, "lessons", s01.dir, s01.entry);
@@ -95,7 +105,7 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
     expect(out).toContain("does not parse");
     expect(out).toMatch(new RegExp(`${s01.entry.replace(".", "\\.")}:${lines - 1}`));
     expect(out).not.toMatch(STACK_FRAME);
-  });
+  }, 180_000);
 
   it("reset without --yes and without a terminal refuses and changes nothing", async () => {
     const before = snapshot(join(copy.root, "lessons", s01.dir));
@@ -103,7 +113,7 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
     expect(code).toBe(2);
     expect(out).toContain("--yes");
     expect(snapshot(join(copy.root, "lessons", s01.dir))).toEqual(before);
-  });
+  }, 180_000);
 
   it("reset --yes restores every exercise byte for byte (an added file removed, a deleted one back)", async () => {
     for (const l of LESSONS) {
@@ -117,7 +127,7 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
     rmSync(join(copy.root, "lessons", s01.dir), { recursive: true });
     expect((await copy.run(["reset", "s01", "--yes"])).code).toBe(0);
     expect(snapshot(join(copy.root, "lessons", s01.dir))).toEqual(pristine.get("s01"));
-  });
+  }, 180_000);
 
   it("with every solution copied in, every check passes: list says done for all, check s01 and check pass", async () => {
     for (const l of LESSONS) solve(copy.root, l.dir);
@@ -129,7 +139,7 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
     const current = await copy.run(["check"]);
     expect(current.code).toBe(0);
     expect(current.out).toContain(`All ${LESSONS.length} lessons pass`);
-  });
+  }, 180_000);
 
   it("progress follows the files, not a flag: after a reset the lesson is current again; an edited later one is in progress", async () => {
     await copy.run(["reset", "s01", "--yes"]);
@@ -146,7 +156,7 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
     const check = await copy.run(["check"]);
     expect(check.code).toBe(1);
     expect(check.out).toContain(`Current lesson: ${s01.id}`);
-  });
+  }, 180_000);
 
   it("an unknown id, a deleted lesson folder: a clear message, exit 2, no stack trace", async () => {
     for (const cmd of ["check", "hint", "reset", "lesson", "solution"]) {
@@ -169,14 +179,16 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
     } finally {
       renameSync(`${dir}.away`, dir);
     }
-  });
+  }, 180_000);
 });
 
 describe("reset without git: the pristine snapshot under .course/", () => {
   let copy: CourseCopy;
-  beforeAll(() => {
+  let s01: Lesson;
+  beforeAll(async () => {
     copy = makeCopy({ git: false });
-  });
+    s01 = (await copy.lessons())[0]!;
+  }, 60_000);
   afterAll(() => copy?.remove());
 
   it("the first command takes the snapshot; reset --yes brings the exercise back byte for byte", async () => {
@@ -191,5 +203,5 @@ describe("reset without git: the pristine snapshot under .course/", () => {
     expect(code, out).toBe(0);
     expect(out).toContain(".course/pristine");
     expect(snapshot(dir)).toEqual(before);
-  });
+  }, 180_000);
 });

@@ -6,6 +6,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Lesson } from "../../runtime/manifest.ts";
 import { ROOT, filesUnder } from "../../scripts/lib/paths.ts";
 
 /**
@@ -20,6 +22,8 @@ export interface CourseCopy {
   /** Runs `tsx scripts/course.ts <args>` in the copy; output without colours. */
   run: (args: string[], opts?: { input?: string }) => Promise<{ code: number; out: string }>;
   read: (rel: string) => Buffer;
+  /** The copy's own manifest (other lessons may have been added since this test file loaded). */
+  lessons: () => Promise<Lesson[]>;
   remove: () => void;
 }
 
@@ -64,6 +68,7 @@ export function makeCopy({ git }: { git: boolean }): CourseCopy {
         child.on("close", (code) => resolve({ code: code ?? -1, out: stripAnsi(out) }));
       }),
     read: (rel) => readFileSync(join(root, rel)),
+    lessons: async () => ((await import(pathToFileURL(join(root, "runtime/manifest.ts")).href)) as { LESSONS: Lesson[] }).LESSONS,
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
 }

@@ -5,11 +5,10 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LESSONS } from "../../runtime/manifest.ts";
+import type { Lesson } from "../../runtime/manifest.ts";
 import { KEYS_HELP } from "../../scripts/lib/watch.ts";
 import { courseEnv, hasCommand, makeCopy, solve, stripAnsi, type CourseCopy } from "./course-copy.ts";
 
-const s01 = LESSONS[0]!;
 const usePty = hasCommand("script");
 
 class Terminal {
@@ -48,15 +47,19 @@ class Terminal {
 describe(`npm run watch in a ${usePty ? "pseudo-terminal" : "pipe"}`, () => {
   let copy: CourseCopy;
   let term: Terminal;
-  beforeAll(() => {
+  let LESSONS: Lesson[];
+  let s01: Lesson;
+  beforeAll(async () => {
     copy = makeCopy({ git: true });
+    LESSONS = await copy.lessons();
+    s01 = LESSONS[0]!;
     const cmd = `"${process.execPath}" --import tsx scripts/course.ts watch`;
     const env = courseEnv();
     const child = usePty
       ? spawn("script", ["-q", "-e", "-c", cmd, "/dev/null"], { cwd: copy.root, env })
       : spawn(process.execPath, ["--import", "tsx", "scripts/course.ts", "watch"], { cwd: copy.root, env });
     term = new Terminal(child);
-  });
+  }, 60_000);
   afterAll(() => {
     term?.kill();
     copy?.remove();
