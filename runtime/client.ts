@@ -81,6 +81,8 @@ export function selectModel(opts: SelectOptions = {}): Selection {
     apiKey: key ?? (token ? null : "no-key"),
     authToken: key ? null : (token ?? null),
     ...(baseURL ? { baseURL } : {}),
+    // The SDK sends the key as a bearer token; some compatible endpoints read only x-api-key.
+    ...(baseURL && key ? { defaultHeaders: { "x-api-key": key } } : {}),
     ...(opts.maxRetries !== undefined ? { maxRetries: opts.maxRetries } : {}),
     ...(opts.timeout !== undefined ? { timeout: opts.timeout } : {}),
   });
