@@ -73,7 +73,7 @@ describe("s11 a broken stream: the loop retries the turn", () => {
       await expect(stream(llm)()).rejects.toBeDefined();
       const again = scripted({ scenario: "echo", faults: [{ kind, afterEvents: 4 }] }, { maxRetries: 2 });
       const retried: unknown[] = [];
-      const message = await recovery.retryTurn(stream(again), { delayMs: 1, onRetry: (_, e) => retried.push(e) });
+      const message = await recovery.retryTurn(stream(again), { delayMs: 1, onRetry: (_, e) => void retried.push(e) });
       expect(message.stop_reason).toBe("end_turn");
       expect(again.scripted.exchanges).toHaveLength(2);
       expect(retried).toHaveLength(1);

@@ -16,18 +16,21 @@ import { parseArgs } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
 import { scriptedLlm, selectModel, type Llm } from "../../runtime/client.ts";
 import { runMain, todo } from "../../runtime/lesson.ts";
-import { dim, printFinal, printToolCall, printToolResult, say, yellow } from "../../runtime/print.ts";
+import { dim, printToolCall, printToolResult, say, printFinal, yellow } from "../../runtime/print.ts";
 import { textOf } from "../../runtime/scripted/conversation.ts";
-import { S10_FOLLOW_UP, S10_TASK } from "../../runtime/scripted/scenarios/s10_conversation.ts";
-import { CONTINUE_PROMPT, S11_TASK } from "../../runtime/scripted/scenarios/s11_recovery.ts";
-import type { FaultPlan } from "../../runtime/scripted/types.ts";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
-import { batches, runTools } from "../../solutions/s03_parallel_tools/run-tools.ts";
+import { batches } from "../../solutions/s03_parallel_tools/run-tools.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
-import { checkedTools } from "../../solutions/s04_tool_errors/tools.ts";
 import { answerNotRun, appendResponse, describeOutcome, stoppedBy } from "../../solutions/s05_stop_reasons/outcome.ts";
 import { DEFAULT_GUARDS, RepeatCounter, runSignal, tokensOf, type GuardStop, type Guards } from "../../solutions/s06_guards/guards.ts";
 import type { ModelStop, Outcome } from "../../solutions/s05_stop_reasons/outcome.ts";
+import { terminalApprover, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
+import { safeTools } from "../../solutions/s07_safe_tools/safe-tools.ts";
+import { EarlyStart } from "../../solutions/s08_streaming/early-tools.ts";
+import { streamTurn, type StreamHandlers } from "../../solutions/s08_streaming/stream-turn.ts";
+import { S10_FOLLOW_UP, S10_TASK } from "../../runtime/scripted/scenarios/s10_conversation.ts";
+import { CONTINUE_PROMPT, S11_TASK } from "../../runtime/scripted/scenarios/s11_recovery.ts";
+import type { FaultPlan } from "../../runtime/scripted/types.ts";
 import { Repl, attachTerminal } from "../../solutions/s10_conversation/repl.ts";
 import { loadSession } from "../../solutions/s10_conversation/session.ts";
 import { compactInPlace, estimateMessages } from "./compact.ts";
@@ -39,10 +42,12 @@ export const system = (root: string) =>
 export const DEFAULT_MAX_TOKENS = 4096;
 
 export interface RunOptions {
-  /** The tools (default: s04's checked tools). */
+  /** The tools (default: s04's tools made safe, confined to `root`). */
   registry?: ToolRegistry;
-  /** The workspace the tools act in (default: the current directory). */
+  /** The workspace the tools act in and cannot leave (default: the current directory). */
   root?: string;
+  /** Asked before a command that is not read-only (default: y/n on the terminal, refused without one). */
+  approve?: Approver;
   /** max_tokens of each request; a cut-off answer is asked again once with 4 times as many. */
   maxTokens?: number;
   /** Texts at which the model stops writing (stop_reason "stop_sequence"). */
@@ -51,6 +56,8 @@ export interface RunOptions {
   guards?: Partial<Guards>;
   /** Cancels the run from outside (Ctrl-C, a caller's own deadline). */
   signal?: AbortSignal;
+  /** Called as the answer streams: each piece of text, each tool call once its input is complete. */
+  stream?: StreamHandlers;
   /** How hard the loop tries to recover (DEFAULT_RECOVERY). */
   recovery?: Partial<RecoveryLimits>;
 }
@@ -61,7 +68,7 @@ export type RecoveredOutcome = Outcome<ModelStop | GuardStop | "prompt_too_long"
 // #region loop
 /** The loop. `history` grows in place; returns how the run ended. */
 export async function runAgent({ client, model }: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
-  const registry = opts.registry ?? new SafeToolRegistry(checkedTools());
+  const registry = opts.registry ?? new SafeToolRegistry(safeTools({ workspace: opts.root ?? process.cwd(), approve: opts.approve ?? terminalApprover() }));
   const guards: Guards = { ...DEFAULT_GUARDS, ...opts.guards };
   // One signal for the run: the request in flight and the tools running stop when it aborts.
   const run = runSignal(guards.timeoutMs, opts.signal);
@@ -93,12 +100,15 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
     if (turns >= guards.maxTurns) return stop("max_turns", `reached the limit of ${guards.maxTurns} turns`);
     if (used >= guards.tokenBudget) return stop("token_budget", `spent ${used} tokens of a budget of ${guards.tokenBudget}`);
 
+    // Read-only calls of this turn may start while the answer is still streaming.
+    let early = new EarlyStart(registry, ctx);
     let response: Anthropic.Message;
     try {
       // A stream that breaks half-way is sent again: nothing of it was appended.
       response = await retryTurn(
         () =>
-          client.messages.create(
+          streamTurn(
+            client,
             {
               model,
               max_tokens: maxTokens,
@@ -107,12 +117,29 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
               messages: history,
               ...(opts.stopSequences ? { stop_sequences: opts.stopSequences } : {}),
             },
-            { signal: run.signal },
+            {
+              onText: (delta) => opts.stream?.onText?.(delta),
+              onToolUse: (call) => {
+                opts.stream?.onToolUse?.(call);
+                early.notice(call);
+              },
+            },
+            run.signal,
           ),
-        { retries: limits.streamRetries, signal: run.signal, onRetry: (n, e) => say(dim(`  stream broke (${(e as Error).message}), sending the turn again (${n})`)) },
+        {
+          retries: limits.streamRetries,
+          signal: run.signal,
+          onRetry: async (n, e) => {
+            await early.settle();
+            early = new EarlyStart(registry, ctx);
+            say(dim(`  stream broke (${(e as Error).message}), sending the turn again (${n})`));
+          },
+        },
       );
     } catch (e) {
-      // The deadline (or the caller) aborted the request in flight: nothing was added to history.
+      // The deadline (or Ctrl-C) aborted the stream: the partial answer is dropped, nothing was
+      // added to history, and the early tools were stopped by the same signal.
+      await early.settle();
       const why = run.why();
       if (why) return halted(why);
       // Too long for the context window: compact (pairs kept whole) and ask again.
@@ -130,20 +157,24 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
     last = response;
 
     // The model ran out of context while answering: compact, then ask again (nothing appended).
-    if (response.stop_reason === "model_context_window_exceeded" && compactions < limits.compactions && compact(Math.floor(estimateMessages(history) / 2)))
-      continue;
+    if (response.stop_reason === "model_context_window_exceeded" && compactions < limits.compactions) {
+      await early.settle();
+      if (compact(Math.floor(estimateMessages(history) / 2))) continue;
+    }
 
     // Cut off by max_tokens. subtle: a cut-off tool_use has unfinished input (it arrives as {}):
     // never run it, ask again with a larger limit. A cut-off text is kept, and the model continues it.
     if (response.stop_reason === "max_tokens") {
-      const last = response.content[response.content.length - 1];
-      if (last?.type === "text" && continuations < limits.continuations) {
+      await early.settle();
+      const lastBlock = response.content[response.content.length - 1];
+      const calls = response.content.some((b) => b.type === "tool_use");
+      if (lastBlock?.type === "text" && !calls && continuations < limits.continuations) {
         // TODO: keep the cut-off text (appendResponse), then ask for the rest with a user message whose
         //       content is CONTINUE_PROMPT; count it in `continuations` and `continue` the loop.
         void continuations;
         return todo("s11 loop: an answer cut off by max_tokens → keep it and ask the model to continue");
       }
-      if (last?.type !== "text" && maxTokens < limits.maxTokensCeiling) {
+      if ((lastBlock?.type !== "text" || calls) && maxTokens < limits.maxTokensCeiling) {
         maxTokens = Math.min(maxTokens * 4, limits.maxTokensCeiling);
         say(dim(`  max_tokens: a tool call was cut off; asking again with max_tokens ${maxTokens}`));
         continue;
@@ -183,7 +214,8 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
     // Each is answered, failed or not: runTools calls registry.dispatch, which is now safeDispatch.
     calls.forEach(printToolCall);
     say(dim(`  run: ${batches(registry, calls).map((b) => b.map((c) => c.name).join(" ‖ ")).join("  →  ")}`));
-    const results = await runTools(registry, calls, ctx);
+    if (early.count > 0) say(dim(`  ${early.count} read-only call(s) started while the answer was streaming`));
+    const results = await early.results(calls);
     for (const result of results) printToolResult(textOf(result.content), result.is_error);
     history.push({ role: "user", content: results });
   }

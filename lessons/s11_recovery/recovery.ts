@@ -58,10 +58,10 @@ export function isPromptTooLong(e: unknown): boolean {
  */
 export async function retryTurn<T>(
   send: () => Promise<T>,
-  opts: { retries?: number; signal?: AbortSignal; onRetry?: (attempt: number, error: unknown) => void; delayMs?: number } = {},
+  opts: { retries?: number; signal?: AbortSignal; onRetry?: (attempt: number, error: unknown) => void | Promise<void>; delayMs?: number } = {},
 ): Promise<T> {
   // TODO: call `send()`; when it throws a stream break (isStreamBreak(e, opts.signal)) and retries
-  //       are left, call opts.onRetry?.(attempt, e), wait (opts.delayMs ?? 250) * 2 ** (attempt - 1) ms,
+  //       are left, await opts.onRetry?.(attempt, e), wait (opts.delayMs ?? 250) * 2 ** (attempt - 1) ms,
   //       and send again. Any other error (a 400, an abort) or the last failure: throw it.
   void send;
   return todo("s11 retryTurn: send the turn again after a broken stream");

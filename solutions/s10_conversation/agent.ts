@@ -17,15 +17,18 @@ import { parseArgs } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
 import { selectModel, type Llm } from "../../runtime/client.ts";
 import { runMain } from "../../runtime/lesson.ts";
-import { dim, printFinal, printToolCall, printToolResult, say, yellow } from "../../runtime/print.ts";
+import { dim, printToolCall, printToolResult, say, printFinal, yellow } from "../../runtime/print.ts";
 import { textOf } from "../../runtime/scripted/conversation.ts";
-import { S10_FOLLOW_UP, S10_TASK } from "../../runtime/scripted/scenarios/s10_conversation.ts";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
-import { batches, runTools } from "../../solutions/s03_parallel_tools/run-tools.ts";
+import { batches } from "../../solutions/s03_parallel_tools/run-tools.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
-import { checkedTools } from "../../solutions/s04_tool_errors/tools.ts";
 import { answerNotRun, appendResponse, describeOutcome, stoppedBy } from "../../solutions/s05_stop_reasons/outcome.ts";
 import { DEFAULT_GUARDS, RepeatCounter, runSignal, tokensOf, type GuardStop, type GuardedOutcome, type Guards } from "../../solutions/s06_guards/guards.ts";
+import { terminalApprover, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
+import { safeTools } from "../../solutions/s07_safe_tools/safe-tools.ts";
+import { EarlyStart } from "../../solutions/s08_streaming/early-tools.ts";
+import { streamTurn, type StreamHandlers } from "../../solutions/s08_streaming/stream-turn.ts";
+import { S10_FOLLOW_UP, S10_TASK } from "../../runtime/scripted/scenarios/s10_conversation.ts";
 import { Repl, attachTerminal } from "./repl.ts";
 import { loadSession } from "./session.ts";
 
@@ -35,10 +38,12 @@ export const system = (root: string) =>
 export const DEFAULT_MAX_TOKENS = 4096;
 
 export interface RunOptions {
-  /** The tools (default: s04's checked tools). */
+  /** The tools (default: s04's tools made safe, confined to `root`). */
   registry?: ToolRegistry;
-  /** The workspace the tools act in (default: the current directory). */
+  /** The workspace the tools act in and cannot leave (default: the current directory). */
   root?: string;
+  /** Asked before a command that is not read-only (default: y/n on the terminal, refused without one). */
+  approve?: Approver;
   /** max_tokens of each request; a cut-off answer is asked again once with 4 times as many. */
   maxTokens?: number;
   /** Texts at which the model stops writing (stop_reason "stop_sequence"). */
@@ -47,12 +52,14 @@ export interface RunOptions {
   guards?: Partial<Guards>;
   /** Cancels the run from outside (Ctrl-C, a caller's own deadline). */
   signal?: AbortSignal;
+  /** Called as the answer streams: each piece of text, each tool call once its input is complete. */
+  stream?: StreamHandlers;
 }
 
 // #region loop
 /** The loop. `history` grows in place; returns how the run ended. */
 export async function runAgent({ client, model }: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<GuardedOutcome> {
-  const registry = opts.registry ?? new SafeToolRegistry(checkedTools());
+  const registry = opts.registry ?? new SafeToolRegistry(safeTools({ workspace: opts.root ?? process.cwd(), approve: opts.approve ?? terminalApprover() }));
   const guards: Guards = { ...DEFAULT_GUARDS, ...opts.guards };
   // One signal for the run: the request in flight and the tools running stop when it aborts.
   const run = runSignal(guards.timeoutMs, opts.signal);
@@ -75,9 +82,12 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
     if (turns >= guards.maxTurns) return stop("max_turns", `reached the limit of ${guards.maxTurns} turns`);
     if (used >= guards.tokenBudget) return stop("token_budget", `spent ${used} tokens of a budget of ${guards.tokenBudget}`);
 
+    // Read-only calls of this turn may start while the answer is still streaming.
+    const early = new EarlyStart(registry, ctx);
     let response: Anthropic.Message;
     try {
-      response = await client.messages.create(
+      response = await streamTurn(
+        client,
         {
           model,
           max_tokens: maxTokens,
@@ -86,10 +96,19 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
           messages: history,
           ...(opts.stopSequences ? { stop_sequences: opts.stopSequences } : {}),
         },
-        { signal: run.signal },
+        {
+          onText: (delta) => opts.stream?.onText?.(delta),
+          onToolUse: (call) => {
+            opts.stream?.onToolUse?.(call);
+            early.notice(call);
+          },
+        },
+        run.signal,
       );
     } catch (e) {
-      // The deadline (or the caller) aborted the request in flight: nothing was added to history.
+      // The deadline (or Ctrl-C) aborted the stream: the partial answer is dropped, nothing was
+      // added to history, and the early tools were stopped by the same signal.
+      await early.settle();
       const why = run.why();
       if (why) return halted(why);
       throw e;
@@ -101,6 +120,7 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
     // subtle: cut off by max_tokens, the last block may be a tool_use whose input never finished
     // (it arrives as {}). Run none of it, store none of it: ask again, once, with a larger limit.
     if (response.stop_reason === "max_tokens" && !retried) {
+      await early.settle();
       retried = true;
       maxTokens *= 4;
       say(dim(`  max_tokens: the answer was cut off; asking again with max_tokens ${maxTokens}`));
@@ -140,7 +160,8 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
     // Each is answered, failed or not: runTools calls registry.dispatch, which is now safeDispatch.
     calls.forEach(printToolCall);
     say(dim(`  run: ${batches(registry, calls).map((b) => b.map((c) => c.name).join(" ‖ ")).join("  →  ")}`));
-    const results = await runTools(registry, calls, ctx);
+    if (early.count > 0) say(dim(`  ${early.count} read-only call(s) started while the answer was streaming`));
+    const results = await early.results(calls);
     for (const result of results) printToolResult(textOf(result.content), result.is_error);
     history.push({ role: "user", content: results });
   }

@@ -57,7 +57,7 @@ export function isPromptTooLong(e: unknown): boolean {
  */
 export async function retryTurn<T>(
   send: () => Promise<T>,
-  opts: { retries?: number; signal?: AbortSignal; onRetry?: (attempt: number, error: unknown) => void; delayMs?: number } = {},
+  opts: { retries?: number; signal?: AbortSignal; onRetry?: (attempt: number, error: unknown) => void | Promise<void>; delayMs?: number } = {},
 ): Promise<T> {
   const retries = opts.retries ?? DEFAULT_RECOVERY.streamRetries;
   for (let attempt = 0; ; attempt++) {
@@ -65,7 +65,7 @@ export async function retryTurn<T>(
       return await send();
     } catch (e) {
       if (attempt >= retries || !isStreamBreak(e, opts.signal)) throw e;
-      opts.onRetry?.(attempt + 1, e);
+      await opts.onRetry?.(attempt + 1, e);
       await new Promise((r) => setTimeout(r, (opts.delayMs ?? 250) * 2 ** attempt));
     }
   }
