@@ -355,3 +355,45 @@ describe("validation: properties", () => {
     );
   });
 });
+
+describe("validation and the checker agree", () => {
+  type Block = { type: string; [k: string]: unknown };
+  const blocksAt = (m: Msg): Block[] => (Array.isArray(m.content) ? (m.content as Block[]) : [{ type: "text", text: m.content as string }]);
+  /** Small edits a buggy loop makes to a transcript. */
+  const mutations: Array<(ms: Msg[], a: number, b: number) => Msg[]> = [
+    // drop a block
+    (ms, a, b) => ms.map((m, i) => (i === a % ms.length ? { ...m, content: blocksAt(m).filter((_, j) => j !== b % blocksAt(m).length) } : m)),
+    // duplicate a block
+    (ms, a, b) => ms.map((m, i) => (i === a % ms.length ? { ...m, content: blocksAt(m).flatMap((x, j) => (j === b % blocksAt(m).length ? [x, x] : [x])) } : m)),
+    // put a text block first
+    (ms, a) => ms.map((m, i) => (i === a % ms.length ? { ...m, content: [txt("note"), ...blocksAt(m)] } : m)),
+    // split a message in two after its first block
+    (ms, a) => ms.flatMap((m, i) => (i === a % ms.length && blocksAt(m).length > 1 ? [{ ...m, content: blocksAt(m).slice(0, 1) }, { ...m, content: blocksAt(m).slice(1) }] : [m])),
+    // drop a message
+    (ms, a) => ms.filter((_, i) => i !== a % ms.length),
+    // empty a message
+    (ms, a) => ms.map((m, i) => (i === a % ms.length ? { ...m, content: [] } : m)),
+    // answer the wrong id
+    (ms, a, b) => ms.map((m, i) => (i === a % ms.length ? { ...m, content: blocksAt(m).map((x, j) => (j === b % blocksAt(m).length && x.type === "tool_result" ? { ...x, tool_use_id: "toolu_wrong" } : x)) } : m)),
+    // an empty error result
+    (ms, a) => ms.map((m, i) => (i === a % ms.length ? { ...m, content: blocksAt(m).map((x) => (x.type === "tool_result" ? { ...x, content: "", is_error: true } : x)) } : m)),
+  ];
+
+  it("whatever the API would reject, the checker reports too (it is never more lenient)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(turnArb, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(fc.nat(mutations.length - 1), fc.nat(), fc.nat()), { minLength: 1, maxLength: 2 }),
+        (turns, edits) => {
+          let messages = buildTranscript(turns, false);
+          for (const [k, a, b] of edits) messages = mutations[k]!(messages, a, b);
+          const api = errorOf(body(messages));
+          // Not a pairing rule: a final assistant turn is followed by the next user message anyway.
+          if (api === null || api.includes("final assistant content cannot end with trailing whitespace")) return;
+          expect(checkTranscript(messages as Anthropic.MessageParam[]), `the API says: ${api}`).not.toEqual([]);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
