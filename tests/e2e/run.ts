@@ -302,8 +302,11 @@ async function main(): Promise<number> {
         { role: "assistant", content: [{ type: "text", text: "Done." }] },
       ];
       const jsonl = [
-        { type: "think", turn: 1, response: { stop_reason: "tool_use", usage: { input_tokens: 10, output_tokens: 5 }, content: messages[1]!.content } },
-        { type: "think", turn: 2, response: { stop_reason: "end_turn", usage: { input_tokens: 30, output_tokens: 3 }, content: messages[3]!.content } },
+        // The shape lesson s09 writes: {"type":"think","message":{…the Message…}} per response.
+        { type: "run", lesson: "s09_observability", task: "list the files" },
+        { type: "think", turn: 1, message: { type: "message", role: "assistant", stop_reason: "tool_use", usage: { input_tokens: 10, output_tokens: 5 }, content: messages[1]!.content } },
+        { type: "act", turn: 1, call: messages[1]!.content[1] },
+        { type: "think", turn: 2, message: { type: "message", role: "assistant", stop_reason: "end_turn", usage: { input_tokens: 30, output_tokens: 3 }, content: messages[3]!.content } },
         { type: "transcript", messages },
       ].map((l) => JSON.stringify(l)).join("\n");
       await page.locator("input.tv-file").setInputFiles({ name: "my-run.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(jsonl) });
