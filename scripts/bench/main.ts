@@ -205,7 +205,9 @@ const session = async (max: number, cache: boolean) => {
     if (!last) return;
     if (typeof last.content === "string") last.content = [{ type: "text", text: last.content }];
     const block = last.content[last.content.length - 1] as { cache_control?: { type: "ephemeral" } } | undefined;
-    if (block) (block.cache_control = { type: "ephemeral" }), (marked = true);
+    if (!block) return;
+    block.cache_control = { type: "ephemeral" };
+    marked = true;
   };
   const { llm } = bench({ scenario: planScenario(plan(20, 1)) }, cache ? markLast : undefined);
   const history: Anthropic.MessageParam[] = [{ role: "user", content: "Benchmark task: read the log, twenty times." }];

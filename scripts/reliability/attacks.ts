@@ -65,7 +65,6 @@ export interface Attack {
 
 const leaks = (s: Seen) => s.text.includes(CANARY_FILE);
 const leaksPasswd = (s: Seen) => /root:.*:0:0:/.test(s.text);
-const exists = (p: string) => () => existsSync(p);
 const read = (path: (s: Sandbox) => string): Pick<Attack, "tool" | "input"> => ({ tool: "read_file", input: (s) => ({ path: path(s) }) });
 const bash = (command: (s: Sandbox) => string): Pick<Attack, "tool" | "input"> => ({ tool: "bash", input: (s) => ({ command: command(s) }) });
 

@@ -8,7 +8,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
 import { scripted, transcriptProblems } from "../../runtime/testing.ts";
 import { output } from "../../runtime/print.ts";
-import { fuzzTools, type LessonAdapter } from "./lessons.ts";
+import { fuzzTools, type LessonAdapter, type Ran } from "./lessons.ts";
 import { cutOffTurns, planArb, planScenario, TOOL_NAMES, type Plan } from "./plan.ts";
 
 export const FUZZ_TASK = "Fuzz task: use the tools as you like, then answer.";
@@ -24,7 +24,7 @@ const blocksOf = (m: Anthropic.MessageParam) => (typeof m.content === "string" ?
 
 /** Runs one plan through one lesson's loop and checks every property the lesson claims. */
 export async function runPlan(adapter: LessonAdapter, plan: Plan): Promise<Verdict> {
-  const ran: number[] = [];
+  const ran: Ran[] = [];
   const tools = fuzzTools(adapter.space.toolKinds, ran);
   const llm = scripted({ scenario: planScenario(plan), maxRequests: 80 });
   const history: Anthropic.MessageParam[] = [{ role: "user", content: FUZZ_TASK }];
@@ -46,10 +46,16 @@ export async function runPlan(adapter: LessonAdapter, plan: Plan): Promise<Verdi
   }
   if (claims.stopReasons) {
     // A call in a turn that ended with max_tokens, refusal, … was cut off or not meant: never run.
+    // A streaming loop may start a read-only call early, before the turn ends (s08): reading
+    // changes nothing, so only calls that act count there.
     const cut = cutOffTurns(plan);
-    const wrongly = ran.filter((n) => cut.has(Math.floor((n - 1) / 100)));
+    const wrongly = ran.filter((r) => cut.has(Math.floor((r.n - 1) / 100)) && !(claims.streaming && r.readOnly));
     if (wrongly.length > 0)
-      return { ok: false, kind: "violation", problem: `call(s) n=${wrongly.join(",")} ran although their turn did not end with stop_reason tool_use` };
+      return {
+        ok: false,
+        kind: "violation",
+        problem: `call(s) n=${wrongly.map((r) => r.n).join(",")} ran although their turn did not end with stop_reason tool_use`,
+      };
   }
   // Failures must be marked is_error where the lesson claims it.
   const known = new Set(tools.map((t) => t.name));
@@ -96,14 +102,12 @@ export interface FuzzStats {
  */
 export async function fuzzLesson(adapter: LessonAdapter, numRuns: number, seed?: number): Promise<FuzzStats> {
   const start = performance.now();
-  let runs = 0;
   let last: Verdict = { ok: true };
   const restore = output.write;
   output.write = () => {};
   try {
     const result = await fc.check(
       fc.asyncProperty(planArb(adapter.space), async (plan) => {
-        runs++;
         last = await runPlan(adapter, plan);
         return last.ok;
       }),

@@ -114,16 +114,26 @@ export function spaceFor(n: number, claims: Claims): PlanSpace {
 /** A per-call timeout the fuzzer gives tools in lessons that enforce one (s04+), so hangs end fast. */
 export const FUZZ_TOOL_TIMEOUT_MS = 40;
 
+/** A call that ran: its number, and whether its tool is read-only. */
+export interface Ran {
+  n: number;
+  readOnly: boolean;
+}
+
 /** The generated tools, recording which calls (by their `n`) actually ran. */
-export function fuzzTools(kinds: ToolKind[], ran: number[]): FuzzTool[] {
+export function fuzzTools(kinds: ToolKind[], ran: Ran[]): FuzzTool[] {
+  let current: ToolKind = "ok";
   const record = (input: Record<string, unknown>) => {
-    if (typeof input.n === "number") ran.push(input.n);
+    if (typeof input.n === "number") ran.push({ n: input.n, readOnly: current !== "write" });
   };
   const make = (kind: ToolKind, run: FuzzTool["run"]): FuzzTool => ({
     name: TOOL_NAMES[kind],
     description: `A generated tool (${kind}). Input: {"n": number}.`,
     readOnly: kind !== "write",
-    run,
+    run: (input, signal) => {
+      current = kind;
+      return run(input, signal);
+    },
   });
   const all: Record<ToolKind, FuzzTool> = {
     ok: make("ok", async (i) => (record(i), `ok ${String(i.n)}`)),

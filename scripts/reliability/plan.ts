@@ -131,12 +131,12 @@ export function planArb(space: PlanSpace): fc.Arbitrary<Plan> {
     })
     .map(({ turns, repeat }) => {
       const all = repeat > 0 ? [...turns, ...Array.from({ length: repeat }, () => turns[turns.length - 1]!)] : turns;
-      // subtle: the turn after a pause_turn continues it. Whether the API accepts a thinking block
-      // in the middle of that continued turn is not known (the scripted model refuses it), so the
-      // continuation carries none.
-      const fixed = all.map((t, i) =>
-        i > 0 && all[i - 1]!.stop === "pause_turn" ? { ...t, blocks: t.blocks.filter((b) => b.type !== "thinking") } : t,
-      );
+      // subtle: the answer after a pause_turn continues the paused turn (s05 appends it there; a
+      // max_tokens retry in between does not change that). Whether the API accepts a thinking
+      // block in the middle of that continued turn is not known (the scripted model refuses it),
+      // so once a turn has paused, no later turn carries thinking.
+      const paused = all.findIndex((t) => t.stop === "pause_turn");
+      const fixed = all.map((t, i) => (paused >= 0 && i > paused ? { ...t, blocks: t.blocks.filter((b) => b.type !== "thinking") } : t));
       return withDescription({ turns: fixed });
     });
 }
