@@ -7,7 +7,8 @@
  * file, `wait_for_file` hangs. The tools are s04's, unchanged; the runner gets them through
  * `betaZodTool`, which checks each input with the same zod schema.
  *
- *   1. the course's loop: s05's `runAgent` (typed outcome, every stop_reason handled);
+ *   1. the course's loop as lesson s08 leaves it (`runAgent`): a typed outcome, every
+ *      stop_reason handled, guards (s06), streaming with read-only calls started early (s08);
  *   2. the runner: it runs the loop, pairs the results, validates the input, catches throws.
  *      What it does not do (time a tool out, retry a cut-off answer, guard a run, say how a run
  *      ended) is listed on the appendix page, each point tested in tests/appendix/.
@@ -26,8 +27,9 @@ import { S04_TASK, S04_WORKSPACE } from "../../runtime/scripted/scenarios/s04_to
 import { scratchWorkspace } from "../../runtime/tools/files.ts";
 import { runWithDeadline, SafeToolRegistry, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
 import { checkedTools, readJson, waitForFile } from "../../solutions/s04_tool_errors/tools.ts";
-import { runAgent, system } from "../../solutions/s05_stop_reasons/agent.ts";
-import { describeOutcome, type Outcome } from "../../solutions/s05_stop_reasons/outcome.ts";
+import { describeOutcome } from "../../solutions/s05_stop_reasons/outcome.ts";
+import type { GuardedOutcome } from "../../solutions/s06_guards/guards.ts";
+import { runAgent, system } from "../../solutions/s08_streaming/agent.ts";
 
 export const TASK = S04_TASK;
 export const WORKSPACE = S04_WORKSPACE;
@@ -39,9 +41,9 @@ export function courseTools(): CheckedTool[] {
 }
 
 // #region hand-built
-/** The course's loop: s05's runAgent, with s04's registry of checked tools. */
-export async function solveByHand(llm: Llm, history: Anthropic.MessageParam[], root: string): Promise<Outcome> {
-  return runAgent(llm, history, { registry: new SafeToolRegistry(courseTools()), root, maxTokens: MAX_TOKENS });
+/** The course's loop as of lesson s08, with s04's registry of checked tools and s06's default guards. */
+export async function solveByHand(llm: Llm, history: Anthropic.MessageParam[], root: string, opts: { maxTokens?: number } = {}): Promise<GuardedOutcome> {
+  return runAgent(llm, history, { registry: new SafeToolRegistry(courseTools()), root, maxTokens: opts.maxTokens ?? MAX_TOKENS });
 }
 // #endregion hand-built
 
@@ -241,7 +243,7 @@ async function main(): Promise<void> {
   // The default task works in scratch copies of a broken workspace; a task of your own works here.
   const workspace = async () => (isDefault ? await scratchWorkspace(WORKSPACE) : process.cwd());
 
-  heading("1. The course's loop (s05 runAgent)");
+  heading("1. The course's loop (s08 runAgent)");
   const byHand: Anthropic.MessageParam[] = [{ role: "user", content: task }];
   const outcome = await solveByHand(llm, byHand, await workspace());
   printFinal(outcome.message);

@@ -15,8 +15,6 @@ import type { Reply, Scenario, TurnContext } from "../../runtime/scripted/types.
 import { quietOutput, scripted, transcriptProblems } from "../../runtime/testing.ts";
 import { scratchWorkspace } from "../../runtime/tools/files.ts";
 import { checkTranscript } from "../../runtime/transcript.ts";
-import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
-import { runAgent } from "../../solutions/s05_stop_reasons/agent.ts";
 import {
   conversationOf,
   courseTools,
@@ -248,7 +246,7 @@ describe("what the runner does for you", () => {
     expect(run.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "assistant"]);
     expect(rulesBroken(run.messages)).toEqual(["roles-alternate"]);
 
-    // The course's loop (s05) joins the continuation to the paused turn.
+    // The course's loop (s05 on) joins the continuation to the paused turn.
     const byHand: Anthropic.MessageParam[] = [{ role: "user", content: S05_TASK }];
     await solveByHand(llm, byHand, await scratchWorkspace({}));
     expect(await transcriptProblems(llm, byHand)).toBeNull();
@@ -270,9 +268,9 @@ describe("what the runner leaves to you", () => {
     expect(blocks(run.messages.at(-1)).some((b) => b.type === "tool_use")).toBe(true);
     expect(rulesBroken(run.messages)).toEqual(["unanswered-tool-use"]);
 
-    // The course's loop (s05) asks again with a larger limit and finishes.
+    // The course's loop (s05 on) asks again with a larger limit and finishes.
     const byHand: Anthropic.MessageParam[] = [{ role: "user", content: S05_TASK }];
-    const outcome = await runAgentSmall(llm, byHand);
+    const outcome = await solveByHand(llm, byHand, await scratchWorkspace({}), { maxTokens: S05_SMALL_MAX_TOKENS });
     expect(outcome.status).toBe("done");
     expect(await transcriptProblems(llm, byHand)).toBeNull();
   });
@@ -310,6 +308,16 @@ describe("what the runner leaves to you", () => {
     // Without max_iterations it goes on until something else stops it (here the scripted model's limit).
     const llm = scripted({ scenario: forever, maxRequests: 12 });
     await expect(solveWithRunner(llm, [{ role: "user", content: "go" }], [tool], { root: "/tmp" })).rejects.toThrow(/12 requests already answered/);
+  });
+
+  it("the course's loop (s06 on) stops the same repeating model by itself, with a transcript that can be sent again", async () => {
+    const root = await scratchWorkspace({ "a.txt": "a" });
+    const llm = scripted({ scenario: oneReply({ content: [{ type: "tool_use", name: "read_file", input: { path: "a.txt" } }] }) });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "go" }];
+    const outcome = await solveByHand(llm, history, root);
+    expect(outcome).toMatchObject({ status: "stopped", reason: "repeated_call" });
+    expect(llm.scripted.exchanges.length).toBeLessThan(10);
+    expect(await transcriptProblems(llm, history)).toBeNull();
   });
 
   it("no token budget: leaving its loop stops it, but the reply in hand is not in its history and done() never settles", async () => {
@@ -402,8 +410,3 @@ describe("what the runner leaves to you", () => {
     expect(await transcriptProblems(llm, messages)).toBeNull();
   });
 });
-
-/** s05's loop on S05_TASK with the small max_tokens of that lesson's demo. */
-async function runAgentSmall(llm: Parameters<typeof solveByHand>[0], history: Anthropic.MessageParam[]) {
-  return runAgent(llm, history, { registry: new SafeToolRegistry(courseTools()), root: await scratchWorkspace({}), maxTokens: S05_SMALL_MAX_TOKENS });
-}
