@@ -131,6 +131,11 @@ export const approveAll: Approver = async () => ({ approved: true });
 /** Nothing but read-only commands. */
 export const refuseAll: Approver = async () => ({ approved: false, why: "only read-only commands are allowed in this run" });
 
+/** Commands the user approved in advance (exactly as written); anything else goes to `ask`. */
+export function preApproved(commands: readonly string[], ask: Approver): Approver {
+  return async (request) => (commands.includes(request.command.trim()) ? { approved: true } : ask(request));
+}
+
 export interface TerminalApproverOptions {
   /** --yes: approve without asking. */
   yes?: boolean;
