@@ -190,13 +190,6 @@ describe.concurrent("runMain: short messages, non-zero exits, no stack traces (r
     expect(r.stderr).not.toMatch(STACK);
   });
 
-  it("a broken transcript: the checker's words, exit 1", async () => {
-    const r = await run("transcript");
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/1 broken rule in the transcript:\n {2}- \[unanswered-tool-use\] messages\[1\] asks for toolu_left \(bash\)/);
-    expect(r.stderr).not.toMatch(STACK);
-  });
-
   it("an unexpected error: one line and how to see more, exit 1", async () => {
     const r = await run("crash");
     expect(r.code).toBe(1);
