@@ -106,6 +106,51 @@ export const LESSONS: Lesson[] = [
         "tokensOf adds the four usage fields (?? 0); callKey sorts keys at every depth before JSON.stringify.",
     ],
   },
+  {
+    id: "s07",
+    dir: "s07_safe_tools",
+    title: "Safe tools",
+    idea: "Tools that cannot hurt you: file paths confined to the workspace (.., absolute paths, symlinks out refused), bash capped, timed out by process group and without keys in its environment; not a block list (three bypasses shown) but read-only commands run freely and anything else asks for approval.",
+    entry: "agent.ts",
+    hints: [
+      "Does \"a/../../x\" contain the word \"..\" where a string check looks for it? What does realpath say about a symlink, or a file that does not exist yet? " +
+        "When bash starts `sleep 30 &`, whose child is sleep, and what does killing bash do to it? Which variables does a shell really need? " +
+        "Why is it safer to list what is allowed than what is forbidden?",
+      "Workspace.resolve: const lexical = resolve(this.root, path); const real = realLocation(lexical); if (!isInside(this.root, real)) throw this.outside(path); return real. " +
+        "safe-bash: spawn(…, { detached: true }) and process.kill(-child.pid, \"SIGKILL\") in a try; childEnv keeps names matching PASSED and not SECRET. " +
+        "classify: for each [name, ...args] of parsed.stages: no READ_ONLY[name] → not read-only; args.find(a => leavesWorkspace(a, root)) → not; READ_ONLY[name](args) → not; else read-only.",
+    ],
+  },
+  {
+    id: "s08",
+    dir: "s08_streaming",
+    title: "Streaming",
+    idea: "messages.stream: text printed as it arrives, tool input rebuilt from input_json_delta, read-only calls started before the message ends, Ctrl-C aborts and leaves a transcript that can be sent again, the same one a run without streaming leaves.",
+    entry: "agent.ts",
+    hints: [
+      "Which stream event says a tool call's input is complete? Can you JSON.parse a partial_json piece on its own? " +
+        "When may a read-only call start before the message ends without changing what any other call sees? " +
+        "What should history hold when the stream is aborted halfway?",
+      "streamTurn: const stream = client.messages.stream(params, signal ? { signal } : {}); stream.on(\"streamEvent\", (event) => …): content_block_start of tool_use → open.set(index, { block, json: \"\" }); " +
+        "text_delta → handlers.onText(delta.text); input_json_delta → open.get(index).json += partial_json; content_block_stop → parseInput(json) → handlers.onToolUse({ ...block, input }). Return await stream.finalMessage(). " +
+        "EarlyStart.notice: if (this.onlyReadsSoFar && this.registry.get(call.name)?.readOnly) this.started.set(call.id, { input: JSON.stringify(call.input), result: this.registry.dispatch(call, this.ctx) }); else this.onlyReadsSoFar = false.",
+    ],
+  },
+  {
+    id: "s09",
+    dir: "s09_observability",
+    title: "Observability",
+    idea: "One typed event per step (think, act, observe, stop), a logger turned up with --verbose, usage and cost per turn and per run, the message table of seed 000 (--trace), and every run written as JSONL under .course/runs/.",
+    entry: "agent.ts",
+    hints: [
+      "Where in the loop does a response arrive, and where does the run end (count the returns)? Which one place could every ending pass through? " +
+        "Is a run's cost the cost of its last turn, or of all of them? " +
+        "For the table: how do you know an assistant message's stop_reason, when the message itself does not carry it?",
+      "think: const usage = turnUsage(model, response.usage); totals = addTurn(totals, usage); emit({ type: \"think\", turn: turns, message: response, usage, ms: Date.now() - asked }). " +
+        "finish: emit({ type: \"stop\", turn: turns, outcome, totals, ms: Date.now() - startedAt }); return outcome. " +
+        "messageTable: messages.map((m, i) => `[${i}] ${m.role.padEnd(10)} ` + (text → quote(text) | blocks.map(b => describeBlock(b, blocks.length === 1)).join(\" + \")), then for assistant lines the response with sameContent, padEnd(72) + ` stop_reason: …`).",
+    ],
+  },
 ];
 
 /** Finds a lesson by "s01", "1", "01" or "s01_agent_loop". */
