@@ -306,25 +306,32 @@ async function importSolution(dir: string, file: string): Promise<Mod | null> {
 /** The toolsets of the lessons present: s02's plain tools (s02–s06) and s07's safe tools (s07+). */
 export async function presentToolsets(): Promise<Toolset[]> {
   const dirOf = lessonDir;
-  const present = discoverLessons().filter((l) => has(join(ROOT, "solutions", l.dir, l.entry))).map((l) => ({ id: l.id, n: Number(l.id.slice(1)) }));
+  // Which tools a lesson's loop uses by default is read from its source: s07's safe tools, or
+  // the plain tools of the runtime.
+  const present = discoverLessons()
+    .filter((l) => has(join(ROOT, "solutions", l.dir, l.entry)))
+    .map((l) => ({ id: l.id, n: Number(l.id.slice(1)), safe: /\bsafeTools\(/.test(readFileSync(join(ROOT, "solutions", l.dir, l.entry), "utf8")) }));
   const sets: Toolset[] = [];
   const s02 = dirOf(2) ? await importSolution(dirOf(2)!, "registry.ts") : null;
   if (!s02) return sets;
   const Registry = s02.ToolRegistry as new (tools: unknown[]) => Registry;
   const defaultTools = s02.defaultTools as () => unknown[];
-  const early = present.filter((l) => l.n >= 2 && l.n <= 6).map((l) => l.id);
-  sets.push({ id: "s02 tools", lessons: early, claims: false, hasTimeout: false, registry: () => new Registry(defaultTools()) });
+  const early = present.filter((l) => l.n >= 2 && !l.safe).map((l) => l.id);
+  sets.push({ id: "runtime tools", lessons: early, claims: false, hasTimeout: false, registry: () => new Registry(defaultTools()) });
   const s07 = dirOf(7) ? await importSolution(dirOf(7)!, "safe-tools.ts") : null;
   const approval = dirOf(7) ? await importSolution(dirOf(7)!, "approval.ts") : null;
   if (s07 && approval && typeof s07.safeTools === "function") {
     const safeTools = s07.safeTools as (opts: Record<string, unknown>) => unknown[];
+    // The lessons wrap them in s04's registry, which answers every call (a throw is an error result).
+    const s04 = dirOf(4) ? await importSolution(dirOf(4)!, "define-tool.ts") : null;
+    const SafeRegistry = (typeof s04?.SafeToolRegistry === "function" ? s04.SafeToolRegistry : Registry) as typeof Registry;
     sets.push({
       id: "s07 safe tools",
-      lessons: present.filter((l) => l.n >= 7).map((l) => l.id),
+      lessons: present.filter((l) => l.safe).map((l) => l.id),
       claims: true,
       hasTimeout: true,
       registry: (s, approve) =>
-        new Registry(
+        new SafeRegistry(
           safeTools({
             workspace: s.ws,
             approve: approve === "approve" ? approval.approveAll : approval.refuseAll,

@@ -17,7 +17,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ROOT } from "../../runtime/testing.ts";
-import { ATTACK_ENV, ATTACKS, type AttackResult } from "./attacks.ts";
+import { ATTACK_ENV, ATTACKS, presentToolsets, type AttackResult } from "./attacks.ts";
 import { runBadInputs, type BadInputResult } from "./bad-inputs.ts";
 import { FAULT_CASES, runFaults, type FaultResult } from "./faults.ts";
 import { fuzzLesson, type FuzzStats } from "./fuzz.ts";
@@ -114,6 +114,7 @@ if (parts.has("faults") && adapters.length > 0) {
 
 // ── attacks ── (a child process whose environment holds canaries where the API keys would be)
 let attacks: AttackResult[] = [];
+const toolsets = parts.has("attacks") ? await presentToolsets() : [];
 if (parts.has("attacks")) {
   attacks = await new Promise<AttackResult[]>((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "scripts/reliability/attacks.ts")], {
@@ -133,6 +134,8 @@ if (parts.has("attacks")) {
     });
   });
   const sets = [...new Set(attacks.map((a) => a.toolset))];
+  for (const t of toolsets) out(`- ${t.id}: used by ${t.lessons.join(", ") || "no lesson present"}${t.claims ? " (they claim to stop the attacks marked claimed)" : " (no claim: run to show what the attacks do)"}`);
+  out();
   const corpus = [...new Map(attacks.map((a) => [a.attack, a])).values()];
   out(`### Attack corpus (${corpus.length} attacks × ${sets.length} toolsets)`);
   out();

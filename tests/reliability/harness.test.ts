@@ -72,7 +72,7 @@ describe("attack corpus (sample)", () => {
     expect(escaped.map((r) => `${r.what}: ${r.detail}`)).toEqual([]);
   });
 
-  it.skipIf(!plain)("the harm checks see an escape: s02's unconfined tools leak the canary and the key", async () => {
+  it.skipIf(!plain)("the harm checks see an escape: the runtime's unconfined tools (s02–s06) leak the canary and the key", async () => {
     const leak = await runAttack(ATTACKS.find((a) => a.id === "read-dotdot")!, plain!);
     const key = await runAttack(ATTACKS.find((a) => a.id === "env-echo")!, plain!);
     expect(leak.escaped).toBe(true);
