@@ -13,6 +13,7 @@ import { S12_TASK } from "../runtime/scripted/scenarios/s12_guarded_agent.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { approveAll } from "../solutions/s07_safe_tools/approval.ts";
 import type { AgentEvent } from "../solutions/s09_observability/events.ts";
+import { parseTranscriptText } from "../docs/.vitepress/theme/transcript.ts";
 import { loadLesson, quietOutput, scripted, transcriptProblems } from "../runtime/testing.ts";
 
 type AgentModule = typeof import("../solutions/s09_observability/agent.ts");
@@ -167,5 +168,20 @@ describe("s09 the run log: JSONL under .course/runs/", () => {
     expect(jsonl.readRun(log.path)).toHaveLength(events.length + 2);
     expect(log.path.startsWith(dir)).toBe(true);
     expect(jsonl.RUNS_DIR).toMatch(/[/\\]\.course[/\\]runs$/);
+  });
+
+  it("opens in the docs' transcript viewer, with each assistant turn's stop_reason", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "s09-runs-"));
+    const log = new jsonl.RunLog({ lesson: "s09_observability", model: "scripted-model", task: S12_TASK }, dir);
+    const { history } = await seed000({ onEvent: log.sink });
+    log.transcript(history);
+    const loaded = parseTranscriptText(readFileSync(log.path, "utf8"));
+    expect(loaded.format).toBe("jsonl");
+    expect(loaded.messages).toEqual(JSON.parse(JSON.stringify(history)));
+    expect(loaded.turns.map((t) => [t.index, t.stop_reason])).toEqual([
+      [1, "tool_use"],
+      [3, "tool_use"],
+      [5, "end_turn"],
+    ]);
   });
 });
