@@ -115,6 +115,22 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
     expect(snapshot(join(copy.root, "lessons", s01.dir))).toEqual(before);
   }, 180_000);
 
+  it.skipIf(!hasCommand("script"))("on a terminal, reset asks first: n keeps your work, y restores the exercise", async () => {
+    const dir = join(copy.root, "lessons", s01.dir);
+    const before = snapshot(dir);
+    expect(before).not.toEqual(pristine.get("s01"));
+    const no = copy.terminal(["reset", "s01"], { pty: true });
+    await no.waitFor("[y/N]");
+    no.press("n\r");
+    expect(await no.exited).toBe(1);
+    expect(snapshot(dir)).toEqual(before);
+    const yes = copy.terminal(["reset", "s01"], { pty: true });
+    await yes.waitFor("[y/N]");
+    yes.press("y\r");
+    expect(await yes.exited).toBe(0);
+    expect(snapshot(dir)).toEqual(pristine.get("s01"));
+  }, 180_000);
+
   it("reset --yes restores every exercise byte for byte (an added file removed, a deleted one back)", async () => {
     for (const l of LESSONS) {
       const dir = join(copy.root, "lessons", l.dir);

@@ -2,7 +2,7 @@
  * Test support for the course command line: a temporary copy of the repository to run it in
  * (lessons/ of the real repository is never touched), and a way to run a command there.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +24,8 @@ export interface CourseCopy {
   read: (rel: string) => Buffer;
   /** The copy's own manifest (other lessons may have been added since this test file loaded). */
   lessons: () => Promise<Lesson[]>;
+  /** Starts `course.ts <args>` in a pseudo-terminal (`script`), or with piped stdin when pty is false. */
+  terminal: (args: string[], opts: { pty: boolean }) => Terminal;
   remove: () => void;
 }
 
@@ -69,6 +71,13 @@ export function makeCopy({ git }: { git: boolean }): CourseCopy {
       }),
     read: (rel) => readFileSync(join(root, rel)),
     lessons: async () => ((await import(pathToFileURL(join(root, "runtime/manifest.ts")).href)) as { LESSONS: Lesson[] }).LESSONS,
+    terminal: (args, { pty }) => {
+      const cmd = [process.execPath, "--import", "tsx", "scripts/course.ts", ...args].map((a) => `'${a}'`).join(" ");
+      const child = pty
+        ? spawn("script", ["-q", "-e", "-c", cmd, "/dev/null"], { cwd: root, env })
+        : spawn(process.execPath, ["--import", "tsx", "scripts/course.ts", ...args], { cwd: root, env });
+      return new Terminal(child);
+    },
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
 }
@@ -85,3 +94,37 @@ export function solve(root: string, lessonDir: string): void {
 
 /** A stack frame of the command line itself would look like this. */
 export const STACK_FRAME = /\n\s+at .+\(?(\/|file:).+:\d+:\d+\)?/;
+
+/** A running command: what it printed so far (colours and \r removed), keys to send. */
+export class Terminal {
+  private text = "";
+  private from = 0;
+  readonly exited: Promise<number>;
+  constructor(private readonly child: ChildProcessWithoutNullStreams) {
+    const take = (c: Buffer) => (this.text += stripAnsi(c.toString()).replace(/\r/g, ""));
+    child.stdout.on("data", take);
+    child.stderr.on("data", take);
+    this.exited = new Promise((r) => child.on("close", (code) => r(code ?? -1)));
+  }
+  /** Waits for `pattern` in the output that came after the previous wait. */
+  async waitFor(pattern: RegExp | string, ms = 60_000): Promise<string> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const rest = this.text.slice(this.from);
+      const i = typeof pattern === "string" ? rest.indexOf(pattern) : rest.search(pattern);
+      if (i >= 0) {
+        const seen = rest.slice(0, i + 1);
+        this.from += i + 1;
+        return seen;
+      }
+      if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${String(pattern)}; the terminal shows:\n${this.text.slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  press(key: string): void {
+    this.child.stdin.write(key);
+  }
+  kill(): void {
+    this.child.kill("SIGKILL");
+  }
+}

@@ -3,46 +3,12 @@
  * repository: it checks the current lesson, answers h / r / l, reruns when the learner saves a
  * solution, moves on to the next lesson, and quits on q. Without `script`, keys go through a pipe.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Lesson } from "../../runtime/manifest.ts";
 import { KEYS_HELP } from "../../scripts/lib/watch.ts";
-import { courseEnv, hasCommand, makeCopy, solve, stripAnsi, type CourseCopy } from "./course-copy.ts";
+import { Terminal, hasCommand, makeCopy, solve, type CourseCopy } from "./course-copy.ts";
 
 const usePty = hasCommand("script");
-
-class Terminal {
-  private text = "";
-  private from = 0;
-  readonly exited: Promise<number>;
-  constructor(private readonly child: ChildProcessWithoutNullStreams) {
-    const take = (c: Buffer) => (this.text += stripAnsi(c.toString()).replace(/\r/g, ""));
-    child.stdout.on("data", take);
-    child.stderr.on("data", take);
-    this.exited = new Promise((r) => child.on("close", (code) => r(code ?? -1)));
-  }
-  /** Waits for `pattern` in the output that came after the previous wait. */
-  async waitFor(pattern: RegExp | string, ms = 60_000): Promise<string> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const rest = this.text.slice(this.from);
-      const i = typeof pattern === "string" ? rest.indexOf(pattern) : rest.search(pattern);
-      if (i >= 0) {
-        const seen = rest.slice(0, i + 1);
-        this.from += i + 1;
-        return seen;
-      }
-      if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${String(pattern)}; the terminal shows:\n${this.text.slice(-3000)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  press(key: string): void {
-    this.child.stdin.write(key);
-  }
-  kill(): void {
-    this.child.kill("SIGKILL");
-  }
-}
 
 describe(`npm run watch in a ${usePty ? "pseudo-terminal" : "pipe"}`, () => {
   let copy: CourseCopy;
@@ -53,12 +19,7 @@ describe(`npm run watch in a ${usePty ? "pseudo-terminal" : "pipe"}`, () => {
     copy = makeCopy({ git: true });
     LESSONS = await copy.lessons();
     s01 = LESSONS[0]!;
-    const cmd = `"${process.execPath}" --import tsx scripts/course.ts watch`;
-    const env = courseEnv();
-    const child = usePty
-      ? spawn("script", ["-q", "-e", "-c", cmd, "/dev/null"], { cwd: copy.root, env })
-      : spawn(process.execPath, ["--import", "tsx", "scripts/course.ts", "watch"], { cwd: copy.root, env });
-    term = new Terminal(child);
+    term = copy.terminal(["watch"], { pty: usePty });
   }, 60_000);
   afterAll(() => {
     term?.kill();
