@@ -12,7 +12,7 @@ import { claimsFor, presentAdapters, spaceFor, type LessonAdapter } from "../../
 import { withDescription } from "../../scripts/reliability/plan.ts";
 
 const { adapters } = await presentAdapters();
-const SAMPLE = Number(process.env.RELIABILITY_SAMPLE ?? 15);
+const SAMPLE = Number(process.env.RELIABILITY_SAMPLE ?? 10);
 
 describe("every lesson's loop holds under generated behaviour (sample)", () => {
   it("finds the lessons from the manifest, s01 first", () => {
