@@ -132,7 +132,8 @@ describe(".env: a corrupt file is a CourseError naming the line, never quoting a
 // ── real processes ─────────────────────────────────────────────────────────────────────────
 
 const FIXTURE = join(ROOT, "tests/runtime/fixtures/call-model.ts");
-const TSX = join(ROOT, "node_modules/.bin/tsx");
+/** What `npx tsx` runs; called by path because the fixtures run in an empty directory. */
+const TSX = join(ROOT, "node_modules/tsx/dist/cli.mjs");
 const work = mkdtempSync(join(tmpdir(), "course-run-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -146,7 +147,7 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 function run(mode: string, extra: Record<string, string> = {}, cwd = work): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(TSX, [FIXTURE, mode], { cwd, env: cleanEnv(extra), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [TSX, FIXTURE, mode], { cwd, env: cleanEnv(extra), stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
