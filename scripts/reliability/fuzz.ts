@@ -36,10 +36,14 @@ export async function runPlan(adapter: LessonAdapter, plan: Plan): Promise<Verdi
   }
   const problems = await transcriptProblems(llm, history);
   if (problems) return { ok: false, kind: "violation", problem: problems };
-  if (history[0]?.role !== "user" || history[0].content !== FUZZ_TASK)
-    return { ok: false, kind: "violation", problem: "messages[0] (the task) was changed or lost" };
-
   const { claims } = adapter;
+  // The task is still there: unchanged, or (in a loop that compacts a full context) quoted in
+  // the summary that replaced the oldest turns.
+  const first = history[0];
+  const firstText = first ? (typeof first.content === "string" ? first.content : first.content.map((b) => (b.type === "text" ? b.text : "")).join("\n")) : "";
+  const kept = first?.role === "user" && (first.content === FUZZ_TASK || (claims.compacts && firstText.includes(FUZZ_TASK)));
+  if (!kept) return { ok: false, kind: "violation", problem: "messages[0] (the task) was changed or lost" };
+
   if (claims.outcome) {
     if (result.kind !== "outcome" || (result.status !== "done" && result.status !== "stopped"))
       return { ok: false, kind: "violation", problem: `runAgent returned ${JSON.stringify(result)}, not an Outcome with status "done" or "stopped"` };

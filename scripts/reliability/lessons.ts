@@ -35,6 +35,8 @@ export interface Claims {
   /** Takes an AbortSignal (user abort). */
   signal: boolean;
   streaming: boolean;
+  /** Replaces old turns with a summary when the context is full (s11+): the task survives, quoted. */
+  compacts: boolean;
 }
 
 /** What a run of a loop returned. */
@@ -91,6 +93,7 @@ export function claimsFor(n: number): Claims {
     outcome: n >= 5,
     signal: n >= 6,
     streaming: n >= 8,
+    compacts: n >= 11,
   };
 }
 
@@ -243,7 +246,12 @@ export async function adapterFor(lesson: Lesson): Promise<LessonAdapter | null> 
   // What the loop does is read from its source where the lesson number cannot tell: a lesson
   // may be built on an earlier loop than the one before it (s10 and s11 on s06's, without streaming).
   const source = readFileSync(join(ROOT, "solutions", lesson.dir, lesson.entry), "utf8");
-  const claims = { ...claimsFor(n), streaming: /messages\.stream\(|streamTurn\(/.test(source), signal: n >= 6 && /\bsignal\b/.test(source) };
+  const claims = {
+    ...claimsFor(n),
+    streaming: /messages\.stream\(|streamTurn\(/.test(source),
+    signal: n >= 6 && /\bsignal\b/.test(source),
+    compacts: /\bcompact(InPlace)?\(/.test(source),
+  };
   const space = spaceFor(n, claims);
   if (n === 1) {
     const agentLoop = mod.agentLoop as (llm: Llm, h: Anthropic.MessageParam[]) => Promise<Anthropic.Message>;
