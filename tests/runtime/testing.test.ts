@@ -1,0 +1,93 @@
+/**
+ * The helpers every lesson test uses (runtime/testing.ts): which tree is graded, loading a lesson,
+ * "can this transcript be sent again", and driveLoop's one readable failure message.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import { afterEach, describe, expect, it } from "vitest";
+import { todo, TodoError } from "../../runtime/lesson.ts";
+import { call, text, thinking } from "../../runtime/scripted/scenarios/script.ts";
+import type { Scenario } from "../../runtime/scripted/types.ts";
+import { driveLoop, gradedTree, loadLesson, scripted, sendAgainError, transcriptProblems } from "../../runtime/testing.ts";
+
+const thinker: Scenario = { id: "t", title: "t", reply: () => ({ content: [thinking("Plan."), text("Looking."), call("bash", { command: "ls" })] }) };
+
+async function firstTurn() {
+  const llm = scripted({ scenario: thinker });
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: "go" }];
+  const response = await llm.client.messages.create({ model: llm.model, max_tokens: 200, messages: history });
+  const id = (response.content.find((b) => b.type === "tool_use") as Anthropic.ToolUseBlock).id;
+  return { llm, history, response, id };
+}
+
+describe("gradedTree and loadLesson", () => {
+  const saved = process.env.COURSE_TREE;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.COURSE_TREE;
+    else process.env.COURSE_TREE = saved;
+  });
+
+  it("grades solutions by default, lessons when asked, and refuses anything else", () => {
+    delete process.env.COURSE_TREE;
+    expect(gradedTree()).toBe("solutions");
+    process.env.COURSE_TREE = "lessons";
+    expect(gradedTree()).toBe("lessons");
+    process.env.COURSE_TREE = "answers";
+    expect(() => gradedTree()).toThrow('COURSE_TREE must be "lessons" or "solutions", not "answers"');
+  });
+
+  it("a missing lesson file says how to restore it", async () => {
+    delete process.env.COURSE_TREE;
+    await expect(loadLesson("s99_nothing")).rejects.toThrow("solutions/s99_nothing/agent.ts is missing: restore it with `npm run reset`");
+  });
+});
+
+describe("sendAgainError and transcriptProblems", () => {
+  it("a complete transcript can be sent again; one waiting for results cannot", async () => {
+    const { llm, history, response, id } = await firstTurn();
+    const waiting = [...history, { role: "assistant" as const, content: response.content }];
+    expect(await sendAgainError(llm, waiting)).toMatch(new RegExp(`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${id}`));
+    const answered = [...waiting, { role: "user" as const, content: [{ type: "tool_result" as const, tool_use_id: id, content: "a b" }] }];
+    expect(await sendAgainError(llm, answered)).toBeNull();
+    expect(await transcriptProblems(llm, answered)).toBeNull();
+  });
+
+  it("the checker speaks first; the API catches what the checker cannot see", async () => {
+    const { llm, history, response, id } = await firstTurn();
+    const result = { role: "user" as const, content: [{ type: "tool_result" as const, tool_use_id: id, content: "a b" }] };
+    const unanswered = await transcriptProblems(llm, [...history, { role: "assistant", content: response.content }, { role: "user", content: "next" }]);
+    expect(unanswered).toMatch(/^1 broken rule in the transcript:\n {2}- \[unanswered-tool-use\]/);
+    // A forged signature: the checker, given no responses, cannot know; the API can.
+    const forged = response.content.map((b) => (b.type === "thinking" ? { ...b, signature: "sig_forged" } : b));
+    const api = await transcriptProblems({ client: llm.client, model: llm.model }, [...history, { role: "assistant", content: forged }, result]);
+    expect(api).toMatch(/^the transcript cannot be sent again; the API answers: messages\.1\.content\.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified/);
+  });
+});
+
+describe("driveLoop", () => {
+  it("a loop the API stops: the API's words and the checker's verdict together", async () => {
+    const { llm, history, response } = await firstTurn();
+    const e = await driveLoop(llm, history, async () => {
+      history.push({ role: "assistant", content: response.content });
+      history.push({ role: "user", content: "I ran it." });
+      return llm.client.messages.create({ model: llm.model, max_tokens: 100, messages: history });
+    }).catch((x: unknown) => x as Error);
+    expect(e).toBeInstanceOf(Error);
+    expect((e as Error).message).toMatch(/^the loop failed: messages\.1: `tool_use` ids were found without `tool_result` blocks/);
+    expect((e as Error).message).toMatch(/\n1 broken rule in the transcript:\n {2}- \[unanswered-tool-use\] messages\[1\] asks for/);
+  });
+
+  it("a TODO passes through as it is; a good loop returns its result", async () => {
+    const { llm, history } = await firstTurn();
+    await expect(driveLoop(llm, history, async () => todo("the loop"))).rejects.toBeInstanceOf(TodoError);
+    expect(await driveLoop(llm, history, async () => 42)).toBe(42);
+  });
+
+  it("a loop that returns a broken transcript fails with the checker's words", async () => {
+    const { llm, history, response } = await firstTurn();
+    await expect(
+      driveLoop(llm, history, async () => {
+        history.push({ role: "assistant", content: response.content });
+      }),
+    ).rejects.toThrow(/\[unanswered-tool-use\] messages\[1\] asks for toolu_\w+ \(bash\) and nothing answers/);
+  });
+});
