@@ -5,7 +5,8 @@
  * docs/public/transcripts/<dir>.json. `npm run docs:build` runs this first, so the recordings are
  * never stale (they are git-ignored).
  *
- * Each lesson runs in its own process, inside a scratch copy of the repository: a demo whose
+ * Each lesson runs in its own process, inside its own scratch copy of the repository (two at a
+ * time; RECORD_JOBS sets how many, RECORD_TIMEOUT_MS how long one may take): a demo whose
  * tools write files cannot touch the real working tree. A lesson that cannot be recorded (no
  * `demo` export, a demo that throws or hangs) does not stop the build, since lessons land while
  * others are written: its file says why (`type: "failed"`), the viewer shows that reason, the
@@ -13,7 +14,7 @@
  *
  *   npx tsx scripts/docs/record-transcripts.ts [s01 s02 …]
  */
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -25,6 +26,8 @@ import { matchResponses, type FailedRecording, type RecordedTranscript } from ".
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const OUT_DIR = join(ROOT, "docs/public/transcripts");
 const TIMEOUT_MS = Number(process.env.RECORD_TIMEOUT_MS ?? 60_000);
+/** Lessons recorded at the same time (each in its own process and scratch copy). */
+const JOBS = Number(process.env.RECORD_JOBS ?? 2);
 /** What a recorded path to the scratch copy is shown as. */
 const SHOWN_ROOT = "~/agent-loop-course";
 const SKIP = new Set(["node_modules", ".git", ".course", "coverage"]);
@@ -93,42 +96,68 @@ function childEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-function recordAll(lessons: Lesson[]): number {
+/** Runs one lesson's demo in a child process inside its own scratch copy; the recording, or why it failed. */
+function recordInChild(lesson: Lesson): Promise<{ ok: true; text: string } | { ok: false; why: string }> {
+  const tmp = scratchCopy();
+  const out = join(tmp, `${lesson.dir}.recorded.json`);
+  return new Promise((done) => {
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(tmp, "scripts/docs/record-transcripts.ts"), "--one", lesson.dir, out],
+      { cwd: tmp, env: childEnv(), stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let output = "";
+    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, TIMEOUT_MS);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      try {
+        // Paths of the scratch copy read as the course's own.
+        if (code === 0 && existsSync(out)) done({ ok: true, text: readFileSync(out, "utf8").split(tmp).join(SHOWN_ROOT) });
+        else
+          done({
+            ok: false,
+            why: timedOut
+              ? `did not finish in ${TIMEOUT_MS / 1000} s (does its demo wait for input or loop forever?)`
+              : (output || `exit ${code}`).trim().split("\n").slice(-6).join("\n    ").split(tmp).join(SHOWN_ROOT),
+          });
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    });
+  });
+}
+
+async function recordAll(lessons: Lesson[]): Promise<number> {
   mkdirSync(OUT_DIR, { recursive: true });
   const wanted = new Set(LESSONS.map((l) => `${l.dir}.json`));
   for (const f of readdirSync(OUT_DIR)) if (f.endsWith(".json") && !wanted.has(f)) rmSync(join(OUT_DIR, f)); // lessons gone from the manifest
 
-  const tmp = scratchCopy();
   const failures: string[] = [];
-  try {
-    for (const lesson of lessons) {
-      const out = join(tmp, `${lesson.dir}.recorded.json`);
+  const queue = [...lessons];
+  const worker = async () => {
+    for (let lesson = queue.shift(); lesson; lesson = queue.shift()) {
       const started = Date.now();
-      const r = spawnSync(
-        process.execPath,
-        [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(tmp, "scripts/docs/record-transcripts.ts"), "--one", lesson.dir, out],
-        { cwd: tmp, env: childEnv(), encoding: "utf8", timeout: TIMEOUT_MS, stdio: ["ignore", "pipe", "pipe"] },
-      );
-      if (r.status !== 0 || !existsSync(out)) {
-        const why = r.error?.message.includes("ETIMEDOUT")
-          ? `did not finish in ${TIMEOUT_MS / 1000} s (does its demo wait for input or loop forever?)`
-          : (r.stderr || r.stdout || `exit ${r.status}`).trim().split("\n").slice(-6).join("\n    ");
-        failures.push(`${lesson.id} (${lesson.dir}): ${why}`);
-        const failed: FailedRecording = { type: "failed", lesson: lesson.dir, id: lesson.id, title: lesson.title, error: why.split(tmp).join(SHOWN_ROOT) };
+      const r = await recordInChild(lesson);
+      if (!r.ok) {
+        failures.push(`${lesson.id} (${lesson.dir}): ${r.why}`);
+        const failed: FailedRecording = { type: "failed", lesson: lesson.dir, id: lesson.id, title: lesson.title, error: r.why };
         writeFileSync(join(OUT_DIR, `${lesson.dir}.json`), JSON.stringify(failed, null, 1));
         continue;
       }
-      // Paths of the scratch copy read as the course's own.
-      const text = readFileSync(out, "utf8").split(tmp).join(SHOWN_ROOT);
-      writeFileSync(join(OUT_DIR, `${lesson.dir}.json`), text);
-      const rec = JSON.parse(text) as RecordedTranscript;
+      writeFileSync(join(OUT_DIR, `${lesson.dir}.json`), r.text);
+      const rec = JSON.parse(r.text) as RecordedTranscript;
       console.log(`  recorded ${lesson.id}: ${rec.messages.length} messages, ${rec.turns.length} turns (${Date.now() - started} ms)`);
     }
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, JOBS) }, worker));
   if (failures.length > 0) {
-    console.warn(`docs: WARNING: could not record ${failures.length} lesson transcript(s) for the viewer:\n  ${failures.join("\n  ")}`);
+    console.warn(`docs: WARNING: could not record ${failures.length} lesson transcript(s) for the viewer:\n  ${failures.sort().join("\n  ")}`);
     console.warn("Each lesson's solution exports demo(llm) returning its transcript (docs/guide/contributing.md).");
     console.warn("The site still builds; the viewer shows the reason and `npm run test:e2e` fails until it is fixed.");
   }
@@ -149,7 +178,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   console.log(`docs: recording ${lessons.length} lesson transcript(s) with the scripted model`);
-  const failed = recordAll(lessons as Lesson[]);
+  const failed = await recordAll(lessons as Lesson[]);
   // --strict: a lesson that cannot be recorded fails this command too.
   if (failed > 0 && process.argv.includes("--strict")) process.exitCode = 1;
 }

@@ -203,6 +203,15 @@ describe("transcript viewer: reading files", () => {
     ]);
   });
 
+  it("matches a streamed message to its response whatever the order of the keys", () => {
+    const streamed: Anthropic.MessageParam[] = [
+      { role: "user", content: "task" },
+      { role: "assistant", content: [{ type: "tool_use", name: "bash", input: { command: "ls" }, id: "toolu_s" }] },
+    ];
+    const turns = matchTurns(streamed, [{ stop_reason: "tool_use", content: [{ type: "tool_use", id: "toolu_s", input: { command: "ls" }, name: "bash" }] }]);
+    expect(turns.map((x) => x.index)).toEqual([1]);
+  });
+
   it("matches a message the loop joined from consecutive responses (pause_turn) to all of them", () => {
     const joined: Anthropic.MessageParam[] = [
       { role: "user", content: "task" },

@@ -87,6 +87,13 @@ function responseIn(v: unknown): SeenResponse | null {
   return null;
 }
 
+/** JSON with object keys sorted: the same blocks compare equal whatever order their keys came in (a streamed message vs a JSON one). */
+export function canonical(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) =>
+    isObject(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x,
+  );
+}
+
 const USAGE_KEYS = ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"] as const;
 
 function sumUsage(rs: SeenResponse[]): Partial<Anthropic.Usage> | null {
@@ -99,14 +106,14 @@ function sumUsage(rs: SeenResponse[]): Partial<Anthropic.Usage> | null {
 /** How many responses (at most 4) from `from` join, block after block, into exactly this content; 0 if none. */
 function joinedCount(content: unknown, responses: SeenResponse[], from: number): number {
   if (!Array.isArray(content)) return 0;
-  const wanted = JSON.stringify(content);
+  const wanted = canonical(content);
   const blocks: unknown[] = [];
   for (let k = from; k < Math.min(responses.length, from + 4); k++) {
     const c = responses[k]!.content;
     if (!Array.isArray(c)) return 0;
     blocks.push(...(c as unknown[]));
     if (blocks.length > content.length) return 0;
-    if (k > from && JSON.stringify(blocks) === wanted) return k - from + 1;
+    if (k > from && canonical(blocks) === wanted) return k - from + 1;
   }
   return 0;
 }
@@ -123,10 +130,10 @@ export function matchResponses(messages: Anthropic.MessageParam[], responses: Se
   let next = 0;
   messages.forEach((m, index) => {
     if (m.role !== "assistant") return;
-    const wanted = JSON.stringify(m.content);
+    const wanted = canonical(m.content);
     for (let j = next; j < responses.length; j++) {
       const r = responses[j]!;
-      if (r.content === undefined || JSON.stringify(r.content) === wanted) {
+      if (r.content === undefined || canonical(r.content) === wanted) {
         turns.push({ index, stop_reason: r.stop_reason, usage: r.usage ?? null });
         used.add(j);
         next = j + 1;
