@@ -71,8 +71,6 @@ export interface RunnerOptions {
   maxTokens?: number;
   /** The runner's only guard: at most this many requests. */
   maxIterations?: number;
-  /** Stream each turn (the runner yields a message stream instead of a message). */
-  stream?: boolean;
   /** Aborts the request in flight and reaches each tool as `context.signal`. */
   signal?: AbortSignal;
   /** Streaming only: gets the text as it arrives (default: written to the terminal). */

@@ -131,6 +131,14 @@ describe("what the runner does for you", () => {
     expect(await transcriptProblems(llm, messages)).toBeNull();
   });
 
+  it("runs each call once, even when the loop body asks for the results first (generateToolResponse)", async () => {
+    let runs = 0;
+    const counted = betaZodTool({ name: "echo", description: "Repeat a text.", inputSchema: z.object({ text: z.string() }), run: ({ text }) => (runs++, text) });
+    const { messages } = await runner(callsThenReport([{ name: "echo", input: { text: "once" } }]), [counted]);
+    expect(runs).toBe(1);
+    expect(results(messages[2]).map((r) => r.content)).toEqual(["once"]);
+  });
+
   it("runs every call of a turn at the same time, a write next to a read (it has no notion of read-only)", async () => {
     let readStarted!: () => void;
     const readHasStarted = new Promise<string>((resolve) => (readStarted = () => resolve("the read started while the write ran")));
