@@ -73,6 +73,12 @@ export function validateRequest(body: unknown, opts: ValidateOptions): ApiError 
   if (toolError) return toolError;
   if (body.system !== undefined && typeof body.system !== "string" && !Array.isArray(body.system))
     return bad("system: Input should be a valid string");
+  if (Array.isArray(body.system))
+    for (const b of body.system as unknown[])
+      if (isObj(b) && b.type === "text" && (typeof b.text !== "string" || b.text.length === 0))
+        return bad("system: text content blocks must be non-empty");
+  const rangeError = validateSampling(body);
+  if (rangeError) return rangeError;
 
   const messages = body.messages as unknown[];
   for (let i = 0; i < messages.length; i++) {
@@ -111,6 +117,29 @@ export function validateRequest(body: unknown, opts: ValidateOptions): ApiError 
       return bad("messages: final assistant content cannot end with trailing whitespace");
   }
   return validatePairing(messages as Obj[]) ?? validateThinking(messages as Obj[], opts);
+}
+
+/** temperature, top_p, top_k and extended thinking's budget, as the API bounds them. */
+function validateSampling(body: Obj): ApiError | null {
+  for (const key of ["temperature", "top_p"] as const) {
+    const v = body[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== "number") return bad(`${key}: Input should be a valid number`);
+    if (v < 0) return bad(`${key}: Input should be greater than or equal to 0`);
+    if (v > 1) return bad(`${key}: Input should be less than or equal to 1`);
+  }
+  if (body.top_k !== undefined && body.top_k !== null && (typeof body.top_k !== "number" || !Number.isInteger(body.top_k) || body.top_k < 0))
+    return bad("top_k: Input should be greater than or equal to 0");
+  const thinking = body.thinking;
+  if (isObj(thinking) && thinking.type === "enabled") {
+    const budget = thinking.budget_tokens;
+    if (budget === undefined) return bad("thinking.enabled.budget_tokens: Field required");
+    if (typeof budget !== "number" || !Number.isInteger(budget)) return bad("thinking.enabled.budget_tokens: Input should be a valid integer");
+    if (budget < 1024) return bad("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024");
+    if (typeof body.max_tokens === "number" && body.max_tokens <= budget)
+      return bad("`max_tokens` must be greater than `thinking.budget_tokens`");
+  }
+  return null;
 }
 
 function validateTools(tools: unknown): ApiError | null {
@@ -192,6 +221,18 @@ function validateBlock(b: Obj, i: number, j: number, role: string): ApiError | n
 
 /** tool_use ↔ tool_result pairing: each call answered at the start of the very next message. */
 function validatePairing(messages: Obj[]): ApiError | null {
+  const useIds = new Set<string>();
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as Obj;
+    if (m.role !== "assistant") continue;
+    const blocks = blocksOf(m.content);
+    for (let j = 0; j < blocks.length; j++) {
+      const b = blocks[j] as Obj;
+      if (b.type !== "tool_use") continue;
+      if (useIds.has(b.id as string)) return bad(`messages.${i}.content.${j}: \`tool_use\` ids must be unique`);
+      useIds.add(b.id as string);
+    }
+  }
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i] as Obj;
     const blocks = blocksOf(m.content);

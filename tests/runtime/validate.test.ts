@@ -142,6 +142,24 @@ describe("validation: what the API rejects, with its own words", () => {
     ],
     ["a tool_use in a user message", body([user(use("toolu_a"))]), "messages.0.content.0: `tool_use` blocks can only be in `assistant` messages"],
     [
+      "a tool_use id used twice",
+      body([ask, assistant(use("toolu_a")), user(result("toolu_a")), assistant(use("toolu_a")), user(result("toolu_a"))]),
+      "messages.3.content.0: `tool_use` ids must be unique",
+    ],
+    ["an empty system text block", body([ask], { system: [{ type: "text", text: "" }] }), "system: text content blocks must be non-empty"],
+    ["a temperature above 1", body([ask], { temperature: 1.5 }), "temperature: Input should be less than or equal to 1"],
+    ["a negative top_p", body([ask], { top_p: -0.1 }), "top_p: Input should be greater than or equal to 0"],
+    [
+      "a thinking budget under 1024",
+      body([ask], { max_tokens: 4000, thinking: { type: "enabled", budget_tokens: 500 } }),
+      "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024",
+    ],
+    [
+      "a thinking budget not below max_tokens",
+      body([ask], { max_tokens: 2000, thinking: { type: "enabled", budget_tokens: 2000 } }),
+      "`max_tokens` must be greater than `thinking.budget_tokens`",
+    ],
+    [
       "a final assistant prefill ending in whitespace",
       body([ask, assistant(txt("The answer is "))]),
       "messages: final assistant content cannot end with trailing whitespace",
@@ -201,6 +219,9 @@ describe("validation: what the API accepts", () => {
     ["a tool with a valid name and schema", body([ask], { tools: [{ name: "read_file-2", input_schema: { type: "object", properties: {} } }] })],
     ["a server tool declared by type", body([ask], { tools: [{ type: "web_search_20250305", name: "web_search" }] })],
     ["a system prompt as blocks", body([ask], { system: [{ type: "text", text: "be brief" }] })],
+    ["sampling settings in range", body([ask], { temperature: 0, top_p: 1, top_k: 5 })],
+    ["extended thinking with a budget below max_tokens", body([ask], { max_tokens: 4000, thinking: { type: "enabled", budget_tokens: 1024 } })],
+    ["thinking disabled", body([ask], { thinking: { type: "disabled" } })],
     [
       "thinking signed by this model",
       body([ask, assistant({ type: "thinking", thinking: "hmm", signature: signThinking(secret, "hmm") }, txt("ok")), user(txt("next"))]),
