@@ -151,6 +151,51 @@ export const LESSONS: Lesson[] = [
         "messageTable: messages.map((m, i) => `[${i}] ${m.role.padEnd(10)} ` + (text → quote(text) | blocks.map(b => describeBlock(b, blocks.length === 1)).join(\" + \")), then for assistant lines the response with sameContent, padEnd(72) + ` stop_reason: …`).",
     ],
   },
+  {
+    id: "s10",
+    dir: "s10_conversation",
+    title: "A conversation",
+    idea: "A REPL over one history (seed 002's outer loop): /exit, /reset, /save, sessions saved and resumed from disk, and Ctrl-C cancelling the turn in flight while the session stays usable.",
+    entry: "agent.ts",
+    hints: [
+      "After Ctrl-C, what can the last message of the history be: a question with no answer, or an assistant tool_use with no result? " +
+        "What would the API say to the next request in each case? " +
+        "If the history already ends with a user message, where does the next question go so roles still alternate?",
+      "settleTurn: if history.length === turnStart + 1, history.pop(). Else if the last message is an assistant one with tool_use blocks, " +
+        "history.push({ role: \"user\", content: pending.map((b) => ({ type: \"tool_result\", tool_use_id: b.id, content: CANCELLED_RESULT, is_error: true })) }). " +
+        "addQuestion: if the last message is a user one, append { type: \"text\", text } to its content array; else push { role: \"user\", content: text }. " +
+        "createRepl: runTurn: (history, signal) => runAgent(llm, history, { onEvent: createLogger(), ...opts.agent, signal }).",
+    ],
+  },
+  {
+    id: "s11",
+    dir: "s11_recovery",
+    title: "Recovery",
+    idea: "The SDK's retries configured (429 with retry-after, 5xx, 529); a stream broken mid-way retried by the loop; prompt too long and a full context window answered by compaction that keeps every tool_use/tool_result pair whole; max_tokens continuation.",
+    entry: "agent.ts",
+    hints: [
+      "Which failures does the SDK already retry, and which happen after the response began? When a stream breaks, has anything been appended to the history? " +
+        "If you drop the oldest messages, which cut points can never leave a tool_result without its tool_use (or the reverse)? " +
+        "When the answer is cut off in its text, what does the model need to see to go on?",
+      "cutPoints: every index i >= 2 with messages[i].role === \"assistant\". retryTurn: for (let attempt = 1; ; attempt++) { try { return await send() } catch (e) { if (attempt > retries || !isStreamBreak(e, opts.signal)) throw e; await opts.onRetry?.(attempt, e); await sleep((opts.delayMs ?? 250) * 2 ** (attempt - 1)) } }. " +
+        "Loop: isPromptTooLong(e) → if (compactions < limits.compactions && compact(windowOf(e))) continue; else return stop(\"prompt_too_long\", …). " +
+        "max_tokens with a text last block: appendResponse(history, response); history.push({ role: \"user\", content: CONTINUE_PROMPT }); continuations++; continue.",
+    ],
+  },
+  {
+    id: "s12",
+    dir: "s12_guarded_agent",
+    title: "The guarded agent",
+    idea: "The capstone, npm run agent: every earlier option as a flag (--workspace, --model, --max-turns, --budget, --timeout, --yes, --verbose, --trace), a one-shot task or the conversation, offline by default.",
+    entry: "agent.ts",
+    hints: [
+      "Which lesson made each flag's option, and what is that option called in RunOptions? " +
+        "Which guards should keep their defaults when a flag is not given? " +
+        "Who asks for approval when --yes is not given, and what happens when there is no terminal?",
+      "optionsFrom: const guards = { ...(flags.maxTurns !== undefined ? { maxTurns: flags.maxTurns } : {}), ...(flags.budget !== undefined ? { tokenBudget: flags.budget } : {}), ...(flags.timeoutMs !== undefined ? { timeoutMs: flags.timeoutMs } : {}) }; " +
+        "return { root: flags.workspace, approve: terminalApprover({ yes: flags.yes }), guards, onEvent: onEvent ?? createLogger({ verbose: flags.verbose }) }.",
+    ],
+  },
 ];
 
 /** Finds a lesson by "s01", "1", "01" or "s01_agent_loop". */

@@ -16,18 +16,18 @@ import { parseArgs } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
 import { scriptedLlm, selectModel, type Llm } from "../../runtime/client.ts";
 import { runMain, todo } from "../../runtime/lesson.ts";
-import { dim, printToolCall, printToolResult, say, printFinal, yellow } from "../../runtime/print.ts";
-import { textOf } from "../../runtime/scripted/conversation.ts";
+import { dim, say, yellow } from "../../runtime/print.ts";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
-import { batches } from "../../solutions/s03_parallel_tools/run-tools.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
-import { answerNotRun, appendResponse, describeOutcome, stoppedBy } from "../../solutions/s05_stop_reasons/outcome.ts";
+import { answerNotRun, appendResponse, stoppedBy, describeOutcome, type ModelStop, type Outcome } from "../../solutions/s05_stop_reasons/outcome.ts";
 import { DEFAULT_GUARDS, RepeatCounter, runSignal, tokensOf, type GuardStop, type Guards } from "../../solutions/s06_guards/guards.ts";
-import type { ModelStop, Outcome } from "../../solutions/s05_stop_reasons/outcome.ts";
 import { terminalApprover, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
 import { safeTools } from "../../solutions/s07_safe_tools/safe-tools.ts";
 import { EarlyStart } from "../../solutions/s08_streaming/early-tools.ts";
 import { streamTurn, type StreamHandlers } from "../../solutions/s08_streaming/stream-turn.ts";
+import { ObservedRegistry, type EventSink } from "../../solutions/s09_observability/events.ts";
+import { createLogger } from "../../solutions/s09_observability/log.ts";
+import { addTurn, emptyTotals, turnUsage } from "../../solutions/s09_observability/usage.ts";
 import { S10_FOLLOW_UP, S10_TASK } from "../../runtime/scripted/scenarios/s10_conversation.ts";
 import { CONTINUE_PROMPT, S11_TASK } from "../../runtime/scripted/scenarios/s11_recovery.ts";
 import type { FaultPlan } from "../../runtime/scripted/types.ts";
@@ -58,6 +58,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Called as the answer streams: each piece of text, each tool call once its input is complete. */
   stream?: StreamHandlers;
+  /** Receives one event per step: think, act, observe, stop. */
+  onEvent?: EventSink;
   /** How hard the loop tries to recover (DEFAULT_RECOVERY). */
   recovery?: Partial<RecoveryLimits>;
 }
@@ -68,7 +70,12 @@ export type RecoveredOutcome = Outcome<ModelStop | GuardStop | "prompt_too_long"
 // #region loop
 /** The loop. `history` grows in place; returns how the run ended. */
 export async function runAgent({ client, model }: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
-  const registry = opts.registry ?? new SafeToolRegistry(safeTools({ workspace: opts.root ?? process.cwd(), approve: opts.approve ?? terminalApprover() }));
+  const emit: EventSink = opts.onEvent ?? (() => {});
+  const startedAt = Date.now();
+  let totals = emptyTotals();
+  const tools = opts.registry ?? new SafeToolRegistry(safeTools({ workspace: opts.root ?? process.cwd(), approve: opts.approve ?? terminalApprover() }));
+  // Every tool call, early or not, passes through here: ACT before it runs, OBSERVE after.
+  const registry = new ObservedRegistry(tools, emit, () => turns);
   const guards: Guards = { ...DEFAULT_GUARDS, ...opts.guards };
   // One signal for the run: the request in flight and the tools running stop when it aborts.
   const run = runSignal(guards.timeoutMs, opts.signal);
@@ -81,6 +88,11 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
   let turns = 0;
   let used = 0;
   let last: Anthropic.Message | undefined;
+  // STOP: every way out of the loop goes through here, so the last event always says how it ended.
+  const finish = (outcome: RecoveredOutcome): RecoveredOutcome => {
+    emit({ type: "stop", turn: turns, outcome, totals, ms: Date.now() - startedAt });
+    return outcome;
+  };
   const compact = (targetTokens: number): boolean => {
     const done = compactInPlace(history, { targetTokens });
     if (!done) return false;
@@ -88,7 +100,8 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
     say(dim(`  context full: compacted ${done.dropped} messages into a summary${done.clipped ? `, clipped ${done.clipped} results` : ""}; retrying`));
     return true;
   };
-  const stop = (reason: GuardStop | "prompt_too_long", detail: string): RecoveredOutcome => ({ status: "stopped", reason, detail, turns, ...(last ? { message: last } : {}) });
+  const stop = (reason: GuardStop | "prompt_too_long", detail: string): RecoveredOutcome =>
+    finish({ status: "stopped", reason, detail, turns, ...(last ? { message: last } : {}) });
   const halted = (why: "timeout" | "aborted") =>
     stop(why, why === "timeout" ? `the run reached its time limit of ${guards.timeoutMs / 1000} s; the work in flight was aborted` : "the run was cancelled by its caller");
 
@@ -102,6 +115,7 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
 
     // Read-only calls of this turn may start while the answer is still streaming.
     let early = new EarlyStart(registry, ctx);
+    const asked = Date.now();
     let response: Anthropic.Message;
     try {
       // A stream that breaks half-way is sent again: nothing of it was appended.
@@ -155,6 +169,10 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
     turns++;
     used += tokensOf(response.usage);
     last = response;
+    // THINK: the response, what it cost, how long it took; the run's totals grow by it.
+    const usage = turnUsage(model, response.usage);
+    totals = addTurn(totals, usage);
+    emit({ type: "think", turn: turns, message: response, usage, ms: Date.now() - asked });
 
     // The model ran out of context while answering: compact, then ask again (nothing appended).
     if (response.stop_reason === "model_context_window_exceeded" && compactions < limits.compactions) {
@@ -186,7 +204,7 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
 
     switch (response.stop_reason) {
       case "end_turn":
-        return { status: "done", message: response, turns };
+        return finish({ status: "done", message: response, turns });
       case "pause_turn":
         // The turn is not over: it goes back as it is, and the model continues from there.
         say(dim("  pause_turn: sending the paused turn back"));
@@ -197,7 +215,7 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
         // max_tokens again, stop_sequence, refusal, model_context_window_exceeded, or a value this
         // loop does not know: not success. A call the model asked for is answered, not run.
         answerNotRun(history, response, `the response ended with stop_reason "${response.stop_reason}"`);
-        return stoppedBy(response, turns);
+        return finish(stoppedBy(response, turns));
     }
 
     // A call the model keeps repeating (same tool, same input) stops the run. subtle: the turn's
@@ -211,12 +229,8 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
     }
 
     // All the calls of the turn at once: read-only ones together, the others alone, in order.
-    // Each is answered, failed or not: runTools calls registry.dispatch, which is now safeDispatch.
-    calls.forEach(printToolCall);
-    say(dim(`  run: ${batches(registry, calls).map((b) => b.map((c) => c.name).join(" ‖ ")).join("  →  ")}`));
-    if (early.count > 0) say(dim(`  ${early.count} read-only call(s) started while the answer was streaming`));
+    // Each is answered, failed or not; the observed registry reports each one as it runs.
     const results = await early.results(calls);
-    for (const result of results) printToolResult(textOf(result.content), result.is_error);
     history.push({ role: "user", content: results });
   }
 }
@@ -246,18 +260,16 @@ export function createRepl(llm: Llm, opts: ConversationOptions = {}): Repl {
     ...(opts.history ? { history: opts.history } : {}),
     model: llm.model,
     // The same history every time: the loop appends to it, the REPL keeps it.
-    runTurn: (history, signal) => runAgent(llm, history, { ...opts.agent, signal }),
+    runTurn: (history, signal) => runAgent(llm, history, { onEvent: createLogger(), ...opts.agent, signal }),
     onTurnEnd: printTurnEnd,
   });
 }
 // #endregion repl
 
-function printTurnEnd({ value, error, cancelled }: { value?: unknown; error?: unknown; cancelled: boolean }): void {
-  if (cancelled) return say(yellow("(turn cancelled: ask again, or ask something else)"));
-  if (error) return say(yellow(`(the turn failed: ${error instanceof Error ? error.message : String(error)})`));
-  const outcome = value as RecoveredOutcome;
-  if (outcome.status === "done") printFinal(outcome.message);
-  else say(yellow(`(${describeOutcome(outcome)})`));
+/** The logger already printed the turn; say only what it cannot know. */
+function printTurnEnd({ error, cancelled }: { error?: unknown; cancelled: boolean }): void {
+  if (cancelled) say(yellow("(turn cancelled: ask again, or ask something else)"));
+  else if (error) say(yellow(`(the turn failed: ${error instanceof Error ? error.message : String(error)})`));
 }
 
 /** The default task with a small max_tokens: the answer is cut off and continued. */

@@ -10,7 +10,7 @@
  * Nothing here touches a terminal: the REPL takes lines and a cancel() call, so tests drive it
  * directly and `attachTerminal` wires it to readline and Ctrl-C.
  */
-import { createInterface } from "node:readline";
+import { createInterface, type Interface } from "node:readline";
 import type Anthropic from "@anthropic-ai/sdk";
 import { dim, say, yellow } from "../../runtime/print.ts";
 import { SessionError, listSessions, loadSession, newSessionName, saveSession, checkName } from "./session.ts";
@@ -228,9 +228,13 @@ export async function runRepl(repl: Repl, lines: AsyncIterable<string>): Promise
   for await (const line of lines) if ((await repl.handle(line)) === "exit") return;
 }
 
+/** A readline on the terminal, for the REPL (and for questions asked during a turn, see s12). */
+export function terminalLines(): Interface {
+  return createInterface({ input: process.stdin, output: process.stdout, terminal: Boolean(process.stdin.isTTY) });
+}
+
 /** The terminal: readline for lines, Ctrl-C cancels the turn (twice at an idle prompt: leave). */
-export async function attachTerminal(repl: Repl, prompt = "> "): Promise<void> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: Boolean(process.stdin.isTTY) });
+export async function attachTerminal(repl: Repl, prompt = "> ", rl: Interface = terminalLines()): Promise<void> {
   let armed = false;
   rl.on("SIGINT", () => {
     if (repl.cancel()) {

@@ -1,0 +1,97 @@
+/**
+ * The capstone's command line: flags for everything the earlier lessons made configurable, read
+ * with node's own `parseArgs`. A mistake in a flag is a one-line message and exit code 2, never a
+ * stack trace.
+ */
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { CourseError } from "../../runtime/env.ts";
+
+export class UsageError extends CourseError {
+  override name = "UsageError";
+}
+
+export const USAGE = `usage: npm run agent -- [flags] ["task"]
+
+  "task"               do this one task and exit (0 when done, 1 when stopped); without it: a conversation
+  --workspace DIR      the folder the agent may read and change (default: the current directory)
+  --model ID           the model (default: MODEL_ID, or the scripted model offline)
+  --max-turns N        stop after N model responses (default 25)
+  --budget TOKENS      stop past this many tokens, cache included (default 500000)
+  --timeout SECONDS    stop the run after this long (default 600)
+  --yes                run commands that are not read-only without asking
+  --verbose            log every step (think, act, observe) with usage
+  --trace              print the message table at the end ([0] user …)
+  --resume NAME        continue a saved conversation (.course/sessions/NAME.json)
+  --help               this text
+
+Offline by default: without ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) the scripted model answers.`;
+
+// #region flags
+export interface Flags {
+  workspace: string;
+  model?: string;
+  maxTurns?: number;
+  budget?: number;
+  timeoutMs?: number;
+  yes: boolean;
+  verbose: boolean;
+  trace: boolean;
+  resume?: string;
+  help: boolean;
+  /** The one-shot task, or undefined for the REPL. */
+  task?: string;
+}
+
+function positiveInt(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} needs a whole number above 0, not "${value}"`);
+  return n;
+}
+
+export function parseFlags(argv: string[], cwd = process.cwd()): Flags {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        workspace: { type: "string", short: "w" },
+        model: { type: "string", short: "m" },
+        "max-turns": { type: "string" },
+        budget: { type: "string" },
+        timeout: { type: "string" },
+        yes: { type: "boolean", short: "y", default: false },
+        verbose: { type: "boolean", short: "v", default: false },
+        trace: { type: "boolean", default: false },
+        resume: { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message.split("\n")[0]}\n\n${USAGE}`);
+  }
+  const v = parsed.values;
+  const workspace = resolve(cwd, v.workspace ?? ".");
+  if (!existsSync(workspace) || !statSync(workspace).isDirectory())
+    throw new UsageError(`--workspace ${v.workspace}: no such folder (${workspace})`);
+  const timeout = positiveInt("--timeout", v.timeout);
+  const task = parsed.positionals.join(" ").trim();
+  return {
+    workspace,
+    ...(v.model ? { model: v.model } : {}),
+    ...(v["max-turns"] !== undefined ? { maxTurns: positiveInt("--max-turns", v["max-turns"]) } : {}),
+    ...(v.budget !== undefined ? { budget: positiveInt("--budget", v.budget) } : {}),
+    ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
+    yes: v.yes,
+    verbose: v.verbose,
+    trace: v.trace,
+    ...(v.resume ? { resume: v.resume } : {}),
+    help: v.help,
+    ...(task ? { task } : {}),
+  };
+}
+// #endregion flags
