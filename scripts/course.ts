@@ -29,8 +29,8 @@ import { WatchSession, attachTerminal } from "./lib/watch.ts";
 
 class UsageError extends Error {}
 
-/** A learner's code may loop forever; a check gives up after this long. */
-const CHECK_TIMEOUT_MS = 180_000;
+/** A learner's code may loop forever; a check gives up after this long (COURSE_CHECK_TIMEOUT_MS). */
+const CHECK_TIMEOUT_MS = Number(process.env.COURSE_CHECK_TIMEOUT_MS) || 180_000;
 
 interface Args {
   positional: string[];

@@ -82,7 +82,7 @@ export async function gradeLessons(lessons: Lesson[], tree: Tree, opts: GradeOpt
   const out = join(tmp, "report.json");
   try {
     const { output, timedOut, aborted } = await runVitest(runnable.map(testFileRel), tree, out, opts);
-    const parsed = existsSync(out) ? report.safeParse(JSON.parse(readFileSync(out, "utf8"))) : undefined;
+    const parsed = readReport(out);
     for (const l of runnable) {
       const file = parsed?.success ? parsed.data.testResults.find((r) => r.name === testFile(l) || r.name.endsWith(`/${testFileRel(l)}`)) : undefined;
       if (aborted) grades.set(l.id, loadFailure("the check was stopped.", output));
@@ -97,6 +97,38 @@ export async function gradeLessons(lessons: Lesson[], tree: Tree, opts: GradeOpt
   return grades;
 }
 
+function readReport(path: string) {
+  try {
+    return existsSync(path) ? report.safeParse(JSON.parse(readFileSync(path, "utf8"))) : undefined;
+  } catch {
+    return undefined; // cut short (the run was stopped): no result
+  }
+}
+
+/**
+ * Test runs in flight. Each runs in its own process group, so stopping one stops its workers
+ * too (a learner's endless loop runs in a worker); when the command line ends, they all end.
+ */
+const running = new Set<number>();
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    /* already gone */
+  }
+}
+let cleanupInstalled = false;
+function installCleanup(): void {
+  if (cleanupInstalled) return;
+  cleanupInstalled = true;
+  process.on("exit", () => running.forEach(killGroup));
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const)
+    process.on(sig, () => {
+      running.forEach(killGroup);
+      process.exit(sig === "SIGINT" ? 130 : 143);
+    });
+}
+
 export async function gradeLesson(lesson: Lesson, tree: Tree, opts: GradeOptions = {}): Promise<Grade> {
   return (await gradeLessons([lesson], tree, opts)).get(lesson.id)!;
 }
@@ -108,7 +140,11 @@ function runVitest(files: string[], tree: Tree, outFile: string, opts: GradeOpti
     cwd: ROOT,
     env: { ...process.env, COURSE_TREE: tree, FORCE_COLOR: color ? "1" : "0" },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
   });
+  installCleanup();
+  const pid = child.pid;
+  if (pid !== undefined) running.add(pid);
   let output = "";
   const take = (chunk: Buffer) => {
     output += chunk.toString();
@@ -118,13 +154,14 @@ function runVitest(files: string[], tree: Tree, outFile: string, opts: GradeOpti
   child.stderr.on("data", take);
   let timedOut = false;
   let aborted = false;
-  const kill = () => child.kill("SIGKILL");
+  const kill = () => (pid !== undefined ? killGroup(pid) : child.kill("SIGKILL"));
   const timer = opts.timeoutMs ? setTimeout(() => ((timedOut = true), kill()), opts.timeoutMs) : undefined;
   const onAbort = () => ((aborted = true), kill());
   opts.signal?.addEventListener("abort", onAbort, { once: true });
   if (opts.signal?.aborted) onAbort();
   return new Promise<{ output: string; timedOut: boolean; aborted: boolean }>((resolve) => {
     const done = () => {
+      if (pid !== undefined) running.delete(pid);
       if (timer) clearTimeout(timer);
       opts.signal?.removeEventListener("abort", onAbort);
       resolve({ output, timedOut, aborted });

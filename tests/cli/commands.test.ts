@@ -5,7 +5,7 @@
  * without), list shows the right states; lesson s01 goes through `check` end to end; mistakes get
  * a message and a non-zero exit, never a stack trace.
  */
-import { appendFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Lesson } from "../../runtime/manifest.ts";
@@ -13,6 +13,27 @@ import { hintLines } from "../../scripts/lib/views.ts";
 import { STACK_FRAME, hasCommand, makeCopy, snapshot, solve, stripAnsi, type CourseCopy } from "./course-copy.ts";
 
 const gitMissing = !hasCommand("git");
+
+/** Processes whose working directory is inside `root` (Linux /proc; none known elsewhere). */
+function processesIn(root: string): string[] {
+  if (!existsSync("/proc")) return [];
+  return readdirSync("/proc")
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return readlinkSync(`/proc/${p}/cwd`).startsWith(root);
+      } catch {
+        return false;
+      }
+    })
+    .map((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, "utf8").replaceAll("\0", " ");
+      } catch {
+        return p;
+      }
+    });
+}
 
 /** The text of the first todo("…") call in the exercise: what `check` must name. */
 function firstTodo(source: string): string {
@@ -105,6 +126,17 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
     expect(out).toContain("does not parse");
     expect(out).toMatch(new RegExp(`${s01.entry.replace(".", "\\.")}:${lines - 1}`));
     expect(out).not.toMatch(STACK_FRAME);
+  }, 180_000);
+
+  it("an endless loop in the learner's file: the check gives up with a message, and leaves no process behind", async () => {
+    const file = join(copy.root, "lessons", s01.dir, s01.entry);
+    appendFileSync(file, "\nwhile (Date.now() > 0) { /* endless */ }\n");
+    const { code, out } = await copy.run(["check", "s01"], { env: { COURSE_CHECK_TIMEOUT_MS: "6000" } });
+    expect(code).toBe(1);
+    expect(out).toContain("did not finish in 6 s");
+    expect(out).not.toMatch(STACK_FRAME);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(processesIn(copy.root)).toEqual([]);
   }, 180_000);
 
   it("reset without --yes and without a terminal refuses and changes nothing", async () => {

@@ -20,7 +20,7 @@ const copied = () => readdirSync(ROOT).filter((e) => !NOT_COPIED.has(e) && !e.en
 export interface CourseCopy {
   root: string;
   /** Runs `tsx scripts/course.ts <args>` in the copy; output without colours. */
-  run: (args: string[], opts?: { input?: string }) => Promise<{ code: number; out: string }>;
+  run: (args: string[], opts?: { input?: string; env?: NodeJS.ProcessEnv }) => Promise<{ code: number; out: string }>;
   read: (rel: string) => Buffer;
   /** The copy's own manifest (other lessons may have been added since this test file loaded). */
   lessons: () => Promise<Lesson[]>;
@@ -62,7 +62,7 @@ export function makeCopy({ git }: { git: boolean }): CourseCopy {
     root,
     run: (args, opts = {}) =>
       new Promise((resolve) => {
-        const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts/course.ts"), ...args], { cwd: root, env });
+        const child = spawn(process.execPath, ["--import", "tsx", join(root, "scripts/course.ts"), ...args], { cwd: root, env: { ...env, ...opts.env } });
         let out = "";
         child.stdout.on("data", (c: Buffer) => (out += c.toString()));
         child.stderr.on("data", (c: Buffer) => (out += c.toString()));
