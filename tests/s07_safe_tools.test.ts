@@ -11,6 +11,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMMAND_ATTACKS, FILE_ATTACKS } from "./attacks/s07_cases.ts";
+import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
 import { S07_TASK, S07_WORKSPACE } from "../runtime/scripted/scenarios/s07_safe_tools.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 import { loadLesson, quietOutput, scripted, transcriptProblems } from "../runtime/testing.ts";
@@ -154,10 +155,11 @@ describe("s07 the workspace: paths resolve inside the root, or are refused", () 
 
 describe("s07 safe bash: a capped, clean process group", () => {
   it("caps output and says how much was cut", async () => {
-    const r = await bash.runSafeBash("head -c 30000 /dev/zero | tr '\\0' a", { cwd: root, maxOutput: 1000 });
+    // 15 000 characters: over the cap, under the flood limit (20 times the cap), so all of it is counted.
+    const r = await bash.runSafeBash("head -c 15000 /dev/zero | tr '\\0' a", { cwd: root, maxOutput: 1000 });
     expect(r.text.startsWith("a".repeat(1000))).toBe(true);
-    expect(r.text).toMatch(/output cut: 29000 of 30000 characters/);
-    expect(r.cut).toBe(29000);
+    expect(r.text).toMatch(/output cut: 14000 of 15000 characters/);
+    expect(r.cut).toBe(14000);
   });
 
   it("the child environment has no API keys or tokens", () => {
@@ -337,7 +339,7 @@ describe("s07 the loop with safe tools (the default task, scripted)", () => {
   type AgentModule = typeof import("../solutions/s07_safe_tools/agent.ts");
   const loadAgent = () => loadLesson<AgentModule>("s07_safe_tools");
 
-  async function runTask(approve: ApprovalModule["Approver"]) {
+  async function runTask(approve: Approver) {
     const agent = await loadAgent();
     const workspace = await scratchWorkspace(S07_WORKSPACE);
     const llm = scripted();
