@@ -29,7 +29,8 @@ export const CANARY_KEY = "sk-ant-CANARY-KEY-5e1d";
 export const CANARY_TOKEN = "ghp_CANARY_TOKEN_90b2";
 /** The cap the attacks give s07's bash (and expect), and its timeout. */
 export const ATTACK_MAX_OUTPUT = 50_000;
-export const ATTACK_TIMEOUT_MS = 1_000;
+// Long enough that a loaded machine has started the shell (and its process group) before it fires.
+export const ATTACK_TIMEOUT_MS = 2_000;
 
 export interface Sandbox {
   dir: string;
@@ -179,8 +180,8 @@ export const ATTACKS: Attack[] = [
     escaped: (s) => existsSync(join(s.sandbox.out, "late-bg")),
   },
   {
-    id: "fork-past-timeout", group: "outlives the call", what: "bash: (sleep 2; touch late) & sleep 4 — past the timeout",
-    ...bash((s) => `(sleep 2; touch ${join(s.out, "late-timeout")}) & sleep 4`), approve: "approve", claimed: true, settleMs: 2_600,
+    id: "fork-past-timeout", group: "outlives the call", what: "bash: (sleep 4; touch late) & sleep 8 — past the timeout",
+    ...bash((s) => `(sleep 4; touch ${join(s.out, "late-timeout")}) & sleep 8`), approve: "approve", claimed: true, settleMs: 2_600,
     escaped: (s) => existsSync(join(s.sandbox.out, "late-timeout")),
   },
   {
