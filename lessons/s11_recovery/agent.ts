@@ -295,8 +295,11 @@ async function tour(): Promise<void> {
     if (outcome.status !== "done") return say(yellow(`(${describeOutcome(outcome)})`));
     say(answerSince(history, start + 1).trim());
   }
-  const faulted = llm.scripted.exchanges.filter((e) => e.fault).map((e) => e.fault!.kind);
-  say(dim(`(${llm.scripted.exchanges.length} requests, faults met: ${faulted.join(", ")}; ${history.length} messages kept)`));
+  const faulted = llm.scripted.exchanges.flatMap((e) => (e.fault ? [e.fault.kind] : []));
+  const sdkRetries = (k: string) => k === "rate_limit" || k === "overloaded" || k === "server_error";
+  const bySdk = faulted.filter(sdkRetries);
+  const byLoop = faulted.filter((k) => !sdkRetries(k));
+  say(dim(`(${llm.scripted.exchanges.length} requests · retried by the SDK: ${bySdk.join(", ")} · recovered by the loop: ${byLoop.join(", ")} · ${history.length} messages kept, every pair whole)`));
 }
 
 async function main(): Promise<void> {
