@@ -103,8 +103,8 @@ const WORDS = {
       `Generated at build time from \`solutions/${p.dir}/\` → \`solutions/${l.dir}/\` (never edited by hand):`,
     same: "no file changed.",
     added: "new file",
-    removed: "removed",
     unchanged: "Unchanged:",
+    stayed: (p: Lesson) => `Only in \`solutions/${p.dir}/\` (lessons import earlier mechanisms from there instead of copying them):`,
   },
   zh: {
     first: (l: Lesson) =>
@@ -112,8 +112,8 @@ const WORDS = {
     intro: (l: Lesson, p: Lesson) => `构建时由 \`solutions/${p.dir}/\` → \`solutions/${l.dir}/\` 自动生成（从不手写）：`,
     same: "没有文件变化。",
     added: "新文件",
-    removed: "已删除",
     unchanged: "未变化：",
+    stayed: (p: Lesson) => `只在 \`solutions/${p.dir}/\` 中（后面的课程从那里导入早先的机制，而不是复制）：`,
   },
 } as const;
 
@@ -127,14 +127,16 @@ function fenceFor(text: string): string {
 export function diffMarkdown(d: LessonDiff, lang: Lang): string {
   const w = WORDS[lang];
   if (!d.previous) return `${w.first(d.lesson)}\n`;
-  const changed = d.files.filter((f) => f.status !== "unchanged");
+  // A file only in the previous folder is not deleted: a later lesson imports it from there.
+  const changed = d.files.filter((f) => f.status === "changed" || f.status === "added");
   const unchanged = d.files.filter((f) => f.status === "unchanged");
+  const stayed = d.files.filter((f) => f.status === "removed");
   const out: string[] = [w.intro(d.lesson, d.previous), ""];
   if (changed.length === 0) {
     out.push(w.same, "");
   } else {
     const summary = changed.map((f) => {
-      const tag = f.status === "added" ? ` (${w.added})` : f.status === "removed" ? ` (${w.removed})` : "";
+      const tag = f.status === "added" ? ` (${w.added})` : "";
       return `\`${f.path}\`${tag} <span class="lesson-diff-stat"><span class="add">+${f.added}</span> <span class="del">−${f.removed}</span></span>`;
     });
     out.push(summary.join(" · "), "");
@@ -146,5 +148,6 @@ export function diffMarkdown(d: LessonDiff, lang: Lang): string {
     out.push(":::", "", "</div>", "");
   }
   if (unchanged.length > 0) out.push(`${w.unchanged} ${unchanged.map((f) => `\`${f.path}\``).join(", ")}`, "");
+  if (stayed.length > 0) out.push(`${w.stayed(d.previous)} ${stayed.map((f) => `\`${f.path}\``).join(", ")}`, "");
   return out.join("\n");
 }

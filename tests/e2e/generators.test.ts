@@ -79,6 +79,9 @@ describe("lesson diff", () => {
     expect(md).toContain("```diff [guards.ts]");
     expect(md).not.toContain("```diff [same.ts]");
     expect(md).toMatch(/Unchanged: `same.ts`/);
+    // old.ts stays in s01's folder (later lessons import from there): named, not shown as deleted.
+    expect(md).not.toContain("```diff [old.ts]");
+    expect(md).toMatch(/Only in `solutions\/s01_first\/`.*: `old.ts`/);
     expect(md).toContain('<span class="add">+1</span>');
   });
 
