@@ -70,13 +70,20 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
   const halted = (why: "timeout" | "aborted") =>
     stop(why, why === "timeout" ? `the run reached its time limit of ${guards.timeoutMs / 1000} s; the work in flight was aborted` : "the run was cancelled by its caller");
 
-  while (true) {
-    // The guards, before each request. Here history ends with a user message (the task or the
-    // last results, every call answered), so stopping here leaves a transcript that can be sent again.
+  /** The guard that ends the run now, or null. Checked before each request. */
+  const guardStop = (): GuardedOutcome | null => {
     const why = run.why();
     if (why) return halted(why);
     if (turns >= guards.maxTurns) return stop("max_turns", `reached the limit of ${guards.maxTurns} turns`);
     if (used >= guards.tokenBudget) return stop("token_budget", `spent ${used} tokens of a budget of ${guards.tokenBudget}`);
+    return null;
+  };
+
+  while (true) {
+    // The guards, before each request. Here history ends with a user message (the task or the
+    // last results, every call answered), so stopping here leaves a transcript that can be sent again.
+    const guarded = guardStop();
+    if (guarded) return guarded;
 
     // Read-only calls of this turn may start while the answer is still streaming.
     const early = new EarlyStart(registry, ctx);
