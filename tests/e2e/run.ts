@@ -259,6 +259,8 @@ async function main(): Promise<number> {
       const name = await page.locator(".VPHero .name").textContent();
       expect(name && /[\u4e00-\u9fff]/.test(name), `hero is not in Chinese: "${name}"`);
       expect((await page.locator("html").getAttribute("lang")) === "zh-CN", "html lang is not zh-CN");
+      mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: join(SHOTS, "home-zh-desktop.png") });
     });
 
     for (const [i, lesson] of LESSONS.entries()) {
