@@ -287,13 +287,16 @@ async function main(): Promise<number> {
       expect((await page.locator("html").getAttribute("lang")) === "en-US", "html lang is not en-US after switching back");
     });
 
-    await check("local search finds tool_result", async () => {
-      await open(page, `${origin}/`);
-      await page.locator(".VPNavBarSearch button").click();
-      await page.locator(".VPLocalSearchBox input").fill("tool_result");
-      await page.locator(".VPLocalSearchBox .result").first().waitFor({ timeout: 5000 });
-      await page.keyboard.press("Escape");
-    });
+    for (const [home, query] of [["/", "tool_result"], ["/zh/", "消息配对"]] as const)
+      await check(`local search on ${home} finds "${query}"`, async () => {
+        await open(page, `${origin}${home}`);
+        await page.locator(".VPNavBarSearch button").click();
+        await page.locator(".VPLocalSearchBox input").fill(query);
+        await page.locator(".VPLocalSearchBox .result").first().waitFor({ timeout: 5000 });
+        const href = await page.locator(".VPLocalSearchBox .result").first().getAttribute("href");
+        expect(href?.startsWith(home), `the first result (${href}) is not in the ${home} locale`);
+        await page.keyboard.press("Escape");
+      });
 
     await check("viewer opens a learner's JSONL run: pairs linked, is_error marked, stop_reason shown", async () => {
       await open(page, `${origin}/guide/transcripts`);
