@@ -204,3 +204,32 @@ describe("s08 a streamed run leaves the same transcript as the same run without 
     );
   });
 });
+
+describe("s08 the script: Ctrl-C stops the run and leaves a transcript that can be sent again", () => {
+  it("SIGINT while the answer streams → stopped (aborted), every tool_use answered", async () => {
+    const { spawn } = await import("node:child_process");
+    const { join } = await import("node:path");
+    const { ROOT, gradedTree } = await import("../runtime/testing.ts");
+    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, gradedTree(), "s08_streaming", "agent.ts")], {
+      cwd: ROOT,
+      env: { ...process.env, COURSE_OFFLINE: "1", NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let sent = false;
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      // The answer has started to stream: now press Ctrl-C.
+      if (!sent && /workspace: .*\n[\s\S]*I'll read/.test(out)) {
+        sent = true;
+        child.kill("SIGINT");
+      }
+    });
+    child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(sent, `the answer never started streaming:\n${out}`).toBe(true);
+    expect(out).toMatch(/stopped \(aborted\)/);
+    expect(out).toMatch(/every tool_use answered: can be sent again/);
+    expect(code).toBe(0);
+  }, 30_000);
+});

@@ -185,3 +185,25 @@ describe("s09 the run log: JSONL under .course/runs/", () => {
     ]);
   });
 });
+
+describe("s09 the script: --trace and the run log", () => {
+  it("prints seed 000's table and writes a run log that ends with the transcript", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const { ROOT, gradedTree } = await import("../runtime/testing.ts");
+    const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, gradedTree(), "s09_observability", "agent.ts"), "--trace"], {
+      cwd: ROOT,
+      env: { ...process.env, COURSE_OFFLINE: "1", NO_COLOR: "1" },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    const out = `${r.stdout}${r.stderr}`;
+    expect(r.status, out).toBe(0);
+    for (const line of [/^\[0\] user {7}"Run the login module's tests/m, /^\[1\] assistant {2}text \+ tool_use\(id=toolu_\w+, bash\)\s+stop_reason: tool_use$/m, /^\[5\] assistant {2}text\(.*stop_reason: end_turn$/m])
+      expect(out).toMatch(line);
+    const path = /run log: (\S+\.jsonl)/.exec(out)?.[1];
+    expect(path, out).toBeDefined();
+    const lines = jsonl.readRun(path!);
+    expect(lines[0]).toMatchObject({ type: "run" });
+    expect(lines[lines.length - 1]).toMatchObject({ type: "transcript" });
+  }, 60_000);
+});
