@@ -196,7 +196,7 @@ function loadMessage(lesson: Lesson, raw: string): string {
   if (/Transform failed|PARSE_ERROR|SyntaxError|Expected|Unexpected/.test(text))
     return `lessons/${lesson.dir} does not parse, so no test could run:\n${indent(text)}\nFix the syntax at the line shown and save.`;
   if (/Cannot find module|Failed to load url|does not provide an export/.test(text))
-    return `a file of lessons/${lesson.dir} imports something that does not exist:\n${indent(text)}`;
+    return `something the ${lesson.id} code or its tests import does not exist:\n${indent(text)}`;
   return `the tests of ${lesson.id} could not start:\n${indent(text)}`;
 }
 

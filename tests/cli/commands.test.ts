@@ -129,6 +129,7 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
   }, 180_000);
 
   it("an endless loop in the learner's file: the check gives up with a message, and leaves no process behind", async () => {
+    solve(copy.root, s01.dir);
     const file = join(copy.root, "lessons", s01.dir, s01.entry);
     appendFileSync(file, "\nwhile (Date.now() > 0) { /* endless */ }\n");
     const { code, out } = await copy.run(["check", "s01"], { env: { COURSE_CHECK_TIMEOUT_MS: "6000" } });

@@ -12,9 +12,10 @@ import { ROOT, filesUnder } from "../../scripts/lib/paths.ts";
 
 /**
  * What is copied: lessons/, solutions/, tests/, runtime/, scripts/, package.json, the configs,
- * and any other top-level folder a lesson may read (examples/…); node_modules is linked.
+ * and any other top-level folder a lesson or its tests may read (examples/, docs/ without the
+ * built site); node_modules is linked.
  */
-const NOT_COPIED = new Set(["node_modules", ".git", ".course", "docs", "coverage", ".env", "dist"]);
+const NOT_COPIED = new Set(["node_modules", ".git", ".course", "coverage", ".env", "dist", "cache"]);
 const copied = () => readdirSync(ROOT).filter((e) => !NOT_COPIED.has(e) && !e.endsWith(".log"));
 
 export interface CourseCopy {
@@ -46,7 +47,8 @@ export function courseEnv(): NodeJS.ProcessEnv {
 
 export function makeCopy({ git }: { git: boolean }): CourseCopy {
   const root = mkdtempSync(join(tmpdir(), "course-cli-"));
-  for (const entry of copied()) cpSync(join(ROOT, entry), join(root, entry), { recursive: true });
+  for (const entry of copied())
+    cpSync(join(ROOT, entry), join(root, entry), { recursive: true, filter: (src) => !/[\\/]docs[\\/]\.vitepress[\\/](dist|cache)$/.test(src) });
   symlinkSync(join(ROOT, "node_modules"), join(root, "node_modules"), "dir");
   if (git) {
     const g = (...args: string[]) => {
