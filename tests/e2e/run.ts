@@ -346,6 +346,17 @@ async function main(): Promise<number> {
           if ((await page.locator(".lesson-diff").count()) > 0) await page.locator(".lesson-diff").first().screenshot({ path: `${stem}-diff.png` });
         }
       }
+      // Dark mode (the theme follows the system's preference).
+      await page.emulateMedia({ colorScheme: "dark" });
+      await open(page, `${origin}/lessons/${shot.dir}`);
+      await page.locator(".tv-message").first().waitFor({ timeout: 10_000 });
+      expect((await page.locator("html.dark").count()) === 1, "the site does not follow a dark system preference");
+      const darkBox = await page.locator(".tv").first().boundingBox();
+      if (darkBox) await page.screenshot({ path: join(SHOTS, `${shot.dir}-en-dark-viewer.png`), fullPage: true, clip: { x: 0, y: darkBox.y - 20, width: 1280, height: 900 } });
+      await open(page, `${origin}/guide/message-rules`);
+      await page.locator(".pairing-diagram").screenshot({ path: join(SHOTS, "pairing-dark.png") });
+      await page.emulateMedia({ colorScheme: "light" });
+
       // The two pictures: the loop (s01) and the pairing rules.
       for (const [name, viewport] of [["desktop", { width: 1280, height: 900 }], ["phone", { width: 390, height: 844 }]] as const) {
         await page.setViewportSize(viewport);
