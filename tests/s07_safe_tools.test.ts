@@ -243,6 +243,16 @@ describe("s07 read-only commands run freely; anything else asks first", () => {
     expect(await ask("n")).toBe(false);
     expect(await ask("")).toBe(false);
   });
+
+  it("Ctrl-C at the question refuses, and is passed on so the run can stop", async () => {
+    const input = Object.assign(new PassThrough(), { isTTY: true });
+    const output = Object.assign(new PassThrough(), { isTTY: true, columns: 80 });
+    let interrupted = 0;
+    setTimeout(() => input.write("\x03"), 20);
+    const d = await approval.terminalApprover({ input, output, onInterrupt: () => interrupted++ })({ command: "touch x", reason: "r" });
+    expect(d).toEqual({ approved: false, why: "the user pressed Ctrl-C" });
+    expect(interrupted).toBe(1);
+  });
 });
 
 describe("s07 attack cases: every one must fail", () => {

@@ -138,19 +138,30 @@ export interface TerminalApproverOptions {
   yes?: boolean;
   input?: NodeJS.ReadableStream & { isTTY?: boolean };
   output?: NodeJS.WritableStream;
+  /** Ctrl-C at the question: after refusing, pass it on (default: the process gets its SIGINT). */
+  onInterrupt?: () => void;
 }
 
 /** Asks y/n on the terminal; with no terminal to ask, refuses (unless --yes). */
 export function terminalApprover(opts: TerminalApproverOptions = {}): Approver {
   const input = opts.input ?? process.stdin;
   const output = opts.output ?? process.stdout;
+  const interrupt = opts.onInterrupt ?? (() => process.kill(process.pid, "SIGINT"));
   return async ({ command, reason }) => {
     if (opts.yes) return { approved: true };
     if (!input.isTTY) return { approved: false, why: "there is no terminal to ask for approval (run with --yes to allow such commands)" };
     const rl = createInterface({ input, output });
+    // subtle: while readline owns the terminal, Ctrl-C reaches it, not the process. Refuse, then
+    // pass the Ctrl-C on, so the run stops as it would anywhere else.
+    const asking = new AbortController();
+    rl.on("SIGINT", () => asking.abort());
     try {
-      const answer = await rl.question(`\nThe model wants to run: ${command}\n  (${reason})\nAllow it? [y/N] `);
+      const answer = await rl.question(`\nThe model wants to run: ${command}\n  (${reason})\nAllow it? [y/N] `, { signal: asking.signal });
       return /^y(es)?$/i.test(answer.trim()) ? { approved: true } : { approved: false, why: "the user said no" };
+    } catch (e) {
+      if (!asking.signal.aborted) throw e;
+      interrupt();
+      return { approved: false, why: "the user pressed Ctrl-C" };
     } finally {
       rl.close();
     }
