@@ -1,0 +1,84 @@
+/**
+ * How the scripted model answers: deterministic, routed by the conversation's first text, free-form
+ * prompts mapped to a few intents with whichever suitable tool the request offers, and otherwise
+ * an honest notice that it is the offline model. It never calls itself Claude.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import { describe, expect, it } from "vitest";
+import { scriptedLlm } from "../../runtime/client.ts";
+import { OFFLINE_NOTICE } from "../../runtime/scripted/scenarios/intents.ts";
+import { S01_TASK } from "../../runtime/scripted/scenarios/s01_agent_loop.ts";
+
+const tool = (name: string): Anthropic.Tool => ({ name, input_schema: { type: "object", properties: {} } });
+
+async function ask(prompt: string, tools: string[]) {
+  const { client } = scriptedLlm({}, { maxRetries: 0 });
+  return client.messages.create({ model: "scripted-model", max_tokens: 1000, tools: tools.map(tool), messages: [{ role: "user", content: prompt }] });
+}
+const callOf = (m: Anthropic.Message) => m.content.find((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
+
+describe("the scripted model's answers", () => {
+  it.each([
+    ["list the files", ["bash"], "bash", { command: "ls -la" }],
+    ["list the files", ["list_files", "bash"], "list_files", { path: "." }],
+    ["please read README.md", ["read_file", "bash"], "read_file", { path: "README.md" }],
+    ["please read README.md", ["bash"], "bash", { command: "cat README.md" }],
+    ["run `echo hi there`", ["bash"], "bash", { command: "echo hi there" }],
+    ["run the tests", ["bash"], "bash", { command: "npm test" }],
+    ["run the tests of the login module", ["run_tests", "bash"], "run_tests", { module: "login" }],
+  ])("%j with tools %j → %s %j", async (prompt, tools, name, input) => {
+    const m = await ask(prompt, tools);
+    expect(m.stop_reason).toBe("tool_use");
+    expect(callOf(m)).toMatchObject({ name, input });
+  });
+
+  it("anything else, or no suitable tool: the honest offline notice, end_turn", async () => {
+    for (const [prompt, tools] of [["write me a sonnet about the sea", ["bash"]], ["list the files", []]] as const) {
+      const m = await ask(prompt, [...tools]);
+      expect(m.stop_reason).toBe("end_turn");
+      expect(m.content).toEqual([{ type: "text", text: OFFLINE_NOTICE, citations: null }]);
+    }
+    expect(OFFLINE_NOTICE).toMatch(/scripted model \(offline\)/);
+    expect(OFFLINE_NOTICE).toMatch(/ANTHROPIC_API_KEY/);
+  });
+
+  it("reads the tool result it gets back (or the error) into its answer", async () => {
+    const { client } = scriptedLlm({}, { maxRetries: 0 });
+    const first = await client.messages.create({ model: "m", max_tokens: 500, tools: [tool("bash")], messages: [{ role: "user", content: "list the files" }] });
+    const id = callOf(first)!.id;
+    const next = (content: string, is_error: boolean) =>
+      client.messages.create({
+        model: "m",
+        max_tokens: 500,
+        tools: [tool("bash")],
+        messages: [
+          { role: "user", content: "list the files" },
+          { role: "assistant", content: first.content },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: id, content, is_error }] },
+        ],
+      });
+    const ok = await next("alpha.txt\nbeta.txt", false);
+    expect(ok.stop_reason).toBe("end_turn");
+    expect(JSON.stringify(ok.content)).toMatch(/alpha\.txt.*beta\.txt/);
+    const failed = await next("ls: permission denied", true);
+    expect(JSON.stringify(failed.content)).toMatch(/reported an error.*permission denied/);
+  });
+
+  it("a lesson's default task routes to its scenario without being told", async () => {
+    const m = await ask(S01_TASK, ["bash"]);
+    expect(m.content.map((b) => b.type)).toEqual(["thinking", "text", "tool_use"]);
+    expect(callOf(m)).toMatchObject({ name: "bash", input: { command: "ls" } });
+  });
+
+  it("is deterministic: the same request gets the same message, ids and signatures included", async () => {
+    const a = await ask(S01_TASK, ["bash"]);
+    const b = await ask(S01_TASK, ["bash"]);
+    expect(b).toEqual(a);
+  });
+
+  it("names itself honestly: the model id it was asked for, never a Claude model", async () => {
+    const m = await ask("hello", []);
+    expect(m.model).toBe("scripted-model");
+    expect(JSON.stringify(m)).not.toMatch(/claude/i);
+  });
+});
