@@ -392,3 +392,34 @@ describe("s07 the loop with safe tools (the default task, scripted)", () => {
     }
   });
 });
+
+describe("s07 the script, offline", () => {
+  const runScript = async (...args: string[]) => {
+    const { spawnSync } = await import("node:child_process");
+    const { ROOT, gradedTree } = await import("../runtime/testing.ts");
+    const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, gradedTree(), "s07_safe_tools", "agent.ts"), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, COURSE_OFFLINE: "1", NO_COLOR: "1" },
+      input: "",
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    return { code: r.status, out: `${r.stdout}${r.stderr}` };
+  };
+
+  it("shows the three bypasses, then refuses what it cannot ask about (no terminal)", async () => {
+    const { code, out } = await runScript();
+    expect(code, out).toBe(0);
+    expect(out.match(/block list: allowed/g), out).toHaveLength(3);
+    expect(out).toMatch(/the shell ran: sudo id/);
+    expect(out).toMatch(/outside the workspace/);
+    expect(out).toMatch(/not run: this command is not read-only .* no terminal to ask/);
+    expect(out).toMatch(/can be sent again/);
+  }, 60_000);
+
+  it("with --yes, the command runs", async () => {
+    const { code, out } = await runScript("--yes");
+    expect(code, out).toBe(0);
+    expect(out).toMatch(/marker file was written after you approved it/);
+  }, 60_000);
+});
