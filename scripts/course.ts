@@ -22,6 +22,7 @@ import { LESSONS, findLesson, type Lesson } from "../runtime/manifest.ts";
 import { bold, cyan, dim, green, red, yellow } from "../runtime/print.ts";
 import { ROOT, exerciseDir, filesUnder, solutionDir, testFileRel } from "./lib/paths.ts";
 import { isPristine, pristine, restore, takeSnapshots } from "./lib/pristine.ts";
+import type { Grade } from "./lib/grade.ts";
 import { checkLesson, currentLesson, statuses } from "./lib/progress.ts";
 import { cachedResult, loadState, updateState } from "./lib/state.ts";
 import { checkReport, hintLines, listLines } from "./lib/views.ts";
@@ -87,13 +88,21 @@ function cmdLesson(args: string[]): number {
 async function cmdCheck(argv: string[]): Promise<number> {
   const { positional, flags } = parseArgs(argv);
   const verbose = flags.has("verbose");
-  const opts = { stream: verbose, timeoutMs: CHECK_TIMEOUT_MS };
+  const opts = { timeoutMs: CHECK_TIMEOUT_MS };
+  // The verdict first; with --verbose the runner's whole output follows it.
+  const report = (lesson: Lesson, grade: Grade) => {
+    print(checkReport(lesson, grade));
+    if (verbose) {
+      console.log(bold("\n── the test runner's output ──"));
+      process.stdout.write(grade.output.replace(/^JSON report written to .*\n?/m, ""));
+    }
+  };
   if (positional[0]) {
     const lesson = lessonOrFail(positional[0], "check");
     folderOrFail(lesson);
     console.log(dim(`Checking lessons/${lesson.dir} …`));
     const grade = await checkLesson(lesson, opts);
-    print(checkReport(lesson, grade));
+    report(lesson, grade);
     return grade.ok ? 0 : 1;
   }
   console.log(dim("Finding your current lesson (the first one whose check does not pass) …"));
@@ -105,7 +114,7 @@ async function cmdCheck(argv: string[]): Promise<number> {
   folderOrFail(current.lesson);
   console.log(bold(`Current lesson: ${current.lesson.id} · ${current.lesson.title}`));
   const grade = current.grade ?? (await checkLesson(current.lesson, opts));
-  print(checkReport(current.lesson, grade));
+  report(current.lesson, grade);
   return grade.ok ? 0 : 1;
 }
 

@@ -135,10 +135,10 @@ export async function gradeLesson(lesson: Lesson, tree: Tree, opts: GradeOptions
 
 function runVitest(files: string[], tree: Tree, outFile: string, opts: GradeOptions) {
   const args = [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", ...files, "--reporter=default", "--reporter=json", `--outputFile.json=${outFile}`];
-  const color = opts.stream && process.stdout.isTTY && !process.env.NO_COLOR;
+  const color = process.stdout.isTTY && !process.env.NO_COLOR;
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: { ...process.env, COURSE_TREE: tree, FORCE_COLOR: color ? "1" : "0" },
+    env: colorEnv({ ...process.env, COURSE_TREE: tree }, Boolean(color)),
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -169,6 +169,13 @@ function runVitest(files: string[], tree: Tree, outFile: string, opts: GradeOpti
     child.on("close", done);
     child.on("error", (e) => ((output += `\n${e.message}`), done()));
   });
+}
+
+/** Colours for the runner's output only when it ends up on a terminal. */
+function colorEnv(env: NodeJS.ProcessEnv, color: boolean): NodeJS.ProcessEnv {
+  delete env.FORCE_COLOR;
+  delete env.NO_COLOR;
+  return color ? { ...env, FORCE_COLOR: "1" } : { ...env, NO_COLOR: "1" };
 }
 
 function loadFailure(message: string, output: string): Grade {
