@@ -20,7 +20,8 @@ export interface Check {
 
 /** Runs the lesson's loop on a scripted model; fails with the API's and the checker's words. */
 export async function runLoop(lesson: S01Lesson, scenario?: Scenario | string, task = S01_TASK) {
-  const llm = scripted(scenario ? { scenario } : {});
+  // s01's scenarios need at most 4 requests: a loop past 20 does not stop.
+  const llm = scripted({ maxRequests: 20, ...(scenario ? { scenario } : {}) });
   const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
   let requests = 0; // counted before the transcript is sent again to check it
   const final = await driveLoop(llm, history, async () => {
