@@ -6,6 +6,8 @@
 import { mkdtempSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { PassThrough } from "node:stream";
 import type Anthropic from "@anthropic-ai/sdk";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -203,5 +205,26 @@ describe("s10 Ctrl-C cancels the turn, not the session", () => {
     const unanswered: Anthropic.MessageParam[] = [{ role: "user", content: "q" }];
     repl.settleTurn(unanswered, 0);
     expect(unanswered).toEqual([]);
+  });
+});
+
+describe("s10 one terminal for questions and approvals", () => {
+  it("an approval asked during a turn takes the next line; the line after it is a question again", async () => {
+    const input = new PassThrough();
+    const rl = createInterface({ input });
+    const lines: string[] = [];
+    rl.on("line", (l) => lines.push(l));
+    const approve = repl.askOn(rl);
+    const first = approve({ command: "npm test", reason: "runs code" });
+    input.write("y\n");
+    expect(await first).toEqual({ approved: true });
+    const second = approve({ command: "rm -r build", reason: "writes" });
+    input.write("no\n");
+    expect(await second).toMatchObject({ approved: false });
+    input.write("next question\n");
+    await new Promise((r) => setTimeout(r, 10));
+    expect(lines).toEqual(["next question"]);
+    expect(await repl.askOn(rl, true)({ command: "x", reason: "y" })).toEqual({ approved: true });
+    rl.close();
   });
 });

@@ -30,7 +30,7 @@ import { ObservedRegistry, type EventSink } from "../../solutions/s09_observabil
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import { addTurn, emptyTotals, turnUsage } from "../../solutions/s09_observability/usage.ts";
 import { S10_FOLLOW_UP, S10_TASK } from "../../runtime/scripted/scenarios/s10_conversation.ts";
-import { Repl, attachTerminal } from "./repl.ts";
+import { Repl, askOn, attachTerminal, terminalLines } from "./repl.ts";
 import { loadSession } from "./session.ts";
 
 export const system = (root: string) =>
@@ -88,13 +88,20 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
   const halted = (why: "timeout" | "aborted") =>
     stop(why, why === "timeout" ? `the run reached its time limit of ${guards.timeoutMs / 1000} s; the work in flight was aborted` : "the run was cancelled by its caller");
 
-  while (true) {
-    // The guards, before each request. Here history ends with a user message (the task or the
-    // last results, every call answered), so stopping here leaves a transcript that can be sent again.
+  /** The guard that ends the run now, or null. Checked before each request. */
+  const guardStop = (): GuardedOutcome | null => {
     const why = run.why();
     if (why) return halted(why);
     if (turns >= guards.maxTurns) return stop("max_turns", `reached the limit of ${guards.maxTurns} turns`);
     if (used >= guards.tokenBudget) return stop("token_budget", `spent ${used} tokens of a budget of ${guards.tokenBudget}`);
+    return null;
+  };
+
+  while (true) {
+    // The guards, before each request. Here history ends with a user message (the task or the
+    // last results, every call answered), so stopping here leaves a transcript that can be sent again.
+    const guarded = guardStop();
+    if (guarded) return guarded;
 
     // Read-only calls of this turn may start while the answer is still streaming.
     const early = new EarlyStart(registry, ctx);
@@ -225,12 +232,15 @@ async function main(): Promise<void> {
   const llm = selectModel();
   say(llm.banner);
   const session = values.resume ? loadSession(values.resume) : undefined;
-  const repl = createRepl(llm, session ? { name: session.name, history: session.messages } : {});
+  // One readline for the questions and for approvals asked during a turn.
+  const rl = terminalLines();
+  const agent = { approve: askOn(rl) };
+  const repl = createRepl(llm, session ? { name: session.name, history: session.messages, agent } : { agent });
   say(dim(session ? `resumed "${session.name}" (${session.messages.length} messages)` : `session "${repl.name}" · /help for commands · Ctrl-C cancels an answer`));
   if (llm.offline && !session) say(dim(`offline: try "${S10_TASK}", then "${S10_FOLLOW_UP}"`));
   const first = positionals.join(" ").trim();
   if (first && (await repl.handle(first)) === "exit") return;
-  await attachTerminal(repl);
+  await attachTerminal(repl, "> ", rl);
   say(dim(`(saved as "${repl.name}": resume with --resume ${repl.name})`));
 }
 

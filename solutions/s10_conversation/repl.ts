@@ -13,6 +13,7 @@
 import { createInterface, type Interface } from "node:readline";
 import type Anthropic from "@anthropic-ai/sdk";
 import { dim, say, yellow } from "../../runtime/print.ts";
+import type { Approver } from "../../solutions/s07_safe_tools/approval.ts";
 import { SessionError, listSessions, loadSession, newSessionName, saveSession, checkName } from "./session.ts";
 
 // #region commands
@@ -231,6 +232,26 @@ export async function runRepl(repl: Repl, lines: AsyncIterable<string>): Promise
 /** A readline on the terminal, for the REPL (and for questions asked during a turn, see s12). */
 export function terminalLines(): Interface {
   return createInterface({ input: process.stdin, output: process.stdout, terminal: Boolean(process.stdin.isTTY) });
+}
+
+/**
+ * Approval questions (s07) asked on the REPL's own readline: a second readline on the same
+ * terminal would take the REPL's input. Ctrl-C while asked answers no (and cancels the turn).
+ */
+export function askOn(rl: Interface, yes = false): Approver {
+  return ({ command, reason }) => {
+    if (yes) return Promise.resolve({ approved: true });
+    return new Promise((resolve) => {
+      const asked = new AbortController();
+      const onCtrlC = () => asked.abort();
+      rl.once("SIGINT", onCtrlC);
+      asked.signal.addEventListener("abort", () => resolve({ approved: false, why: "the user cancelled" }), { once: true });
+      rl.question(`The model wants to run: ${command}\n  (${reason})\nAllow it? [y/N] `, { signal: asked.signal }, (answer) => {
+        rl.off("SIGINT", onCtrlC);
+        resolve(/^y(es)?$/i.test(answer.trim()) ? { approved: true } : { approved: false, why: "the user said no" });
+      });
+    });
+  };
 }
 
 /** The terminal: readline for lines, Ctrl-C cancels the turn (twice at an idle prompt: leave). */

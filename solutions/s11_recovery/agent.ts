@@ -31,7 +31,7 @@ import { addTurn, emptyTotals, turnUsage } from "../../solutions/s09_observabili
 import { S10_FOLLOW_UP, S10_TASK } from "../../runtime/scripted/scenarios/s10_conversation.ts";
 import { CONTINUE_PROMPT, S11_TASK } from "../../runtime/scripted/scenarios/s11_recovery.ts";
 import type { FaultPlan } from "../../runtime/scripted/types.ts";
-import { Repl, attachTerminal } from "../../solutions/s10_conversation/repl.ts";
+import { Repl, askOn, attachTerminal, terminalLines } from "../../solutions/s10_conversation/repl.ts";
 import { loadSession } from "../../solutions/s10_conversation/session.ts";
 import { compactInPlace, estimateMessages } from "./compact.ts";
 import { DEFAULT_RECOVERY, RETRIES, answerSince, isPromptTooLong, retryTurn, type RecoveryLimits } from "./recovery.ts";
@@ -105,13 +105,20 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
   const halted = (why: "timeout" | "aborted") =>
     stop(why, why === "timeout" ? `the run reached its time limit of ${guards.timeoutMs / 1000} s; the work in flight was aborted` : "the run was cancelled by its caller");
 
-  while (true) {
-    // The guards, before each request. Here history ends with a user message (the task or the
-    // last results, every call answered), so stopping here leaves a transcript that can be sent again.
+  /** The guard that ends the run now, or null. Checked before each request. */
+  const guardStop = (): RecoveredOutcome | null => {
     const why = run.why();
     if (why) return halted(why);
     if (turns >= guards.maxTurns) return stop("max_turns", `reached the limit of ${guards.maxTurns} turns`);
     if (used >= guards.tokenBudget) return stop("token_budget", `spent ${used} tokens of a budget of ${guards.tokenBudget}`);
+    return null;
+  };
+
+  while (true) {
+    // The guards, before each request. Here history ends with a user message (the task or the
+    // last results, every call answered), so stopping here leaves a transcript that can be sent again.
+    const guarded = guardStop();
+    if (guarded) return guarded;
 
     // Read-only calls of this turn may start while the answer is still streaming.
     let early = new EarlyStart(registry, ctx);
@@ -306,12 +313,15 @@ async function main(): Promise<void> {
   say(llm.banner);
   if (llm.offline && !values.chat && !values.resume && positionals.length === 0) return tour();
   const session = values.resume ? loadSession(values.resume) : undefined;
-  const repl = createRepl(llm, session ? { name: session.name, history: session.messages } : {});
+  // One readline for the questions and for approvals asked during a turn.
+  const rl = terminalLines();
+  const agent = { approve: askOn(rl) };
+  const repl = createRepl(llm, session ? { name: session.name, history: session.messages, agent } : { agent });
   say(dim(session ? `resumed "${session.name}" (${session.messages.length} messages)` : `session "${repl.name}" · /help for commands · Ctrl-C cancels an answer`));
   if (llm.offline && !session) say(dim(`offline: try "${S10_TASK}", then "${S10_FOLLOW_UP}"`));
   const first = positionals.join(" ").trim();
   if (first && (await repl.handle(first)) === "exit") return;
-  await attachTerminal(repl);
+  await attachTerminal(repl, "> ", rl);
   say(dim(`(saved as "${repl.name}": resume with --resume ${repl.name})`));
 }
 

@@ -27,7 +27,7 @@ import { ObservedRegistry, type EventSink, fanOut } from "../../solutions/s09_ob
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import { addTurn, emptyTotals, turnUsage } from "../../solutions/s09_observability/usage.ts";
 import { CONTINUE_PROMPT } from "../../runtime/scripted/scenarios/s11_recovery.ts";
-import { Repl, attachTerminal, terminalLines } from "../../solutions/s10_conversation/repl.ts";
+import { Repl, askOn, attachTerminal, terminalLines } from "../../solutions/s10_conversation/repl.ts";
 import { loadSession, saveSession } from "../../solutions/s10_conversation/session.ts";
 import { compactInPlace, estimateMessages } from "../../solutions/s11_recovery/compact.ts";
 import { DEFAULT_RECOVERY, RETRIES, isPromptTooLong, retryTurn, type RecoveryLimits } from "../../solutions/s11_recovery/recovery.ts";
@@ -107,13 +107,20 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
   const halted = (why: "timeout" | "aborted") =>
     stop(why, why === "timeout" ? `the run reached its time limit of ${guards.timeoutMs / 1000} s; the work in flight was aborted` : "the run was cancelled by its caller");
 
-  while (true) {
-    // The guards, before each request. Here history ends with a user message (the task or the
-    // last results, every call answered), so stopping here leaves a transcript that can be sent again.
+  /** The guard that ends the run now, or null. Checked before each request. */
+  const guardStop = (): RecoveredOutcome | null => {
     const why = run.why();
     if (why) return halted(why);
     if (turns >= guards.maxTurns) return stop("max_turns", `reached the limit of ${guards.maxTurns} turns`);
     if (used >= guards.tokenBudget) return stop("token_budget", `spent ${used} tokens of a budget of ${guards.tokenBudget}`);
+    return null;
+  };
+
+  while (true) {
+    // The guards, before each request. Here history ends with a user message (the task or the
+    // last results, every call answered), so stopping here leaves a transcript that can be sent again.
+    const guarded = guardStop();
+    if (guarded) return guarded;
 
     // Read-only calls of this turn may start while the answer is still streaming.
     let early = new EarlyStart(registry, ctx);
@@ -324,10 +331,7 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
   } else {
     // No task: the conversation of s10, its approval questions asked on the same terminal.
     const rl = terminalLines();
-    const approve: Approver = flags.yes ? approveAll : async ({ command, reason }) => {
-      const answer = await new Promise<string>((resolve) => rl.question(`The model wants to run: ${command}\n  (${reason})\nAllow it? [y/N] `, resolve));
-      return /^y(es)?$/i.test(answer.trim()) ? { approved: true } : { approved: false, why: "the user said no" };
-    };
+    const approve = askOn(rl, flags.yes);
     const repl = createRepl(llm, { ...(resumed ? { name: resumed.name } : {}), history, agent: { ...optionsFrom(flags, onEvent), approve } });
     await attachTerminal(repl, "> ", rl);
     history.splice(0, history.length, ...repl.history);
