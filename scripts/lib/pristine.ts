@@ -32,7 +32,13 @@ function git(args: string[]): { ok: boolean; out: Buffer } {
 }
 
 /** Is the course folder itself the root of a git work tree? */
+let gitRoot: boolean | undefined;
 export function hasGit(): boolean {
+  gitRoot ??= isGitRoot();
+  return gitRoot;
+}
+
+function isGitRoot(): boolean {
   if (process.env.COURSE_NO_GIT === "1") return false;
   const r = git(["rev-parse", "--show-toplevel"]);
   if (!r.ok) return false;
