@@ -168,7 +168,7 @@ function closedPort(): Promise<number> {
   });
 }
 
-describe.concurrent("runMain: short messages, non-zero exits, no stack traces (real processes)", () => {
+describe.concurrent("runMain: short messages, non-zero exits, no stack traces (real processes)", { timeout: 60_000 }, () => {
   it("offline (COURSE_OFFLINE=1 beats a key): the banner first, then the answer, exit 0", async () => {
     const r = await run("ok", { ANTHROPIC_API_KEY: SECRET, COURSE_OFFLINE: "1" });
     expect(r.stderr).toBe("");

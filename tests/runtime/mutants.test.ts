@@ -84,5 +84,5 @@ describe("npm run check s01 on a mutant in lessons/ (a temporary copy of the cou
     expect(r.out).toMatch(/\[results-first\] messages\[2\]\.content\[0\] is a text block before the tool_result for toolu_\w+: tool_result blocks must come first/);
     // The real lessons/ was never touched.
     expect(readFileSync(join(ROOT, "lessons/s01_agent_loop/agent.ts"), "utf8")).not.toContain("MUTANT");
-  }, 60_000);
+  }, 120_000);
 });

@@ -49,7 +49,8 @@ afterAll(() => {
   for (const p of started) if (p.pid && groupAlive(p.pid)) process.kill(-p.pid, "SIGTERM");
 });
 
-describe("npm run offline-model (a real process)", () => {
+// Real processes (npm, tsx, node) start slowly on a busy machine: generous time limits.
+describe("npm run offline-model (a real process)", { timeout: 60_000 }, () => {
   it("serves the Messages API on 127.0.0.1 at the given port", async () => {
     const port = await freePort();
     const child = spawn(NPM, ["run", "--silent", "offline-model", "--", "--port", String(port)], {
@@ -60,7 +61,7 @@ describe("npm run offline-model (a real process)", () => {
     started.push(child);
     let out = "";
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the server did not start:\n${out}`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`the server did not start:\n${out}`)), 50_000);
       const onData = (d: Buffer) => {
         out += d.toString();
         if (out.includes("listening on")) {
