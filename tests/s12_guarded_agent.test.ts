@@ -98,6 +98,14 @@ describe("s12 seed 000's task in the sample repository", () => {
     expect(answer(result.history)).toMatch(/All 3 tests .* pass/);
   });
 
+  it("finds the sample repository from a folder above it (the course's root, say)", async () => {
+    const root = mkdtempSync(join(tmpdir(), "course-root-"));
+    cpSync(SAMPLE, join(root, "examples", "login-service"), { recursive: true });
+    const result = await agent.run(["--workspace", root, "--yes", S12_TASK], { llm: scripted() });
+    expect(result.exitCode).toBe(0);
+    expect(answer(result.history)).toContain(`examples/login-service/src/login.js line ${buggyLine(join(root, "examples", "login-service"))}`);
+  });
+
   it("as a real process, offline, with no key: `npm run agent` solves it and exits 0", () => {
     const dir = sample();
     const entry = join(ROOT, gradedTree(), "s12_guarded_agent", "agent.ts");

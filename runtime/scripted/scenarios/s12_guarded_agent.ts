@@ -47,21 +47,36 @@ function afterTests(ctx: TurnContext): Reply {
   const name = /not ok \d+ - (.+)/.exec(out)?.[1]?.trim() ?? "one test";
   const read = ctx.tools.includes("read_file") ? "read_file" : undefined;
   if (!read) return say(`${failed} of ${total} tests fail, the first being "${name}". I have no read_file tool to look further.`);
+  const dir = packageDir(ctx, out);
   return {
     content: [
       text(`${failed} of ${total} tests fail: "${name}". I'll read the log and the source at the same time.`),
-      call(read, { path: S12_LOG }),
-      call(read, { path: S12_SOURCE }),
+      call(read, { path: dir + S12_LOG }),
+      call(read, { path: dir + S12_SOURCE }),
     ],
   };
 }
 
+/**
+ * Where the tested package is, relative to the workspace: "" when the tests ran in it, else the
+ * folder of the failing test's file (node --test prints its absolute location) minus the workspace
+ * root the system prompt names. So the task works from the course's root folder too.
+ */
+function packageDir(ctx: TurnContext, out: string): string {
+  const location = /location: '(.+)\/test\/[^/']+:\d+:\d+'/.exec(out)?.[1];
+  const system = typeof ctx.request.system === "string" ? ctx.request.system : (ctx.request.system ?? []).map((b) => b.text).join("\n");
+  const root = /working in (\S+?);/.exec(system)?.[1];
+  if (!location || !root || !location.startsWith(`${root}/`)) return "";
+  return `${location.slice(root.length + 1)}/`;
+}
+
 /** Step 2: explain, from the two files. */
 function explain(ctx: TurnContext): Reply {
-  const byPath = new Map(ctx.results.map((r) => [pathOf(ctx, r), r] as const));
-  const source = byPath.get(S12_SOURCE);
-  const log = byPath.get(S12_LOG);
-  if (!source || source.is_error) return say(`I could not read ${S12_SOURCE}${source ? `: ${firstLines(ctx.resultText(source), 2)}` : ""}.`);
+  const find = (suffix: string) => ctx.results.find((r) => pathOf(ctx, r).endsWith(suffix));
+  const source = find(S12_SOURCE);
+  const log = find(S12_LOG);
+  const sourcePath = source ? pathOf(ctx, source) : S12_SOURCE;
+  if (!source || source.is_error) return say(`I could not read ${sourcePath}${source ? `: ${firstLines(ctx.resultText(source), 2)}` : ""}.`);
   const lines = ctx.resultText(source).split("\n");
   const max = /MAX_FAILED_ATTEMPTS\s*=\s*(\d+)/.exec(ctx.resultText(source))?.[1] ?? "3";
   const at = lines.findIndex((l) => /attempts\s*>\s*MAX_FAILED_ATTEMPTS/.test(l));
@@ -70,12 +85,12 @@ function explain(ctx: TurnContext): Reply {
   const after = evidence ? logLines[logLines.indexOf(evidence) + 1] : undefined;
   if (at < 0)
     return say(
-      `The lockout test fails, but ${S12_SOURCE} has no \`attempts > MAX_FAILED_ATTEMPTS\` check any more, so the cause is elsewhere. ` +
+      `The lockout test fails, but ${sourcePath} has no \`attempts > MAX_FAILED_ATTEMPTS\` check any more, so the cause is elsewhere. ` +
         `Read the assertion in the test output first.`,
     );
   const parts = [
     `The failing test is the lockout test: after ${max} wrong passwords the account should be locked, but the right password is still accepted.`,
-    `Cause: ${S12_SOURCE} line ${at + 1}, \`${lines[at]!.trim()}\`, locks the account only when the attempts EXCEED the limit, that is on failure ${Number(max) + 1}, one too late (an off-by-one).`,
+    `Cause: ${sourcePath} line ${at + 1}, \`${lines[at]!.trim()}\`, locks the account only when the attempts EXCEED the limit, that is on failure ${Number(max) + 1}, one too late (an off-by-one).`,
   ];
   if (evidence)
     parts.push(
