@@ -51,9 +51,10 @@ afterAll(() => {
 
 // Real processes (npm, tsx, node) start slowly on a busy machine: generous time limits.
 describe("npm run offline-model (a real process)", { timeout: 60_000 }, () => {
-  it("serves the Messages API on 127.0.0.1 at the given port", async () => {
+  it("serves the Messages API on 127.0.0.1 at the given port, with the faults asked for", async () => {
     const port = await freePort();
-    const child = spawn(NPM, ["run", "--silent", "offline-model", "--", "--port", String(port)], {
+    // Faults by flag: the third request is refused as overloaded.
+    const child = spawn(NPM, ["run", "--silent", "offline-model", "--", "--port", String(port), "--faults", "ok,ok,529"], {
       cwd: ROOT,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
@@ -91,6 +92,10 @@ describe("npm run offline-model (a real process)", { timeout: 60_000 }, () => {
       status: 400,
       error: { error: { type: "invalid_request_error", message: 'messages: first message must use the "user" role' } },
     });
+
+    await expect(client.messages.create({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }] })).rejects.toBeInstanceOf(
+      Anthropic.OverloadedError,
+    );
 
     // Leave as asked: SIGTERM ends the server cleanly.
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
