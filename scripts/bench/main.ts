@@ -18,7 +18,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import Anthropic from "@anthropic-ai/sdk";
@@ -52,7 +52,7 @@ const K = 5;
 const TOOL_MS = 200;
 
 /** A scripted model and a client on it; `busyMs()` is the time spent inside the model (to subtract). */
-function bench(options: ScriptedModelOptions, transform?: (body: Record<string, unknown>) => void) {
+function bench(options: ScriptedModelOptions, transform?: (body: Record<string, unknown>) => void, eager = false) {
   const model = new ScriptedModel({ maxRequests: 1_000, ...options });
   let busy = 0;
   const handle = model.handle.bind(model);
@@ -70,7 +70,14 @@ function bench(options: ScriptedModelOptions, transform?: (body: Record<string, 
       transform(body);
       init = { ...init, body: JSON.stringify(body) };
     }
-    return model.fetch(input, init);
+    const response = await model.fetch(input, init);
+    if (!eager || !response.body) return response;
+    // Read a streamed answer whole here, on the model's clock: producing the events is the
+    // model's time, not the loop's (the SDK still parses every event from memory).
+    const t = performance.now();
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    busy += performance.now() - t;
+    return new Response(bytes, { status: response.status, headers: response.headers });
   };
   const client = new Anthropic({ apiKey: "scripted-offline", baseURL: "http://scripted-model.localhost", fetch: fetchThrough, maxRetries: 0 });
   const llm: Llm & { scripted: ScriptedModel } = { client, model: SCRIPTED_MODEL_ID, scripted: model };
@@ -96,8 +103,8 @@ const plan = (turns: number, callsPerTurn: number): Plan =>
   });
 
 /** Runs a lesson's loop on a plan; returns wall ms and the model's own ms. */
-async function timeRun(a: LessonAdapter, p: Plan, tools: FuzzTool[], options: ScriptedModelOptions = {}, extra: Record<string, unknown> = {}) {
-  const { llm, busyMs } = bench({ scenario: planScenario(p), ...options });
+async function timeRun(a: LessonAdapter, p: Plan, tools: FuzzTool[], options: ScriptedModelOptions = {}, extra: Record<string, unknown> = {}, eager = false) {
+  const { llm, busyMs } = bench({ scenario: planScenario(p), ...options }, undefined, eager);
   const history: Anthropic.MessageParam[] = [{ role: "user", content: "Benchmark task." }];
   const t = performance.now();
   await a.run(llm, history, tools, { toolTimeoutMs: 60_000, guards: { maxTurns: 10_000, tokenBudget: 1e12, maxRepeats: 1e6 }, extra });
@@ -179,7 +186,7 @@ const noop = [tool(async () => "ok")];
 const perTurn = async (turns: number) => {
   const xs: number[] = [];
   for (let i = 0; i < 5; i++) {
-    const r = await timeRun(final, plan(turns, 1), noop);
+    const r = await timeRun(final, plan(turns, 1), noop, {}, {}, true);
     xs.push((r.ms - r.modelMs) / (turns + 1));
   }
   // The fastest of five: what the loop costs when the shared machine does not interrupt it.
@@ -268,7 +275,10 @@ function table(head: string[], rows: string[][]): void {
   for (const r of rows) out(line(r));
   out();
 }
-out(`Lessons present: ${adapters.map((a) => a.lesson.id).join(", ")}. Final agent: ${final.lesson.id}.`);
+out(
+  `Lessons present: ${adapters.map((a) => a.lesson.id).join(", ")}. Final agent: ${final.lesson.id}. ` +
+    `Machine: ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the end of the run.`,
+);
 out();
 out("### Parallel tools");
 out();
