@@ -6,13 +6,15 @@
  * sent to the API: loading checks the shape (zod) and the pairing rules (the transcript checker).
  */
 import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync, existsSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import type Anthropic from "@anthropic-ai/sdk";
 import { z } from "zod";
 import { CourseError } from "../../runtime/env.ts";
 import { checkTranscript, formatViolations } from "../../runtime/transcript.ts";
 
-export const SESSIONS_DIR = resolve(process.cwd(), ".course", "sessions");
+/** .course/sessions at the top of the course repository (git-ignored). */
+export const SESSIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../.course/sessions");
 
 export class SessionError extends CourseError {
   override name = "SessionError";
