@@ -241,7 +241,7 @@ async function main(): Promise<void> {
   const first = positionals.join(" ").trim();
   if (first && (await repl.handle(first)) === "exit") return;
   await attachTerminal(repl, "> ", rl);
-  say(dim(`(saved as "${repl.name}": resume with --resume ${repl.name})`));
+  if (repl.history.length > 0) say(dim(`(saved as "${repl.name}": resume with --resume ${repl.name})`));
 }
 
 runMain(import.meta.url, main);

@@ -335,7 +335,7 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
     const repl = createRepl(llm, { ...(resumed ? { name: resumed.name } : {}), history, agent: { ...optionsFrom(flags, onEvent), approve } });
     await attachTerminal(repl, "> ", rl);
     history.splice(0, history.length, ...repl.history);
-    say(dim(`(saved as "${repl.name}": npm run agent -- --resume ${repl.name})`));
+    if (repl.history.length > 0) say(dim(`(saved as "${repl.name}": npm run agent -- --resume ${repl.name})`));
   }
   log.transcript(history);
   if (flags.trace) {
