@@ -175,6 +175,20 @@ describe("s12 every kind of run leaves a transcript that can be sent again", () 
     expect(await transcriptProblems(llm, result.history)).toBeNull();
   });
 
+  it("--budget and --timeout reach the guards; --verbose shows every turn", async () => {
+    const budget = await agent.run(["--workspace", sample(), "--yes", "--budget", "10", S12_TASK], { llm: scripted() });
+    expect(budget.exitCode).toBe(1);
+    expect(printed.join("\n")).toMatch(/token_budget/);
+    const slow = scripted({ latencyMs: 5_000 });
+    const timeout = await agent.run(["--workspace", sample(), "--yes", "--timeout", "1", S12_TASK], { llm: slow });
+    expect(timeout.exitCode).toBe(1);
+    expect(printed.join("\n")).toMatch(/timeout/);
+    expect(await transcriptProblems(slow, timeout.history)).toBeNull();
+    printed = [];
+    await agent.run(["--workspace", sample(), "--yes", "--verbose", S12_TASK], { llm: scripted() });
+    expect(printed.join("\n")).toMatch(/turn 1 · stop_reason tool_use/);
+  });
+
   it("a bad flag exits 2 with a message, not a stack trace", async () => {
     const result = await agent.run(["--budget", "lots"], { llm: scripted() });
     expect(result.exitCode).toBe(2);
