@@ -106,6 +106,25 @@ describe("s12 seed 000's task in the sample repository", () => {
     expect(answer(result.history)).toContain(`examples/login-service/src/login.js line ${buggyLine(join(root, "examples", "login-service"))}`);
   });
 
+  it("--resume continues a saved conversation with the task, and saves it back", async () => {
+    const { saveSession, loadSession, sessionPath } = await import("../solutions/s10_conversation/session.ts");
+    const name = `s12-test-${process.pid}`;
+    const earlier: Anthropic.MessageParam[] = [
+      { role: "user", content: "hello" },
+      { role: "assistant", content: [{ type: "text", text: "Hello. What shall I look at?" }] },
+    ];
+    saveSession(name, earlier);
+    try {
+      const result = await agent.run(["--workspace", sample(), "--yes", "--resume", name, S12_TASK], { llm: scripted({ scenario: "s12_guarded_agent" }) });
+      expect(result.exitCode).toBe(0);
+      expect(result.history.slice(0, 2)).toEqual(earlier);
+      expect(loadSession(name).messages).toEqual(result.history);
+      expect(answer(result.history)).toContain("src/login.js line");
+    } finally {
+      (await import("node:fs")).rmSync(sessionPath(name), { force: true });
+    }
+  });
+
   it("as a real process, offline, with no key: `npm run agent` solves it and exits 0", () => {
     const dir = sample();
     const entry = join(ROOT, gradedTree(), "s12_guarded_agent", "agent.ts");
@@ -193,5 +212,8 @@ describe("s12 every kind of run leaves a transcript that can be sent again", () 
     const result = await agent.run(["--budget", "lots"], { llm: scripted() });
     expect(result.exitCode).toBe(2);
     expect(printed.join("\n")).toMatch(/--budget needs a whole number/);
+    const missing = await agent.run(["--resume", "no-such-session-here", "hi"], { llm: scripted() });
+    expect(missing.exitCode).toBe(2);
+    expect(printed.join("\n")).toMatch(/no session "no-such-session-here"/);
   });
 });

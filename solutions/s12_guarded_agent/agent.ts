@@ -27,8 +27,8 @@ import { ObservedRegistry, type EventSink, fanOut } from "../../solutions/s09_ob
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import { addTurn, emptyTotals, turnUsage } from "../../solutions/s09_observability/usage.ts";
 import { CONTINUE_PROMPT } from "../../runtime/scripted/scenarios/s11_recovery.ts";
-import { Repl, askOn, attachTerminal, terminalLines } from "../../solutions/s10_conversation/repl.ts";
-import { loadSession, saveSession } from "../../solutions/s10_conversation/session.ts";
+import { Repl, askOn, attachTerminal, terminalLines, addQuestion } from "../../solutions/s10_conversation/repl.ts";
+import { loadSession, SessionError, saveSession, type Session } from "../../solutions/s10_conversation/session.ts";
 import { compactInPlace, estimateMessages } from "../../solutions/s11_recovery/compact.ts";
 import { DEFAULT_RECOVERY, RETRIES, isPromptTooLong, retryTurn, type RecoveryLimits } from "../../solutions/s11_recovery/recovery.ts";
 import { loadEnv } from "../../runtime/env.ts";
@@ -318,13 +318,20 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
   const log = new RunLog({ lesson: "s12_guarded_agent", model: llm.model, task: flags.task ?? "(conversation)" });
   const responses: Anthropic.Message[] = [];
   const onEvent = fanOut(createLogger({ verbose: flags.verbose }), log.sink, (e) => void (e.type === "think" && responses.push(e.message)));
-  const resumed = flags.resume ? loadSession(flags.resume) : undefined;
+  let resumed: Session | undefined;
+  try {
+    resumed = flags.resume ? loadSession(flags.resume) : undefined;
+  } catch (e) {
+    if (!(e instanceof SessionError)) throw e;
+    say(red(e.message));
+    return { exitCode: 2, history: [] };
+  }
   const history: Anthropic.MessageParam[] = resumed?.messages ?? [];
   let exitCode = 0;
 
   if (flags.task) {
     // One task: one run of the loop, then the exit code says how it went.
-    history.push({ role: "user", content: flags.task });
+    addQuestion(history, flags.task);
     const outcome = await runAgent(llm, history, { ...optionsFrom(flags, onEvent), ...(deps.signal ? { signal: deps.signal } : {}) });
     exitCode = outcome.status === "done" ? 0 : 1;
     if (resumed) saveSession(resumed.name, history, { model: llm.model });
