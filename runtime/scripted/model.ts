@@ -47,8 +47,17 @@ export function estimateTokens(value: unknown): number {
   return Math.ceil(text.length / 4);
 }
 
+/** JSON with object keys sorted, so the same content hashes the same however it was built. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
 function shortHash(...parts: unknown[]): string {
-  return createHash("sha256").update(JSON.stringify(parts)).digest("base64url").replace(/[-_]/g, "x").slice(0, 24);
+  return createHash("sha256").update(stableJson(parts)).digest("base64url").replace(/[-_]/g, "x").slice(0, 24);
 }
 
 export interface RecordedExchange {

@@ -40,6 +40,11 @@ export function runBash(command: unknown, opts: BashOptions = {}): Promise<strin
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill("SIGKILL");
+      // Answer now: a background child of the command may keep the pipes open for much longer
+      // (it also outlives this kill — lesson s07 kills the whole process group instead).
+      child.stdout.destroy();
+      child.stderr.destroy();
+      resolve(`Error: timed out after ${timeoutMs / 1000} s\n${capOutput(out, max)}`.trimEnd());
     }, timeoutMs);
     child.on("error", (e) => {
       clearTimeout(timer);
@@ -47,7 +52,7 @@ export function runBash(command: unknown, opts: BashOptions = {}): Promise<strin
     });
     child.on("close", (code) => {
       clearTimeout(timer);
-      if (timedOut) return resolve(`Error: timed out after ${timeoutMs / 1000} s\n${capOutput(out, max)}`.trimEnd());
+      if (timedOut) return;
       const body = out.trim() === "" ? "(no output)" : capOutput(out.trimEnd(), max - 0);
       const note = dropped > 0 ? `\n… [${dropped} more characters not kept]` : "";
       resolve(code === 0 ? body + note : `${body}${note}\n(exit code ${code})`);
