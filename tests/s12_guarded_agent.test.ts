@@ -13,7 +13,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { output } from "../runtime/print.ts";
 import { textOf } from "../runtime/scripted/conversation.ts";
-import { S12_TASK } from "../runtime/scripted/scenarios/s12_guarded_agent.ts";
+import { S12_TASK, S12_TASK_ZH } from "../runtime/scripted/scenarios/s12_guarded_agent.ts";
 import { ROOT, gradedTree, loadLesson, scripted, transcriptProblems } from "../runtime/testing.ts";
 
 type Agent = typeof import("../solutions/s12_guarded_agent/agent.ts");
@@ -86,6 +86,13 @@ describe("s12 seed 000's task in the sample repository", () => {
     const out = printed.join("\n");
     expect(out).toMatch(/\[0\] user/);
     expect(out).toMatch(/\[3\] assistant/);
+  });
+
+  it("takes the task in seed 000's own words too", async () => {
+    const dir = sample();
+    const result = await agent.run(["--workspace", dir, "--yes", S12_TASK_ZH], { llm: scripted() });
+    expect(result.exitCode).toBe(0);
+    expect(answer(result.history)).toContain(`src/login.js line ${buggyLine(dir)}`);
   });
 
   it("answers from what the tools return: with the bug fixed, it says the tests pass", async () => {
