@@ -34,7 +34,7 @@ import type { FaultPlan } from "../../runtime/scripted/types.ts";
 import { Repl, askOn, attachTerminal, terminalLines } from "../../solutions/s10_conversation/repl.ts";
 import { loadSession } from "../../solutions/s10_conversation/session.ts";
 import { compactInPlace, estimateMessages } from "./compact.ts";
-import { DEFAULT_RECOVERY, RETRIES, answerSince, isPromptTooLong, retryTurn, type RecoveryLimits } from "./recovery.ts";
+import { DEFAULT_RECOVERY, RETRIES, isPromptTooLong, retryTurn, type RecoveryLimits } from "./recovery.ts";
 
 export const system = (root: string) =>
   `You are a coding agent working in ${root}; tool paths are relative to it. Use the tools to act, then answer briefly.`;
@@ -293,12 +293,11 @@ async function tour(): Promise<void> {
   const llm = scriptedLlm({ faults, scenario: "s11_recovery" }, RETRIES);
   const history: Anthropic.MessageParam[] = [];
   for (const question of ["read package.json", S11_TASK]) {
-    const start = history.length;
     history.push({ role: "user", content: question });
     say(dim(`> ${question}`));
-    const outcome = await runAgent(llm, history, { maxTokens: S11_MAX_TOKENS });
+    // The logger shows each step: the cut-off answer and its continuation arrive as two turns.
+    const outcome = await runAgent(llm, history, { maxTokens: S11_MAX_TOKENS, onEvent: createLogger() });
     if (outcome.status !== "done") return say(yellow(`(${describeOutcome(outcome)})`));
-    say(answerSince(history, start + 1).trim());
   }
   const faulted = llm.scripted.exchanges.flatMap((e) => (e.fault ? [e.fault.kind] : []));
   const sdkRetries = (k: string) => k === "rate_limit" || k === "overloaded" || k === "server_error";
