@@ -135,6 +135,17 @@ describe("s10 sessions saved and resumed", () => {
     expect(await transcriptProblems(llm, second.history)).toBeNull();
   });
 
+  it("/save NAME renames a session that was only autosaved, and keeps one that was saved before", async () => {
+    const dir = freshDir();
+    const r = agent.createRepl(scripted(), { dir });
+    await r.handle(S10_TASK);
+    expect(session.listSessions(dir)).toHaveLength(1);
+    await r.handle("/save files");
+    expect(session.listSessions(dir).map((s) => s.name)).toEqual(["files"]);
+    await r.handle("/save copy");
+    expect(session.listSessions(dir).map((s) => s.name)).toEqual(["copy", "files"]);
+  });
+
   it("saves after every turn, so nothing is lost if the process dies", async () => {
     const dir = freshDir();
     const r = agent.createRepl(scripted(), { dir, name: "autosaved" });

@@ -10,11 +10,12 @@
  * Nothing here touches a terminal: the REPL takes lines and a cancel() call, so tests drive it
  * directly and `attachTerminal` wires it to readline and Ctrl-C.
  */
+import { existsSync } from "node:fs";
 import { createInterface, type Interface } from "node:readline";
 import type Anthropic from "@anthropic-ai/sdk";
 import { dim, say, yellow } from "../../runtime/print.ts";
 import type { Approver } from "../../solutions/s07_safe_tools/approval.ts";
-import { SessionError, listSessions, loadSession, newSessionName, saveSession, checkName } from "./session.ts";
+import { SessionError, checkName, listSessions, loadSession, newSessionName, removeSession, saveSession, sessionPath } from "./session.ts";
 
 // #region commands
 export type Command =
@@ -129,6 +130,8 @@ export class Repl {
   history: Anthropic.MessageParam[];
   name: string;
   private turn: AbortController | null = null;
+  /** Names this REPL wrote only by autosave (a fresh session's clock name). */
+  private readonly autosavedOnly = new Set<string>();
 
   constructor(private readonly opts: ReplOptions) {
     this.history = opts.history ?? [];
@@ -163,10 +166,15 @@ export class Repl {
           this.name = newSessionName();
           say(dim(`(new conversation: ${this.name})`));
           return "continue";
-        case "save":
+        case "save": {
+          const before = this.name;
           if (command.name) this.name = checkName(command.name);
           say(dim(`(saved to ${this.save()})`));
+          // A session only autosaved under its clock name is renamed, not copied.
+          if (before !== this.name && this.autosavedOnly.has(before)) removeSession(before, this.dirOpt());
+          this.autosavedOnly.clear();
           return "continue";
+        }
         case "load": {
           const session = loadSession(command.name, this.dirOpt());
           this.history = session.messages;
@@ -210,7 +218,10 @@ export class Repl {
       this.turn = null;
     }
     settleTurn(this.history, turnStart);
-    if (this.opts.autosave !== false && this.history.length > 0) this.save();
+    if (this.opts.autosave !== false && this.history.length > 0) {
+      if (!this.opts.name && !existsSync(sessionPath(this.name, this.opts.dir))) this.autosavedOnly.add(this.name);
+      this.save();
+    }
     this.opts.onTurnEnd?.(result);
   }
 

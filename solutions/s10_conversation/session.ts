@@ -5,7 +5,7 @@
  * A file a person edited, or one written by a broken loop, is refused with the reason, never
  * sent to the API: loading checks the shape (zod) and the pairing rules (the transcript checker).
  */
-import { mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type Anthropic from "@anthropic-ai/sdk";
@@ -103,4 +103,9 @@ export function listSessions(dir = SESSIONS_DIR): Array<{ name: string; path: st
     .filter((f) => f.endsWith(".json"))
     .sort()
     .map((f) => ({ name: f.slice(0, -5), path: join(dir, f) }));
+}
+
+/** Deletes a saved session (no error when there is none). */
+export function removeSession(name: string, opts: { dir?: string } = {}): void {
+  rmSync(sessionPath(name, opts.dir), { force: true });
 }
