@@ -14,6 +14,12 @@ export const green = paint("32");
 export const red = paint("31");
 export const magenta = paint("35");
 
+// Output piped into `head` and closed early is not an error worth a stack trace.
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code === "EPIPE") process.exit(0);
+  throw e;
+});
+
 /** Where lesson output goes; tests may redirect or silence it. */
 export const output = { write: (line: string) => console.log(line) };
 export const say = (line = "") => output.write(line);

@@ -27,6 +27,7 @@ import { checkLesson, currentLesson, statuses } from "./lib/progress.ts";
 import { cachedResult, loadState, updateState } from "./lib/state.ts";
 import { checkReport, hintLines, listLines } from "./lib/views.ts";
 import { WatchSession, attachTerminal } from "./lib/watch.ts";
+import { firstSyntaxError } from "./lib/syntax.ts";
 
 class UsageError extends Error {}
 
@@ -79,6 +80,11 @@ function cmdLesson(args: string[]): number {
   const file = join(tree, lesson.dir, lesson.entry);
   if (!existsSync(join(ROOT, file)))
     throw new UsageError(solution ? `${file} is missing from the course.` : `${file} is missing. Restore the exercise with \`npm run reset ${lesson.id}\`.`);
+  const broken = firstSyntaxError(join(ROOT, tree, lesson.dir), ROOT);
+  if (broken) {
+    console.error(red(`${tree}/${lesson.dir} does not parse, so it cannot run:\n    ${broken}\nFix the syntax at the line shown and save.`));
+    return 1;
+  }
   const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, file), ...rest.slice(1)], { stdio: "inherit", cwd: process.cwd() });
   return r.status ?? 1;
 }
