@@ -3,13 +3,14 @@
  * The registry is tested on its own (right tool, answered by id, unknown name → is_error), then
  * the loop drives it against the scripted model in a scratch workspace.
  */
-import { readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import type Anthropic from "@anthropic-ai/sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S02_TASK, S02_WORKSPACE } from "../runtime/scripted/scenarios/s02_tool_dispatch.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { loadLesson, quietOutput, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { loadLesson, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { quietLessonFile } from "./support.ts";
 import { ToolError, scratchWorkspace } from "../runtime/tools/files.ts";
 
 type Agent = typeof import("../solutions/s02_tool_dispatch/agent.ts");
@@ -18,19 +19,11 @@ type ToolSpec = import("../solutions/s02_tool_dispatch/registry.ts").ToolSpec;
 const lesson = await loadLesson<Agent>("s02_tool_dispatch");
 const { ToolRegistry, defaultTools } = await loadLesson<Registry>("s02_tool_dispatch", "registry.ts");
 
-let restore: () => void;
-const roots: string[] = [];
-beforeAll(() => {
-  restore = quietOutput();
-});
-afterAll(async () => {
-  restore();
-  await Promise.all(roots.map((r) => rm(r, { recursive: true, force: true })));
-});
+const keep = quietLessonFile();
 
 async function workspace(): Promise<string> {
   const root = await scratchWorkspace(S02_WORKSPACE);
-  roots.push(root);
+  keep(root);
   return root;
 }
 

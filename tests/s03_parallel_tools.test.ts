@@ -4,15 +4,16 @@
  * tests prove what ran at the same time, what never overlapped, and that the answer keeps the
  * order the model asked in, whatever order the calls finished in.
  */
-import { readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S03_SAMPLE, S03_TASK } from "../runtime/scripted/scenarios/s03_parallel_tools.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { loadLesson, quietOutput, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { loadLesson, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { quietLessonFile } from "./support.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { ToolRegistry, defaultTools, type ToolSpec } from "../solutions/s02_tool_dispatch/registry.ts";
 
@@ -21,15 +22,7 @@ type RunTools = typeof import("../solutions/s03_parallel_tools/run-tools.ts");
 const lesson = await loadLesson<Agent>("s03_parallel_tools");
 const { runTools } = await loadLesson<RunTools>("s03_parallel_tools", "run-tools.ts");
 
-let restore: () => void;
-const roots: string[] = [];
-beforeAll(() => {
-  restore = quietOutput();
-});
-afterAll(async () => {
-  restore();
-  await Promise.all(roots.map((r) => rm(r, { recursive: true, force: true })));
-});
+const keep = quietLessonFile();
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -153,7 +146,7 @@ describe("s03 runTools", () => {
 describe("s03 the loop", () => {
   it("runs seed 000's task: the test run, three reads in parallel, then edit and re-run in order", async () => {
     const root = await scratchCopy(S03_SAMPLE);
-    roots.push(root);
+    keep(root);
     const llm = scripted();
     const history: Anthropic.MessageParam[] = [{ role: "user", content: S03_TASK }];
     const final = await lesson.agentLoop(llm, history, new ToolRegistry(defaultTools()), { root });

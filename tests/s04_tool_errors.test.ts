@@ -4,15 +4,15 @@
  * input that does not fit their schema; loop tests run the whole loop on the scripted model and
  * check the transcript goes on, valid, after each failure.
  */
-import { rm } from "node:fs/promises";
 import type Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S04_TASK, S04_WORKSPACE } from "../runtime/scripted/scenarios/s04_tool_errors.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { loadLesson, quietOutput, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { loadLesson, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { quietLessonFile } from "./support.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 
 type Agent = typeof import("../solutions/s04_tool_errors/agent.ts");
@@ -20,15 +20,7 @@ type DefineTool = typeof import("../solutions/s04_tool_errors/define-tool.ts");
 const lesson = await loadLesson<Agent>("s04_tool_errors");
 const { defineTool, safeDispatch, SafeToolRegistry } = await loadLesson<DefineTool>("s04_tool_errors", "define-tool.ts");
 
-let restore: () => void;
-const roots: string[] = [];
-beforeAll(() => {
-  restore = quietOutput();
-});
-afterAll(async () => {
-  restore();
-  await Promise.all(roots.map((r) => rm(r, { recursive: true, force: true })));
-});
+const keep = quietLessonFile();
 
 let ids = 0;
 function toolUse(name: string, input: unknown): Anthropic.ToolUseBlock {
@@ -230,7 +222,7 @@ describe("s04 the loop goes on after a failure", () => {
 
   it("runs the default task: the model reads each error and recovers", async () => {
     const root = await scratchWorkspace(S04_WORKSPACE);
-    roots.push(root);
+    keep(root);
     const llm = scripted();
     const history: Anthropic.MessageParam[] = [{ role: "user", content: S04_TASK }];
     const final = await lesson.agentLoop(llm, history, lesson.demoRegistry(), { root });

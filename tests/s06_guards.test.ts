@@ -4,15 +4,15 @@
  * sends the transcript to the scripted model (transcriptProblems): an unanswered tool_use, an
  * empty message or a broken pair fails with the API's own error.
  */
-import { rm } from "node:fs/promises";
 import type Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
 import { S06_TASK, S06_WORKSPACE } from "../runtime/scripted/scenarios/s06_guards.ts";
 import type { FaultPlan, Scenario } from "../runtime/scripted/types.ts";
-import { loadLesson, quietOutput, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { loadLesson, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { quietLessonFile } from "./support.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 import type { ToolContext } from "../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
@@ -23,19 +23,11 @@ type GuardsModule = typeof import("../solutions/s06_guards/guards.ts");
 const lesson = await loadLesson<Agent>("s06_guards");
 const { DEFAULT_GUARDS, callKey, tokensOf } = await loadLesson<GuardsModule>("s06_guards", "guards.ts");
 
-let restore: () => void;
-const roots: string[] = [];
-beforeAll(() => {
-  restore = quietOutput();
-});
-afterAll(async () => {
-  restore();
-  await Promise.all(roots.map((r) => rm(r, { recursive: true, force: true })));
-});
+const keep = quietLessonFile();
 
 async function workspace() {
   const root = await scratchWorkspace(S06_WORKSPACE);
-  roots.push(root);
+  keep(root);
   return root;
 }
 
