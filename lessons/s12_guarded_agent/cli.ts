@@ -20,11 +20,16 @@ export const USAGE = `usage: npm run agent -- [flags] ["task"]
   --max-turns N        stop after N model responses (default 25)
   --budget TOKENS      stop past this many tokens, cache included (default 500000)
   --timeout SECONDS    stop the run after this long (default 600)
-  --yes                run commands that are not read-only without asking
+  --yes                run bash commands that are not read-only without asking (without it: asked
+                       on a terminal, refused with none). run_tests never asks: it runs only node --test
   --verbose            log every step (think, act, observe) with usage
   --trace              print the message table at the end ([0] user …)
   --resume NAME        continue a saved conversation (.course/sessions/NAME.json)
   --help               this text
+
+Tools: read_file, write_file, edit_file, list_files (inside the workspace), bash (read-only commands
+run at once, others need approval), run_tests (the workspace's tests with node --test, optionally one
+module's; no approval, but a repository's tests run its code).
 
 Offline by default: without ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) the scripted model answers.`;
 

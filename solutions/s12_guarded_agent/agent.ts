@@ -16,7 +16,7 @@ import { selectModel, type Llm } from "../../runtime/client.ts";
 import { runMain } from "../../runtime/lesson.ts";
 import { dim, say, yellow, bold, red } from "../../runtime/print.ts";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
-import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
+import { SafeToolRegistry, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
 import { answerNotRun, appendResponse, stoppedBy, type ModelStop, type Outcome } from "../../solutions/s05_stop_reasons/outcome.ts";
 import { DEFAULT_GUARDS, RepeatCounter, runSignal, tokensOf, type GuardStop, type Guards } from "../../solutions/s06_guards/guards.ts";
 import { terminalApprover, type Approver, approveAll } from "../../solutions/s07_safe_tools/approval.ts";
@@ -37,6 +37,7 @@ import { scratchCopy } from "../../runtime/tools/files.ts";
 import { RunLog } from "../../solutions/s09_observability/jsonl.ts";
 import { messageTable } from "../../solutions/s09_observability/trace.ts";
 import { USAGE, UsageError, parseFlags, type Flags } from "./cli.ts";
+import { runTestsTool } from "./run-tests.ts";
 
 export const system = (root: string) =>
   `You are a coding agent working in ${root}; tool paths are relative to it. Use the tools to act, then answer briefly.`;
@@ -44,7 +45,7 @@ export const system = (root: string) =>
 export const DEFAULT_MAX_TOKENS = 4096;
 
 export interface RunOptions {
-  /** The tools (default: s04's tools made safe, confined to `root`). */
+  /** The tools (default: s04's tools made safe, confined to `root`, and run_tests). */
   registry?: ToolRegistry;
   /** The workspace the tools act in and cannot leave (default: the current directory). */
   root?: string;
@@ -75,7 +76,7 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
   const emit: EventSink = opts.onEvent ?? (() => {});
   const startedAt = Date.now();
   let totals = emptyTotals();
-  const tools = opts.registry ?? new SafeToolRegistry(safeTools({ workspace: opts.root ?? process.cwd(), approve: opts.approve ?? terminalApprover() }));
+  const tools = opts.registry ?? new SafeToolRegistry(capstoneTools(opts.root ?? process.cwd(), opts.approve ?? terminalApprover()));
   // Every tool call, early or not, passes through here: ACT before it runs, OBSERVE after.
   const registry = new ObservedRegistry(tools, emit, () => turns);
   const guards: Guards = { ...DEFAULT_GUARDS, ...opts.guards };
@@ -242,6 +243,11 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
   }
 }
 // #endregion loop
+
+/** s07's safe tools (bash asks before anything not read-only) and run_tests, which needs no approval. */
+export function capstoneTools(root: string, approve: Approver): CheckedTool[] {
+  return [...safeTools({ workspace: root, approve }), runTestsTool(root)];
+}
 
 /** The context window an error names ("… tokens > 200000 maximum"), less a margin; else half the history. */
 function windowOf(e: unknown): number {

@@ -1,0 +1,104 @@
+/**
+ * s12 · run_tests, seed 000's own tool: the workspace's tests, run with Node's test runner.
+ *
+ * Unlike bash, the model cannot choose what runs: the program is fixed (`node --test`), and its
+ * one input, `module`, is only a name to look for in the paths of the test files this tool found
+ * itself (checked by zod to letters, digits, `_`, `.` and `-`). So it needs no approval, and
+ * `npm run agent` can run the tests with no terminal to ask and no --yes. Arbitrary commands
+ * still go through bash and its approval gate (s07).
+ *
+ * subtle: running a repository's tests runs that repository's code, with your permissions. The
+ * safe runner of s07 bounds it (its process group is killed at the timeout, its output is capped,
+ * its environment carries no keys or tokens); it does not sandbox it. Point the agent only at
+ * code you would run yourself.
+ */
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { ToolError } from "../../runtime/tools/files.ts";
+import { defineTool, type CheckedTool } from "../s04_tool_errors/define-tool.ts";
+import { SAFE_BASH_TIMEOUT_MS, runSafeBash } from "../s07_safe_tools/safe-bash.ts";
+
+export interface RunTestsOptions {
+  /** Wall-clock limit of the whole test run, in ms (default: s07's 120 s). */
+  timeoutMs?: number;
+  /** Characters of output kept (default: s07's 50 000). */
+  maxOutput?: number;
+}
+
+/** What `module` may be: a name, never a path, an option or a piece of shell. */
+export const MODULE_NAME = /^[\w.-]{1,64}$/;
+
+// #region run-tests
+export function runTestsTool(root: string, opts: RunTestsOptions = {}): CheckedTool {
+  const timeoutMs = opts.timeoutMs ?? SAFE_BASH_TIMEOUT_MS;
+  return defineTool({
+    name: "run_tests",
+    description:
+      "Run the workspace's tests with Node's test runner (node --test) and return its output. " +
+      'Give `module` (e.g. "login") to run only the test files whose path contains that name. Needs no approval.',
+    input: z.object({
+      module: z
+        .string()
+        .regex(MODULE_NAME, "a module is a name (letters, digits, _ . -, at most 64), not a path or a command")
+        .optional()
+        .describe("Only the test files whose path contains this name"),
+    }),
+    // The test run has its own deadline (the safe runner's); the tool's is a little later.
+    timeoutMs: timeoutMs + 5_000,
+    run: async ({ module }, ctx) => {
+      const argv = [process.execPath, "--test"];
+      if (module !== undefined) {
+        const all = testFiles(root);
+        const files = all.filter((f) => f.includes(module));
+        if (files.length === 0)
+          throw new ToolError(`no test file's path contains "${module}". Test files: ${all.slice(0, 20).join(", ") || "none found"}.`);
+        // "./" first: a file name that starts with "-" is not read as an option.
+        argv.push(...files.map((f) => `./${f}`));
+      }
+      // s07's runner (process group, cap, clean environment) takes a command line for bash: every
+      // word is single-quoted, so bash hands the array to node exactly as it is (nothing expanded).
+      const run = await runSafeBash(`exec ${argv.map(shellWord).join(" ")}`, {
+        cwd: root,
+        signal: ctx.signal,
+        timeoutMs,
+        ...(opts.maxOutput !== undefined ? { maxOutput: opts.maxOutput } : {}),
+      });
+      if (run.timedOut) throw new ToolError(run.text);
+      // Failing tests are not a failing tool: the output is what the model came for.
+      return run.text;
+    },
+  });
+}
+// #endregion run-tests
+
+/** One word for bash, inside single quotes (where nothing is special but the quote itself). */
+export function shellWord(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** Names node --test (Node 20) runs: files in a test/ folder, test.js, test-*.js, *.test.js, *-test.js, *_test.js. */
+const TEST_FILE = /(^|\/)test\/.*\.[cm]?js$|(^|\/)(test|test-[^/]*|[^/]*[.\-_]test)\.[cm]?js$/;
+const MAX_ENTRIES = 20_000;
+
+/** The workspace's test files, relative paths; node_modules, hidden folders and symlinks are left out. */
+export function testFiles(root: string): string[] {
+  const found: string[] = [];
+  let seen = 0;
+  const walk = (dir: string) => {
+    let entries;
+    try {
+      entries = readdirSync(join(root, dir), { withFileTypes: true });
+    } catch {
+      return; // a folder we may not read: its tests are not ours to run
+    }
+    for (const entry of entries) {
+      if (++seen > MAX_ENTRIES) return;
+      const path = dir ? `${dir}/${entry.name}` : entry.name;
+      if (entry.isDirectory() && entry.name !== "node_modules" && !entry.name.startsWith(".")) walk(path);
+      else if (entry.isFile() && TEST_FILE.test(path)) found.push(path);
+    }
+  };
+  walk("");
+  return found.sort();
+}
