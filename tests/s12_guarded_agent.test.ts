@@ -1,25 +1,31 @@
 /**
  * s12_guarded_agent: the capstone end to end. Seed 000's task in the sample repository
- * (examples/login-service, copied to a scratch folder): run the tests, read the log and the
- * source in parallel, explain, exit 0. Also as a real process (`npm run agent`'s command), with
- * its flags; and a streamed run, an aborted run and a recovered run each leave a transcript that
- * can be sent again.
+ * (examples/login-service, copied to a scratch folder): run the tests (run_tests, no approval
+ * needed), read the log and the source in parallel, explain, exit 0. Also as a real process
+ * (`npm run agent`'s command) with no terminal and no --yes, with its flags; run_tests refuses a
+ * module that is not a name, bash still asks; and a streamed run, an aborted run and a recovered
+ * run each leave a transcript that can be sent again.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Readable } from "node:stream";
 import { output } from "../runtime/print.ts";
+import { SafeToolRegistry } from "../solutions/s04_tool_errors/define-tool.ts";
+import { terminalApprover } from "../solutions/s07_safe_tools/approval.ts";
 import { textOf } from "../runtime/scripted/conversation.ts";
 import { S12_TASK, S12_TASK_ZH } from "../runtime/scripted/scenarios/s12_guarded_agent.ts";
 import { ROOT, gradedTree, loadLesson, scripted, transcriptProblems } from "../runtime/testing.ts";
 
 type Agent = typeof import("../solutions/s12_guarded_agent/agent.ts");
 type Cli = typeof import("../solutions/s12_guarded_agent/cli.ts");
+type RunTests = typeof import("../solutions/s12_guarded_agent/run-tests.ts");
 const agent = await loadLesson<Agent>("s12_guarded_agent");
 const cli = await loadLesson<Cli>("s12_guarded_agent", "cli.ts");
+const runTests = await loadLesson<RunTests>("s12_guarded_agent", "run-tests.ts");
 
 const SAMPLE = join(ROOT, "examples", "login-service");
 
@@ -65,15 +71,15 @@ describe("s12 flags", () => {
 });
 
 describe("s12 seed 000's task in the sample repository", () => {
-  it("runs the tests, reads the log and the source in ONE turn, explains the bug, and exits 0", async () => {
+  it("runs the tests (run_tests, no --yes), reads the log and the source in ONE turn, explains the bug, and exits 0", async () => {
     const dir = sample();
     const llm = scripted();
-    const result = await agent.run(["--workspace", dir, "--yes", "--trace", S12_TASK], { llm });
+    const result = await agent.run(["--workspace", dir, "--trace", S12_TASK], { llm });
     expect(result.exitCode).toBe(0);
     const h = result.history;
     // The message table of seed 000.
     expect(h.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
-    expect(h.map(toolsOf)).toEqual([[], ["bash"], [], ["read_file", "read_file"], [], []]);
+    expect(h.map(toolsOf)).toEqual([[], ["run_tests"], [], ["read_file", "read_file"], [], []]);
     const results = h[4]!.content as Anthropic.ToolResultBlockParam[];
     expect(results.map((r) => r.type)).toEqual(["tool_result", "tool_result"]);
     expect(results.every((r) => !r.is_error)).toBe(true);
@@ -90,7 +96,7 @@ describe("s12 seed 000's task in the sample repository", () => {
 
   it("takes the task in seed 000's own words too", async () => {
     const dir = sample();
-    const result = await agent.run(["--workspace", dir, "--yes", S12_TASK_ZH], { llm: scripted() });
+    const result = await agent.run(["--workspace", dir, S12_TASK_ZH], { llm: scripted() });
     expect(result.exitCode).toBe(0);
     expect(answer(result.history)).toContain(`src/login.js line ${buggyLine(dir)}`);
   });
@@ -98,9 +104,8 @@ describe("s12 seed 000's task in the sample repository", () => {
   it("answers from what the tools return: with the bug fixed, it says the tests pass", async () => {
     const dir = sample();
     const file = join(dir, "src/login.js");
-    const { writeFileSync } = await import("node:fs");
     writeFileSync(file, readFileSync(file, "utf8").replace(/attempts\s*>\s*MAX_FAILED_ATTEMPTS/, "attempts >= MAX_FAILED_ATTEMPTS"));
-    const result = await agent.run(["--workspace", dir, "--yes", S12_TASK], { llm: scripted() });
+    const result = await agent.run(["--workspace", dir, S12_TASK], { llm: scripted() });
     expect(result.exitCode).toBe(0);
     expect(answer(result.history)).toMatch(/All 3 tests .* pass/);
   });
@@ -108,7 +113,7 @@ describe("s12 seed 000's task in the sample repository", () => {
   it("finds the sample repository from a folder above it (the course's root, say)", async () => {
     const root = mkdtempSync(join(tmpdir(), "course-root-"));
     cpSync(SAMPLE, join(root, "examples", "login-service"), { recursive: true });
-    const result = await agent.run(["--workspace", root, "--yes", S12_TASK], { llm: scripted() });
+    const result = await agent.run(["--workspace", root, S12_TASK], { llm: scripted() });
     expect(result.exitCode).toBe(0);
     expect(answer(result.history)).toContain(`examples/login-service/src/login.js line ${buggyLine(join(root, "examples", "login-service"))}`);
   });
@@ -132,23 +137,163 @@ describe("s12 seed 000's task in the sample repository", () => {
     }
   });
 
-  it("as a real process, offline, with no key: `npm run agent` solves it and exits 0", () => {
+  it("as a real process with no terminal, no --yes and no key: `npm run agent`'s command solves it and exits 0", () => {
+    // From the sample repository itself, and from a copy of the course's root (the sample below it).
+    const repo = sample();
+    const courseRoot = mkdtempSync(join(tmpdir(), "course-root-"));
+    cpSync(SAMPLE, join(courseRoot, "examples", "login-service"), { recursive: true });
+    for (const [cwd, source] of [[repo, "src/login.js"], [courseRoot, "examples/login-service/src/login.js"]] as const) {
+      const r = agentProcess(cwd, [S12_TASK]);
+      expect(r.stderr).not.toMatch(/Error:|at .*\.ts:\d+/);
+      expect(r.stdout).toContain("scripted (offline)");
+      expect(r.stdout).toContain("→ run_tests");
+      expect(r.stdout).not.toMatch(/not run: this command is not read-only/);
+      // The off-by-one, named at its line (found by reading the file, not hard-coded).
+      expect(r.stdout).toContain(`${source} line ${buggyLine(join(cwd, source, "../.."))}`);
+      expect(r.stdout).toMatch(/off-by-one/);
+      expect(r.status).toBe(0);
+    }
+  });
+
+  it("as a real process with no terminal and no --yes, bash that would write is refused, not run", () => {
     const dir = sample();
-    const entry = join(ROOT, gradedTree(), "s12_guarded_agent", "agent.ts");
-    const env: NodeJS.ProcessEnv = { ...process.env, COURSE_OFFLINE: "1", NO_COLOR: "1" };
-    delete env.ANTHROPIC_API_KEY;
-    delete env.ANTHROPIC_AUTH_TOKEN;
-    delete env.ANTHROPIC_BASE_URL;
-    const r = spawnSync(process.execPath, ["--import", "tsx", entry, "--workspace", dir, "--yes", S12_TASK], {
-      cwd: ROOT,
-      env,
-      encoding: "utf8",
-      timeout: 60_000,
-    });
-    expect(r.stderr).not.toMatch(/Error:|at .*\.ts:\d+/);
+    const r = agentProcess(dir, ["run `touch made-by-bash.txt`"]);
+    expect(r.stdout).toMatch(/not run: this command is not read-only .*no terminal to ask/);
+    expect(existsSync(join(dir, "made-by-bash.txt"))).toBe(false);
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain("scripted (offline)");
-    expect(r.stdout).toContain(`src/login.js line ${buggyLine(dir)}`);
+  });
+});
+
+/**
+ * `npm run agent`'s command (tsx and the agent's file, of the tree being graded) as a process in
+ * `cwd`: stdin is a pipe, not a terminal; no --yes; no key, so the scripted model answers.
+ */
+function agentProcess(cwd: string, args: string[]) {
+  const script = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.agent as string;
+  const [bin, file] = script.split(" ");
+  expect(bin).toBe("tsx");
+  const entry = join(ROOT, file!.replace(/^solutions\//, `${gradedTree()}/`));
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
+  for (const name of ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "MODEL_ID"]) delete env[name];
+  return spawnSync(join(ROOT, "node_modules", ".bin", "tsx"), [entry, ...args], { cwd, env, input: "", encoding: "utf8", timeout: 60_000 });
+}
+
+describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
+  let ids = 0;
+  const call = (input: unknown, name = "run_tests"): Anthropic.ToolUseBlock => ({ type: "tool_use", id: `toolu_s12_${++ids}`, name, input, caller: { type: "direct" } });
+  /** The agent's default tools in `dir`, with an approver that records what it was asked. */
+  function tools(dir: string, answer: "yes" | "no" = "no") {
+    const asked: string[] = [];
+    const approve = async ({ command }: { command: string }) => {
+      asked.push(command);
+      return answer === "yes" ? { approved: true as const } : { approved: false as const, why: "the user said no" };
+    };
+    return { asked, registry: new SafeToolRegistry(agent.capstoneTools(dir, approve)) };
+  }
+  const resultText = (r: Anthropic.ToolResultBlockParam) => textOf(r.content ?? "");
+
+  it("is one of the agent's tools, and --help says so", async () => {
+    const { registry } = tools(sample());
+    expect(registry.definitions().map((t) => t.name)).toEqual(expect.arrayContaining(["run_tests", "bash", "read_file"]));
+    await agent.run(["--help"], { llm: scripted() });
+    expect(printed.join("\n")).toMatch(/run_tests/);
+  });
+
+  it("runs the workspace's tests without asking; `module` keeps only the test files whose path contains it", async () => {
+    const dir = sample();
+    writeFileSync(join(dir, "test", "cart.test.js"), 'import { test } from "node:test";\ntest("cart adds", () => {});\n');
+    const { asked, registry } = tools(dir);
+    const all = await registry.dispatch(call({}), { root: dir });
+    expect(all.is_error).toBeFalsy();
+    expect(resultText(all)).toMatch(/# tests 4/);
+    const login = await registry.dispatch(call({ module: "login" }), { root: dir });
+    expect(resultText(login)).toMatch(/# tests 3/);
+    expect(resultText(login)).toMatch(/# fail 1/);
+    const cart = await registry.dispatch(call({ module: "cart" }), { root: dir });
+    expect(resultText(cart)).toMatch(/# tests 1\n/);
+    expect(resultText(cart)).toMatch(/# pass 1\n/);
+    const none = await registry.dispatch(call({ module: "payments" }), { root: dir });
+    expect(none.is_error).toBe(true);
+    expect(resultText(none)).toMatch(/no test file's path contains "payments"/);
+    expect(asked).toEqual([]);
+  });
+
+  it.each(["; rm -rf /", "../x", "login; touch pwned", "$(touch pwned)", "`touch pwned`", "-e", "..", "", "a".repeat(65), "login pwned"])(
+    "refuses the module %j with an error result, and runs nothing",
+    async (module) => {
+      const dir = sample();
+      const { asked, registry } = tools(dir);
+      const r = await registry.dispatch(call({ module }), { root: dir });
+      expect(r.is_error).toBe(true);
+      expect(resultText(r)).toMatch(/Invalid input for run_tests; it was not run[\s\S]*module/);
+      expect(existsSync(join(dir, "pwned"))).toBe(false);
+      expect(asked).toEqual([]);
+    },
+  );
+
+  it("refuses anything but `module`, and a module that is not a string", async () => {
+    const dir = sample();
+    const { registry } = tools(dir);
+    for (const input of [{ command: "touch pwned" }, { module: ["login"] }, { module: "login", args: "--eval=1" }]) {
+      const r = await registry.dispatch(call(input), { root: dir });
+      expect(r.is_error).toBe(true);
+    }
+    expect(existsSync(join(dir, "pwned"))).toBe(false);
+  });
+
+  it("hands a test file's name to node as it is: quotes, $(…) and spaces in it run nothing", async () => {
+    const dir = sample();
+    const odd = "it's $(touch pwned) `touch pwned` ; touch pwned.test.js";
+    writeFileSync(join(dir, "test", odd), 'import { test } from "node:test";\ntest("odd name runs", () => {});\n');
+    const r = await tools(dir).registry.dispatch(call({ module: "it" }), { root: dir });
+    expect(resultText(r)).toMatch(/ok 1 - odd name runs/);
+    expect(resultText(r)).toMatch(/# tests 1\n/);
+    expect(existsSync(join(dir, "pwned"))).toBe(false);
+    expect(existsSync(join(dir, "test", "pwned"))).toBe(false);
+  });
+
+  it("runs inside s07's safe runner: no keys in the tests' environment, and a hanging test is stopped at the timeout", async () => {
+    const dir = sample();
+    mkdirSync(join(dir, "extra"));
+    writeFileSync(join(dir, "extra", "env.test.js"), 'import { test } from "node:test";\ntest("env", () => { console.log("KEY=" + process.env.ANTHROPIC_API_KEY + " TOKEN=" + process.env.GITHUB_TOKEN); });\n');
+    writeFileSync(join(dir, "extra", "hang.test.js"), 'import { test } from "node:test";\ntest("hangs", () => new Promise(() => setInterval(() => {}, 1000)));\n');
+    const saved = { key: process.env.ANTHROPIC_API_KEY, token: process.env.GITHUB_TOKEN };
+    process.env.ANTHROPIC_API_KEY = "sk-canary-s12";
+    process.env.GITHUB_TOKEN = "ghp-canary-s12";
+    try {
+      const tool = runTests.runTestsTool(dir, { timeoutMs: 1_500 });
+      const registry = new SafeToolRegistry([tool]);
+      const env = await registry.dispatch(call({ module: "env" }), { root: dir });
+      expect(resultText(env)).toMatch(/KEY=undefined TOKEN=undefined/);
+      expect(resultText(env)).not.toMatch(/canary/);
+      const hang = await registry.dispatch(call({ module: "hang" }), { root: dir });
+      expect(hang.is_error).toBe(true);
+      expect(resultText(hang)).toMatch(/timed out after 1.5 s/);
+    } finally {
+      for (const [name, value] of [["ANTHROPIC_API_KEY", saved.key], ["GITHUB_TOKEN", saved.token]] as const)
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+    }
+  });
+
+  it("bash still asks before a command that is not read-only: refused, it does not run", async () => {
+    const dir = sample();
+    const { asked, registry } = tools(dir, "no");
+    const r = await registry.dispatch(call({ command: "touch made-by-bash.txt" }, "bash"), { root: dir });
+    expect(asked).toEqual(["touch made-by-bash.txt"]);
+    expect(r.is_error).toBe(true);
+    expect(resultText(r)).toMatch(/not run: this command is not read-only .*the user said no/);
+    expect(existsSync(join(dir, "made-by-bash.txt"))).toBe(false);
+    // With no terminal to ask and no --yes, it is refused without asking anyone.
+    const noTerminal = new SafeToolRegistry(agent.capstoneTools(dir, terminalApprover({ input: Object.assign(Readable.from([]), { isTTY: false }) })));
+    const refused = await noTerminal.dispatch(call({ command: "node --test" }, "bash"), { root: dir });
+    expect(refused.is_error).toBe(true);
+    expect(resultText(refused)).toMatch(/no terminal to ask for approval \(run with --yes/);
+    // Approved, it runs.
+    const yes = tools(dir, "yes");
+    const ran = await yes.registry.dispatch(call({ command: "touch made-by-bash.txt" }, "bash"), { root: dir });
+    expect(ran.is_error).toBeFalsy();
+    expect(existsSync(join(dir, "made-by-bash.txt"))).toBe(true);
   });
 });
 

@@ -16,8 +16,8 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { ToolError } from "../../runtime/tools/files.ts";
-import { defineTool, type CheckedTool } from "../s04_tool_errors/define-tool.ts";
-import { SAFE_BASH_TIMEOUT_MS, runSafeBash } from "../s07_safe_tools/safe-bash.ts";
+import { defineTool, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
+import { SAFE_BASH_TIMEOUT_MS, runSafeBash } from "../../solutions/s07_safe_tools/safe-bash.ts";
 
 export interface RunTestsOptions {
   /** Wall-clock limit of the whole test run, in ms (default: s07's 120 s). */
@@ -27,7 +27,7 @@ export interface RunTestsOptions {
 }
 
 /** What `module` may be: a name, never a path, an option or a piece of shell. */
-export const MODULE_NAME = /^[\w.-]{1,64}$/;
+export const MODULE_NAME = /^\w[\w.-]{0,63}$/;
 
 // #region run-tests
 export function runTestsTool(root: string, opts: RunTestsOptions = {}): CheckedTool {
@@ -40,7 +40,7 @@ export function runTestsTool(root: string, opts: RunTestsOptions = {}): CheckedT
     input: z.object({
       module: z
         .string()
-        .regex(MODULE_NAME, "a module is a name (letters, digits, _ . -, at most 64), not a path or a command")
+        .regex(MODULE_NAME, "a module is a name (a letter, digit or _, then letters, digits, _ . -; at most 64), not a path, an option or a command")
         .optional()
         .describe("Only the test files whose path contains this name"),
     }),

@@ -2,7 +2,8 @@
  * s12_guarded_agent: seed 000's task in the sample repository (examples/login-service).
  *
  *   [0] user       "Run the login module's tests and find out why one fails."
- *   [1] assistant  text + tool_use(bash: node --test)                       stop_reason: tool_use
+ *   [1] assistant  text + tool_use(run_tests {module: "login"})             stop_reason: tool_use
+ *                  (seed 000's tool; a request without it gets bash: node --test, as s09 has)
  *   [2] user       tool_result (the test output: 1 failed)
  *   [3] assistant  text + tool_use(read_file logs/auth.log) + tool_use(read_file src/login.js)
  *   [4] user       tool_result + tool_result                                 (one message, two results)
@@ -23,6 +24,7 @@ export const S12_TASK_ZH = "跑一下 login 模块的测试，有失败就查清
 export const S12_LOG = "logs/auth.log";
 export const S12_SOURCE = "src/login.js";
 
+/** The test run: seed 000's run_tests when the request offers it, else `node --test` through bash. */
 function runTestsCall(ctx: TurnContext) {
   if (ctx.tools.includes("run_tests")) return call("run_tests", { module: "login" });
   return call(ctx.tools.includes("bash") ? "bash" : (ctx.tools[0] ?? "bash"), { command: "node --test" });
