@@ -94,6 +94,14 @@ describe("s12 seed 000's task in the sample repository", () => {
     expect(out).toMatch(/\[3\] assistant/);
   });
 
+  it("demo(), the docs' recorded run, refuses every bash command that is not read-only and still solves it", async () => {
+    const llm = scripted();
+    const h = await agent.demo(llm);
+    expect(h.map(toolsOf)).toEqual([[], ["run_tests"], [], ["read_file", "read_file"], [], []]);
+    expect(answer(h)).toMatch(/src\/login\.js line \d+.*off-by-one/);
+    expect(await transcriptProblems(llm, h)).toBeNull();
+  });
+
   it("takes the task in seed 000's own words too", async () => {
     const dir = sample();
     const result = await agent.run(["--workspace", dir, S12_TASK_ZH], { llm: scripted() });

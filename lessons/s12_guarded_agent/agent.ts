@@ -19,7 +19,7 @@ import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatc
 import { SafeToolRegistry, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
 import { answerNotRun, appendResponse, stoppedBy, type ModelStop, type Outcome } from "../../solutions/s05_stop_reasons/outcome.ts";
 import { DEFAULT_GUARDS, RepeatCounter, runSignal, tokensOf, type GuardStop, type Guards } from "../../solutions/s06_guards/guards.ts";
-import { terminalApprover, type Approver, approveAll } from "../../solutions/s07_safe_tools/approval.ts";
+import { terminalApprover, type Approver, refuseAll } from "../../solutions/s07_safe_tools/approval.ts";
 import { safeTools } from "../../solutions/s07_safe_tools/safe-tools.ts";
 import { EarlyStart } from "../../solutions/s08_streaming/early-tools.ts";
 import { streamTurn, type StreamHandlers } from "../../solutions/s08_streaming/stream-turn.ts";
@@ -367,11 +367,11 @@ function chooseModel(flags: Flags) {
   return selectModel({ ...RETRIES, env: flags.model ? { ...process.env, MODEL_ID: flags.model } : process.env });
 }
 
-/** Seed 000's task on a scratch copy of the sample repository, the test command approved. */
+/** Seed 000's task on a scratch copy of the sample repository: run_tests needs no approval, so none is given. */
 export async function demo(llm: Llm, task = S12_TASK): Promise<Anthropic.MessageParam[]> {
   const root = await scratchCopy(SAMPLE_REPOSITORY);
   const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
-  await runAgent(llm, history, { root, approve: approveAll, onEvent: () => {} });
+  await runAgent(llm, history, { root, approve: refuseAll, onEvent: () => {} });
   return history;
 }
 

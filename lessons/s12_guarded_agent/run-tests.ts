@@ -52,7 +52,7 @@ export function runTestsTool(root: string, opts: RunTestsOptions = {}): CheckedT
         const all = testFiles(root);
         const files = all.filter((f) => f.includes(module));
         if (files.length === 0)
-          throw new ToolError(`no test file's path contains "${module}". Test files: ${all.slice(0, 20).join(", ") || "none found"}.`);
+          throw new ToolError(`no test file's path contains "${module}". Test files: ${all.slice(0, 20).join(", ") || "none found"}${all.length > 20 ? ", …" : ""}.`);
         // "./" first: a file name that starts with "-" is not read as an option.
         argv.push(...files.map((f) => `./${f}`));
       }
@@ -79,6 +79,7 @@ export function shellWord(word: string): string {
 
 /** Names node --test (Node 20) runs: files in a test/ folder, test.js, test-*.js, *.test.js, *-test.js, *_test.js. */
 const TEST_FILE = /(^|\/)test\/.*\.[cm]?js$|(^|\/)(test|test-[^/]*|[^/]*[.\-_]test)\.[cm]?js$/;
+/** A walk of a huge workspace stops here (the files seen so far are searched). */
 const MAX_ENTRIES = 20_000;
 
 /** The workspace's test files, relative paths; node_modules, hidden folders and symlinks are left out. */
