@@ -3,6 +3,7 @@
  * client, and "can this transcript be sent again". One set of builders, no copied fixtures.
  *
  *   COURSE_TREE=solutions (default, `npm test`) or COURSE_TREE=lessons (`npm run check`).
+ *   COURSE_TREE_DIR=/abs/dir (optional): a folder laid out like solutions/, graded instead.
  */
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -30,9 +31,20 @@ export function gradedTree(): Tree {
   return t;
 }
 
-/** Loads `<tree>/<lessonDir>/<file>` from the graded tree. */
+/**
+ * COURSE_TREE_DIR (optional): an absolute path to a folder laid out like solutions/ that
+ * loadLesson reads instead of lessons/ or solutions/ (`npm run verify` grades mutants this way).
+ */
+export function gradedTreeDir(): string | undefined {
+  const dir = process.env.COURSE_TREE_DIR;
+  return dir ? resolve(dir) : undefined;
+}
+
+/** Loads `<tree>/<lessonDir>/<file>` from the graded tree (or from COURSE_TREE_DIR when set). */
 export async function loadLesson<T>(lessonDir: string, file = "agent.ts"): Promise<T> {
-  const path = join(ROOT, gradedTree(), lessonDir, file);
+  const dir = gradedTreeDir();
+  const path = join(dir ?? join(ROOT, gradedTree()), lessonDir, file);
+  if (dir && !existsSync(path)) throw new Error(`${path} is missing (COURSE_TREE_DIR=${dir})`);
   if (!existsSync(path)) throw new Error(`${gradedTree()}/${lessonDir}/${file} is missing: restore it with \`npm run reset\``);
   return (await import(pathToFileURL(path).href)) as T;
 }

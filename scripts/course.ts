@@ -28,6 +28,7 @@ import { cachedResult, loadState, updateState } from "./lib/state.ts";
 import { checkReport, hintLines, listLines } from "./lib/views.ts";
 import { WatchSession, attachTerminal } from "./lib/watch.ts";
 import { firstSyntaxError } from "./lib/syntax.ts";
+import { findMutants, runMutants } from "./lib/mutants.ts";
 
 class UsageError extends Error {}
 
@@ -284,7 +285,7 @@ function runTests(lessons: Lesson[], tree: "lessons" | "solutions", extra: strin
   return { ok: r.status === 0, output: `${r.stdout ?? ""}${r.stderr ?? ""}` };
 }
 
-function cmdVerify(): number {
+async function cmdVerify(): Promise<number> {
   const problems: string[] = [];
   for (const l of LESSONS) {
     const ex = join(ROOT, "lessons", l.dir);
@@ -309,12 +310,20 @@ function cmdVerify(): number {
     if (!sol.ok) problems.push(`${l.id}: the solution fails its tests:\n${sol.output.slice(-3000)}`);
     if (ex.ok) problems.push(`${l.id}: the pristine exercise passes its tests (they cannot tell a solved lesson from an unsolved one)`);
   }
+  // Mutants: each lesson's tests must fail a solution with one deliberate, classic bug.
+  const found = findMutants(LESSONS);
+  problems.push(...found.problems);
+  const graded = await runMutants(found.mutants, (r) =>
+    console.log(`${r.mutant.lesson.id} ${r.mutant.name}: ${r.caught ? green("caught") : red("SURVIVED")} (${r.detail})`),
+  );
+  for (const r of graded.filter((g) => !g.caught))
+    problems.push(`${r.mutant.lesson.id} ${r.mutant.name} (${r.mutant.file}): ${r.detail}\n${r.output.slice(-2000)}`);
   if (problems.length > 0) {
     console.error(red(`\nverify: ${problems.length} problem(s)`));
     for (const p of problems) console.error(`  - ${p}`);
     return 1;
   }
-  console.log(green(`verify: all ${LESSONS.length} lessons ok (exercises fail, solutions pass)`));
+  console.log(green(`verify: all ${LESSONS.length} lessons ok (exercises fail, solutions pass, ${graded.length} mutants caught)`));
   return 0;
 }
 
