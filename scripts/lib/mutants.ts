@@ -5,6 +5,7 @@
  *
  *   // mutant of: solutions/s03_parallel_tools/run-tools.ts
  *   // expect: <a regex the failing tests' output must match>
+ *   // vitest: --testTimeout=3000      (optional: more arguments for vitest, say for a mutant that hangs)
  *
  * and a `// BUG:` comment where it differs. `npm run verify` copies solutions/ into a temporary
  * folder, puts the mutant over its file, runs that lesson's test file on the copy
@@ -30,6 +31,8 @@ export interface Mutant {
   /** The solution file it replaces, relative to solutions/ ("s03_parallel_tools/run-tools.ts"). */
   target: string;
   expect: RegExp;
+  /** Extra vitest arguments from an optional "// vitest: …" header line. */
+  vitestArgs: string[];
 }
 
 export interface MutantResult {
@@ -72,7 +75,8 @@ export function findMutants(lessons: readonly Lesson[]): { mutants: Mutant[]; pr
         problems.push(`${file}: "expect" is not a valid regex (${(e as Error).message})`);
         continue;
       }
-      mutants.push({ lesson, name: entry.replace(/\.ts$/, ""), file, target: of, expect: re });
+      const vitestArgs = (/^\/\/ vitest: (.+)$/m.exec(text)?.[1] ?? "").split(/\s+/).filter(Boolean);
+      mutants.push({ lesson, name: entry.replace(/\.ts$/, ""), file, target: of, expect: re, vitestArgs });
     }
   }
   return { mutants, problems };
@@ -102,7 +106,7 @@ export async function runMutant(mutant: Mutant): Promise<MutantResult> {
     symlinkSync(join(ROOT, "node_modules"), join(tmp, "node_modules"), "dir");
     const text = readFileSync(join(ROOT, mutant.file), "utf8").replaceAll('"../../../', '"../../');
     writeFileSync(join(tmp, "solutions", mutant.target), text);
-    const r = await run([join(ROOT, "node_modules/vitest/vitest.mjs"), "run", testFileRel(mutant.lesson)], {
+    const r = await run([join(ROOT, "node_modules/vitest/vitest.mjs"), "run", testFileRel(mutant.lesson), ...mutant.vitestArgs], {
       ...process.env,
       COURSE_TREE: "solutions",
       COURSE_TREE_DIR: join(tmp, "solutions"),
