@@ -1,0 +1,140 @@
+// mutant of: solutions/s05_stop_reasons/agent.ts
+// expect: × reports max_tokens when the retry is cut off too, with the cut call answered, not run
+/**
+ * s05_stop_reasons: every stop_reason, and a typed outcome.
+ *
+ * Unlike s04, whose loop ended on any stop_reason but "tool_use" and returned the last message as
+ * if all were well, `runAgent` handles each value and returns an `Outcome` (outcome.ts): done,
+ * or stopped and why. max_tokens: the answer was cut off, maybe in the middle of a tool call,
+ * so nothing of it is run; ask again once with a larger limit. pause_turn: send the turn back
+ * and let the model go on. stop_sequence, refusal, model_context_window_exceeded, and any value
+ * the loop does not know: stop, and say so. An empty answer is not stored.
+ *
+ * Run: npx tsx solutions/s05_stop_reasons/agent.ts ["your task"]
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import { scriptedLlm, selectModel, type Llm } from "../../../runtime/client.ts";
+import { runMain, taskFromArgs } from "../../../runtime/lesson.ts";
+import { bold, dim, printFinal, printToolCall, printToolResult, say } from "../../../runtime/print.ts";
+import { textOf } from "../../../runtime/scripted/conversation.ts";
+import { S05_SMALL_MAX_TOKENS, S05_TASK, S05_TOUR } from "../../../runtime/scripted/scenarios/s05_stop_reasons.ts";
+import { scratchWorkspace } from "../../../runtime/tools/files.ts";
+import type { ToolContext, ToolRegistry } from "../../../solutions/s02_tool_dispatch/registry.ts";
+import { batches, runTools } from "../../../solutions/s03_parallel_tools/run-tools.ts";
+import { SafeToolRegistry } from "../../../solutions/s04_tool_errors/define-tool.ts";
+import { checkedTools } from "../../../solutions/s04_tool_errors/tools.ts";
+import { answerNotRun, appendResponse, describeOutcome, stoppedBy, type Outcome } from "../../../solutions/s05_stop_reasons/outcome.ts";
+
+export const system = (root: string) =>
+  `You are a coding agent working in ${root}; tool paths are relative to it. Use the tools to act, then answer briefly.`;
+
+export const DEFAULT_MAX_TOKENS = 4096;
+
+export interface RunOptions {
+  /** The tools (default: s04's checked tools). */
+  registry?: ToolRegistry;
+  /** The workspace the tools act in (default: the current directory). */
+  root?: string;
+  /** max_tokens of each request; a cut-off answer is asked again once with 4 times as many. */
+  maxTokens?: number;
+  /** Texts at which the model stops writing (stop_reason "stop_sequence"). */
+  stopSequences?: string[];
+}
+
+// #region loop
+/** The loop. `history` grows in place; returns how the run ended. */
+export async function runAgent({ client, model }: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<Outcome> {
+  const registry = opts.registry ?? new SafeToolRegistry(checkedTools());
+  const ctx: ToolContext = { root: opts.root ?? process.cwd() };
+  let maxTokens = opts.maxTokens ?? DEFAULT_MAX_TOKENS;
+  let retried = false;
+  let turns = 0;
+  while (true) {
+    const response = await client.messages.create({
+      model,
+      max_tokens: maxTokens,
+      system: system(ctx.root),
+      tools: registry.definitions(),
+      messages: history,
+      ...(opts.stopSequences ? { stop_sequences: opts.stopSequences } : {}),
+    });
+    turns++;
+
+    // subtle: cut off by max_tokens, the last block may be a tool_use whose input never finished
+    // (it arrives as {}). Run none of it, store none of it: ask again, once, with a larger limit.
+    if (response.stop_reason === "max_tokens" && !retried) {
+      retried = true;
+      maxTokens *= 4;
+      say(dim(`  max_tokens: the answer was cut off; asking again with max_tokens ${maxTokens}`));
+      continue;
+    }
+
+    // The assistant's turn goes into history as it came; an empty one is not stored at all.
+    appendResponse(history, response);
+
+    switch (response.stop_reason) {
+      case "end_turn":
+        return { status: "done", message: response, turns };
+      case "pause_turn":
+        // The turn is not over: it goes back as it is, and the model continues from there.
+        say(dim("  pause_turn: sending the paused turn back"));
+        continue;
+      case "tool_use":
+      // BUG: an answer cut off by max_tokens has its tool calls run like a complete one.
+      case "max_tokens":
+        break;
+      default:
+        // max_tokens again, stop_sequence, refusal, model_context_window_exceeded, or a value this
+        // loop does not know: not success. A call the model asked for is answered, not run.
+        answerNotRun(history, response, `the response ended with stop_reason "${response.stop_reason}"`);
+        return stoppedBy(response, turns);
+    }
+
+    // All the calls of the turn at once: read-only ones together, the others alone, in order.
+    // Each is answered, failed or not: runTools calls registry.dispatch, which is now safeDispatch.
+    const calls = response.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
+    calls.forEach(printToolCall);
+    say(dim(`  run: ${batches(registry, calls).map((b) => b.map((c) => c.name).join(" ‖ ")).join("  →  ")}`));
+    const results = await runTools(registry, calls, ctx);
+    for (const result of results) printToolResult(textOf(result.content), result.is_error);
+    history.push({ role: "user", content: results });
+  }
+}
+// #endregion loop
+
+/** The lesson's default task in a scratch workspace, with a max_tokens too small on purpose. */
+export async function demo(llm: Llm, task = S05_TASK): Promise<Anthropic.MessageParam[]> {
+  const root = await scratchWorkspace({});
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
+  await runAgent(llm, history, { root, maxTokens: S05_SMALL_MAX_TOKENS });
+  return history;
+}
+
+/** Offline only: one short run per stop_reason the default task does not show. */
+async function tour(): Promise<void> {
+  say("");
+  say(bold("── The other stop reasons (scripted) ──"));
+  for (const { scenario, task, stopSequences } of S05_TOUR) {
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
+    const outcome = await runAgent(scriptedLlm({ scenario }), history, stopSequences ? { stopSequences } : {});
+    say(`${scenario.title.padEnd(30)} → ${describeOutcome(outcome)} ${dim(`(${history.length} message${history.length === 1 ? "" : "s"} kept)`)}`);
+  }
+}
+
+async function main(): Promise<void> {
+  const llm = selectModel();
+  say(llm.banner);
+  const task = taskFromArgs(S05_TASK);
+  // The default task writes in a scratch workspace, with a small max_tokens so the first answer is cut off.
+  const isDefault = task === S05_TASK;
+  const root = isDefault ? await scratchWorkspace({}) : process.cwd();
+  say(`workspace: ${root}`);
+
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
+  const outcome = await runAgent(llm, history, { root, ...(isDefault ? { maxTokens: S05_SMALL_MAX_TOKENS } : {}) });
+  printFinal(outcome.message);
+  say(`(${history.length} messages in the transcript; ${describeOutcome(outcome)})`);
+  if (llm.offline && isDefault) await tour();
+}
+
+runMain(import.meta.url, main);
