@@ -79,8 +79,8 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
         // The turn is not over: it goes back as it is, and the model continues from there.
         say(dim("  pause_turn: sending the paused turn back"));
         continue;
-      case "tool_use":
       // BUG: an answer cut off by max_tokens has its tool calls run like a complete one.
+      case "tool_use":
       case "max_tokens":
         break;
       default:

@@ -7,7 +7,7 @@
  * repeats the same call. Each limit is one typed field with a default a caller may override.
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import type { ModelStop, Outcome } from "../s05_stop_reasons/outcome.ts";
+import type { ModelStop, Outcome } from "../../../solutions/s05_stop_reasons/outcome.ts";
 
 // #region guards
 export interface Guards {
