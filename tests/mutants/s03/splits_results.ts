@@ -1,0 +1,84 @@
+// mutant of: solutions/s03_parallel_tools/agent.ts
+// expect: × answers three parallel calls in ONE user message[\s\S]*`tool_use` ids were found without `tool_result` blocks immediately after
+/**
+ * s03_parallel_tools: several tool calls in one turn, run together when they may.
+ *
+ * Unlike s02, whose loop ran the calls of a turn one after another, the loop now hands them all
+ * to `runTools` (run-tools.ts): read-only calls next to each other run at the same time, any
+ * other call runs alone and in order, and every result comes back in ONE user message, in the
+ * order the model asked. The registry and the tools are s02's, imported unchanged.
+ *
+ * Run: npx tsx solutions/s03_parallel_tools/agent.ts ["your task"]
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import { selectModel, type Llm } from "../../../runtime/client.ts";
+import { runMain, taskFromArgs } from "../../../runtime/lesson.ts";
+import { dim, printFinal, printToolCall, printToolResult, say } from "../../../runtime/print.ts";
+import { textOf } from "../../../runtime/scripted/conversation.ts";
+import { S03_SAMPLE, S03_TASK } from "../../../runtime/scripted/scenarios/s03_parallel_tools.ts";
+import { scratchCopy } from "../../../runtime/tools/files.ts";
+import { ToolRegistry, defaultTools, type ToolContext } from "../../../solutions/s02_tool_dispatch/registry.ts";
+import { batches, runTools } from "../../../solutions/s03_parallel_tools/run-tools.ts";
+
+export const system = (root: string) =>
+  `You are a coding agent working in ${root}; tool paths are relative to it. Use the tools to act, then answer briefly.`;
+
+// #region loop
+/** The loop. `history` grows in place; returns the model's last response. */
+export async function agentLoop(
+  { client, model }: Llm,
+  history: Anthropic.MessageParam[],
+  registry = new ToolRegistry(defaultTools()),
+  ctx: ToolContext = { root: process.cwd() },
+): Promise<Anthropic.Message> {
+  while (true) {
+    const response = await client.messages.create({
+      model,
+      max_tokens: 4096,
+      system: system(ctx.root),
+      tools: registry.definitions(),
+      messages: history,
+    });
+    // The assistant's turn goes into history exactly as it came: thinking blocks included.
+    history.push({ role: "assistant", content: response.content });
+
+    // Any stop_reason but "tool_use" means the model is not waiting for us: the loop ends.
+    if (response.stop_reason !== "tool_use") return response;
+
+    // All the calls of the turn at once: read-only ones together, the others alone, in order.
+    const calls = response.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
+    calls.forEach(printToolCall);
+    say(dim(`  run: ${batches(registry, calls).map((b) => b.map((c) => c.name).join(" ‖ ")).join("  →  ")}`));
+    const results = await runTools(registry, calls, ctx);
+    for (const result of results) printToolResult(textOf(result.content), result.is_error);
+    // BUG: each result goes back in a user message of its own instead of all in ONE.
+    for (const result of results) history.push({ role: "user", content: [result] });
+  }
+}
+// #endregion loop
+
+/** The lesson's default task on a scratch copy of the sample repository; returns the transcript. */
+export async function demo(llm: Llm, task = S03_TASK): Promise<Anthropic.MessageParam[]> {
+  const root = await scratchCopy(S03_SAMPLE);
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
+  await agentLoop(llm, history, new ToolRegistry(defaultTools()), { root });
+  return history;
+}
+
+async function main(): Promise<void> {
+  const llm = selectModel();
+  say(llm.banner);
+  const task = taskFromArgs(S03_TASK);
+  // The default task works on a scratch copy of examples/login-service; a task of your own works here.
+  const root = task === S03_TASK ? await scratchCopy(S03_SAMPLE) : process.cwd();
+  const registry = new ToolRegistry(defaultTools());
+  say(`workspace: ${root}`);
+  say(`tools: ${registry.names().join(", ")} (read-only: ${registry.names().filter((n) => registry.get(n)?.readOnly).join(", ")})`);
+
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
+  const final = await agentLoop(llm, history, registry, { root });
+  printFinal(final);
+  say(`(${history.length} messages in the transcript, stop_reason: ${final.stop_reason})`);
+}
+
+runMain(import.meta.url, main);
