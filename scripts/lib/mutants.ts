@@ -95,6 +95,14 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
   });
 }
 
+/** A match, short: its line, or its first and last lines when it spans several. */
+function summary(match: string): string {
+  const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+  const lines = match.split("\n").map((l) => l.replace(/\s+/g, " ").trim()).filter(Boolean);
+  if (lines.length <= 1) return cut(lines[0] ?? "", 90);
+  return `${cut(lines[0]!, 60)} … ${cut(lines[lines.length - 1]!, 60)}`;
+}
+
 /** Grades one mutant in a temporary copy of solutions/. */
 export async function runMutant(mutant: Mutant): Promise<MutantResult> {
   const tmp = mkdtempSync(join(tmpdir(), `course-mutant-${mutant.lesson.id}-`));
@@ -116,8 +124,7 @@ export async function runMutant(mutant: Mutant): Promise<MutantResult> {
     if (r.code === 0) return { mutant, caught: false, detail: "SURVIVED: its lesson's tests pass", output: r.output };
     const m = mutant.expect.exec(r.output);
     if (!m) return { mutant, caught: false, detail: `the tests fail, but their output does not match ${mutant.expect}`, output: r.output };
-    const said = m[0].replace(/\s+/g, " ").trim();
-    return { mutant, caught: true, detail: said.length > 90 ? `${said.slice(0, 87)}…` : said, output: r.output };
+    return { mutant, caught: true, detail: summary(m[0]), output: r.output };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

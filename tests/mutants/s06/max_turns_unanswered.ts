@@ -1,0 +1,212 @@
+// mutant of: solutions/s06_guards/agent.ts
+// expect: after stopping with max_turns: \d+ broken rule in the transcript
+/**
+ * s06_guards: the loop stops itself, and every way of stopping leaves a valid transcript.
+ *
+ * Unlike s05, where only the model could end a run, the loop now has guards (guards.ts): a limit
+ * on turns, a token budget that counts cache tokens too, a wall-clock deadline that aborts the
+ * request in flight, and a stop when the model repeats the same call. Each is a typed option
+ * with a default. Subtle, and the point of the lesson: whichever way the run stops, no tool_use
+ * is left unanswered, so `history` can be sent to the API again (to resume, or to ask why).
+ *
+ * Run: npx tsx solutions/s06_guards/agent.ts ["your task"]
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import { scriptedLlm, selectModel, type Llm } from "../../../runtime/client.ts";
+import { runMain, taskFromArgs } from "../../../runtime/lesson.ts";
+import { bold, dim, green, printFinal, printToolCall, printToolResult, red, say } from "../../../runtime/print.ts";
+import { textOf } from "../../../runtime/scripted/conversation.ts";
+import { S06_TASK, S06_WORKSPACE } from "../../../runtime/scripted/scenarios/s06_guards.ts";
+import type { FaultPlan } from "../../../runtime/scripted/types.ts";
+import { scratchWorkspace } from "../../../runtime/tools/files.ts";
+import type { ToolContext, ToolRegistry } from "../../../solutions/s02_tool_dispatch/registry.ts";
+import { batches, runTools } from "../../../solutions/s03_parallel_tools/run-tools.ts";
+import { SafeToolRegistry } from "../../../solutions/s04_tool_errors/define-tool.ts";
+import { checkedTools } from "../../../solutions/s04_tool_errors/tools.ts";
+import { answerNotRun, appendResponse, describeOutcome, stoppedBy } from "../../../solutions/s05_stop_reasons/outcome.ts";
+import { checkTranscript, formatViolations } from "../../../runtime/transcript.ts";
+import { DEFAULT_GUARDS, RepeatCounter, runSignal, tokensOf, type GuardStop, type GuardedOutcome, type Guards } from "../../../solutions/s06_guards/guards.ts";
+
+export const system = (root: string) =>
+  `You are a coding agent working in ${root}; tool paths are relative to it. Use the tools to act, then answer briefly.`;
+
+export const DEFAULT_MAX_TOKENS = 4096;
+
+export interface RunOptions {
+  /** The tools (default: s04's checked tools). */
+  registry?: ToolRegistry;
+  /** The workspace the tools act in (default: the current directory). */
+  root?: string;
+  /** max_tokens of each request; a cut-off answer is asked again once with 4 times as many. */
+  maxTokens?: number;
+  /** Texts at which the model stops writing (stop_reason "stop_sequence"). */
+  stopSequences?: string[];
+  /** The run's limits; a field left out keeps its default (DEFAULT_GUARDS). */
+  guards?: Partial<Guards>;
+  /** Cancels the run from outside (Ctrl-C, a caller's own deadline). */
+  signal?: AbortSignal;
+}
+
+// #region loop
+/** The loop. `history` grows in place; returns how the run ended. */
+export async function runAgent({ client, model }: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<GuardedOutcome> {
+  const registry = opts.registry ?? new SafeToolRegistry(checkedTools());
+  const guards: Guards = { ...DEFAULT_GUARDS, ...opts.guards };
+  // One signal for the run: the request in flight and the tools running stop when it aborts.
+  const run = runSignal(guards.timeoutMs, opts.signal);
+  const ctx: ToolContext = { root: opts.root ?? process.cwd(), signal: run.signal };
+  const repeats = new RepeatCounter(guards.maxRepeats);
+  let maxTokens = opts.maxTokens ?? DEFAULT_MAX_TOKENS;
+  let retried = false;
+  let turns = 0;
+  let used = 0;
+  let last: Anthropic.Message | undefined;
+  const stop = (reason: GuardStop, detail: string): GuardedOutcome => ({ status: "stopped", reason, detail, turns, ...(last ? { message: last } : {}) });
+  const halted = (why: "timeout" | "aborted") =>
+    stop(why, why === "timeout" ? `the run reached its time limit of ${guards.timeoutMs / 1000} s; the work in flight was aborted` : "the run was cancelled by its caller");
+
+  /** The guard that ends the run now, or null. Checked before each request. */
+  const guardStop = (): GuardedOutcome | null => {
+    const why = run.why();
+    if (why) return halted(why);
+    if (turns >= guards.maxTurns) return stop("max_turns", `reached the limit of ${guards.maxTurns} turns`);
+    if (used >= guards.tokenBudget) return stop("token_budget", `spent ${used} tokens of a budget of ${guards.tokenBudget}`);
+    return null;
+  };
+
+  while (true) {
+    // The guards, before each request. Here history ends with a user message (the task or the
+    // last results, every call answered), so stopping here leaves a transcript that can be sent again.
+    const guarded = guardStop();
+    if (guarded) return guarded;
+
+    let response: Anthropic.Message;
+    try {
+      response = await client.messages.create(
+        {
+          model,
+          max_tokens: maxTokens,
+          system: system(ctx.root),
+          tools: registry.definitions(),
+          messages: history,
+          ...(opts.stopSequences ? { stop_sequences: opts.stopSequences } : {}),
+        },
+        { signal: run.signal },
+      );
+    } catch (e) {
+      // The deadline (or the caller) aborted the request in flight: nothing was added to history.
+      const why = run.why();
+      if (why) return halted(why);
+      throw e;
+    }
+    turns++;
+    used += tokensOf(response.usage);
+    last = response;
+
+    // subtle: cut off by max_tokens, the last block may be a tool_use whose input never finished
+    // (it arrives as {}). Run none of it, store none of it: ask again, once, with a larger limit.
+    if (response.stop_reason === "max_tokens" && !retried) {
+      retried = true;
+      maxTokens *= 4;
+      say(dim(`  max_tokens: the answer was cut off; asking again with max_tokens ${maxTokens}`));
+      continue;
+    }
+
+    // The assistant's turn goes into history as it came; an empty one is not stored at all.
+    appendResponse(history, response);
+
+    switch (response.stop_reason) {
+      case "end_turn":
+        return { status: "done", message: response, turns };
+      case "pause_turn":
+        // The turn is not over: it goes back as it is, and the model continues from there.
+        say(dim("  pause_turn: sending the paused turn back"));
+        continue;
+      case "tool_use":
+        break;
+      default:
+        // max_tokens again, stop_sequence, refusal, model_context_window_exceeded, or a value this
+        // loop does not know: not success. A call the model asked for is answered, not run.
+        answerNotRun(history, response, `the response ended with stop_reason "${response.stop_reason}"`);
+        return stoppedBy(response, turns);
+    }
+
+    // A call the model keeps repeating (same tool, same input) stops the run. subtle: the turn's
+    // calls are still answered (not run), or the transcript would end on an unanswered tool_use.
+    const calls = response.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
+    // BUG: the turn limit is checked after the model's turn is stored, before its calls are answered.
+    if (turns >= guards.maxTurns) return stop("max_turns", `reached the limit of ${guards.maxTurns} turns`);
+    const repeated = repeats.record(calls);
+    if (repeated) {
+      const detail = `${repeated.name} was called with the same input more than ${guards.maxRepeats} times`;
+      answerNotRun(history, response, `the run stopped: ${detail}`);
+      return stop("repeated_call", detail);
+    }
+
+    // All the calls of the turn at once: read-only ones together, the others alone, in order.
+    // Each is answered, failed or not: runTools calls registry.dispatch, which is now safeDispatch.
+    calls.forEach(printToolCall);
+    say(dim(`  run: ${batches(registry, calls).map((b) => b.map((c) => c.name).join(" ‖ ")).join("  →  ")}`));
+    const results = await runTools(registry, calls, ctx);
+    for (const result of results) printToolResult(textOf(result.content), result.is_error);
+    history.push({ role: "user", content: results });
+  }
+}
+// #endregion loop
+
+/** The lesson's default task in a scratch workspace, with the default guards; returns the transcript. */
+export async function demo(llm: Llm, task = S06_TASK): Promise<Anthropic.MessageParam[]> {
+  const root = await scratchWorkspace(S06_WORKSPACE);
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
+  await runAgent(llm, history, { root });
+  return history;
+}
+
+/** Offline only: the default task once per guard, each time with that guard tightened. */
+async function tour(): Promise<void> {
+  say("");
+  say(bold("── Each guard, on the same task (scripted) ──"));
+  const runs: Array<{ label: string; guards: Partial<Guards>; faults?: FaultPlan }> = [
+    { label: "maxTurns: 2", guards: { maxTurns: 2 } },
+    { label: "tokenBudget: 1500", guards: { tokenBudget: 1_500 } },
+    { label: "timeoutMs: 1000, model answers slowly", guards: { timeoutMs: 1_000 }, faults: [null, { kind: "latency", ms: 30_000 }] },
+  ];
+  for (const { label, guards, faults } of runs) {
+    const root = await scratchWorkspace(S06_WORKSPACE);
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: S06_TASK }];
+    say("");
+    say(bold(label));
+    const outcome = await runAgent(scriptedLlm(faults ? { faults } : {}), history, { root, guards });
+    say(`Outcome: ${describeOutcome(outcome)}`);
+    say(sendable(history));
+  }
+}
+
+/** Would the API take this transcript as the next request? */
+function sendable(history: Anthropic.MessageParam[]): string {
+  const problems = checkTranscript(history);
+  return problems.length === 0
+    ? green(`${history.length} messages, every tool_use answered: can be sent again`)
+    : red(formatViolations(problems));
+}
+
+async function main(): Promise<void> {
+  const llm = selectModel();
+  say(llm.banner);
+  const task = taskFromArgs(S06_TASK);
+  // The default task polls in a scratch workspace for a file that never comes; a task of your own works here.
+  const isDefault = task === S06_TASK;
+  const root = isDefault ? await scratchWorkspace(S06_WORKSPACE) : process.cwd();
+  say(`workspace: ${root}`);
+  say(dim(`guards: ${JSON.stringify(DEFAULT_GUARDS)}`));
+
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
+  const outcome = await runAgent(llm, history, { root });
+  if (outcome.status === "done") printFinal(outcome.message);
+  say("");
+  say(`${bold("Outcome:")} ${describeOutcome(outcome)}`);
+  say(sendable(history));
+  if (llm.offline && isDefault) await tour();
+}
+
+runMain(import.meta.url, main);
