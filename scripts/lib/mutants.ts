@@ -95,12 +95,13 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | n
   });
 }
 
-/** A match, short: its line, or its first and last lines when it spans several. */
+/** A match, short: its line, or its first line and the end of its last when it spans several. */
 function summary(match: string): string {
   const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
   const lines = match.split("\n").map((l) => l.replace(/\s+/g, " ").trim()).filter(Boolean);
   if (lines.length <= 1) return cut(lines[0] ?? "", 90);
-  return `${cut(lines[0]!, 60)} … ${cut(lines[lines.length - 1]!, 60)}`;
+  const last = lines[lines.length - 1]!; // its end is where the regex ended: the telling part
+  return `${cut(lines[0]!, 50)} … ${last.length > 60 ? `…${last.slice(-59)}` : last}`;
 }
 
 /** Grades one mutant in a temporary copy of solutions/. */
