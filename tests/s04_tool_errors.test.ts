@@ -142,6 +142,9 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
     expect(ran, "the tool must not run on invalid input").toEqual([]);
     expect(textOf(r)).toMatch(field);
     expect(textOf(r)).toMatch(/greet/);
+    // Written for the model: what was wrong, that nothing ran, what the tool takes (not a raw ZodError dump).
+    expect(textOf(r)).toMatch(/^Invalid input for greet; it was not run\./);
+    expect(textOf(r)).toMatch(/greet takes: .*Call it again with a corrected input\./s);
   });
 
   it("stops waiting for a tool past its timeout, aborts its signal, and says so", async () => {
