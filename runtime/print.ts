@@ -3,6 +3,7 @@
  * the final answer. Colour only on a terminal and never when NO_COLOR is set.
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import { checkTranscript, formatViolations } from "./transcript.ts";
 
 const useColor = () => Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
 const paint = (code: string) => (s: string) => (useColor() ? `\x1b[${code}m${s}\x1b[0m` : s);
@@ -86,4 +87,18 @@ export function printFinal(m: Anthropic.Message | undefined): void {
 export function heading(s: string): void {
   say("");
   say(bold(`── ${s} ──`));
+}
+
+/** One line on whether `history` can be sent again (every tool_use answered), or what is wrong. */
+export function sendableLine(history: readonly Anthropic.MessageParam[]): string {
+  const problems = checkTranscript(history);
+  return problems.length === 0
+    ? green(`${history.length} messages, every tool_use answered: can be sent again`)
+    : red(formatViolations(problems));
+}
+
+/** After a REPL turn: say it was cancelled or failed (the session goes on either way). */
+export function printTurnEnd({ error, cancelled }: { error?: unknown; cancelled: boolean }): void {
+  if (cancelled) say(yellow("(turn cancelled: ask again, or ask something else)"));
+  else if (error) say(yellow(`(the turn failed: ${error instanceof Error ? error.message : String(error)})`));
 }

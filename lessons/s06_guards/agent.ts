@@ -13,7 +13,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { scriptedLlm, selectModel, type Llm } from "../../runtime/client.ts";
 import { runMain, taskFromArgs, todo } from "../../runtime/lesson.ts";
-import { bold, dim, green, printFinal, printToolCall, printToolResult, red, say } from "../../runtime/print.ts";
+import { bold, dim, printFinal, printToolCall, printToolResult, say, sendableLine } from "../../runtime/print.ts";
 import { textOf } from "../../runtime/scripted/conversation.ts";
 import { S06_TASK, S06_WORKSPACE } from "../../runtime/scripted/scenarios/s06_guards.ts";
 import type { FaultPlan } from "../../runtime/scripted/types.ts";
@@ -23,7 +23,6 @@ import { batches, runTools } from "../../solutions/s03_parallel_tools/run-tools.
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
 import { checkedTools } from "../../solutions/s04_tool_errors/tools.ts";
 import { answerNotRun, appendResponse, describeOutcome, stoppedBy } from "../../solutions/s05_stop_reasons/outcome.ts";
-import { checkTranscript, formatViolations } from "../../runtime/transcript.ts";
 import { DEFAULT_GUARDS, RepeatCounter, runSignal, tokensOf, type GuardStop, type GuardedOutcome, type Guards } from "./guards.ts";
 
 export const system = (root: string) =>
@@ -175,16 +174,8 @@ async function tour(): Promise<void> {
     say(bold(label));
     const outcome = await runAgent(scriptedLlm(faults ? { faults } : {}), history, { root, guards });
     say(`Outcome: ${describeOutcome(outcome)}`);
-    say(sendable(history));
+    say(sendableLine(history));
   }
-}
-
-/** Would the API take this transcript as the next request? */
-function sendable(history: Anthropic.MessageParam[]): string {
-  const problems = checkTranscript(history);
-  return problems.length === 0
-    ? green(`${history.length} messages, every tool_use answered: can be sent again`)
-    : red(formatViolations(problems));
 }
 
 async function main(): Promise<void> {
@@ -202,7 +193,7 @@ async function main(): Promise<void> {
   if (outcome.status === "done") printFinal(outcome.message);
   say("");
   say(`${bold("Outcome:")} ${describeOutcome(outcome)}`);
-  say(sendable(history));
+  say(sendableLine(history));
   if (llm.offline && isDefault) await tour();
 }
 

@@ -14,7 +14,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { selectModel, type Llm } from "../../runtime/client.ts";
 import { runMain, taskFromArgs } from "../../runtime/lesson.ts";
-import { bold, dim, green, printFinal, printToolCall, printToolResult, red, say } from "../../runtime/print.ts";
+import { bold, dim, green, printFinal, printToolCall, printToolResult, red, say, sendableLine } from "../../runtime/print.ts";
 import { textOf } from "../../runtime/scripted/conversation.ts";
 import { S07_TASK, S07_WORKSPACE } from "../../runtime/scripted/scenarios/s07_safe_tools.ts";
 import { scratchWorkspace } from "../../runtime/tools/files.ts";
@@ -22,7 +22,6 @@ import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatc
 import { batches, runTools } from "../../solutions/s03_parallel_tools/run-tools.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
 import { answerNotRun, appendResponse, describeOutcome, stoppedBy } from "../../solutions/s05_stop_reasons/outcome.ts";
-import { checkTranscript, formatViolations } from "../../runtime/transcript.ts";
 import { DEFAULT_GUARDS, RepeatCounter, runSignal, tokensOf, type GuardStop, type GuardedOutcome, type Guards } from "../../solutions/s06_guards/guards.ts";
 import { approveAll, terminalApprover, type Approver } from "./approval.ts";
 import { runBypasses } from "./blocklist.ts";
@@ -173,14 +172,6 @@ function showBypasses(): void {
   say("");
 }
 
-/** Would the API take this transcript as the next request? */
-function sendable(history: Anthropic.MessageParam[]): string {
-  const problems = checkTranscript(history);
-  return problems.length === 0
-    ? green(`${history.length} messages, every tool_use answered: can be sent again`)
-    : red(formatViolations(problems));
-}
-
 async function main(): Promise<void> {
   const llm = selectModel();
   say(llm.banner);
@@ -197,7 +188,7 @@ async function main(): Promise<void> {
   if (outcome.status === "done") printFinal(outcome.message);
   say("");
   say(`${bold("Outcome:")} ${describeOutcome(outcome)}`);
-  say(sendable(history));
+  say(sendableLine(history));
 }
 
 runMain(import.meta.url, main);

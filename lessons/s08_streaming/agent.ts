@@ -13,7 +13,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { selectModel, type Llm } from "../../runtime/client.ts";
 import { runMain, taskFromArgs } from "../../runtime/lesson.ts";
-import { bold, dim, green, printToolCall, printToolResult, red, say } from "../../runtime/print.ts";
+import { bold, dim, printToolCall, printToolResult, say, sendableLine } from "../../runtime/print.ts";
 import { textOf } from "../../runtime/scripted/conversation.ts";
 import { S08_TASK, S08_WORKSPACE } from "../../runtime/scripted/scenarios/s08_streaming.ts";
 import { scratchWorkspace } from "../../runtime/tools/files.ts";
@@ -21,7 +21,6 @@ import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatc
 import { batches } from "../../solutions/s03_parallel_tools/run-tools.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
 import { answerNotRun, appendResponse, describeOutcome, stoppedBy } from "../../solutions/s05_stop_reasons/outcome.ts";
-import { checkTranscript, formatViolations } from "../../runtime/transcript.ts";
 import { DEFAULT_GUARDS, RepeatCounter, runSignal, tokensOf, type GuardStop, type GuardedOutcome, type Guards } from "../../solutions/s06_guards/guards.ts";
 import { approveAll, terminalApprover, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
 import { safeTools } from "../../solutions/s07_safe_tools/safe-tools.ts";
@@ -179,14 +178,6 @@ export async function demo(llm: Llm, task = S08_TASK): Promise<Anthropic.Message
   return history;
 }
 
-/** Would the API take this transcript as the next request? */
-function sendable(history: Anthropic.MessageParam[]): string {
-  const problems = checkTranscript(history);
-  return problems.length === 0
-    ? green(`${history.length} messages, every tool_use answered: can be sent again`)
-    : red(formatViolations(problems));
-}
-
 async function main(): Promise<void> {
   // Offline, the scripted model streams at a set pace, so the text visibly arrives.
   const llm = selectModel({ scripted: { streamDelayMs: 40 } });
@@ -220,7 +211,7 @@ async function main(): Promise<void> {
   });
   say("");
   say(`${bold("Outcome:")} ${describeOutcome(outcome)}`);
-  say(sendable(history));
+  say(sendableLine(history));
 }
 
 runMain(import.meta.url, main);

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import type Anthropic from "@anthropic-ai/sdk";
 import { selectModel, type Llm } from "../../runtime/client.ts";
 import { runMain, todo } from "../../runtime/lesson.ts";
-import { dim, say, yellow, bold, red } from "../../runtime/print.ts";
+import { bold, dim, printTurnEnd, red, say } from "../../runtime/print.ts";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
 import { answerNotRun, appendResponse, stoppedBy, type ModelStop, type Outcome } from "../../solutions/s05_stop_reasons/outcome.ts";
@@ -278,12 +278,6 @@ export function createRepl(llm: Llm, opts: ConversationOptions = {}): Repl {
   });
 }
 // #endregion repl
-
-/** The logger already printed the turn; say only what it cannot know. */
-function printTurnEnd({ error, cancelled }: { error?: unknown; cancelled: boolean }): void {
-  if (cancelled) say(yellow("(turn cancelled: ask again, or ask something else)"));
-  else if (error) say(yellow(`(the turn failed: ${error instanceof Error ? error.message : String(error)})`));
-}
 
 // #region run
 /** The loop's options from the flags: the workspace, approval, the guards, the logger. */

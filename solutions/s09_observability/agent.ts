@@ -13,14 +13,13 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { selectModel, type Llm } from "../../runtime/client.ts";
 import { runMain, taskFromArgs } from "../../runtime/lesson.ts";
-import { bold, dim, green, red, say } from "../../runtime/print.ts";
+import { bold, dim, say, sendableLine } from "../../runtime/print.ts";
 import { S03_SAMPLE } from "../../runtime/scripted/scenarios/s03_parallel_tools.ts";
 import { S12_TASK } from "../../runtime/scripted/scenarios/s12_guarded_agent.ts";
 import { scratchCopy } from "../../runtime/tools/files.ts";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
 import { answerNotRun, appendResponse, stoppedBy } from "../../solutions/s05_stop_reasons/outcome.ts";
-import { checkTranscript, formatViolations } from "../../runtime/transcript.ts";
 import { DEFAULT_GUARDS, RepeatCounter, runSignal, tokensOf, type GuardStop, type GuardedOutcome, type Guards } from "../../solutions/s06_guards/guards.ts";
 import { approveAll, preApproved, terminalApprover, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
 import { safeTools } from "../../solutions/s07_safe_tools/safe-tools.ts";
@@ -200,14 +199,6 @@ export async function demo(llm: Llm, task = S12_TASK): Promise<Anthropic.Message
   return history;
 }
 
-/** Would the API take this transcript as the next request? */
-function sendable(history: Anthropic.MessageParam[]): string {
-  const problems = checkTranscript(history);
-  return problems.length === 0
-    ? green(`${history.length} messages, every tool_use answered: can be sent again`)
-    : red(formatViolations(problems));
-}
-
 async function main(): Promise<void> {
   const llm = selectModel({ scripted: { streamDelayMs: 10 } });
   say(llm.banner);
@@ -238,7 +229,7 @@ async function main(): Promise<void> {
     for (const line of messageTable(history, responses)) say(line);
   }
   say("");
-  say(sendable(history));
+  say(sendableLine(history));
   say(dim(`run log: ${log.path}`));
 }
 

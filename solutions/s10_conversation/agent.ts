@@ -17,7 +17,7 @@ import { parseArgs } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
 import { selectModel, type Llm } from "../../runtime/client.ts";
 import { runMain } from "../../runtime/lesson.ts";
-import { dim, say, yellow } from "../../runtime/print.ts";
+import { dim, printTurnEnd, say } from "../../runtime/print.ts";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
 import { answerNotRun, appendResponse, stoppedBy } from "../../solutions/s05_stop_reasons/outcome.ts";
@@ -213,12 +213,6 @@ export function createRepl(llm: Llm, opts: ConversationOptions = {}): Repl {
   });
 }
 // #endregion repl
-
-/** The logger already printed the turn; say only what it cannot know. */
-function printTurnEnd({ error, cancelled }: { error?: unknown; cancelled: boolean }): void {
-  if (cancelled) say(yellow("(turn cancelled: ask again, or ask something else)"));
-  else if (error) say(yellow(`(the turn failed: ${error instanceof Error ? error.message : String(error)})`));
-}
 
 /** The default conversation: a question, a follow-up that needs the first answer, saved. */
 export async function demo(llm: Llm): Promise<Anthropic.MessageParam[]> {

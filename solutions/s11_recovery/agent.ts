@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
 import { scriptedLlm, selectModel, type Llm } from "../../runtime/client.ts";
 import { runMain } from "../../runtime/lesson.ts";
-import { dim, say, yellow } from "../../runtime/print.ts";
+import { dim, printTurnEnd, say, yellow } from "../../runtime/print.ts";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
 import { answerNotRun, appendResponse, stoppedBy, describeOutcome, type ModelStop, type Outcome } from "../../solutions/s05_stop_reasons/outcome.ts";
@@ -270,12 +270,6 @@ export function createRepl(llm: Llm, opts: ConversationOptions = {}): Repl {
   });
 }
 // #endregion repl
-
-/** The logger already printed the turn; say only what it cannot know. */
-function printTurnEnd({ error, cancelled }: { error?: unknown; cancelled: boolean }): void {
-  if (cancelled) say(yellow("(turn cancelled: ask again, or ask something else)"));
-  else if (error) say(yellow(`(the turn failed: ${error instanceof Error ? error.message : String(error)})`));
-}
 
 /** The default task with a small max_tokens: the answer is cut off and continued. */
 export async function demo(llm: Llm): Promise<Anthropic.MessageParam[]> {
