@@ -416,7 +416,7 @@ describe("a client that is not the SDK (fetch, as curl would)", () => {
         } else if (event === "content_block_delta") {
           const d = data.delta as { type: string; text?: string; partial_json?: string };
           if (d.type === "text_delta") blocks[i]!.text = `${blocks[i]!.text as string}${d.text}`;
-          if (d.type === "input_json_delta") partial[i] += d.partial_json;
+          if (d.type === "input_json_delta") partial[i] = `${partial[i] ?? ""}${d.partial_json ?? ""}`;
         } else if (event === "content_block_stop" && blocks[i]!.type === "tool_use" && partial[i]) {
           blocks[i]!.input = JSON.parse(partial[i]!) as Json;
         } else if (event === "message_delta") stop = (data.delta as { stop_reason: string }).stop_reason;
