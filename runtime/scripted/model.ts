@@ -73,6 +73,12 @@ export interface RecordedExchange {
   fault?: Fault;
 }
 
+/**
+ * What a beta's name looks like (`message-threads-2026-08-12`). Any such value is accepted: new
+ * clients send betas this model has never heard of, and only the fields a beta turns on matter here.
+ */
+const BETA_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*-\d{4}-\d{2}-\d{2}$/;
+
 /** The anthropic-version values the API knows are dates; the SDK sends its own, curl users 2023-06-01. */
 const VERSION = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -126,6 +132,13 @@ export class ScriptedModel {
       return "error" in answer ? errorResponse(answer.error) : jsonResponse(answer.body);
     }
     const betas = betasOf(req.headers.get("anthropic-beta"));
+    const oddBetas = betas.filter((b) => !BETA_NAME.test(b));
+    if (oddBetas.length > 0)
+      return errorResponse({
+        status: 400,
+        type: "invalid_request_error",
+        message: `Unexpected value(s) ${oddBetas.map((b) => `\`${b}\``).join(", ")} for the \`anthropic-beta\` header. Please consult our documentation at docs.claude.com or try again without the header.`,
+      });
 
     let body: unknown;
     try {

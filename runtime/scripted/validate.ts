@@ -384,8 +384,29 @@ function validateOptions(body: Obj): ApiError | null {
   return null;
 }
 
+/**
+ * The keys each request block may carry (the API reference's *BlockParam). A block sent back as
+ * the SDK returned it passes: the SDK's own additions (`parsed_output`) are not enumerable, and
+ * `citations: null`, `caller` are params too.
+ */
+const BLOCK_KEYS: Record<string, string[]> = {
+  text: ["type", "text", "cache_control", "citations"],
+  image: ["type", "source", "cache_control", "transformations"],
+  document: ["type", "source", "cache_control", "citations", "context", "title"],
+  search_result: ["type", "source", "title", "content", "cache_control", "citations"],
+  tool_use: ["type", "id", "name", "input", "cache_control", "caller", "toolset_name"],
+  tool_result: ["type", "tool_use_id", "content", "is_error", "cache_control", "toolset_name"],
+  thinking: ["type", "thinking", "signature"],
+  redacted_thinking: ["type", "data"],
+};
+
 function validateBlock(b: Obj, i: number, j: number, role: string): ApiError | null {
   const at = `messages.${i}.content.${j}`;
+  const allowed = BLOCK_KEYS[b.type as string];
+  const extra = allowed ? Object.keys(b).find((k) => !allowed.includes(k)) : undefined;
+  if (extra !== undefined) return bad(`${at}.${b.type as string}.${extra}: Extra inputs are not permitted`);
+  const cc = cacheControlError(b.cache_control, `${at}.${b.type as string}.cache_control`);
+  if (cc) return cc;
   switch (b.type) {
     case "text":
       if (typeof b.text !== "string") return bad(`${at}.text.text: Field required`);

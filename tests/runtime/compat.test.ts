@@ -112,6 +112,15 @@ const VALID: Case[] = [
   ok("context_management with its beta", base({ context_management: { edits: [] } }), { headers: { "anthropic-beta": "context-management-2025-06-27" } }),
   ok("mcp_servers with its beta", base({ mcp_servers: [] }), { headers: { "anthropic-beta": "token-efficient-tools-2025-02-19, mcp-client-2025-11-20" } }),
   ok("thread: null with the threads beta", base({ thread: null }), { headers: { "anthropic-beta": "message-threads-2026-08-12" } }),
+  ok("a beta this model has never heard of", base(), { headers: { "anthropic-beta": "fine-grained-tool-streaming-2025-05-14" } }),
+  ok("a text block sent back with citations: null and a tool_use with caller", base({
+    tools: [bash],
+    messages: [
+      { role: "user", content: "list the files" },
+      { role: "assistant", content: [{ type: "text", text: "Listing.", citations: null }, { type: "tool_use", id: "toolu_corpus02", name: "bash", input: { command: "ls" }, caller: { type: "direct" } }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_corpus02", content: "a.txt" }] },
+    ],
+  })),
   ok("count_tokens", { model: "scripted-model", messages: ask }, { path: "/v1/messages/count_tokens" }),
   ok("count_tokens with system and tools", { model: "scripted-model", messages: ask, system: "x", tools: [bash], tool_choice: { type: "auto" } }, { path: "/v1/messages/count_tokens" }),
   ok("list the models", {}, { method: "GET", path: "/v1/models" }),
@@ -153,6 +162,15 @@ const INVALID: Case[] = [
   bad("stream as a string", base({ stream: "yes" }), "stream: Input should be a valid boolean"),
   bad("cache_control of another type", base({ system: [{ type: "text", text: "x", cache_control: { type: "persistent" } }] }), "system.0.cache_control.type: Input should be 'ephemeral'"),
   bad("a message with a name (OpenAI)", base({ messages: [{ role: "user", content: "hi", name: "ann" }] }), EXTRA("messages.0.name")),
+  bad("a key a block does not have (tool_use.text)", base({
+    messages: [
+      { role: "user", content: "go" },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_corpus03", name: "bash", input: {}, text: "x" }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_corpus03", content: "ok" }] },
+    ],
+  }), EXTRA("messages.1.content.0.tool_use.text")),
+  bad("a tool_result with OpenAI's name", afterCall([{ type: "tool_result", tool_use_id: "toolu_corpus01", content: "x", name: "bash" }]), EXTRA("messages.2.content.0.tool_result.name")),
+  bad("an anthropic-beta value that is no beta", base(), /^Unexpected value\(s\) `banana` for the `anthropic-beta` header/, { headers: { "anthropic-beta": "banana" } }),
   bad("a system message in messages", base({ messages: [{ role: "system", content: "x" }, ...ask] }), "messages.0.role: Input should be 'user' or 'assistant'"),
   bad("no max_tokens", { model: "scripted-model", messages: ask }, "max_tokens: Field required"),
   bad("max_tokens 0", base({ max_tokens: 0 }), "max_tokens: Input should be greater than or equal to 1"),
