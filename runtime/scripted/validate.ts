@@ -255,8 +255,11 @@ function validateFields(body: Obj, counting: boolean, betas: readonly string[]):
       const beta = BETA_FIELDS[key] ?? null;
       const on = beta === null ? betas.length > 0 : betas.some((b) => b.startsWith(beta));
       if (on) {
-        if (key === "thread" && body.thread !== null && body.thread !== undefined)
+        if (key === "thread" && body.thread !== null && body.thread !== undefined) {
+          // `thread: false` is the SDK's runner option, never a request field.
+          if (!isObj(body.thread)) return bad("thread: Input should be a valid dictionary");
           return { ...bad(THREADS_UNSUPPORTED), details: { error_code: "thread_unsupported_request", unsupported: ["thread"] } };
+        }
         continue; // accepted and ignored: the scripted model has no servers, memory or fallbacks
       }
     }

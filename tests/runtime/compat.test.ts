@@ -140,6 +140,7 @@ const INVALID: Case[] = [
   bad("n (OpenAI)", base({ n: 2 }), EXTRA("n")),
   bad("thread without its beta", base({ thread: { type: "create" } }), EXTRA("thread")),
   bad("thread with its beta (not kept here)", base({ thread: { type: "create" } }), THREADS_UNSUPPORTED, { headers: { "anthropic-beta": "message-threads-2026-08-12" } }),
+  bad("thread: false in the body (a runner option, not a field)", base({ thread: false }), "thread: Input should be a valid dictionary", { headers: { "anthropic-beta": "message-threads-2026-08-12" } }),
   bad("context_management without its beta", base({ context_management: { edits: [] } }), EXTRA("context_management")),
   bad("mcp_servers with another beta only", base({ mcp_servers: [] }), EXTRA("mcp_servers"), { headers: { "anthropic-beta": "context-management-2025-06-27" } }),
   bad("an OpenAI-style function tool", base({ tools: [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }] }), /^tools\.0: Input tag 'function' found using 'type' does not match any of the expected tags: 'custom', /),
