@@ -79,6 +79,9 @@ export interface RecordedExchange {
  */
 const BETA_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*-\d{4}-\d{2}-\d{2}$/;
 
+/** The Messages API's request size limit (32 MB): a larger body gets 413 request_too_large. */
+const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+
 /** The anthropic-version values the API knows are dates; the SDK sends its own, curl users 2023-06-01. */
 const VERSION = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -140,9 +143,12 @@ export class ScriptedModel {
         message: `Unexpected value(s) ${oddBetas.map((b) => `\`${b}\``).join(", ")} for the \`anthropic-beta\` header. Please consult our documentation at docs.claude.com or try again without the header.`,
       });
 
+    const raw = await req.text();
+    if (Buffer.byteLength(raw) > MAX_REQUEST_BYTES)
+      return errorResponse({ status: 413, type: "request_too_large", message: "Request exceeds the maximum allowed number of bytes." });
     let body: unknown;
     try {
-      body = JSON.parse(await req.text());
+      body = JSON.parse(raw);
     } catch (e) {
       return errorResponse({
         status: 400,

@@ -10,7 +10,7 @@ import { verifySignature } from "./signature.ts";
 
 export interface ApiError {
   status: number;
-  type: "invalid_request_error" | "not_found_error" | "authentication_error";
+  type: "invalid_request_error" | "not_found_error" | "authentication_error" | "request_too_large";
   message: string;
   /** Machine-readable details (message threads' `error_code`), in the error object. */
   details?: Record<string, unknown>;
@@ -242,6 +242,10 @@ function validateSampling(body: Obj): ApiError | null {
     if (budget < 1024) return bad("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024");
     if (typeof body.max_tokens === "number" && body.max_tokens <= budget)
       return bad("`max_tokens` must be greater than `thinking.budget_tokens`");
+    if (typeof body.temperature === "number" && body.temperature !== 1)
+      return bad(
+        "`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation at https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#important-considerations-when-using-extended-thinking",
+      );
   }
   return null;
 }
