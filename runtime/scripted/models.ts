@@ -7,28 +7,60 @@
  */
 import type { ApiError } from "./validate.ts";
 
+/**
+ * A model as the API describes it: every key is always there, null where it does not apply.
+ * The scripted model has no capabilities to report (null) and no output limit (max_tokens null);
+ * its context window is the one it enforces.
+ */
 export interface ModelInfo {
   type: "model";
   id: string;
   display_name: string;
   created_at: string;
+  capabilities: null;
+  max_input_tokens: number;
+  max_tokens: null;
+  lifecycle: "active" | "deprecated" | "retired";
+  line: null;
+  deprecated_at: null;
+  retires_at: null;
 }
+
+const LIFECYCLES = ["active", "deprecated", "retired"] as const;
+
+const model = (id: string, display_name: string, created_at: string): ModelInfo => ({
+  type: "model",
+  id,
+  display_name,
+  created_at,
+  capabilities: null,
+  max_input_tokens: 200_000,
+  max_tokens: null,
+  lifecycle: "active",
+  line: null,
+  deprecated_at: null,
+  retires_at: null,
+});
 
 /** Newest first, as the API lists them. */
 export const MODELS: readonly ModelInfo[] = [
-  { type: "model", id: "scripted-model", display_name: "Scripted model (offline)", created_at: "2026-11-01T00:00:00Z" },
-  { type: "model", id: "claude-sonnet-4-6", display_name: "claude-sonnet-4-6 (answered by the scripted model, offline)", created_at: "2026-02-17T00:00:00Z" },
-  { type: "model", id: "claude-opus-4-6", display_name: "claude-opus-4-6 (answered by the scripted model, offline)", created_at: "2026-02-05T00:00:00Z" },
-  { type: "model", id: "claude-haiku-4-5", display_name: "claude-haiku-4-5 (answered by the scripted model, offline)", created_at: "2025-10-15T00:00:00Z" },
+  model("scripted-model", "Scripted model (offline)", "2026-11-01T00:00:00Z"),
+  model("claude-sonnet-4-6", "claude-sonnet-4-6 (answered by the scripted model, offline)", "2026-02-17T00:00:00Z"),
+  model("claude-opus-4-6", "claude-opus-4-6 (answered by the scripted model, offline)", "2026-02-05T00:00:00Z"),
+  model("claude-haiku-4-5", "claude-haiku-4-5 (answered by the scripted model, offline)", "2025-10-15T00:00:00Z"),
 ];
 
 type Answer = { body: unknown } | { error: ApiError };
 
 const bad = (message: string): { error: ApiError } => ({ error: { status: 400, type: "invalid_request_error", message } });
 
-export function listModels(query: URLSearchParams, models: readonly ModelInfo[] = MODELS): Answer {
-  const known = ["limit", "after_id", "before_id"];
-  for (const key of query.keys()) if (!known.includes(key)) return bad(`${key}: Extra inputs are not permitted`);
+export function listModels(query: URLSearchParams, all: readonly ModelInfo[] = MODELS): Answer {
+  // `lifecycle` filters (the SDK sends lifecycle[]=…); without it, active and deprecated models.
+  const stages = [...query.getAll("lifecycle"), ...query.getAll("lifecycle[]")].flatMap((v) => v.split(","));
+  const odd = stages.findIndex((v) => !(LIFECYCLES as readonly string[]).includes(v));
+  if (odd >= 0) return bad(`lifecycle.${odd}: Input should be 'active', 'deprecated' or 'retired'`);
+  const wanted = stages.length > 0 ? stages : ["active", "deprecated"];
+  const models = all.filter((m) => wanted.includes(m.lifecycle));
   let limit = 20;
   const rawLimit = query.get("limit");
   if (rawLimit !== null) {

@@ -173,12 +173,22 @@ export const StreamEvent = z.discriminatedUnion("type", [
 
 export const CountTokens = z.strictObject({ input_tokens: Count });
 
+const Nullable = <T extends z.ZodType>(t: T) => t.nullable();
+
+/** Every key is always sent; the ones that may not apply are null, never left out. */
 export const ModelInfo = z.strictObject({
   type: z.literal("model"),
   id: z.string().min(1),
   display_name: z.string().min(1),
   /** RFC 3339 date-time. */
   created_at: z.iso.datetime(),
+  capabilities: Nullable(z.record(z.string(), z.unknown())),
+  max_input_tokens: Nullable(Count),
+  max_tokens: Nullable(Count),
+  lifecycle: z.enum(["active", "deprecated", "retired"]),
+  line: Nullable(z.string()),
+  deprecated_at: Nullable(z.iso.datetime()),
+  retires_at: Nullable(z.iso.datetime()),
 });
 
 export const ModelList = z.strictObject({

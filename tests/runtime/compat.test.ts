@@ -127,6 +127,7 @@ const VALID: Case[] = [
   ok("list the models", {}, { method: "GET", path: "/v1/models" }),
   ok("one page of models", {}, { method: "GET", path: "/v1/models?limit=1" }),
   ok("one model", {}, { method: "GET", path: "/v1/models/scripted-model" }),
+  ok("models filtered by lifecycle (as the SDK sends it), on the beta route", {}, { method: "GET", path: "/v1/models?beta=true&lifecycle[]=active&lifecycle[]=retired" }),
 ];
 
 const INVALID: Case[] = [
@@ -184,6 +185,7 @@ const INVALID: Case[] = [
   bad("a call left unanswered", afterCall("what next?"), /`tool_use` ids were found without `tool_result` blocks immediately after: toolu_corpus01/),
   bad("count_tokens with max_tokens", base(), EXTRA("max_tokens"), { path: "/v1/messages/count_tokens" }),
   bad("count_tokens with stream", { model: "m", messages: ask, stream: true }, EXTRA("stream"), { path: "/v1/messages/count_tokens" }),
+  bad("a lifecycle that does not exist", {}, "lifecycle.0: Input should be 'active', 'deprecated' or 'retired'", { method: "GET", path: "/v1/models?lifecycle[]=gone" }),
   bad("a page of models of size 0", {}, "limit: Input should be greater than or equal to 1", { method: "GET", path: "/v1/models?limit=0" }),
   { name: "a model that does not exist", method: "GET", path: "/v1/models/claude-nonexistent-9", status: 404, type: "not_found_error", message: "model: claude-nonexistent-9" },
   { name: "a route that does not exist", body: base(), path: "/v1/complete", status: 404, type: "not_found_error" },
@@ -328,6 +330,8 @@ describe("the official SDK against the standalone server", () => {
     const back = await client.models.list({ before_id: MODELS[2]!.id, limit: 5 });
     expect(back.data.map((m) => m.id)).toEqual(MODELS.slice(0, 2).map((m) => m.id));
     expect((await client.models.retrieve("scripted-model")).display_name).toMatch(/scripted/i);
+    expect((await client.models.list({ lifecycle: ["retired"] })).data).toEqual([]);
+    expect((await client.beta.models.list({ lifecycle: ["active"] })).data.map((m) => m.id)).toEqual(MODELS.map((m) => m.id).slice(0, 4));
     await expect(client.models.retrieve("nope")).rejects.toBeInstanceOf(Anthropic.NotFoundError);
   });
 
