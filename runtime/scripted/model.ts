@@ -14,7 +14,7 @@ import { parseFault } from "./faults.ts";
 import { routeScenario } from "./scenarios/index.ts";
 import { signThinking } from "./signature.ts";
 import { listModels, retrieveModel } from "./models.ts";
-import { Message as MessageSchema, CountTokens, StreamEvent as StreamEventSchema, shapeProblems } from "./schema.ts";
+import { Message as MessageSchema, CountTokens, ModelInfo, ModelList, StreamEvent as StreamEventSchema, shapeProblems } from "./schema.ts";
 import { messageEvents, encodeEvent, type StreamEvent } from "./sse.ts";
 import type { Fault, FaultPlan, Reply, Scenario, ScriptedRequest } from "./types.ts";
 import { betasOf, validateRequest, type ApiError, type IssuedContent } from "./validate.ts";
@@ -131,8 +131,9 @@ export class ScriptedModel {
     const headerError = checkHeaders(req.headers);
     if (headerError) return errorResponse(headerError);
     if (isModels) {
-      const answer = path === "/v1/models" ? listModels(url.searchParams) : retrieveModel(decodeURIComponent(path.slice("/v1/models/".length)));
-      return "error" in answer ? errorResponse(answer.error) : jsonResponse(answer.body);
+      const list = path === "/v1/models";
+      const answer = list ? listModels(url.searchParams) : retrieveModel(decodeURIComponent(path.slice("/v1/models/".length)));
+      return "error" in answer ? errorResponse(answer.error) : this.checkedJson(list ? ModelList : ModelInfo, answer.body);
     }
     const betas = betasOf(req.headers.get("anthropic-beta"));
     const oddBetas = betas.filter((b) => !BETA_NAME.test(b));
