@@ -88,6 +88,24 @@ const VALID: Case[] = [
   ok("top-level cache_control", base({ cache_control: { type: "ephemeral" } })),
   ok("a server tool beside a client tool", base({ tools: [bash, { type: "web_search_20250305", name: "web_search", max_uses: 3 }] })),
   ok("the text editor server tool", base({ tools: [{ type: "text_editor_20250728", name: "str_replace_based_edit_tool" }] })),
+  ok("a rich input_schema (nested objects, arrays, enums, $defs, anyOf inside)", base({
+    tools: [{
+      name: "plan",
+      input_schema: {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "object",
+        properties: {
+          steps: { type: "array", items: { $ref: "#/$defs/step" }, minItems: 1 },
+          mode: { type: "string", enum: ["fast", "careful"] },
+          limit: { anyOf: [{ type: "integer" }, { type: "null" }] },
+          tags: { type: ["array", "null"], items: { type: "string" } },
+        },
+        required: ["steps"],
+        additionalProperties: false,
+        $defs: { step: { type: "object", properties: { cmd: { type: "string" } }, required: ["cmd"] } },
+      },
+    }],
+  })),
   ok("a client tool with type custom", base({ tools: [{ type: "custom", ...bash }] })),
   ok("an image (base64)", base({ messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }, { type: "text", text: "what is this?" }] }] })),
   ok("an image (url)", base({ messages: [{ role: "user", content: [{ type: "image", source: { type: "url", url: "https://example.com/a.png" } }, { type: "text", text: "and this?" }] }] })),
@@ -149,6 +167,8 @@ const INVALID: Case[] = [
   bad("a server tool type that does not exist", base({ tools: [{ type: "web_search_20990101", name: "web_search" }] }), /^tools\.0: Input tag 'web_search_20990101'/),
   bad("a client tool without input_schema", base({ tools: [{ name: "bash", description: "Run" }] }), "tools.0.custom.input_schema: Field required"),
   bad("a client tool with OpenAI's parameters", base({ tools: [{ name: "bash", parameters: { type: "object" } }] }), EXTRA("tools.0.custom.parameters")),
+  bad("an input_schema that is not JSON Schema (a type that does not exist)", base({ tools: [{ name: "t", input_schema: { type: "object", properties: { n: { type: "int" } } } }] }), /^tools\.0\.custom\.input_schema: JSON schema is invalid\. It must match JSON Schema draft 2020-12/),
+  bad("an input_schema whose required is not a list", base({ tools: [bash, { name: "t", input_schema: { type: "object", required: "n" } }] }), /^tools\.1\.custom\.input_schema: JSON schema is invalid/),
   bad("anyOf at the top of input_schema", base({ tools: [{ name: "pick", input_schema: { type: "object", anyOf: [{ required: ["a"] }] } }] }), "tools.0.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level"),
   bad("tool_choice without tools", base({ tool_choice: { type: "auto" } }), /^tool_choice: /),
   bad("tool_choice any without tools", base({ tool_choice: { type: "any" } }), /^tool_choice: /),
