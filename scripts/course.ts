@@ -29,7 +29,7 @@ import { UsageError, npmSwallowed, strictArgs, usageLine } from "./lib/args.ts";
 import { backUp, backups, bringBack, drop, matches } from "./lib/backups.ts";
 import type { Grade } from "./lib/grade.ts";
 import { checkLesson, currentLesson, statuses } from "./lib/progress.ts";
-import { cachedResult, loadState, updateState } from "./lib/state.ts";
+import { cachedGrade, cachedResult, loadState, updateState } from "./lib/state.ts";
 import { checkReport, hintLines, listLines } from "./lib/views.ts";
 import { WatchSession, attachTerminal } from "./lib/watch.ts";
 import { firstSyntaxError } from "./lib/syntax.ts";
@@ -279,6 +279,7 @@ async function cmdWatch(argv: string[]): Promise<number> {
     lessons: () => LESSONS,
     check: (lesson, signal) => checkLesson(lesson, { signal, timeoutMs: CHECK_TIMEOUT_MS }),
     isDone: (lesson) => existsSync(exerciseDir(lesson)) && cachedResult(loadState(), lesson) === true,
+    cached: (lesson) => (existsSync(exerciseDir(lesson)) ? cachedGrade(loadState(), lesson) : undefined),
     report: (lesson, grade) => checkReport(lesson, grade, { watch: true }),
     hint: (lesson, level) => hintLines(lesson, level, { watch: true }),
     // Instant: what the checks run so far say (a lesson never checked counts as not done).
