@@ -21,6 +21,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { npmSwallowed } from "../lib/args.ts";
 import Anthropic from "@anthropic-ai/sdk";
 import { SCRIPTED_MODEL_ID, type Llm } from "../../runtime/client.ts";
 import { output } from "../../runtime/print.ts";
@@ -41,6 +42,10 @@ try {
   }));
 } catch (e) {
   console.error(`${(e as Error).message}\nusage: npm run bench -- [--json] [--skip-cycle] [--update-docs]`);
+  process.exit(2);
+}
+if (npmSwallowed().length > 0) {
+  console.error(`unknown flag ${npmSwallowed().join(", ")} (npm kept it for itself: put \`--\` before the flags)\nusage: npm run bench -- [--json] [--skip-cycle] [--update-docs]`);
   process.exit(2);
 }
 const progress = (s: string) => {

@@ -110,3 +110,14 @@ function npmSettings(execpath: string | undefined): Set<string> | undefined {
   cache.set(execpath, names);
   return names;
 }
+
+/** For a script's entry point: strictArgs, or the one-line message on stderr and exit code 2. */
+export function strictArgsOrExit<O extends Options>(spec: CommandSpec<O>, argv: string[] = process.argv.slice(2)) {
+  try {
+    return strictArgs(spec, argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    console.error(e.message);
+    process.exit(2);
+  }
+}
