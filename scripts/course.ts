@@ -17,8 +17,9 @@
  * are strict (scripts/lib/args.ts): a flag a command does not take is an error, exit 2.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline/promises";
 import { createTwoFilesPatch } from "diff";
 import { LESSONS, findLesson, type Lesson } from "../runtime/manifest.ts";
@@ -36,7 +37,7 @@ import { firstSyntaxError } from "./lib/syntax.ts";
 import { findMutants, runMutants } from "./lib/mutants.ts";
 
 /** A learner's code may loop forever; a check gives up after this long (COURSE_CHECK_TIMEOUT_MS). */
-const CHECK_TIMEOUT_MS = Number(process.env.COURSE_CHECK_TIMEOUT_MS) || 180_000;
+const checkTimeoutMs = () => Number(process.env.COURSE_CHECK_TIMEOUT_MS) || 180_000;
 
 function lessonOrFail(key: string | undefined, command: string): Lesson {
   if (!key) throw new UsageError(`which lesson? e.g. \`npm run ${command} s01\` (\`npm run list\` shows them all)`);
@@ -88,7 +89,7 @@ async function cmdCheck(argv: string[]): Promise<number> {
     argv,
   );
   const verbose = values.verbose === true;
-  const opts = { timeoutMs: CHECK_TIMEOUT_MS };
+  const opts = { timeoutMs: checkTimeoutMs() };
   // The verdict first; with --verbose the runner's whole output follows it.
   const report = (lesson: Lesson, grade: Grade) => {
     print(checkReport(lesson, grade));
@@ -225,7 +226,7 @@ async function cmdList(argv: string[]): Promise<number> {
   const state = loadState();
   const stale = LESSONS.filter((l) => existsSync(exerciseDir(l)) && cachedResult(state, l) === undefined).length;
   if (stale > 0) console.log(dim(`Checking ${stale} lesson(s) whose files changed since the last check …`));
-  print(listLines(await statuses(LESSONS, { timeoutMs: CHECK_TIMEOUT_MS })));
+  print(listLines(await statuses(LESSONS, { timeoutMs: checkTimeoutMs() })));
   return 0;
 }
 
@@ -277,7 +278,7 @@ async function cmdWatch(argv: string[]): Promise<number> {
   strictArgs({ command: "npm run watch", usage: "", options: {} }, argv);
   const session = new WatchSession({
     lessons: () => LESSONS,
-    check: (lesson, signal) => checkLesson(lesson, { signal, timeoutMs: CHECK_TIMEOUT_MS }),
+    check: (lesson, signal) => checkLesson(lesson, { signal, timeoutMs: checkTimeoutMs() }),
     isDone: (lesson) => existsSync(exerciseDir(lesson)) && cachedResult(loadState(), lesson) === true,
     cached: (lesson) => (existsSync(exerciseDir(lesson)) ? cachedGrade(loadState(), lesson) : undefined),
     report: (lesson, grade) => checkReport(lesson, grade, { watch: true }),
@@ -381,12 +382,9 @@ const commands: Record<string, (args: string[]) => number | Promise<number>> = {
   verify: cmdVerify,
 };
 
-async function main(): Promise<number> {
-  // `npm run solution s01 | head` closes the pipe early: that is not an error.
-  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-    if (e.code === "EPIPE") process.exit(0);
-  });
-  const [command, ...args] = process.argv.slice(2);
+/** Runs one course command (`["check", "s01", "--verbose"]`); returns its exit code. Never throws. */
+export async function runCourse(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
   const run = command ? commands[command] : undefined;
   if (!run) {
     console.error(`usage: tsx scripts/course.ts <${Object.keys(commands).join("|")}> [lesson] (got "${command ?? ""}")`);
@@ -407,15 +405,27 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-    // Watch mode leaves stdin and fs watchers behind; the commands are done, so end here.
-    if (command() === "watch") process.exit(code);
-  },
-  () => process.exit(1),
-);
+/** Is this file the program being run (not a module a test imported)? */
+function isEntry(): boolean {
+  if (!process.argv[1]) return false;
+  try {
+    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
 
-function command(): string | undefined {
-  return process.argv[2];
+if (isEntry()) {
+  // `npm run solution s01 | head` closes the pipe early: that is not an error.
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE") process.exit(0);
+  });
+  runCourse(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+      // Watch mode leaves stdin and fs watchers behind; the commands are done, so end here.
+      if (process.argv[2] === "watch") process.exit(code);
+    },
+    () => process.exit(1),
+  );
 }
