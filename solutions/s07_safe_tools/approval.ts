@@ -151,7 +151,10 @@ export function terminalApprover(opts: TerminalApproverOptions = {}): Approver {
   const output = opts.output ?? process.stdout;
   const interrupt = opts.onInterrupt ?? (() => process.kill(process.pid, "SIGINT"));
   return async ({ command, reason }) => {
-    if (opts.yes) return { approved: true };
+    if (opts.yes) {
+      output.write(`\n(--yes) running without asking: ${command}\n  (${reason})\n`);
+      return { approved: true };
+    }
     if (!input.isTTY) return { approved: false, why: "there is no terminal to ask for approval (run with --yes to allow such commands)" };
     const rl = createInterface({ input, output });
     // subtle: while readline owns the terminal, Ctrl-C reaches it, not the process. Refuse, then

@@ -20,7 +20,6 @@ import { SafeToolRegistry, type CheckedTool } from "../../solutions/s04_tool_err
 import { answerNotRun, appendResponse, stoppedBy, type ModelStop, type Outcome } from "../../solutions/s05_stop_reasons/outcome.ts";
 import { DEFAULT_GUARDS, RepeatCounter, runSignal, tokensOf, type GuardStop, type Guards } from "../../solutions/s06_guards/guards.ts";
 import { terminalApprover, type Approver, refuseAll } from "../../solutions/s07_safe_tools/approval.ts";
-import { safeTools } from "../../solutions/s07_safe_tools/safe-tools.ts";
 import { EarlyStart } from "../../solutions/s08_streaming/early-tools.ts";
 import { streamTurn, type StreamHandlers } from "../../solutions/s08_streaming/stream-turn.ts";
 import { ObservedRegistry, type EventSink, fanOut } from "../../solutions/s09_observability/events.ts";
@@ -36,8 +35,8 @@ import { S12_TASK } from "../../runtime/scripted/scenarios/s12_guarded_agent.ts"
 import { scratchCopy } from "../../runtime/tools/files.ts";
 import { RunLog } from "../../solutions/s09_observability/jsonl.ts";
 import { messageTable } from "../../solutions/s09_observability/trace.ts";
-import { USAGE, UsageError, parseFlags, type Flags } from "./cli.ts";
-import { runTestsTool } from "./run-tests.ts";
+import { USAGE, UsageError, parseFlags, startLines, type Flags } from "./cli.ts";
+import { guardedTools } from "./run-tests.ts";
 
 export const system = (root: string) =>
   `You are a coding agent working in ${root}; tool paths are relative to it. Use the tools to act, then answer briefly.`;
@@ -244,9 +243,9 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
 }
 // #endregion loop
 
-/** s07's safe tools (bash asks before anything not read-only) and run_tests, which needs no approval. */
+/** s07's safe tools (bash asks before anything not read-only) and run_tests (asks only with no sandbox, after a change). */
 export function capstoneTools(root: string, approve: Approver): CheckedTool[] {
-  return [...safeTools({ workspace: root, approve }), runTestsTool(root)];
+  return guardedTools(root, approve);
 }
 
 /** The context window an error names ("… tokens > 200000 maximum"), less a margin; else half the history. */
@@ -310,6 +309,7 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
     say(USAGE);
     return { exitCode: 0, history: [] };
   }
+  for (const line of startLines(flags)) say(dim(line));
   const llm = deps.llm ?? chooseModel(flags);
   if ("banner" in llm) say(String(llm.banner));
   say(dim(`workspace: ${flags.workspace}`));
