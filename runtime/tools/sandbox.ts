@@ -25,7 +25,7 @@
  */
 import { spawn, spawnSync, type ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, mkdirSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, mkdirSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -179,8 +179,42 @@ export function bwrapArgs(workspace: string, cwd: string = workspace): string[] 
   for (const s of secrets) if (inside(s, ws)) args.push(...hide(s));
   args.push("--bind", ws, ws);
   for (const s of secrets) if (!inside(s, ws) && (inside(ws, s) || !inside(home, s) || inside(nodeDir, s))) args.push(...hide(s));
+  // A hard link in the workspace is the same file as its name outside: covered by /dev/null.
+  for (const file of hardLinkedFiles(ws)) args.push("--ro-bind", "/dev/null", file);
   args.push("--dir", SANDBOX_HOME, "--chdir", real(cwd));
   return args;
+}
+
+/** How many entries of the workspace are looked at for hard links (node_modules and .git skipped). */
+const HARD_LINK_SCAN = 20_000;
+
+/** Regular files under `root` with more than one hard link (they may be a file outside too). */
+export function hardLinkedFiles(root: string, limit = HARD_LINK_SCAN): string[] {
+  const found: string[] = [];
+  let seen = 0;
+  const walk = (dir: string) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (++seen > limit) return;
+      const path = join(dir, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== "node_modules" && e.name !== ".git") walk(path);
+      } else if (e.isFile()) {
+        try {
+          if (lstatSync(path).nlink > 1) found.push(path);
+        } catch {
+          // Gone meanwhile.
+        }
+      }
+    }
+  };
+  walk(root);
+  return found;
 }
 // #endregion bwrap
 
