@@ -36,6 +36,7 @@ import { scratchCopy } from "../../runtime/tools/files.ts";
 import { RunLog } from "../../solutions/s09_observability/jsonl.ts";
 import { messageTable } from "../../solutions/s09_observability/trace.ts";
 import { USAGE, UsageError, parseFlags, startLines, type Flags } from "./cli.ts";
+import { keepOnFailure } from "./failed-run.ts";
 import { guardedTools } from "./run-tests.ts";
 
 export const system = (root: string) =>
@@ -332,7 +333,8 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
   if (flags.task) {
     // One task: one run of the loop, then the exit code says how it went.
     addQuestion(history, flags.task);
-    const outcome = await runAgent(llm, history, { ...optionsFrom(flags, onEvent), ...(deps.signal ? { signal: deps.signal } : {}) });
+    // A run that throws (the API down after the retries, a broken stream…) still saves its transcript.
+    const outcome = await keepOnFailure(history, () => runAgent(llm, history, { ...optionsFrom(flags, onEvent), ...(deps.signal ? { signal: deps.signal } : {}) }));
     exitCode = outcome.status === "done" ? 0 : 1;
     if (resumed) saveSession(resumed.name, history, { model: llm.model });
   } else {
