@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { output } from "../../runtime/print.ts";
@@ -92,7 +93,7 @@ describe("a run that fails still saves a transcript the API would take again", (
       expect(all, "a stack trace was printed").not.toMatch(/\n\s+at .*\(.*:\d+:\d+\)/);
       const path = /run log: (\S+)/.exec(all)?.[1];
       expect(path, "the run log path is printed").toBeTruthy();
-      const lines = readFileSync(path!.replace(/\u001b\[[0-9;]*m/g, ""), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; messages?: Anthropic.MessageParam[] });
+      const lines = readFileSync(stripVTControlCharacters(path!), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; messages?: Anthropic.MessageParam[] });
       const transcript = lines.at(-1)!;
       expect(transcript.type).toBe("transcript");
       expect(transcript.messages!.length, "the first turn's call and its result were kept").toBeGreaterThanOrEqual(3);
