@@ -22,7 +22,7 @@ import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatc
 import { batches, runTools } from "../../solutions/s03_parallel_tools/run-tools.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
 import { checkedTools } from "../../solutions/s04_tool_errors/tools.ts";
-import { answerNotRun, appendResponse, describeOutcome, stoppedBy } from "../../solutions/s05_stop_reasons/outcome.ts";
+import { answerNotRun, appendResponse, describeOutcome, stoppedBy, type Outcome } from "../../solutions/s05_stop_reasons/outcome.ts";
 import { DEFAULT_GUARDS, RunGuards, type GuardedOutcome, type Guards } from "./guards.ts";
 
 export const system = (root: string) =>
@@ -90,24 +90,10 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
       continue;
     }
 
-    // The assistant's turn goes into history as it came; an empty one is not stored at all.
-    appendResponse(history, response);
-
-    switch (response.stop_reason) {
-      case "end_turn":
-        return { status: "done", message: response, turns: guard.turns };
-      case "pause_turn":
-        // The turn is not over: it goes back as it is, and the model continues from there.
-        say(dim("  pause_turn: sending the paused turn back"));
-        continue;
-      case "tool_use":
-        break;
-      default:
-        // max_tokens again, stop_sequence, refusal, model_context_window_exceeded, or a value this
-        // loop does not know: not success. A call the model asked for is answered, not run.
-        answerNotRun(history, response, `the response ended with stop_reason "${response.stop_reason}"`);
-        return stoppedBy(response, guard.turns);
-    }
+    // s05: the turn goes into history as it came; then done, paused (ask again), stopped, or tools.
+    const next = afterResponse(history, response, guard.turns);
+    if (next === "again") continue;
+    if (next !== "tools") return next;
 
     // A call the model keeps repeating (same tool, same input) stops the run. subtle: the turn's
     // calls are still answered (not run), or the transcript would end on an unanswered tool_use.
@@ -129,6 +115,31 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
   }
 }
 // #endregion loop
+
+// #region after-response
+/**
+ * s05's handling of every stop_reason, as one step the later loops share: store the response
+ * (never empty), then "tools" when it asks for tools, "again" when it paused, else the Outcome.
+ */
+export function afterResponse(history: Anthropic.MessageParam[], response: Anthropic.Message, turns: number): Outcome | "again" | "tools" {
+  appendResponse(history, response);
+  switch (response.stop_reason) {
+    case "end_turn":
+      return { status: "done", message: response, turns };
+    case "pause_turn":
+      // The turn is not over: it goes back as it is, and the model continues from there.
+      say(dim("  pause_turn: sending the paused turn back"));
+      return "again";
+    case "tool_use":
+      return "tools";
+    default:
+      // max_tokens again, stop_sequence, refusal, model_context_window_exceeded, or a value this
+      // loop does not know: not success. A call the model asked for is answered, not run.
+      answerNotRun(history, response, `the response ended with stop_reason "${response.stop_reason}"`);
+      return stoppedBy(response, turns);
+  }
+}
+// #endregion after-response
 
 /** The lesson's default task in a scratch workspace, with the default guards; returns the transcript. */
 export const demo = (llm: Llm, task = S06_TASK) => transcriptOf(task, S06_WORKSPACE, (history, root) => runAgent(llm, history, { root }));
