@@ -42,6 +42,7 @@ function chooseModel(flags: Flags) {
   return selectModel({ ...RETRIES, env: flags.model ? { ...process.env, MODEL_ID: flags.model } : process.env });
 }
 
+// #region program
 /** The whole program for a loop: `run(argv)` (tests pass their own model and signal). */
 export function capstoneProgram<O extends { approve?: Approver; signal?: AbortSignal }>(agent: Capstone<O>) {
   return async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSignal } = {}): Promise<RunResult> {
@@ -102,3 +103,4 @@ export function capstoneProgram<O extends { approve?: Approver; signal?: AbortSi
     return { exitCode, history };
   };
 }
+// #endregion program
