@@ -11,7 +11,7 @@ import { z } from "zod";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S04_TASK, S04_WORKSPACE } from "../runtime/scripted/scenarios/s04_tool_errors.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { loadLesson, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { loadLesson, scripted , expectSendable , textIn } from "../runtime/testing.ts";
 import { quietLessonFile } from "./support.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 
@@ -87,7 +87,7 @@ function trickyTools() {
 }
 
 const ctx = { root: process.cwd() };
-const textOf = (r: Anthropic.ToolResultBlockParam) => (typeof r.content === "string" ? r.content : JSON.stringify(r.content));
+const textOf = (r: Anthropic.ToolResultBlockParam) => textIn(r.content);
 
 describe("s04 defineTool: one zod schema for the API and for the check", () => {
   it("turns the zod schema into the input_schema sent to the API, strict", () => {
@@ -200,8 +200,7 @@ async function runLoop(scenario: Scenario, task: string, registry: InstanceType<
   const llm = scripted({ scenario });
   const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
   const final = await lesson.agentLoop(llm, history, registry, ctx);
-  const problems = await transcriptProblems(llm, history);
-  if (problems) throw new Error(problems);
+  await expectSendable(llm, history);
   return { history, final };
 }
 
@@ -229,8 +228,7 @@ describe("s04 the loop goes on after a failure", () => {
     const llm = scripted();
     const history: Anthropic.MessageParam[] = [{ role: "user", content: S04_TASK }];
     const final = await lesson.agentLoop(llm, history, lesson.demoRegistry(), { root });
-    const problems = await transcriptProblems(llm, history);
-    if (problems) throw new Error(problems);
+    await expectSendable(llm, history);
     const errors = history
       .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
       .filter((b): b is Anthropic.ToolResultBlockParam => b.type === "tool_result" && b.is_error === true)

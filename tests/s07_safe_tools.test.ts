@@ -14,7 +14,7 @@ import { COMMAND_ATTACKS, FILE_ATTACKS } from "./attacks/s07_cases.ts";
 import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
 import { S07_TASK, S07_WORKSPACE } from "../runtime/scripted/scenarios/s07_safe_tools.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
-import { loadLesson, quietOutput, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { loadLesson, quietOutput, scripted, transcriptProblems , textIn } from "../runtime/testing.ts";
 
 type WorkspaceModule = typeof import("../solutions/s07_safe_tools/workspace.ts");
 type BashModule = typeof import("../solutions/s07_safe_tools/safe-bash.ts");
@@ -78,7 +78,7 @@ function registry(opts: Safety = {}) {
 
 async function run(name: string, input: Record<string, unknown>, opts: Safety = {}) {
   const result = await registry(opts).dispatch(callOf(name, input), { root });
-  return { isError: result.is_error === true, text: typeof result.content === "string" ? result.content : JSON.stringify(result.content) };
+  return { isError: result.is_error === true, text: textIn(result.content) };
 }
 
 /** Is the process still running (a zombie waiting to be reaped counts as gone)? */
@@ -368,12 +368,12 @@ describe("s07 the loop with safe tools (the default task, scripted)", () => {
       expect(outcome.status).toBe("done");
       const [wc, passwd, marker] = results;
       expect(wc?.is_error ?? false).toBe(false);
-      expect(String(wc?.content)).toMatch(/4 README\.md/);
+      expect(textIn(wc?.content)).toMatch(/4 README\.md/);
       expect(passwd?.is_error).toBe(true);
-      expect(String(passwd?.content)).toMatch(/outside the workspace/);
-      expect(String(passwd?.content)).not.toMatch(/root:x:0/);
+      expect(textIn(passwd?.content)).toMatch(/outside the workspace/);
+      expect(textIn(passwd?.content)).not.toMatch(/root:x:0/);
       expect(marker?.is_error).toBe(true);
-      expect(String(marker?.content)).toMatch(/not read-only/);
+      expect(textIn(marker?.content)).toMatch(/not read-only/);
       expect(existsSync(join(workspace, ".course", "s07-was-here"))).toBe(false);
     } finally {
       restore();

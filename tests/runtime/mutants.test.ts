@@ -21,7 +21,7 @@ const MUTANTS: Array<[string, RegExp]> = [
   ["drops_thinking", /\[not-verbatim\] messages\[1\] is not the model's response as it was sent: its thinking block was dropped/],
   ["edits_thinking", /\[not-verbatim\] messages\[1\] is not the model's response as it was sent: its thinking block was changed/],
   ["returns_unanswered", /\[unanswered-tool-use\] messages\[1\] asks for toolu_\w+ \(bash\) and nothing answers/],
-  ["never_stops", /requests already answered and the loop keeps calling\. Does it stop when stop_reason is not "tool_use"\?/],
+  ["never_stops", /\[stop-when-done\] the loop kept calling the model/],
 ];
 
 /** Runs every s01 check on a lesson module; returns the failure messages. */
