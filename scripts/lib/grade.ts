@@ -70,6 +70,10 @@ export interface GradeOptions {
   timeoutMs?: number;
   /** Type-check the lesson's files too (default: yes, for lessons/). */
   typecheck?: boolean;
+  /** A folder laid out like solutions/ to grade instead of the tree (COURSE_TREE_DIR; mutants). */
+  treeDir?: string;
+  /** More arguments for vitest (a mutant's shorter test timeout). */
+  vitestArgs?: string[];
 }
 
 /**
@@ -160,11 +164,11 @@ export async function gradeLesson(lesson: Lesson, tree: Tree, opts: GradeOptions
 }
 
 function runVitest(files: string[], tree: Tree, outFile: string, opts: GradeOptions & { heartbeatFile?: string }) {
-  const args = [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", ...files, "--reporter=default", "--reporter=json", `--outputFile.json=${outFile}`];
+  const args = [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", ...files, "--reporter=default", "--reporter=json", `--outputFile.json=${outFile}`, ...(opts.vitestArgs ?? [])];
   const color = process.stdout.isTTY && !process.env.NO_COLOR;
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: colorEnv({ ...process.env, COURSE_TREE: tree, ...(opts.heartbeatFile ? { COURSE_HEARTBEAT_FILE: opts.heartbeatFile } : {}) }, Boolean(color)),
+    env: colorEnv({ ...process.env, COURSE_TREE: tree, ...(opts.treeDir ? { COURSE_TREE_DIR: opts.treeDir } : {}), ...(opts.heartbeatFile ? { COURSE_HEARTBEAT_FILE: opts.heartbeatFile } : {}) }, Boolean(color)),
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
