@@ -306,3 +306,19 @@ export function ruleWords(id: RuleId, lang: Lang = courseLang()): Words {
 export function ruleStage(id: string): Stage | undefined {
   return isRuleId(id) ? RULES[id].stage : undefined;
 }
+
+/** The pairing rule behind an API refusal (the scripted model uses the API's own messages). */
+export function ruleOfApiMessage(msg: string): RuleId {
+  if (/without `?tool_result`? blocks immediately after/.test(msg)) return "unanswered-tool-use";
+  if (/unexpected `?tool_use_id`?/.test(msg)) return "orphan-result";
+  if (/single result|multiple `?tool_result`?/.test(msg)) return "duplicate-result";
+  if (/ids must be unique/.test(msg)) return "duplicate-tool-use-id";
+  if (/non-empty content/.test(msg)) return "empty-message";
+  if (/text content blocks must/.test(msg)) return "empty-text";
+  if (/can only be in/.test(msg)) return "wrong-role-block";
+  if (/thinking|signature/.test(msg)) return "not-verbatim";
+  if (/content cannot be empty if `?is_error`?/.test(msg)) return "error-result-empty";
+  if (/alternate|consecutive/.test(msg)) return "roles-alternate";
+  return "api-rejected";
+}
+

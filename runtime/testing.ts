@@ -14,7 +14,7 @@ import { TodoError } from "./lesson.ts";
 import { output } from "./print.ts";
 import type { ScriptedModel, ScriptedModelOptions } from "./scripted/model.ts";
 import { checkTranscript, formatViolations, type CheckOptions } from "./transcript.ts";
-import type { RuleId } from "./rules.ts";
+import { ruleOfApiMessage, type RuleId } from "./rules.ts";
 
 // ── content by shape ────────────────────────────────────────────────────────────────────────
 // The API takes a user message's content as a string OR an array of blocks, and a tool_result's
@@ -244,6 +244,23 @@ export function expectTranscriptRules(messages: Anthropic.MessageParam[], opts: 
   throw new RuleError(violations[0]!.rule as RuleId, `${violations[0]!.message}${more}`);
 }
 
+/**
+ * Every request the loop sent carried the model's earlier turns unchanged (thinking blocks and
+ * signatures included): a loop that keeps its history whole but strips or edits what it SENDS
+ * fails here, naming the request.
+ */
+export function expectVerbatimRequests(llm: { scripted?: ScriptedModel }): void {
+  const exchanges = llm.scripted?.exchanges ?? [];
+  const responses = llm.scripted?.responses ?? [];
+  exchanges.forEach((ex, n) => {
+    const sent = (ex.request as { messages?: Anthropic.MessageParam[] } | undefined)?.messages;
+    if (!Array.isArray(sent)) return;
+    const earlier = responses.slice(0, exchanges.slice(0, n).filter((e) => e.response).length);
+    const bad = checkTranscript(sent, { responses: earlier }).find((v) => v.rule === "not-verbatim");
+    if (bad) throw new RuleError("not-verbatim", `request ${n + 1} the loop sent: ${bad.message}`);
+  });
+}
+
 /** The transcript keeps every rule AND the API takes it again as the next request; else fails in words. */
 export async function expectSendable(
   llm: { client: Anthropic; model: string; scripted?: ScriptedModel },
@@ -251,9 +268,15 @@ export async function expectSendable(
   opts: CheckOptions = {},
 ): Promise<void> {
   expectTranscriptRules(messages, { responses: llm.scripted?.responses, ...opts });
+  expectVerbatimRequests(llm);
   const api = await sendAgainError(llm, messages);
-  if (api) throw new RuleError("sendable-again", `the history the loop left cannot be sent again; the API answers: ${api}`);
+  if (api) throw new RuleError(againRule(api), `the history the loop left cannot be sent again; the API answers: ${api}`);
 }
+
+const againRule = (api: string): RuleId => {
+  const r = ruleOfApiMessage(api);
+  return r === "api-rejected" ? "sendable-again" : r;
+};
 
 /**
  * Runs a loop on `history` and fails with one readable message when it goes wrong, the cause
@@ -318,8 +341,9 @@ export async function driveLoop<T>(
     const more = violations.length > 1 ? `\n${formatViolations(violations.slice(1))}` : "";
     throw new RuleError(first.rule as RuleId, `${first.message}${more}`);
   }
+  expectVerbatimRequests(llm);
   const api = await sendAgainError(llm, history);
-  if (api) throw new RuleError("sendable-again", `the history the loop left cannot be sent again; the API answers: ${api}`);
+  if (api) throw new RuleError(againRule(api), `the history the loop left cannot be sent again; the API answers: ${api}`);
   return result;
 }
 

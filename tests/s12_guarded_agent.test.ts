@@ -17,7 +17,9 @@ import { output } from "../runtime/print.ts";
 import { SafeToolRegistry } from "../solutions/s04_tool_errors/define-tool.ts";
 import { terminalApprover } from "../solutions/s07_safe_tools/approval.ts";
 import { S12_TASK, S12_TASK_ZH } from "../runtime/scripted/scenarios/s12_guarded_agent.ts";
-import { ROOT, gradedTree, loadLesson, scripted , expectSendable , textIn , resultsIn } from "../runtime/testing.ts";
+import { call, text, thinking } from "../runtime/scripted/scenarios/script.ts";
+import type { Scenario } from "../runtime/scripted/types.ts";
+import { ROOT, callsIn, expectSendable, gradedTree, loadLesson, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 
 type Agent = typeof import("../solutions/s12_guarded_agent/agent.ts");
 type Cli = typeof import("../solutions/s12_guarded_agent/cli.ts");
@@ -343,6 +345,43 @@ describe("s12 every kind of run leaves a transcript that can be sent again", () 
     expect(llm.scripted.exchanges.filter((e) => e.fault).length).toBe(3);
     expect(history.map((m) => m.role)).toEqual(cleanHistory.map((m) => m.role));
     expect(history.map(toolsOf)).toEqual(cleanHistory.map(toolsOf));
+    await expectSendable(llm, history);
+  });
+
+  it("a repeated call: stops with repeated_call, the repeated call answered (not run), sendable", async () => {
+    const scenario: Scenario = {
+      id: "test-s12-repeat",
+      title: "the same read, turn after turn",
+      reply: () => ({ content: [thinking("Once more, to be sure."), text("Reading it again."), call("read_file", { path: "src/login.js" })] }),
+    };
+    const llm = scripted({ scenario });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "read it again and again" }];
+    const outcome = await agent.runAgent(llm, history, { ...options(sample()), guards: { maxTurns: 30 } });
+    rule(outcome.status === "stopped" && outcome.reason === "repeated_call", "guard-repeat", `the same read_file call came turn after turn and the run ended with ${JSON.stringify(outcome.status === "stopped" ? outcome.reason : outcome.status)}: it stops with "repeated_call".`);
+    const lastCall = callsIn([...history].reverse().find((m) => m.role === "assistant"))[0];
+    rule(lastCall && resultFor(history, lastCall.id)?.is_error === true, "repeat-answered", "the run stopped on a repeated call and left that call without an is_error tool_result: answer it (not run) before you return.");
+    await expectSendable(llm, history);
+  });
+
+  for (const [label, guards, extra] of [
+    ["max_turns", { maxTurns: 1 }, {}],
+    ["token_budget", { tokenBudget: 10 }, {}],
+    ["timeout", { timeoutMs: 300 }, { latencyMs: 2_000 }],
+  ] as const)
+    it(`the ${label} guard: stopped, and the transcript can be sent again`, async () => {
+      const llm = scripted({ ...extra });
+      const history: Anthropic.MessageParam[] = [{ role: "user", content: S12_TASK }];
+      const outcome = await agent.runAgent(llm, history, { ...options(sample()), guards });
+      rule(outcome.status === "stopped" && outcome.reason === label, `guard-${label === "max_turns" ? "max-turns" : label === "token_budget" ? "budget" : "timeout"}`, `with guards ${JSON.stringify(guards)} the run ended with ${JSON.stringify(outcome.status === "stopped" ? outcome.reason : outcome.status)}, not "${label}".`);
+      await expectSendable(llm, history);
+    });
+
+  it("an API error it cannot recover from: the run fails, and the history it leaves can be sent again", async () => {
+    let failing = true; // every request fails after the first, until the run is over
+    const llm = scripted({ faults: (i) => (i > 0 && failing ? { kind: "server_error" } : null) });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: S12_TASK }];
+    await agent.runAgent(llm, history, options(sample())).catch(() => undefined);
+    failing = false;
     await expectSendable(llm, history);
   });
 

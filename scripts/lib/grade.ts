@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { z } from "zod";
 import type { Lesson } from "../../runtime/manifest.ts";
-import { STAGES, courseLang, isRuleId, ruleStage, ruleWords, type RuleId, type Stage } from "../../runtime/rules.ts";
+import { STAGES, courseLang, isRuleId, ruleOfApiMessage, ruleStage, ruleWords, type RuleId, type Stage } from "../../runtime/rules.ts";
 import { ROOT, exerciseDir, filesUnder, testFile, testFileRel } from "./paths.ts";
 import { typeErrors } from "./typecheck.ts";
 
@@ -339,13 +339,51 @@ export function parseFailure(lesson: Lesson, test: string, raw: string): Failure
     } catch {
       /* keep the raw body */
     }
-    return { ...base, kind: "api", rule: "api-rejected", message: `the API (here, the scripted model) rejected a request your loop sent (${api[1]}):\n${msg}` };
+    return { ...base, kind: "api", rule: ruleOfApiMessage(msg), message: `the API (here, the scripted model) rejected a request your loop sent (${api[1]}):\n${msg}` };
   }
   if (wrapped) return { ...base, kind: "transcript", rule: "loop-threw", message: `your loop stopped with an error: ${relativize(body)}` };
-  if (/^AssertionError/.test(head) || isRunnerText(clean))
-    // A check written without words: say which rule (the test's name), never the runner's text.
-    return { ...base, kind: "assertion", rule: "lesson-rule", message: `this check is not met: ${test.split(" › ").pop()}.` };
-  return { ...base, kind: "error", rule: "loop-threw", message: relativize(head) };
+  const title = test.split(" › ").pop()!;
+  if (/^AssertionError/.test(head) || isRunnerText(clean)) {
+    // A check written without a rule id: the rule its test's name states, and the test's own
+    // words when it gave some (expect(x, "words")), never the runner's text.
+    const words = /^AssertionError: ([\s\S]+?): expected /.exec(head)?.[1];
+    const said = words && !isRunnerText(words) ? `${words.trim()}. ` : "";
+    return { ...base, kind: "assertion", rule: ruleFromTest(lesson, test), message: `${said}This check is not met: ${title}.` };
+  }
+  // The learner's code threw inside a test of one rule: that rule, and the error in its words.
+  const byName = ruleFromTest(lesson, test);
+  return { ...base, kind: "error", rule: byName === "lesson-rule" ? "loop-threw" : byName, message: relativize(head) };
+}
+
+/** The rule a test's name states (each lesson's test names are written as its rules). */
+const RULE_WORDS: Array<[RegExp, RuleId]> = [
+  [/stop_reason (max_tokens|stop_sequence|refusal|pause_turn)|cut-off|cut off/i, "tools-only-on-tool-use"],
+  [/pause_turn/i, "pause-turn"],
+  [/unknown tool/i, "unknown-tool"],
+  [/invalid input|schema|validat/i, "invalid-input"],
+  [/token_budget|budget|cache read/i, "guard-budget"],
+  [/max_turns|turn limit/i, "guard-max-turns"],
+  [/repeat/i, "guard-repeat"],
+  [/approv|read-only command|not read-only/i, "approval"],
+  [/symlink|workspace|outside|\.\.\/|absolute path|secret|environment/i, "workspace"],
+  [/abort|ctrl-c|cancel/i, "abort-leaves-transcript"],
+  [/timeout|past its time|too long/i, "tool-timeout"],
+  [/continu/i, "continuation"],
+  [/retr|overload|compact|prompt too long|broken stream|stream_cut|stream_error/i, "recovery"],
+  [/stream|delta/i, "streaming"],
+  [/session|resum|\/reset|history across/i, "session"],
+  [/event|usage|cost|trace|jsonl/i, "observability"],
+  [/at the same time|in order|parallel|concurren|overlap|one at a time|neighbour/i, "concurrency"],
+  [/throws?|exception|failure is|fails?:/i, "tool-failure-observed"],
+  [/dispatch|registry|handler/i, "dispatch"],
+  [/outcome/i, "typed-outcome"],
+  [/sent again|sendable/i, "sendable-again"],
+];
+function ruleFromTest(lesson: Lesson, test: string): RuleId {
+  const title = test.split(" › ").pop()!;
+  for (const [re, id] of RULE_WORDS) if (re.test(title)) return lesson.id === "s06" && id === "tool-timeout" ? "guard-timeout" : id;
+  for (const [re, id] of RULE_WORDS) if (re.test(test)) return lesson.id === "s06" && id === "tool-timeout" ? "guard-timeout" : id;
+  return "lesson-rule";
 }
 
 /** The runner's own vocabulary, which never reaches a learner as the message. */
