@@ -9,12 +9,13 @@ import { existsSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type Anthropic from "@anthropic-ai/sdk";
+import fc from "fast-check";
 import { scriptedLlm } from "./client.ts";
 import { TodoError } from "./lesson.ts";
 import { output } from "./print.ts";
 import type { ScriptedModel, ScriptedModelOptions } from "./scripted/model.ts";
 import { checkTranscript, formatViolations, type CheckOptions } from "./transcript.ts";
-import { ruleOfApiMessage, type RuleId } from "./rules.ts";
+import { isRuleId, ruleOfApiMessage, type RuleId } from "./rules.ts";
 
 // ── content by shape ────────────────────────────────────────────────────────────────────────
 // The API takes a user message's content as a string OR an array of blocks, and a tool_result's
@@ -382,4 +383,63 @@ function growthProblem(
       );
   }
   return undefined;
+}
+
+// ── properties ──────────────────────────────────────────────────────────────────────────────
+
+/** The runner's vocabulary, never shown to a learner as the message. */
+const RUNNER_TEXT = /\bexpected\b[\s\S]*\bto\b|Object\.is|Counterexample|toEqual|toBe\(/;
+
+/** A transcript as a small table, one line per message: role and its blocks. */
+export function messageTable(messages: readonly { role: string; content: unknown }[]): string {
+  return messages
+    .map((m, i) => {
+      const blocks = blocksIn(m.content).map((b) => {
+        if (b.type === "text") return `text ${JSON.stringify(String(b.text).slice(0, 30))}`;
+        if (b.type === "tool_use") return `tool_use ${String(b.id)} (${String(b.name)})`;
+        if (b.type === "tool_result") return `tool_result for ${String(b.tool_use_id)}${b.is_error ? " (error)" : ""}`;
+        return b.type;
+      });
+      return `  messages[${i}] ${m.role.padEnd(9)} ${blocks.join(" · ") || "(empty)"}`;
+    })
+    .join("\n");
+}
+
+const looksLikeMessages = (v: unknown): v is { role: string; content: unknown }[] =>
+  Array.isArray(v) && v.length > 0 && v.every((m) => m && typeof m === "object" && "role" in m && "content" in m);
+
+function describeCase(args: readonly unknown[]): string {
+  return args
+    .map((a, i) => (looksLikeMessages(a) ? `${messageTable(a)}` : `  input ${i + 1}: ${JSON.stringify(a, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v))}`))
+    .join("\n");
+}
+
+function propertyFailure(details: { failed: boolean; counterexample: unknown[] | null; numRuns: number; numShrinks: number; errorInstance?: unknown }, fallback: RuleId): RuleError {
+  const inner = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance ?? "");
+  const named = /\[([a-z][a-z0-9-]*)\] ([^\n]*)/.exec(inner);
+  const words = /^([\s\S]+?): expected /.exec(inner)?.[1];
+  const rule = (named && isRuleId(named[1]!) ? named[1] : fallback) as RuleId;
+  const sentence = named ? named[2]! : words && !RUNNER_TEXT.test(words) ? words : RUNNER_TEXT.test(inner) ? "a case breaks this check" : inner.split("\n")[0]!;
+  const table = details.counterexample ? describeCase(details.counterexample) : "";
+  return new RuleError(rule, `${sentence}\nthe smallest failing case (found after ${details.numRuns} run(s), shrunk ${details.numShrinks} time(s)):\n${table}`);
+}
+
+
+/**
+ * fast-check's assert, in words: a failing case is shrunk, then reported as the rule it breaks
+ * (the inner failure's [rule-id], else `rule`) and the smallest case as a small message table.
+ */
+export function assertProperty<Ts extends unknown[]>(property: fc.IProperty<Ts>, params?: fc.Parameters<Ts>, rule?: RuleId): void;
+export function assertProperty<Ts extends unknown[]>(property: fc.IAsyncProperty<Ts>, params?: fc.Parameters<Ts>, rule?: RuleId): Promise<void>;
+export function assertProperty<Ts extends unknown[]>(
+  property: fc.IProperty<Ts> | fc.IAsyncProperty<Ts>,
+  params: fc.Parameters<Ts> = {},
+  rule: RuleId = "lesson-rule",
+): void | Promise<void> {
+  const out = fc.check(property as fc.IProperty<Ts>, params) as fc.RunDetails<Ts> | Promise<fc.RunDetails<Ts>>;
+  const judge = (d: fc.RunDetails<Ts>) => {
+    if (d.failed) throw propertyFailure(d as never, rule);
+  };
+  if (out instanceof Promise) return out.then(judge);
+  judge(out);
 }

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S03_SAMPLE, S03_TASK } from "../runtime/scripted/scenarios/s03_parallel_tools.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { loadLesson, scripted , expectSendable , textIn } from "../runtime/testing.ts";
+import { loadLesson, scripted , expectSendable , textIn , assertProperty } from "../runtime/testing.ts";
 import { quietLessonFile } from "./support.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { ToolRegistry, defaultTools, type ToolSpec } from "../solutions/s02_tool_dispatch/registry.ts";
@@ -123,7 +123,7 @@ describe("s03 runTools", () => {
 
   it("property: any mix of calls is answered in order, writes overlap nothing, read-only neighbours run together", async () => {
     const callArb = fc.record({ readOnly: fc.boolean(), ms: fc.integer({ min: 0, max: 6 }) });
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.array(callArb, { minLength: 1, maxLength: 6 }), async (plan) => {
         const { registry, span } = timedTools();
         const calls = plan.map((p, i) => (p.readOnly ? look(`c${i}`, p.ms) : change(`c${i}`, p.ms)));

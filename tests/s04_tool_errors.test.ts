@@ -11,7 +11,7 @@ import { z } from "zod";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S04_TASK, S04_WORKSPACE } from "../runtime/scripted/scenarios/s04_tool_errors.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { loadLesson, scripted , expectSendable , textIn } from "../runtime/testing.ts";
+import { loadLesson, scripted , expectSendable , textIn , assertProperty } from "../runtime/testing.ts";
 import { quietLessonFile } from "./support.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 
@@ -204,7 +204,7 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
 
   it("property: for any tool name and any input, it answers the call by id and never throws", async () => {
     const { registry } = trickyTools();
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.constantFrom("greet", "explode", "explode_later", "silent", "nope"), fc.jsonValue(), async (name, input) => {
         const c = toolUse(name, input);
         const r = await safeDispatch(registry, c, ctx);

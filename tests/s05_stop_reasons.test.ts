@@ -11,7 +11,7 @@ import { z } from "zod";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S05_NOTES, S05_SMALL_MAX_TOKENS, S05_TASK } from "../runtime/scripted/scenarios/s05_stop_reasons.ts";
 import type { Reply, Scenario } from "../runtime/scripted/types.ts";
-import { loadLesson, quietOutput, scripted , expectSendable } from "../runtime/testing.ts";
+import { loadLesson, quietOutput, scripted , expectSendable , assertProperty } from "../runtime/testing.ts";
 import type { ToolContext } from "../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
 
@@ -190,7 +190,7 @@ describe("s05 property: whatever the model answers, the run ends in an Outcome a
   };
 
   it("holds for random sequences of stop reasons", async () => {
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.array(fc.constantFrom(...kinds), { minLength: 1, maxLength: 6 }), async (script) => {
         const scenario: Scenario = { id: "test-random", title: "random", reply: (ctx) => (ctx.requestIndex < script.length ? reply(script[ctx.requestIndex]!, ctx.requestIndex) : say("final")) };
         const llm = scripted({ scenario, maxRequests: 40 });

@@ -11,7 +11,7 @@ import { z } from "zod";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S06_TASK, S06_WORKSPACE } from "../runtime/scripted/scenarios/s06_guards.ts";
 import type { FaultPlan, Scenario } from "../runtime/scripted/types.ts";
-import { expectSendable, loadLesson, rule, scripted } from "../runtime/testing.ts";
+import { expectSendable, loadLesson, rule, scripted , assertProperty } from "../runtime/testing.ts";
 import { quietLessonFile } from "./support.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 import type { ToolContext } from "../solutions/s02_tool_dispatch/registry.ts";
@@ -193,7 +193,7 @@ describe("s06 callKey: same name and input, whatever the key order", () => {
       }
       return v;
     };
-    fc.assert(
+    assertProperty(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.nat(10), (input, seed) => {
         expect(callKey({ name: "t", input: shuffle(input, seed) })).toBe(callKey({ name: "t", input }));
       }),
@@ -204,7 +204,7 @@ describe("s06 callKey: same name and input, whatever the key order", () => {
 describe("s06 property: whatever the guards and the model do, every stop leaves a sendable transcript", () => {
   it("holds for random guards and random turns", async () => {
     const turn = fc.constantFrom("poll", "two", "answer", "empty", "refuse");
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(
         fc.record({ maxTurns: fc.integer({ min: 1, max: 5 }), maxRepeats: fc.integer({ min: 1, max: 3 }), tokenBudget: fc.integer({ min: 300, max: 4_000 }) }),
         fc.array(turn, { minLength: 1, maxLength: 6 }),

@@ -14,7 +14,7 @@ import { scratchWorkspace } from "../runtime/tools/files.ts";
 import { defineTool, SafeToolRegistry } from "../solutions/s04_tool_errors/define-tool.ts";
 import { approveAll } from "../solutions/s07_safe_tools/approval.ts";
 import * as reference from "../solutions/s07_safe_tools/agent.ts";
-import { loadLesson, quietOutput, scripted , expectSendable , textIn } from "../runtime/testing.ts";
+import { loadLesson, quietOutput, scripted , expectSendable , textIn , assertProperty } from "../runtime/testing.ts";
 
 type StreamModule = typeof import("../solutions/s08_streaming/stream-turn.ts");
 type AgentModule = typeof import("../solutions/s08_streaming/agent.ts");
@@ -193,7 +193,7 @@ describe("s08 a streamed run leaves the same transcript as the same run without 
       fc.constantFrom("README.md", "package.json", "missing.txt").map((path) => call("read_file", { path })),
       fc.dictionary(fc.string({ maxLength: 5 }), fc.oneof(fc.integer(), fc.string({ maxLength: 10 }))).map((input) => call("list_files", input)),
     );
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.array(fc.array(block, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 3 }), async (turns) => {
         const s = scenario("t-random", ...turns.map((content) => () => ({ content })), () => say("The end."));
         const { streamed, plain } = await both("random", s);

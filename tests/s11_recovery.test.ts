@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ScriptedModel, type ScriptedModelOptions } from "../runtime/scripted/model.ts";
 import { checkTranscript, formatViolations } from "../runtime/transcript.ts";
-import { loadLesson, scripted , expectSendable , expectTranscriptRules , textIn , resultsIn , blocksIn } from "../runtime/testing.ts";
+import { loadLesson, scripted , expectSendable , expectTranscriptRules , textIn , resultsIn , blocksIn , assertProperty } from "../runtime/testing.ts";
 
 type Recovery = typeof import("../solutions/s11_recovery/recovery.ts");
 type Compact = typeof import("../solutions/s11_recovery/compact.ts");
@@ -151,7 +151,7 @@ function pairs(messages: readonly Message[]): { uses: string[]; results: string[
 
 describe("s11 compaction keeps every tool_use/tool_result pair whole", () => {
   it("property: any valid transcript, any target: the result keeps every rule and the newest turn", () => {
-    fc.assert(
+    assertProperty(
       fc.property(transcriptArb, fc.integer({ min: 1, max: 3_000 }), (messages, target) => {
         expectTranscriptRules(messages);
         const before = structuredClone(messages);
