@@ -353,21 +353,22 @@ async function cmdVerify(argv: string[]): Promise<number> {
     if (!sol.ok) problems.push(`${l.id}: the solution fails its tests:\n${sol.output.slice(-3000)}`);
     if (ex.ok) problems.push(`${l.id}: the pristine exercise passes its tests (they cannot tell a solved lesson from an unsolved one)`);
   }
-  // Mutants: each lesson's tests must fail a solution with one deliberate, classic bug.
-  const { findMutants, runMutants } = await import("./lib/mutants.ts");
-  const found = findMutants(lessons);
-  problems.push(...found.problems);
-  const graded = await runMutants(found.mutants, (r) =>
-    console.log(`${r.mutant.lesson.id} ${r.mutant.name}: ${r.caught ? green("caught") : red("SURVIVED")} (${r.detail})`),
+  // Mutants (patches in tests/mutants/) must fail with their rule leading; alternatives
+  // (tests/alternatives/) are valid loops that must pass. See scripts/lib/mutants.ts.
+  const { findPatches, runMutants } = await import("./lib/mutants.ts");
+  const found = [findPatches(lessons, "mutant"), findPatches(lessons, "alternative")];
+  for (const f of found) problems.push(...f.problems);
+  const graded = await runMutants(found.flatMap((f) => f.mutants), (r) =>
+    console.log(`${r.mutant.lesson.id} ${r.mutant.kind} ${r.mutant.name}: ${r.caught ? green(r.mutant.kind === "mutant" ? "caught" : "passes") : red("WRONG")} (${r.detail})`),
   );
   for (const r of graded.filter((g) => !g.caught))
-    problems.push(`${r.mutant.lesson.id} ${r.mutant.name} (${r.mutant.file}): ${r.detail}\n${r.output.slice(-2000)}`);
+    problems.push(`${r.mutant.lesson.id} ${r.mutant.kind} ${r.mutant.name} (${r.mutant.file}): ${r.detail}\n${r.output.slice(0, 2000)}`);
   if (problems.length > 0) {
     console.error(red(`\nverify: ${problems.length} problem(s)`));
     for (const p of problems) console.error(`  - ${p}`);
     return 1;
   }
-  console.log(green(`verify: ${lessons === LESSONS ? "all " : ""}${lessons.length} lesson(s) ok (exercises fail, solutions pass, ${graded.length} mutants caught)`));
+  console.log(green(`verify: ${lessons === LESSONS ? "all " : ""}${lessons.length} lesson(s) ok (exercises fail, solutions pass, ${graded.filter((g) => g.mutant.kind === "mutant").length} mutants caught, ${graded.filter((g) => g.mutant.kind === "alternative").length} alternatives pass)`));
   return 0;
 }
 

@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S03_SAMPLE, S03_TASK } from "../runtime/scripted/scenarios/s03_parallel_tools.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { loadLesson, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { loadLesson, scripted , expectSendable , textIn , assertProperty } from "../runtime/testing.ts";
 import { quietLessonFile } from "./support.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { ToolRegistry, defaultTools, type ToolSpec } from "../solutions/s02_tool_dispatch/registry.ts";
@@ -66,7 +66,7 @@ const use = (name: string, input: Record<string, unknown>): Anthropic.ToolUseBlo
   ({ type: "tool_use", id: `toolu_s03_${nextId++}`, name, input, caller: { type: "direct" } }) as Anthropic.ToolUseBlock;
 const look = (label: string, ms: number) => use("look", { label, ms });
 const change = (label: string, ms: number) => use("change", { label, ms });
-const contentOf = (r: Anthropic.ToolResultBlockParam) => (typeof r.content === "string" ? r.content : JSON.stringify(r.content));
+const contentOf = (r: Anthropic.ToolResultBlockParam) => textIn(r.content);
 const overlap = (a: Span, b: Span) => a.start < b.end && b.start < a.end;
 
 describe("s03 runTools", () => {
@@ -121,7 +121,7 @@ describe("s03 runTools", () => {
 
   it("property: any mix of calls is answered in order, writes overlap nothing, read-only neighbours run together", async () => {
     const callArb = fc.record({ readOnly: fc.boolean(), ms: fc.integer({ min: 0, max: 6 }) });
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.array(callArb, { minLength: 1, maxLength: 6 }), async (plan) => {
         const { registry, span } = timedTools();
         const calls = plan.map((p, i) => (p.readOnly ? look(`c${i}`, p.ms) : change(`c${i}`, p.ms)));
@@ -148,8 +148,7 @@ describe("s03 the loop", () => {
     const llm = scripted();
     const history: Anthropic.MessageParam[] = [{ role: "user", content: S03_TASK }];
     const final = await lesson.agentLoop(llm, history, new ToolRegistry(defaultTools()), { root });
-    const problems = await transcriptProblems(llm, history);
-    if (problems) throw new Error(problems);
+    await expectSendable(llm, history);
 
     expect(history.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant", "user", "assistant"]);
     const reads = history[4]!.content as Anthropic.ToolResultBlockParam[];
@@ -175,8 +174,7 @@ describe("s03 the loop", () => {
     const llm = scripted({ scenario });
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "three at once" }];
     const final = await lesson.agentLoop(llm, history, registry, { root: process.cwd() });
-    const problems = await transcriptProblems(llm, history);
-    if (problems) throw new Error(problems);
+    await expectSendable(llm, history);
     expect(history).toHaveLength(4);
     const [x, y, z] = [span("x"), span("y"), span("z")];
     expect(Math.max(x.start, y.start, z.start), "the loop ran the read-only calls one after another").toBeLessThan(Math.min(x.end, y.end, z.end));
@@ -187,6 +185,6 @@ describe("s03 the loop", () => {
     const llm = scripted();
     const history = await lesson.demo(llm);
     expect(history).toHaveLength(8);
-    expect(await transcriptProblems(llm, history)).toBeNull();
+    await expectSendable(llm, history);
   });
 });
