@@ -104,6 +104,7 @@ const WORDS = {
     same: "no file changed.",
     added: "new file",
     unchanged: "Unchanged:",
+    show: "Show the changed code (it includes this lesson's exercise answers)",
     stayed: (p: Lesson) => `Only in \`solutions/${p.dir}/\` (lessons import earlier mechanisms from there instead of copying them):`,
   },
   zh: {
@@ -113,6 +114,7 @@ const WORDS = {
     same: "没有文件变化。",
     added: "新文件",
     unchanged: "未变化：",
+    show: "展开变化的代码（其中包含本课练习的答案）",
     stayed: (p: Lesson) => `只在 \`solutions/${p.dir}/\` 中（后面的课程从那里导入早先的机制，而不是复制）：`,
   },
 } as const;
@@ -140,12 +142,13 @@ export function diffMarkdown(d: LessonDiff, lang: Lang): string {
       return `\`${f.path}\`${tag} <span class="lesson-diff-stat"><span class="add">+${f.added}</span> <span class="del">−${f.removed}</span></span>`;
     });
     out.push(summary.join(" · "), "");
-    out.push('<div class="lesson-diff">', "", "::: code-group", "");
+    // The changed code is the previous exercise's answer and this one's: folded until opened.
+    out.push('<div class="lesson-diff">', "", `:::: details ${w.show}`, "", "::: code-group", "");
     for (const f of changed) {
       const fence = fenceFor(f.patch);
       out.push(`${fence}diff [${f.path}]`, f.patch, fence, "");
     }
-    out.push(":::", "", "</div>", "");
+    out.push(":::", "", "::::", "", "</div>", "");
   }
   if (unchanged.length > 0) out.push(`${w.unchanged} ${unchanged.map((f) => `\`${f.path}\``).join(", ")}`, "");
   if (stayed.length > 0) out.push(`${w.stayed(d.previous)} ${stayed.map((f) => `\`${f.path}\``).join(", ")}`, "");

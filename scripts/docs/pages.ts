@@ -13,6 +13,7 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Lesson } from "../../runtime/manifest.ts";
 import { diffMarkdown, lessonDiff, type Lang } from "./diff.ts";
+import { exerciseHasRegion, exercisePath, findRegion, isAnswer, parseImport, type CodeImport } from "./regions.ts";
 
 /** The two page files of a lesson, relative to the repository root. */
 export function lessonPagePaths(lesson: Lesson): Record<Lang, string> {
@@ -53,6 +54,119 @@ const HEADINGS: Record<Lang, { diff: (prev: string) => string; firstDiff: string
       "参考答案在本站构建时针对其脚本场景实际运行的结果：按顺序列出每条消息，每个 `tool_use` 都按 id 与它的 `tool_result` 相连（鼠标悬停其中一个，另一个会高亮）。你也可以在这里打开自己运行得到的记录。",
   },
 };
+
+const CODE_WORDS: Record<Lang, { lines: (a: number, b: number) => string; exercise: string; show: string; yourTurn: string; folded: string }> = {
+  en: {
+    lines: (a, b) => (a === b ? `line ${a}` : `lines ${a}–${b}`),
+    exercise: "your exercise: the TODOs are yours to write",
+    show: "Show the reference solution",
+    yourTurn: "Your turn",
+    folded: "Try the exercise first: this is the code the tests accept, folded until you open it.",
+  },
+  zh: {
+    lines: (a, b) => (a === b ? `第 ${a} 行` : `第 ${a}–${b} 行`),
+    exercise: "你的练习：TODO 由你来写",
+    show: "查看参考答案",
+    yourTurn: "轮到你了",
+    folded: "先自己做练习：下面是能通过测试的参考代码，点开才会显示。",
+  },
+};
+
+/** The "Your turn" heading in either language ("动手"/"动手做" are older names of the same section). */
+export const YOUR_TURN = /^##\s+(Your turn|轮到你了|动手做?)\s*(\{#[\w-]+\})?\s*$/;
+
+const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** A `<<<` import with its file name above it and the file's own line numbers. */
+function codeImport(root: string, imp: CodeImport, lang: Lang, note = ""): string {
+  const file = join(root, imp.path);
+  const region = existsSync(file) ? findRegion(readFileSync(file, "utf8"), imp.region) : null;
+  let rest = imp.rest;
+  let where = "";
+  if (region) {
+    const count = region.lines.length;
+    where = ` <span class="code-file-lines">${CODE_WORDS[lang].lines(region.first, region.first + count - 1)}</span>`;
+    if (!region.nested && !rest.includes("{")) {
+      const ext = /\.([a-z0-9]+)$/i.exec(imp.path)?.[1] ?? "";
+      rest = `{${ext}:line-numbers=${region.first}}${rest ? ` ${rest}` : ""}`;
+    }
+  }
+  const shown = note ? ` <span class="code-file-note">${escapeHtml(note)}</span>` : "";
+  return [
+    `<div class="code-file"><code>${escapeHtml(imp.path)}</code>${where}${shown}</div>`,
+    "",
+    `<<< @/../${imp.path}${imp.region ? `#${imp.region}` : ""}${rest}`,
+    "",
+  ].join("\n");
+}
+
+/** The closed block that holds an exercise's reference code. */
+function foldedAnswers(root: string, imps: CodeImport[], lang: Lang): string {
+  const w = CODE_WORDS[lang];
+  return [
+    "",
+    '<div class="reference-solution">',
+    "",
+    `::: details ${w.show}`,
+    w.folded,
+    "",
+    ...imps.map((imp) => codeImport(root, imp, lang)),
+    ":::",
+    "",
+    "</div>",
+    "",
+  ].join("\n");
+}
+
+/**
+ * Every `<<<` import gets its file name and line numbers. An import of an exercise's answer
+ * (regions.ts) is never shown open: on a lesson page the learner's copy of the region takes its
+ * place and the answer moves, folded, to the end of "Your turn" (a section is added when the page
+ * has none); on any other page it is folded where it stands.
+ */
+export function rewriteImports(src: string, root: string, lang: Lang, lessonPage: boolean): string {
+  const answers: CodeImport[] = [];
+  let fence: string | null = null;
+  const lines = src.split("\n").map((line) => {
+    const f = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+    if (f) {
+      if (fence === null) fence = f;
+      else if (f[0] === fence[0] && f.length >= fence.length) fence = null;
+      return line;
+    }
+    if (fence !== null) return line;
+    const imp = parseImport(line);
+    if (!imp) return line;
+    if (!isAnswer(root, imp)) return codeImport(root, imp, lang);
+    if (!lessonPage) return foldedAnswers(root, [imp], lang);
+    answers.push(imp);
+    return exerciseHasRegion(root, imp) ? codeImport(root, { ...imp, path: exercisePath(imp.path)! }, lang, CODE_WORDS[lang].exercise) : "";
+  });
+  if (answers.length === 0) return lines.join("\n");
+  const block = foldedAnswers(root, answers, lang);
+  // Outside fences, the "Your turn" heading and the next heading of the same or a higher level.
+  let at = -1;
+  let end = lines.length;
+  fence = null;
+  for (const [i, line] of lines.entries()) {
+    const f = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+    if (f) {
+      if (fence === null) fence = f;
+      else if (f[0] === fence[0] && f.length >= fence.length) fence = null;
+      continue;
+    }
+    if (fence !== null) continue;
+    if (at < 0 && YOUR_TURN.test(line)) at = i;
+    else if (at >= 0 && /^#{1,2}\s/.test(line)) {
+      end = i;
+      break;
+    }
+  }
+  if (at < 0) return `${lines.join("\n").trimEnd()}\n\n## ${CODE_WORDS[lang].yourTurn} {#your-turn}\n${block}`;
+  if (!/\{#[\w-]+\}\s*$/.test(lines[at]!)) lines[at] = `${lines[at]!.trimEnd()} {#your-turn}`;
+  lines.splice(end, 0, block);
+  return lines.join("\n");
+}
 
 /** Finds a lesson by its id ("s02") or folder ("s02_tool_dispatch"). */
 function lessonByKey(lessons: Lesson[], key: string): Lesson | undefined {
@@ -105,7 +219,7 @@ export function expandLessonPage(src: string, relativePath: string, root: string
     placedDiff = true;
     return `\n${safeDiff(tag[1]!, relativePath, root, lessons, lang)}\n`;
   });
-  let out = lines.join("\n");
+  let out = rewriteImports(lines.join("\n"), root, lang, page !== null);
   if (!page) return out;
 
   const lesson = lessonByKey(lessons, page[2]!);

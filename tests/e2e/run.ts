@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { LESSONS, findLesson, type Lesson } from "../../runtime/manifest.ts";
 import { missingLessonPages } from "../../scripts/docs/pages.ts";
+import { answerLines, importsIn, todoRegions } from "../../scripts/docs/regions.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const DIST = join(ROOT, "docs/.vitepress/dist");
@@ -123,6 +124,55 @@ function toolUseCount(rec: Recording): number {
   return n;
 }
 
+const squash = (s: string) => s.replace(/\s+/g, " ").trim();
+
+/** The page's text a reader can see: text nodes under .vp-doc whose element is rendered (not in a closed <details>). */
+async function visibleText(page: Page): Promise<string> {
+  const text = await page.locator(".vp-doc").first().evaluate((root) => {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const parts: string[] = [];
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement;
+      if (el && el.checkVisibility({ contentVisibilityAuto: true, opacityProperty: true, visibilityProperty: true }) && !el.closest("details:not([open]) > :not(summary)"))
+        parts.push(n.textContent ?? "");
+    }
+    return parts.join("");
+  });
+  return squash(text);
+}
+
+/**
+ * An exercise's answer stays folded until asked (issue 14): no line that only the reference
+ * solution of a TODO region has (regions.ts) is visible on the lesson page; the page has a closed
+ * "Show the reference solution" block, and opening it shows the answers of the regions it imports.
+ */
+async function checkAnswersFolded(page: Page, lesson: Lesson, zh: boolean): Promise<void> {
+  const regions = todoRegions(ROOT, lesson.dir);
+  const answers = regions.flatMap((r) => answerLines(ROOT, r, 24).map((line) => ({ where: `${r.path}#${r.region}`, line })));
+  const before = await visibleText(page);
+  const open = answers.filter((a) => before.includes(squash(a.line)));
+  expect(open.length === 0, `the answer to ${open[0]?.where} shows before it is asked for: "${open[0]?.line}" (fold it under "Your turn")`);
+  const source = readFileSync(join(ROOT, zh ? "docs/zh" : "docs", "lessons", `${lesson.dir}.md`), "utf8");
+  const imported = new Set(importsIn(source).map((i) => `${i.path}#${i.region}`));
+  const shownAnswers = answers.filter((a) => imported.has(a.where));
+  if (shownAnswers.length === 0) return;
+  const fold = page.locator(".reference-solution details");
+  expect((await fold.count()) >= 1, "no folded reference solution on a page that imports an exercise's answer");
+  const summary = squash((await fold.first().locator("summary").textContent()) ?? "");
+  const want = zh ? "查看参考答案" : "Show the reference solution";
+  expect(summary === want, `the folded block is titled "${summary}", not "${want}"`);
+  expect(!(await fold.first().evaluate((d) => (d as HTMLDetailsElement).open)), "the reference solution is open before it is asked for");
+  const yourTurn = await page.locator("h2#your-turn").count();
+  expect(yourTurn === 1, 'no "Your turn" heading (#your-turn) on the page');
+  const after = await page.locator("h2#your-turn ~ .reference-solution details").count();
+  expect(after >= 1, 'the folded reference solution is not after "Your turn"');
+  for (let i = 0; i < (await fold.count()); i++) await fold.nth(i).locator("summary").click();
+  const opened = await visibleText(page);
+  const missing = [...new Set(shownAnswers.map((a) => a.where))].filter((w) => !shownAnswers.some((a) => a.where === w && opened.includes(squash(a.line))));
+  expect(missing.length === 0, `opening "${want}" does not show the answer to ${missing.join(", ")}`);
+  for (let i = 0; i < (await fold.count()); i++) await fold.nth(i).locator("summary").click();
+}
+
 /** The lesson page's checks, in one language. */
 async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index: number, zh: boolean): Promise<void> {
   const url = `${origin}${zh ? "/zh" : ""}/lessons/${lesson.dir}`;
@@ -141,6 +191,8 @@ async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index
     const unchanged = text.includes("no file changed") || text.includes("没有文件变化");
     expect(diffs >= 1 || unchanged, `no generated diff against ${LESSONS[index - 1]!.id}`);
   }
+
+  await checkAnswersFolded(page, lesson, zh);
 
   // The recorded run, with every tool_use linked to its tool_result.
   const res = await fetch(`${origin}/transcripts/${lesson.dir}.json`);
