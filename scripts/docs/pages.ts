@@ -37,21 +37,26 @@ export function missingPagesMessage(missing: string[]): string {
 const LESSON_PAGE = /^(zh\/)?lessons\/(s\d+_[a-z0-9_]+)\.md$/;
 const DIFF_TAG = /^\s*<LessonDiff\s+id="([^"]+)"\s*\/>\s*$/;
 const VIEWER_TAG = /<TranscriptViewer\b/;
+const PLAYER_TAG = /<LessonPlayer\b/;
 
-const HEADINGS: Record<Lang, { diff: (prev: string) => string; firstDiff: string; run: string; runIntro: string }> = {
+const HEADINGS: Record<Lang, { diff: (prev: string) => string; firstDiff: string; run: string; playerIntro: string; runIntro: string }> = {
   en: {
     diff: (prev) => `What changed since ${prev}`,
     firstDiff: "What changed since the previous lesson",
     run: "A recorded run",
+    playerIntro:
+      "The reference solution, run against its scripted scenario when this site was built, replayed request by request: the loop's stage lit on the left, `messages[]` growing on the right. Click in the player and use ← → to step, space to play. Open your own run (`.course/runs/*.jsonl`) to replay it the same way.",
     runIntro:
-      "The reference solution, run against its scripted scenario when this site was built: every message in order, each `tool_use` linked to its `tool_result` by id (hover one to light up the other). You can open the transcript of your own run here too.",
+      "Every message of the same run in full, in order, each `tool_use` linked to its `tool_result` by id (hover one to light up the other). You can open the transcript of your own run here too.",
   },
   zh: {
     diff: (prev) => `与 ${prev} 相比的变化`,
     firstDiff: "与上一课相比的变化",
     run: "一次真实运行的记录",
+    playerIntro:
+      "参考答案在本站构建时针对其脚本场景实际运行，这里按请求逐步回放：左边亮起循环当前所在的步骤，右边的 `messages[]` 一条条增长。点一下播放器，用 ← → 单步，空格播放。也可以打开你自己的运行记录（`.course/runs/*.jsonl`），用同样的方式回放。",
     runIntro:
-      "参考答案在本站构建时针对其脚本场景实际运行的结果：按顺序列出每条消息，每个 `tool_use` 都按 id 与它的 `tool_result` 相连（鼠标悬停其中一个，另一个会高亮）。你也可以在这里打开自己运行得到的记录。",
+      "同一次运行的全部消息，按顺序完整列出，每个 `tool_use` 都按 id 与它的 `tool_result` 相连（鼠标悬停其中一个，另一个会高亮）。你也可以在这里打开自己运行得到的记录。",
   },
 };
 
@@ -232,7 +237,10 @@ export function expandLessonPage(src: string, relativePath: string, root: string
     out += `\n\n## ${heading} {#what-changed}\n\n${safeDiff(lesson.dir, relativePath, root, lessons, lang)}\n`;
   }
   if (!VIEWER_TAG.test(src)) {
-    out += `\n\n## ${h.run} {#recorded-run}\n\n${h.runIntro}\n\n<TranscriptViewer lesson="${lesson.dir}" />\n`;
+    const player = PLAYER_TAG.test(src) ? "" : `${h.playerIntro}\n\n<LessonPlayer lesson="${lesson.dir}" />\n\n`;
+    out += `\n\n## ${h.run} {#recorded-run}\n\n${player}${h.runIntro}\n\n<TranscriptViewer lesson="${lesson.dir}" />\n`;
+  } else if (!PLAYER_TAG.test(src)) {
+    out += `\n\n${h.playerIntro}\n\n<LessonPlayer lesson="${lesson.dir}" />\n`;
   }
   return out;
 }

@@ -222,6 +222,66 @@ async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index
   }
   const stops = await page.locator(".tv-stop").count();
   expect(stops >= 1, "no stop_reason shown on the assistant turns");
+
+  await checkPlayer(page, rec.messages!.length, toolUseCount(rec));
+}
+
+/** The player's state: its step, the stage it lights, the rows of its table. */
+async function playerState(page: Page): Promise<{ step: number; stage: string; lit: string[]; rows: number }> {
+  const player = page.locator(".lp").first();
+  return {
+    step: Number(await player.getAttribute("data-step")),
+    stage: (await player.getAttribute("data-stage")) ?? "",
+    lit: await player.locator(".lp-node.lp-lit").evaluateAll((els) => els.map((e) => e.getAttribute("data-node") ?? "")),
+    rows: await player.locator(".lp-row").count(),
+  };
+}
+
+/**
+ * The step-through player steps through the whole run from the keyboard: the table grows one
+ * message at a time to every message of the recording, the diagram lights the stage the caption
+ * names, tool calls run and their results are appended, the run ends "done"; ids are paired by
+ * colour; ▶ plays on its own.
+ */
+async function checkPlayer(page: Page, messages: number, toolUses: number): Promise<void> {
+  const player = page.locator(".lp").first();
+  expect((await player.count()) === 1, "no step-through player on the page");
+  await player.locator(".lp-row").first().waitFor({ timeout: 10_000 });
+  await player.focus();
+  await page.keyboard.press("Home");
+  let s = await playerState(page);
+  expect(s.step === 0 && s.rows === 1 && s.stage === "task", `Home does not go to the first step (step ${s.step}, ${s.rows} rows, stage ${s.stage})`);
+  const seen = new Set<string>([s.stage]);
+  let rows = s.rows;
+  for (let i = 0; i < 400 && s.stage !== "done"; i++) {
+    await page.keyboard.press("ArrowRight");
+    const next = await playerState(page);
+    expect(next.step === s.step + 1, `→ went from step ${s.step} to ${next.step}`);
+    expect(next.rows >= rows && next.rows <= rows + 1, `the table went from ${rows} to ${next.rows} rows in one step`);
+    expect(next.lit.length === 1 && next.lit[0] === next.stage, `the diagram lights ${next.lit.join(",") || "nothing"} at stage ${next.stage}`);
+    rows = next.rows;
+    s = next;
+    seen.add(s.stage);
+  }
+  await page.keyboard.press("End");
+  s = await playerState(page);
+  expect(s.stage === "done", `the last step is "${s.stage}", not "done"`);
+  expect(s.rows === messages, `at the end the table shows ${s.rows} messages, the recording has ${messages}`);
+  for (const stage of ["call", "append", "check", "done", ...(toolUses > 0 ? ["tools", "results"] : [])])
+    expect(seen.has(stage), `stepping through never reached the "${stage}" stage`);
+  const pairs = await player.locator(".lp-block[data-pair]").evaluateAll((els) =>
+    els.map((e) => ({ id: e.getAttribute("data-pair") ?? "", kind: e.className, colour: getComputedStyle(e).borderLeftColor })),
+  );
+  for (const use of pairs.filter((p) => p.kind.includes("lp-kind-tool_use"))) {
+    const result = pairs.find((p) => p.id === use.id && p.kind.includes("lp-kind-tool_result"));
+    expect(result, `the player shows no tool_result for ${use.id}`);
+    expect(result.colour === use.colour, `tool_use ${use.id} and its result have different colours in the player`);
+  }
+  expect(pairs.filter((p) => p.kind.includes("lp-kind-tool_use")).length === toolUses, "the player's table does not show every tool_use");
+  await page.keyboard.press("Home");
+  await player.locator(".lp-play").click();
+  await page.waitForFunction(() => Number(document.querySelector(".lp")?.getAttribute("data-step")) >= 2, null, { timeout: 8000 });
+  await player.locator(".lp-play").click();
 }
 
 // ---------------------------------------------------------------- the crawl
@@ -350,7 +410,7 @@ async function main(): Promise<number> {
         await page.keyboard.press("Escape");
       });
 
-    await check("viewer opens a learner's JSONL run: pairs linked, is_error marked, stop_reason shown", async () => {
+    await check("viewer and player open a learner's JSONL run: pairs linked, is_error marked, stop_reason shown, replayed step by step", async () => {
       await open(page, `${origin}/guide/transcripts`);
       const messages = [
         { role: "user", content: "list the files" },
@@ -378,6 +438,21 @@ async function main(): Promise<number> {
       await page.locator("input.tv-file").setInputFiles({ name: "broken.jsonl", mimeType: "text/plain", buffer: Buffer.from('{"type":"think"}\nnot json\n') });
       const err = await page.locator(".tv-error").textContent({ timeout: 5000 });
       expect(err?.includes("line 2 is not JSON"), `a broken file gives "${err}"`);
+
+      // The same file in a lesson page's player: replayed step by step, its stop_reasons shown.
+      await open(page, `${origin}/lessons/${first.dir}`);
+      await page.locator(".lp-row").first().waitFor({ timeout: 10_000 });
+      await page.locator("input.lp-file").setInputFiles({ name: "my-run.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(jsonl) });
+      await page.waitForFunction(() => document.querySelector(".lp-source")?.textContent?.includes("my-run.jsonl"), null, { timeout: 5000 });
+      await page.locator(".lp").focus();
+      await page.keyboard.press("End");
+      const end = await playerState(page);
+      expect(end.rows === 4 && end.stage === "done", `the player replays the file to ${end.rows} rows at stage ${end.stage}, not 4 rows and "done"`);
+      const playerStops = (await page.locator(".lp-row .lp-c-stop code").allTextContents()).join("|");
+      expect(playerStops === "tool_use|end_turn", `the player shows stop_reasons ${playerStops}`);
+      await page.locator("input.lp-file").setInputFiles({ name: "broken.jsonl", mimeType: "text/plain", buffer: Buffer.from("not json\n") });
+      const perr = await page.locator(".lp-error").textContent({ timeout: 5000 });
+      expect(perr?.includes("line 1 is not JSON"), `a broken file in the player gives "${perr}"`);
     });
 
     await check("screenshots of a lesson page at desktop and phone widths", async () => {

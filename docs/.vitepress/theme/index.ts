@@ -1,9 +1,10 @@
 /**
- * The default theme plus the course's components: the transcript viewer (every lesson page gets
- * one, see scripts/docs/pages.ts) and the two pictures (the loop, the pairing rules).
+ * The default theme plus the course's components: the step-through player and the transcript
+ * viewer (every lesson page gets both, see scripts/docs/pages.ts) and the two pictures (the loop, the pairing rules).
  */
 import DefaultTheme from "vitepress/theme";
 import type { Theme } from "vitepress";
+import LessonPlayer from "./LessonPlayer.vue";
 import LoopDiagram from "./LoopDiagram.vue";
 import PairingDiagram from "./PairingDiagram.vue";
 import TranscriptViewer from "./TranscriptViewer.vue";
@@ -13,6 +14,7 @@ const theme: Theme = {
   extends: DefaultTheme,
   enhanceApp({ app }) {
     app.component("TranscriptViewer", TranscriptViewer);
+    app.component("LessonPlayer", LessonPlayer);
     app.component("LoopDiagram", LoopDiagram);
     app.component("PairingDiagram", PairingDiagram);
   },
