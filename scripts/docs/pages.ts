@@ -13,6 +13,7 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Lesson } from "../../runtime/manifest.ts";
 import { diffMarkdown, lessonDiff, type Lang } from "./diff.ts";
+import { DIAGRAMS } from "../../docs/.vitepress/theme/diagrams.ts";
 import { exerciseHasRegion, exercisePath, findRegion, isAnswer, parseImport, type CodeImport } from "./regions.ts";
 
 /** The two page files of a lesson, relative to the repository root. */
@@ -38,6 +39,18 @@ const LESSON_PAGE = /^(zh\/)?lessons\/(s\d+_[a-z0-9_]+)\.md$/;
 const DIFF_TAG = /^\s*<LessonDiff\s+id="([^"]+)"\s*\/>\s*$/;
 const VIEWER_TAG = /<TranscriptViewer\b/;
 const PLAYER_TAG = /<LessonPlayer\b/;
+const PICTURE_TAG = /<(IdeaDiagram|LoopDiagram)\b/;
+
+/** The lesson's picture (diagrams.ts) under the page's first paragraph of prose. */
+function withPicture(src: string, dir: string): string {
+  const lines = src.split("\n");
+  const h1 = lines.findIndex((l) => /^#\s/.test(l));
+  let i = h1 + 1;
+  while (i < lines.length && !/^[^\s<`|#:>-]/.test(lines[i]!)) i++; // the first line of prose
+  while (i < lines.length && lines[i]!.trim() !== "") i++; // the end of its paragraph
+  lines.splice(i, 0, "", `<IdeaDiagram lesson="${dir}" />`);
+  return lines.join("\n");
+}
 
 const HEADINGS: Record<Lang, { diff: (prev: string) => string; firstDiff: string; run: string; playerIntro: string; runIntro: string }> = {
   en: {
@@ -229,6 +242,7 @@ export function expandLessonPage(src: string, relativePath: string, root: string
 
   const lesson = lessonByKey(lessons, page[2]!);
   if (!lesson) return out; // a page for a lesson not (yet) in the manifest: left as written
+  if (DIAGRAMS[lesson.dir] && !PICTURE_TAG.test(src)) out = withPicture(out, lesson.dir);
   const h = HEADINGS[lang];
   if (!placedDiff) {
     const index = lessons.indexOf(lesson);

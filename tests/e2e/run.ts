@@ -194,6 +194,15 @@ async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index
 
   await checkAnswersFolded(page, lesson, zh);
 
+  // The lesson's picture: an SVG drawn with text labels, in the page's language.
+  const pictures = page.locator(".vp-doc .course-diagram:not(.lp-diagram) svg");
+  expect((await pictures.count()) >= 1, `no picture of the lesson's idea: add an entry for ${lesson.dir} to docs/.vitepress/theme/diagrams.ts`);
+  const labels = (await pictures.first().locator("text").allTextContents()).map((l) => l.trim()).filter(Boolean);
+  expect(labels.length >= 3, `the picture has ${labels.length} labels`);
+  if (zh) expect(labels.some((l) => /[\u4e00-\u9fff]/.test(l)), `the picture's labels are not in Chinese: ${labels.slice(0, 3).join(" | ")}`);
+  const box = await pictures.first().boundingBox();
+  expect(box && box.width > 200 && box.height > 60, "the picture is not drawn (no size)");
+
   // The recorded run, with every tool_use linked to its tool_result.
   const res = await fetch(`${origin}/transcripts/${lesson.dir}.json`);
   expect(res.ok, `no recording at /transcripts/${lesson.dir}.json`);

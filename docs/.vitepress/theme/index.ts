@@ -4,6 +4,7 @@
  */
 import DefaultTheme from "vitepress/theme";
 import type { Theme } from "vitepress";
+import IdeaDiagram from "./IdeaDiagram.vue";
 import LessonPlayer from "./LessonPlayer.vue";
 import LoopDiagram from "./LoopDiagram.vue";
 import PairingDiagram from "./PairingDiagram.vue";
@@ -15,6 +16,7 @@ const theme: Theme = {
   enhanceApp({ app }) {
     app.component("TranscriptViewer", TranscriptViewer);
     app.component("LessonPlayer", LessonPlayer);
+    app.component("IdeaDiagram", IdeaDiagram);
     app.component("LoopDiagram", LoopDiagram);
     app.component("PairingDiagram", PairingDiagram);
   },
