@@ -133,7 +133,8 @@ export function diffMarkdown(d: LessonDiff, lang: Lang): string {
   const changed = d.files.filter((f) => f.status === "changed" || f.status === "added");
   const unchanged = d.files.filter((f) => f.status === "unchanged");
   const stayed = d.files.filter((f) => f.status === "removed");
-  const out: string[] = [w.intro(d.lesson, d.previous), ""];
+  // The generated text stays out of the search index (docs/.vitepress/config.ts, `_render`).
+  const out: string[] = ["<!-- search:skip -->", "", w.intro(d.lesson, d.previous), ""];
   if (changed.length === 0) {
     out.push(w.same, "");
   } else {
@@ -152,5 +153,6 @@ export function diffMarkdown(d: LessonDiff, lang: Lang): string {
   }
   if (unchanged.length > 0) out.push(`${w.unchanged} ${unchanged.map((f) => `\`${f.path}\``).join(", ")}`, "");
   if (stayed.length > 0) out.push(`${w.stayed(d.previous)} ${stayed.map((f) => `\`${f.path}\``).join(", ")}`, "");
+  out.push("<!-- /search:skip -->", "");
   return out.join("\n");
 }

@@ -123,6 +123,8 @@ function foldedAnswers(root: string, imps: CodeImport[], lang: Lang): string {
   const w = CODE_WORDS[lang];
   return [
     "",
+    "<!-- search:skip -->",
+    "",
     '<div class="reference-solution">',
     "",
     `::: details ${w.show}`,
@@ -132,6 +134,8 @@ function foldedAnswers(root: string, imps: CodeImport[], lang: Lang): string {
     ":::",
     "",
     "</div>",
+    "",
+    "<!-- /search:skip -->",
     "",
   ].join("\n");
 }

@@ -296,7 +296,7 @@ async function checkPlayer(page: Page, messages: number, toolUses: number): Prom
 // ---------------------------------------------------------------- the crawl
 
 /** Every internal link of every page reachable from the home pages answers 200, anchors included. */
-async function crawl(origin: string, starts: string[]): Promise<{ pages: number; links: number; dead: string[] }> {
+async function crawl(origin: string, starts: string[]): Promise<{ pages: number; links: number; dead: string[]; html: string[] }> {
   const seen = new Set<string>();
   const html = new Map<string, string>();
   const dead: string[] = [];
@@ -334,7 +334,8 @@ async function crawl(origin: string, starts: string[]): Promise<{ pages: number;
       if (body !== "" && !seen.has(target)) queue.push(target);
     }
   }
-  return { pages: seen.size, links, dead };
+  const pagesSeen = [...seen].filter((p) => (html.get(p) ?? "") !== "");
+  return { pages: seen.size, links, dead, html: pagesSeen };
 }
 
 // ---------------------------------------------------------------- main
@@ -408,16 +409,61 @@ async function main(): Promise<number> {
       expect((await page.locator("html").getAttribute("lang")) === "en-US", "html lang is not en-US after switching back");
     });
 
-    for (const [home, query] of [["/", "tool_result"], ["/zh/", "消息配对"]] as const)
+    // Chinese has no spaces: "配对规则" is found inside "消息配对规则" (a CJK tokenizer in the config).
+    for (const [home, query, want] of [["/", "tool_result", ""], ["/zh/", "消息配对", "/zh/guide/message-rules"], ["/zh/", "配对规则", "/zh/guide/message-rules"]] as const)
       await check(`local search on ${home} finds "${query}"`, async () => {
         await open(page, `${origin}${home}`);
         await page.locator(".VPNavBarSearch button").click();
         await page.locator(".VPLocalSearchBox input").fill(query);
         await page.locator(".VPLocalSearchBox .result").first().waitFor({ timeout: 5000 });
-        const href = await page.locator(".VPLocalSearchBox .result").first().getAttribute("href");
-        expect(href?.startsWith(home), `the first result (${href}) is not in the ${home} locale`);
+        const hrefs = await page.locator(".VPLocalSearchBox .result").evaluateAll((els) => els.map((e) => e.getAttribute("href") ?? ""));
+        expect(hrefs[0]?.startsWith(home), `the first result (${hrefs[0]}) is not in the ${home} locale`);
+        if (want) expect(hrefs.slice(0, 5).some((h) => h.startsWith(want)), `${want} is not among the first results: ${hrefs.slice(0, 5).join(", ")}`);
         await page.keyboard.press("Escape");
       });
+
+    // The generated diffs are not in the index: a search for a word of the loop lands on prose.
+    await check('local search: no result is a generated "What changed" section', async () => {
+      await open(page, `${origin}/`);
+      await page.locator(".VPNavBarSearch button").click();
+      await page.locator(".VPLocalSearchBox input").fill("tool");
+      await page.locator(".VPLocalSearchBox .result").first().waitFor({ timeout: 5000 });
+      const first = (await page.locator(".VPLocalSearchBox .result").first().textContent()) ?? "";
+      expect(!/What changed/.test(first), `the first result for "tool" is a generated diff: ${squash(first).slice(0, 80)}`);
+      const excerpts = await page.locator(".VPLocalSearchBox .result .excerpt").allTextContents();
+      const diffy = excerpts.find((e) => /^\s*[-+]{1}\s{2,}\S/m.test(e) || /solutions\/s\d+_\w+\/ → /.test(e));
+      expect(!diffy, `a result shows diff text: ${squash(diffy ?? "").slice(0, 80)}`);
+      await page.keyboard.press("Escape");
+    });
+
+    await check("Chinese navigation: every sidebar entry and the previous/next links of the zh lesson pages are Chinese", async () => {
+      await open(page, `${origin}/zh/lessons/${first.dir}`);
+      const items = (await page.locator(".VPSidebar .VPSidebarItem .text").allTextContents()).map(squash).filter(Boolean);
+      expect(items.length > LESSONS.length, `the zh sidebar has only ${items.length} entries`);
+      const english = items.filter((t) => !/[\u4e00-\u9fff]/.test(t));
+      expect(english.length === 0, `English in the zh sidebar: ${english.join(" | ")}`);
+      for (const l of lessons) {
+        await open(page, `${origin}/zh/lessons/${l.dir}`);
+        const labels = (await page.locator(".VPDocFooter .pager .title").allTextContents()).map(squash);
+        const english2 = labels.filter((t) => !/[\u4e00-\u9fff]/.test(t));
+        expect(english2.length === 0, `${l.id}: previous/next titles not in Chinese: ${english2.join(" | ")}`);
+      }
+    });
+
+    await check("previous/next stay inside the lessons (the first has no previous, the last no next)", async () => {
+      for (const zh of [false, true]) {
+        const p = zh ? "/zh" : "";
+        for (const [i, l] of LESSONS.entries()) {
+          if (!lessons.includes(l)) continue;
+          await open(page, `${origin}${p}/lessons/${l.dir}`);
+          const prev = await page.locator(".VPDocFooter .pager-link.prev").getAttribute("href").catch(() => null);
+          const next = await page.locator(".VPDocFooter .pager-link.next").getAttribute("href").catch(() => null);
+          const want = (j: number) => (LESSONS[j] ? `${p}/lessons/${LESSONS[j]!.dir}` : null);
+          expect(prev === want(i - 1), `${p}/lessons/${l.dir}: previous is ${prev}, not ${want(i - 1)}`);
+          expect(next === want(i + 1), `${p}/lessons/${l.dir}: next is ${next}, not ${want(i + 1)}`);
+        }
+      }
+    });
 
     await check("viewer and player open a learner's JSONL run: pairs linked, is_error marked, stop_reason shown, replayed step by step", async () => {
       await open(page, `${origin}/guide/transcripts`);
@@ -510,11 +556,47 @@ async function main(): Promise<number> {
       await page.setViewportSize({ width: 1280, height: 900 });
     });
 
+    let everyPage: string[] = [];
     await check("no dead internal links (crawl of every page, anchors included)", async () => {
-      const { pages, links, dead } = await crawl(origin, ["/", "/zh/", ...lessons.flatMap((l) => [`/lessons/${l.dir}`, `/zh/lessons/${l.dir}`])]);
+      const { pages, links, dead, html } = await crawl(origin, ["/", "/zh/", ...lessons.flatMap((l) => [`/lessons/${l.dir}`, `/zh/lessons/${l.dir}`])]);
+      everyPage = html;
       expect(pages > 5, `the crawl found only ${pages} pages`);
       expect(dead.length === 0, `${dead.length} dead of ${links}: ${dead.slice(0, 8).join("; ")}`);
       console.log(`        ${pages} pages, ${links} links`);
+    });
+
+    // Every page of the site, both languages, at a laptop's and a phone's width.
+    for (const [name, viewport] of [["1280 px", { width: 1280, height: 900 }], ["390 px", { width: 390, height: 844 }]] as const)
+      await check(`every page (${everyPage.length}) at ${name}: nothing scrolls sideways, no raw ** left by the markdown`, async () => {
+        await page.setViewportSize(viewport);
+        const wide: string[] = [];
+        const stars: string[] = [];
+        for (const path of everyPage) {
+          await open(page, origin + path);
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          if (overflow > 1) wide.push(`${path} (${overflow}px)`);
+          const raw = await page.locator(".vp-doc").first().evaluate((root) => {
+            const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+            for (let n = walker.nextNode(); n; n = walker.nextNode())
+              if (n.textContent?.includes("**") && !n.parentElement?.closest("pre, code")) return n.textContent.trim().slice(0, 60);
+            return "";
+          }).catch(() => "");
+          if (raw) stars.push(`${path}: "${raw}"`);
+        }
+        await page.setViewportSize({ width: 1280, height: 900 });
+        expect(wide.length === 0, `${wide.length} page(s) scroll sideways: ${wide.slice(0, 6).join(", ")}`);
+        expect(stars.length === 0, `raw ** shows on ${stars.length} page(s): ${stars.slice(0, 4).join("; ")}`);
+      });
+
+    // A lesson page's screenshots, kept as the run's artifacts (docs/.vitepress/cache/e2e, git-ignored).
+    await check("screenshots of every lesson page (en, zh-CN)", async () => {
+      mkdirSync(SHOTS, { recursive: true });
+      for (const l of lessons)
+        for (const zh of [false, true]) {
+          await open(page, `${origin}${zh ? "/zh" : ""}/lessons/${l.dir}`);
+          await page.locator(".lp-row").first().waitFor({ timeout: 10_000 });
+          await page.screenshot({ path: join(SHOTS, `page-${l.dir}-${zh ? "zh" : "en"}.png`), fullPage: true });
+        }
     });
 
     await check("no console errors on any page visited", async () => {
