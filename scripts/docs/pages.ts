@@ -14,6 +14,8 @@ import { join } from "node:path";
 import type { Lesson } from "../../runtime/manifest.ts";
 import { diffMarkdown, lessonDiff, type Lang } from "./diff.ts";
 import { DIAGRAMS } from "../../docs/.vitepress/theme/diagrams.ts";
+import { rowsOf } from "../../docs/.vitepress/theme/player.ts";
+import type { FailedRecording, RecordedTranscript } from "../../docs/.vitepress/theme/transcript.ts";
 import { exerciseHasRegion, exercisePath, findRegion, isAnswer, parseImport, type CodeImport } from "./regions.ts";
 
 /** The two page files of a lesson, relative to the repository root. */
@@ -190,6 +192,53 @@ export function rewriteImports(src: string, root: string, lang: Lang, lessonPage
   return lines.join("\n");
 }
 
+const TABLE_TAG = /^\s*<RecordedTable\s*\/>\s*$/;
+const TABLE_WORDS: Record<Lang, { cols: string[]; missing: string; caption: (n: number, turns: number) => string }> = {
+  en: {
+    cols: ["#", "role", "blocks", "stop_reason", "tokens in / out"],
+    missing: "The recorded run appears here once `npm run docs:build` has recorded this lesson.",
+    caption: (n, turns) => `The transcript of the recorded run below: ${n} messages, ${turns} requests.`,
+  },
+  zh: {
+    cols: ["#", "角色", "内容块", "stop_reason", "token 输入 / 输出"],
+    missing: "`npm run docs:build` 记录这一课之后，这里会显示它的运行记录。",
+    caption: (n, turns) => `下面这次运行记录的对话：${n} 条消息，${turns} 次请求。`,
+  },
+};
+
+/**
+ * The lesson's recorded run as a table (a `<RecordedTable />` line on a lesson page), built from
+ * docs/public/transcripts/<lesson>.json, so what the page says about the run is what the run did.
+ */
+export function recordedTable(root: string, dir: string, lang: Lang): string {
+  const w = TABLE_WORDS[lang];
+  const file = join(root, "docs/public/transcripts", `${dir}.json`);
+  if (!existsSync(file)) return `> ${w.missing}\n`;
+  const rec = JSON.parse(readFileSync(file, "utf8")) as RecordedTranscript | FailedRecording;
+  if (rec.type !== "recorded") return `> ${w.missing}\n`;
+  const rows = rowsOf(rec.messages, rec.turns);
+  const cell = (s: string) => escapeHtml(s);
+  const body = rows.map((r) => {
+    const blocks = r.blocks
+      .map((b) => {
+        const pair = b.colour !== undefined ? ` tv-c${b.colour}` : "";
+        const label = b.kind === "text" ? `“${b.label}”` : b.label;
+        const id = b.id ? ` <code>…${cell(b.id.slice(-6))}</code>` : "";
+        const err = b.isError ? " <b>is_error</b>" : "";
+        return `<span class="lp-block lp-kind-${cell(b.kind)}${pair}"><b>${cell(b.kind)}</b>${label ? ` ${cell(label)}` : ""}${id}${err}</span>`;
+      })
+      .join(" ");
+    const stop = r.role === "assistant" ? `<code>${cell(r.stop ?? "—")}</code>` : "";
+    const tokens = r.usage ? `${r.usage.input_tokens ?? 0} / ${r.usage.output_tokens ?? 0}` : "";
+    return `<tr class="lp-role-${r.role}"><td class="lp-c-index">${r.index}</td><td class="lp-c-role" data-label="${w.cols[1]}">${r.role}</td><td class="lp-c-blocks" data-label="${w.cols[2]}">${blocks}</td><td class="lp-c-stop" data-label="${w.cols[3]}">${stop}</td><td class="lp-c-tokens" data-label="${w.cols[4]}">${tokens}</td></tr>`;
+  });
+  const head = `<tr>${w.cols.map((c, i) => `<th class="${["lp-c-index", "lp-c-role", "lp-c-blocks", "lp-c-stop", "lp-c-tokens"][i]}">${cell(c)}</th>`).join("")}</tr>`;
+  return [
+    `<table class="lp-table run-table" v-pre><caption>${cell(w.caption(rec.messages.length, rec.turns.length))}</caption><thead>${head}</thead><tbody>${body.join("")}</tbody></table>`,
+    "",
+  ].join("\n");
+}
+
 /** Finds a lesson by its id ("s02") or folder ("s02_tool_dispatch"). */
 function lessonByKey(lessons: Lesson[], key: string): Lesson | undefined {
   return lessons.find((l) => l.id === key || l.dir === key);
@@ -236,6 +285,7 @@ export function expandLessonPage(src: string, relativePath: string, root: string
       return line;
     }
     if (fence !== null) return line;
+    if (page && TABLE_TAG.test(line)) return `\n${recordedTable(root, page[2]!, lang)}\n`;
     const tag = DIFF_TAG.exec(line);
     if (!tag) return line;
     placedDiff = true;

@@ -104,19 +104,20 @@ export function todoRegions(root: string, dir: string): CodeImport[] {
 
 /**
  * The lines only the answer has: lines of the solution's region, trimmed, that appear nowhere in
- * the lesson's exercise files (the code the learner is given), leaving out comments, lone
+ * the lesson's exercise files (the code the learner is given, comments included), leaving out comments, lone
  * brackets and anything shorter than `min` characters. The browser test looks for these on the page.
  */
 export function answerLines(root: string, imp: CodeImport, min = 16): string[] {
   const solution = findRegion(readFileSync(join(root, imp.path), "utf8"), imp.region);
   if (!solution) return [];
   const dir = imp.path.split("/")[1] ?? "";
-  const given = new Set(exerciseFiles(root, dir).flatMap((f) => readFileSync(join(root, f), "utf8").split("\n").map((l) => l.trim())));
+  // Code the exercise already spells out, even inside a comment or a hint, is not the answer.
+  const given = exerciseFiles(root, dir).map((f) => readFileSync(join(root, f), "utf8")).join("\n");
   return [
     ...new Set(
       solution.lines
         .map((l) => l.trim())
-        .filter((l) => l.length >= min && !given.has(l) && !/^(\/\/|\/\*|\*)/.test(l) && !/^[\])};,]+$/.test(l)),
+        .filter((l) => l.length >= min && !given.includes(l) && !/^(\/\/|\/\*|\*)/.test(l) && !/^[\])};,]+$/.test(l)),
     ),
   ];
 }

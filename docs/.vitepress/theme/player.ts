@@ -29,6 +29,8 @@ export interface Step {
   tools?: string[];
   /** How many responses the loop joined into this message (pause_turn, a continuation), when more than one. */
   joined?: number;
+  /** On the last step: the loop stopped itself (a guard, a cancelled turn), not the model. */
+  halted?: boolean;
 }
 
 /** One row of the messages[] table: what each block is, with the pair colour of its id. */
@@ -49,9 +51,13 @@ export interface Row {
   usage?: Partial<Anthropic.Usage> | null;
 }
 
-const short = (s: string, n = 48) => {
+/** The text's first words, cut at a word boundary with one "…" (never "…." or half a word). */
+export const short = (s: string, n = 48) => {
   const one = s.replace(/\s+/g, " ").trim();
-  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
+  if (one.length <= n) return one;
+  const cut = one.slice(0, n);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > n / 2 ? cut.slice(0, space) : cut).replace(/[\s,.;:…]+$/, "")} …`;
 };
 
 /** The table's rows, one per message. */
@@ -117,6 +123,9 @@ export function playerSteps(messages: Anthropic.MessageParam[], turns: TurnMeta[
     // The loop goes on only when the model waits for tools and their results follow.
     if (stop !== "tool_use" || !hasToolResult(messages[i + 1])) steps.push({ stage: "done", shown: i + 1, message: i, request, ...meta });
   });
+  // A run the loop ended itself (a guard, a cancelled turn) ends on a user message: it is done too.
+  const last = steps[steps.length - 1];
+  if (last && last.stage !== "done") steps.push({ stage: "done", shown: messages.length, message: messages.length - 1, request, halted: true });
   return steps;
 }
 
