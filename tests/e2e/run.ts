@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { LESSONS, findLesson, type Lesson } from "../../runtime/manifest.ts";
 import { missingLessonPages } from "../../scripts/docs/pages.ts";
-import { answerLines, importsIn, todoRegions } from "../../scripts/docs/regions.ts";
+import { answerLines, findRegion, importsIn, todoRegions } from "../../scripts/docs/regions.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const DIST = join(ROOT, "docs/.vitepress/dist");
@@ -184,13 +184,9 @@ async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index
   const code = await page.locator('.vp-doc div[class*="language-"]:not(.language-diff) pre code').count();
   expect(code >= 1, "no code block: a lesson page imports its code from solutions/ with <<<");
 
-  // The generated diff (appended as #what-changed, or placed by the page with <LessonDiff />).
-  if (index > 0) {
-    const diffs = await page.locator(".lesson-diff div.language-diff pre code").count();
-    const text = (await page.locator(".vp-doc").textContent()) ?? "";
-    const unchanged = text.includes("no file changed") || text.includes("没有文件变化");
-    expect(diffs >= 1 || unchanged, `no generated diff against ${LESSONS[index - 1]!.id}`);
-  }
+  // The diff view (appended as #what-changed, or placed by the page with <LessonDiff />): a summary
+  // card, the code folded (it holds the answers), opened it leads with the loop's change.
+  if (index > 0) await checkDiffView(page, lesson, LESSONS[index - 1]!);
 
   await checkAnswersFolded(page, lesson, zh);
 
@@ -233,6 +229,38 @@ async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index
   expect(stops >= 1, "no stop_reason shown on the assistant turns");
 
   await checkPlayer(page, rec.messages!.length, toolUseCount(rec));
+}
+
+/** The loop region of a lesson's entry file, as written. */
+function loopOf(l: Lesson): string | null {
+  const file = join(ROOT, "solutions", l.dir, l.entry);
+  if (!existsSync(file)) return null;
+  const r = findRegion(readFileSync(file, "utf8"), "loop");
+  return r ? r.lines.join("\n") : null;
+}
+
+async function checkDiffView(page: Page, lesson: Lesson, previous: Lesson): Promise<void> {
+  const view = page.locator(".ldv").first();
+  expect((await view.count()) === 1, `no diff view against ${previous.id}`);
+  await view.locator(".ldv-card").waitFor({ timeout: 10_000 });
+  const title = squash((await view.locator(".ldv-card-title strong").textContent()) ?? "");
+  expect(title === `${previous.id} → ${lesson.id}`, `the diff card compares "${title}", not ${previous.id} → ${lesson.id}`);
+  expect((await view.locator(".ldv-files").count()) === 0, "the diff's code is open before it is asked for (it holds the exercise's answers)");
+  if ((await view.locator(".ldv-open").count()) === 0) return; // no file changed
+  await view.locator(".ldv-open").click();
+  const kinds = await view.locator(".ldv-hunk").evaluateAll((els) => els.map((e) => e.getAttribute("data-kind") ?? ""));
+  expect(kinds.length >= 1, "the opened diff shows no hunk");
+  if (loopOf(lesson) !== loopOf(previous)) expect(kinds[0] === "loop", `the diff leads with a "${kinds[0]}" hunk, not the loop's change`);
+  const numbers = await view.locator(".ldv-code td.ldv-n").first().textContent();
+  expect(/^\d+$/.test(squash(numbers ?? "")), "the diff shows no line numbers");
+  await view.locator(".ldv-split").click();
+  expect((await view.locator(".ldv-files.ldv-split .ldv-code tr").first().locator("td").count()) === 4, "the split view is not two columns of numbered lines");
+  await view.locator(".ldv-unified").click();
+  // Any two lessons: compare with the first lesson.
+  const first = LESSONS[0]!;
+  await view.locator("select.ldv-from").selectOption(first.dir);
+  await page.waitForFunction((want) => document.querySelector(".ldv-card-title strong")?.textContent?.trim() === want, `${first.id} → ${lesson.id}`, { timeout: 5000 });
+  await view.locator(".ldv-open").click().catch(() => {});
 }
 
 /** The player's state: its step, the stage it lights, the rows of its table. */
@@ -525,7 +553,7 @@ async function main(): Promise<number> {
           await page.screenshot({ path: `${stem}-top.png` });
           const box = await page.locator(".tv").first().boundingBox();
           if (box) await page.screenshot({ path: `${stem}-viewer.png`, fullPage: true, clip: { x: 0, y: box.y - 20, width: viewport.width, height: Math.min(box.height + 40, 1400) } });
-          if ((await page.locator(".lesson-diff").count()) > 0) await page.locator(".lesson-diff").first().screenshot({ path: `${stem}-diff.png` });
+          if ((await page.locator(".ldv").count()) > 0) await page.locator(".ldv").first().screenshot({ path: `${stem}-diff.png` });
         }
       }
       // Dark mode (the theme follows the system's preference).

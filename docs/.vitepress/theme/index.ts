@@ -9,6 +9,7 @@ import type { Theme } from "vitepress";
 import { h } from "vue";
 import CourseSyllabus from "./CourseSyllabus.vue";
 import IdeaDiagram from "./IdeaDiagram.vue";
+import LessonDiffView from "./LessonDiffView.vue";
 import LessonPlayer from "./LessonPlayer.vue";
 import LoopDiagram from "./LoopDiagram.vue";
 import LoopGrowth from "./LoopGrowth.vue";
@@ -22,6 +23,7 @@ const theme: Theme = {
   enhanceApp({ app }) {
     app.component("TranscriptViewer", TranscriptViewer);
     app.component("LessonPlayer", LessonPlayer);
+    app.component("LessonDiffView", LessonDiffView);
     app.component("IdeaDiagram", IdeaDiagram);
     app.component("LoopDiagram", LoopDiagram);
     app.component("PairingDiagram", PairingDiagram);
