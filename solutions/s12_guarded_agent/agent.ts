@@ -20,7 +20,6 @@ import { SafeToolRegistry, type CheckedTool } from "../../solutions/s04_tool_err
 import { answerNotRun, appendResponse, stoppedBy, type ModelStop, type Outcome } from "../../solutions/s05_stop_reasons/outcome.ts";
 import { DEFAULT_GUARDS, RepeatCounter, runSignal, tokensOf, type GuardStop, type Guards } from "../../solutions/s06_guards/guards.ts";
 import { terminalApprover, type Approver, refuseAll } from "../../solutions/s07_safe_tools/approval.ts";
-import { safeTools } from "../../solutions/s07_safe_tools/safe-tools.ts";
 import { EarlyStart } from "../../solutions/s08_streaming/early-tools.ts";
 import { streamTurn, type StreamHandlers } from "../../solutions/s08_streaming/stream-turn.ts";
 import { ObservedRegistry, type EventSink, fanOut } from "../../solutions/s09_observability/events.ts";
@@ -36,8 +35,9 @@ import { S12_TASK } from "../../runtime/scripted/scenarios/s12_guarded_agent.ts"
 import { scratchCopy } from "../../runtime/tools/files.ts";
 import { RunLog } from "../../solutions/s09_observability/jsonl.ts";
 import { messageTable } from "../../solutions/s09_observability/trace.ts";
-import { USAGE, UsageError, parseFlags, type Flags } from "./cli.ts";
-import { runTestsTool } from "./run-tests.ts";
+import { USAGE, UsageError, parseFlags, startLines, type Flags } from "./cli.ts";
+import { keepOnFailure } from "./failed-run.ts";
+import { guardedTools } from "./run-tests.ts";
 
 export const system = (root: string) =>
   `You are a coding agent working in ${root}; tool paths are relative to it. Use the tools to act, then answer briefly.`;
@@ -244,9 +244,9 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
 }
 // #endregion loop
 
-/** s07's safe tools (bash asks before anything not read-only) and run_tests, which needs no approval. */
+/** s07's safe tools (bash asks before anything not read-only) and run_tests (asks only with no sandbox, after a change). */
 export function capstoneTools(root: string, approve: Approver): CheckedTool[] {
-  return [...safeTools({ workspace: root, approve }), runTestsTool(root)];
+  return guardedTools(root, approve);
 }
 
 /** The context window an error names ("… tokens > 200000 maximum"), less a margin; else half the history. */
@@ -310,6 +310,7 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
     say(USAGE);
     return { exitCode: 0, history: [] };
   }
+  for (const line of startLines(flags)) say(dim(line));
   const llm = deps.llm ?? chooseModel(flags);
   if ("banner" in llm) say(String(llm.banner));
   say(dim(`workspace: ${flags.workspace}`));
@@ -332,7 +333,8 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
   if (flags.task) {
     // One task: one run of the loop, then the exit code says how it went.
     addQuestion(history, flags.task);
-    const outcome = await runAgent(llm, history, { ...optionsFrom(flags, onEvent), ...(deps.signal ? { signal: deps.signal } : {}) });
+    // A run that throws (the API down after the retries, a broken stream…) still saves its transcript.
+    const outcome = await keepOnFailure(history, () => runAgent(llm, history, { ...optionsFrom(flags, onEvent), ...(deps.signal ? { signal: deps.signal } : {}) }));
     exitCode = outcome.status === "done" ? 0 : 1;
     if (resumed) saveSession(resumed.name, history, { model: llm.model });
   } else {
