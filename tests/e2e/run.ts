@@ -478,6 +478,17 @@ async function main(): Promise<number> {
       }
     });
 
+    await check("the generated report blocks of the zh benchmarks and reliability pages are in Chinese", async () => {
+      for (const path of ["/zh/guide/benchmarks", "/zh/guide/reliability"]) {
+        await open(page, origin + path);
+        const heads = (await page.locator(".vp-doc h3").allTextContents()).map(squash);
+        const english = heads.filter((h) => !/[\u4e00-\u9fff]/.test(h));
+        expect(heads.length > 0 && english.length === 0, `${path}: headings not in Chinese: ${english.join(" | ") || "(no headings)"}`);
+        const ths = (await page.locator(".vp-doc table th").allTextContents()).map(squash).filter((t) => /^[a-z][a-z /,]+$/i.test(t) && !/^(s\d+|n\/a)$/.test(t));
+        expect(ths.length === 0, `${path}: English column names: ${[...new Set(ths)].slice(0, 6).join(" | ")}`);
+      }
+    });
+
     await check("previous/next stay inside the lessons (the first has no previous, the last no next)", async () => {
       for (const zh of [false, true]) {
         const p = zh ? "/zh" : "";
