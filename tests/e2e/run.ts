@@ -3,12 +3,19 @@
  *
  * Builds the site (`npm run docs:build`; skip with --no-build), serves docs/.vitepress/dist on
  * 127.0.0.1 with a small static server on a free port, and drives it in headless Chromium
- * (Debian's /usr/bin/chromium, through playwright-core): the home pages, every lesson page of the
- * manifest in both languages (its code blocks, its generated diff, its recorded run with every
- * tool_use linked to its tool_result), opening a learner's own JSONL in the viewer, the language
- * switch, local search, no console errors anywhere, and no dead internal link (a crawl of every
- * page). Screenshots of a lesson page at desktop and phone widths go to
- * docs/.vitepress/cache/e2e/. Prints one line per check and exits non-zero when any fails.
+ * (Debian's /usr/bin/chromium, through playwright-core). On every lesson page of the manifest, in
+ * both languages: imported code, the exercise's answers folded until asked (no line only the
+ * reference solution has is visible before "Show the reference solution" is opened), the lesson's
+ * picture labelled in the page's language, the diff view (summary card, code folded, the loop's
+ * change first, line numbers, split view, any two lessons), the recorded run with every tool_use
+ * linked to its tool_result, and the step-through player stepped through the whole run from the
+ * keyboard. Then: a learner's own JSONL in the viewer and the player, the language switch, local
+ * search (Chinese words inside longer ones, no generated diff in the results), Chinese navigation
+ * and report blocks, previous/next kept inside the lessons, no dead internal link (a crawl), every
+ * page at 1280 and 390 px without sideways scroll or raw `**`, and no console errors anywhere.
+ * Screenshots of every lesson page (and details at desktop and phone widths) go to
+ * docs/.vitepress/cache/e2e/ (git-ignored), kept as the run's artifacts. Prints one line per
+ * check and exits non-zero when any fails.
  *
  *   npm run test:e2e [-- --no-build] [-- --only s01]
  */
