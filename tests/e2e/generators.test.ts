@@ -3,9 +3,10 @@
  * `npm test`): the lesson diff, the lesson-page rewriting, the missing-page check, and how the
  * transcript viewer reads a learner's JSONL or JSON.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Lesson } from "../../runtime/manifest.ts";
@@ -331,5 +332,30 @@ describe("the diff view's model", () => {
     expect(after.split("\n")[added.new! - 1]).toBe("  guard();");
     const rows = splitRows(loop);
     expect(rows.some((r) => r.left === undefined && r.right?.type === "+")).toBe(true);
+  });
+});
+
+describe("one glossary (docs/guide/glossary.md) on the Chinese pages", () => {
+  it("uses the glossary's word for agent, guard and Your turn everywhere", () => {
+    const repo = join(dirname(fileURLToPath(import.meta.url)), "../..");
+    const pages: string[] = [];
+    const walk = (d: string) => {
+      for (const name of readdirSync(d)) {
+        const p = join(d, name);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (name.endsWith(".md")) pages.push(p);
+      }
+    };
+    walk(join(repo, "docs/zh"));
+    expect(pages.length).toBeGreaterThan(10);
+    const avoid: [RegExp, string][] = [
+      [/智能体/, "agent"],
+      [/护栏/, "防护"],
+      [/^##\s+(动手|动手做|你来试)\s*$/m, "## 轮到你了"],
+    ];
+    const found = pages.flatMap((p) =>
+      avoid.filter(([re]) => re.test(readFileSync(p, "utf8"))).map(([re, use]) => `${p.slice(repo.length + 1)}: ${re.source} (the glossary says ${use})`),
+    );
+    expect(found).toEqual([]);
   });
 });
