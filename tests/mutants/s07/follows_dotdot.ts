@@ -1,5 +1,5 @@
 // mutant of: solutions/s07_safe_tools/workspace.ts
-// expect: read_file \{"path":"\.\./out/secret\.txt"\} was not refused
+// expect: refuses \.\., absolute paths and symlinks out
 /**
  * s07 · the workspace: one root directory that the file tools cannot leave.
  *
