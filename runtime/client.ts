@@ -12,6 +12,9 @@ import Anthropic from "@anthropic-ai/sdk";
 import { CourseError, loadEnv } from "./env.ts";
 import { ScriptedModel, type ScriptedModelOptions } from "./scripted/model.ts";
 
+/** Faults the scripted model can play on demand (429, 529, a cut stream, latency…), for lessons that show recovery. */
+export type { FaultPlan } from "./scripted/types.ts";
+
 /** What a lesson needs to call a model: the SDK client and the model id to ask for. */
 export interface Llm {
   client: Anthropic;
@@ -30,6 +33,8 @@ export interface Selection extends Llm {
 export const DEFAULT_MODEL = "claude-sonnet-4-6";
 export const SCRIPTED_MODEL_ID = "scripted-model";
 const OFFLINE_BASE_URL = "http://scripted-model.localhost";
+/** The placeholder key the offline client sends (the scripted model checks that there is one, not its value). */
+export const OFFLINE_API_KEY = "scripted-offline";
 
 export interface SelectOptions {
   /** Options for the scripted model when offline (scenario, faults, pace). */
@@ -43,8 +48,10 @@ export interface SelectOptions {
 /** A client wired to a scripted model in-process (no network). */
 export function scriptedLlm(options: ScriptedModelOptions = {}, client: { maxRetries?: number; timeout?: number } = {}) {
   const scripted = new ScriptedModel(options);
+  // The scripted model refuses what the API refuses, a request without a key or an
+  // anthropic-version header included: the SDK sends this placeholder key and its version.
   const sdk = new Anthropic({
-    apiKey: "scripted-offline",
+    apiKey: OFFLINE_API_KEY,
     baseURL: OFFLINE_BASE_URL,
     fetch: scripted.fetch,
     maxRetries: client.maxRetries ?? 2,

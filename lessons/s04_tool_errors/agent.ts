@@ -8,14 +8,14 @@
  * message the model can act on, and the loop goes on. runTools (s03) is unchanged.
  *
  * Run: npx tsx lessons/s04_tool_errors/agent.ts ["your task"]    Check: npm run check s04
- * Your work is in define-tool.ts (safeDispatch, runWithDeadline): this file is complete.
+ * Your work is in define-tool.ts (safeDispatch, then timeoutMessage): this file is complete.
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import { selectModel, type Llm } from "../../runtime/client.ts";
 import { runMain, taskFromArgs } from "../../runtime/lesson.ts";
 import { dim, printFinal, printToolCall, printToolResult, say } from "../../runtime/print.ts";
-import { textOf } from "../../runtime/scripted/conversation.ts";
-import { S04_TASK, S04_WORKSPACE } from "../../runtime/scripted/scenarios/s04_tool_errors.ts";
+import { textOf } from "../../runtime/transcript.ts";
+import { S04_TASK, S04_WORKSPACE } from "../../runtime/tasks.ts";
 import { scratchWorkspace } from "../../runtime/tools/files.ts";
 import type { ToolContext } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { batches, runTools } from "../../solutions/s03_parallel_tools/run-tools.ts";
