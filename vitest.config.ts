@@ -1,4 +1,5 @@
 import { readdirSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
@@ -35,6 +36,10 @@ export default defineConfig({
     silent: "passed-only",
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // vitest's default is one worker per core but one: a single worker on a 2-core machine, so
+    // every test file would wait for the one before. Most of a lesson's test time is waiting
+    // (scripted latencies, child processes), so two files at a time or more use the cores.
+    maxWorkers: Math.max(2, availableParallelism()),
     projects: [
       { extends: true, test: { name: "learner", include: learner } },
       { extends: true, test: { name: "extended", include: [ALL], exclude: [...learner, "**/node_modules/**"] } },

@@ -88,6 +88,9 @@ async function cmdCheck(argv: string[]): Promise<number> {
     argv,
   );
   const verbose = values.verbose === true;
+  // `npm run check s01 --verbose` (no `--`): npm takes --verbose as its own log level.
+  if (!verbose && process.env.npm_lifecycle_event && process.env.npm_config_loglevel === "verbose")
+    console.log(dim("(npm took --verbose as its own log level: for the test runner's output, write `npm run check … -- --verbose`)"));
   const opts = { timeoutMs: checkTimeoutMs() };
   // The verdict first; with --verbose the runner's whole output follows it.
   const report = (lesson: Lesson, grade: Grade) => {

@@ -168,7 +168,7 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
     expect(textOf(r)).toMatch(/greet takes: .*Call it again with a corrected input\./s);
   });
 
-  it("stops waiting for a tool past its timeout, aborts its signal, and says so", async () => {
+  it("stops waiting for a tool past its timeout, stops the tool (its signal), and tells the model why", async () => {
     const { registry, seen } = trickyTools();
     const r = await safeDispatch(registry, toolUse("hang", {}), ctx);
     expect(r.is_error, "a tool past its time limit must be answered with is_error").toBe(true);

@@ -55,8 +55,8 @@ class Recording extends SafeToolRegistry {
 type Options = NonNullable<Parameters<Agent["runAgent"]>[2]>;
 
 /** Runs the lesson's loop, then sends the transcript again: it must be accepted, whatever the stop. */
-async function run(opts: { scenario?: Scenario; faults?: FaultPlan; history?: Anthropic.MessageParam[]; run?: Options } = {}) {
-  const llm = scripted({ ...(opts.scenario ? { scenario: opts.scenario } : { scenario: "s06_guards" }), ...(opts.faults ? { faults: opts.faults } : {}) });
+async function run(opts: { scenario?: Scenario; faults?: FaultPlan; history?: Anthropic.MessageParam[]; run?: Options; llm?: ReturnType<typeof scripted> } = {}) {
+  const llm = opts.llm ?? scripted({ ...(opts.scenario ? { scenario: opts.scenario } : { scenario: "s06_guards" }), ...(opts.faults ? { faults: opts.faults } : {}) });
   const registry = new Recording();
   const history = opts.history ?? [{ role: "user", content: S06_TASK }];
   const outcome = await lesson.runAgent(llm, history, { registry, root: await workspace(), ...opts.run });
@@ -137,8 +137,11 @@ describe("s06 guards: each one stops the run, and the transcript can be sent aga
 
   it("aborted: the caller's signal stops the run", async () => {
     const controller = new AbortController();
-    const pending = run({ faults: [{ kind: "latency", ms: 60_000 }], run: { signal: controller.signal } });
-    setTimeout(() => controller.abort(), 100);
+    const llm = scripted({ scenario: "s06_guards", faults: [{ kind: "latency", ms: 60_000 }] });
+    const pending = run({ llm, run: { signal: controller.signal } });
+    // Abort once the request is in flight (the model has it and would take 60 s), not after a guessed delay.
+    for (let waited = 0; llm.scripted.exchanges.length === 0 && waited < 30_000; waited += 5) await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
     const { outcome, history } = await pending;
     expect(reason(outcome)).toBe("aborted");
     expect(history).toHaveLength(1);
