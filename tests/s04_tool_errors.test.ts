@@ -11,7 +11,7 @@ import { z } from "zod";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S04_TASK, S04_WORKSPACE } from "../runtime/scripted/scenarios/s04_tool_errors.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { loadLesson, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { loadLesson, scripted , expectSendable , textIn , assertProperty } from "../runtime/testing.ts";
 import { quietLessonFile } from "./support.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 
@@ -19,6 +19,7 @@ type Agent = typeof import("../solutions/s04_tool_errors/agent.ts");
 type DefineTool = typeof import("../solutions/s04_tool_errors/define-tool.ts");
 const lesson = await loadLesson<Agent>("s04_tool_errors");
 const { defineTool, safeDispatch, SafeToolRegistry } = await loadLesson<DefineTool>("s04_tool_errors", "define-tool.ts");
+const { waitForFile } = await loadLesson<typeof import("../solutions/s04_tool_errors/tools.ts")>("s04_tool_errors", "tools.ts");
 
 const keep = quietLessonFile();
 
@@ -87,7 +88,27 @@ function trickyTools() {
 }
 
 const ctx = { root: process.cwd() };
-const textOf = (r: Anthropic.ToolResultBlockParam) => (typeof r.content === "string" ? r.content : JSON.stringify(r.content));
+const textOf = (r: Anthropic.ToolResultBlockParam) => textIn(r.content);
+
+/**
+ * What the model must read when a tool ran past its limit (timeoutMessage, the lesson's part of
+ * the deadline): which tool, that it ran out of time and was stopped, the limit, and what to do
+ * instead. Any wording that says these is right.
+ */
+function expectTimeoutMessage(text: string, tool: string, ms: number): void {
+  const where = "(timeoutMessage in lessons/s04_tool_errors/define-tool.ts)";
+  expect(text, `the message must name the tool that ran out of time, "${tool}" ${where}`).toContain(tool);
+  expect(text, `the message must say the tool ran out of time ("did not finish within …", "timed out after …") ${where}`).toMatch(
+    /did not finish|timed? ?out|time ?limit|took (too long|longer)|ran out of time|deadline/i,
+  );
+  const seconds = String(ms / 1000).replace(".", "\\.");
+  expect(text, `the message must give the limit, ${ms / 1000} s (or ${ms} ms), so the model knows how long it waited ${where}`).toMatch(
+    new RegExp(`(^|[^\\d.])(${seconds}\\s*(s\\b|sec|second)|${ms}\\s*(ms\\b|millisecond))`, "i"),
+  );
+  expect(text, `the message must say what to do instead of the same call again (a smaller input, another way) ${where}`).toMatch(
+    /\b(instead|another|other|smaller|narrower|different|split|not (repeat|retry|call|wait)|don't|do not)\b/i,
+  );
+}
 
 describe("s04 defineTool: one zod schema for the API and for the check", () => {
   it("turns the zod schema into the input_schema sent to the API, strict", () => {
@@ -150,8 +171,8 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
   it("stops waiting for a tool past its timeout, aborts its signal, and says so", async () => {
     const { registry, seen } = trickyTools();
     const r = await safeDispatch(registry, toolUse("hang", {}), ctx);
-    expect(r.is_error).toBe(true);
-    expect(textOf(r)).toMatch(/did not finish within/);
+    expect(r.is_error, "a tool past its time limit must be answered with is_error").toBe(true);
+    expectTimeoutMessage(textOf(r), "hang", 60);
     expect(seen.signal?.aborted, "the tool's signal must abort at the deadline, so it can stop its work").toBe(true);
   });
 
@@ -159,7 +180,7 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
     const { registry } = trickyTools();
     const r = await safeDispatch(registry, toolUse("hang_deaf", {}), ctx);
     expect(r.is_error).toBe(true);
-    expect(textOf(r)).toMatch(/did not finish within/);
+    expectTimeoutMessage(textOf(r), "hang_deaf", 60);
   });
 
   it("passes the caller's abort on to the tool", async () => {
@@ -183,7 +204,7 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
 
   it("property: for any tool name and any input, it answers the call by id and never throws", async () => {
     const { registry } = trickyTools();
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.constantFrom("greet", "explode", "explode_later", "silent", "nope"), fc.jsonValue(), async (name, input) => {
         const c = toolUse(name, input);
         const r = await safeDispatch(registry, c, ctx);
@@ -200,8 +221,7 @@ async function runLoop(scenario: Scenario, task: string, registry: InstanceType<
   const llm = scripted({ scenario });
   const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
   const final = await lesson.agentLoop(llm, history, registry, ctx);
-  const problems = await transcriptProblems(llm, history);
-  if (problems) throw new Error(problems);
+  await expectSendable(llm, history);
   return { history, final };
 }
 
@@ -229,15 +249,14 @@ describe("s04 the loop goes on after a failure", () => {
     const llm = scripted();
     const history: Anthropic.MessageParam[] = [{ role: "user", content: S04_TASK }];
     const final = await lesson.agentLoop(llm, history, lesson.demoRegistry(), { root });
-    const problems = await transcriptProblems(llm, history);
-    if (problems) throw new Error(problems);
+    await expectSendable(llm, history);
     const errors = history
       .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
       .filter((b): b is Anthropic.ToolResultBlockParam => b.type === "tool_result" && b.is_error === true)
       .map(textOf);
     expect(errors).toHaveLength(3);
     expect(errors[0]).toMatch(/Invalid input for read_json/);
-    expect(errors[1]).toMatch(/wait_for_file did not finish/);
+    expectTimeoutMessage(errors[1]!, "wait_for_file", waitForFile.timeoutMs);
     expect(errors[2]).toMatch(/SyntaxError/);
     expect(final.content).toMatchObject([{ type: "text", text: expect.stringContaining("The port is 8080") }]);
   });

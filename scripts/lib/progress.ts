@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import type { Lesson } from "../../runtime/manifest.ts";
 import { gradeLesson, gradeLessons, type Grade, type GradeOptions } from "./grade.ts";
 import { exerciseDir } from "./paths.ts";
-import { isPristine } from "./pristine.ts";
+import { pristineStates } from "./pristine.ts";
 import { cachedResult, lessonHash, loadState, recordResult } from "./state.ts";
 
 export type LessonState = "done" | "current" | "in progress" | "not started" | "missing";
@@ -22,7 +22,7 @@ export async function checkLesson(lesson: Lesson, opts: GradeOptions = {}): Prom
   const hash = lessonHash(lesson);
   const grade = await gradeLesson(lesson, "lessons", opts);
   const stopped = grade.failures[0]?.kind === "load" && /was stopped|did not finish/.test(grade.failures[0].message);
-  if (!stopped) recordResult(lesson, hash, grade.ok);
+  if (!stopped) recordResult(lesson, hash, grade);
   return grade;
 }
 
@@ -49,7 +49,8 @@ export async function doneMap(lessons: Lesson[], opts: { run?: boolean } & Grade
       const g = grades.get(l.id);
       if (!g) continue;
       done.set(l.id, g.ok);
-      recordResult(l, hashes.get(l.id)!, g.ok);
+      const stopped = g.failures[0]?.kind === "load" && /was stopped|did not finish/.test(g.failures[0].message);
+      if (!stopped) recordResult(l, hashes.get(l.id)!, g);
     }
   }
   return done;
@@ -58,6 +59,7 @@ export async function doneMap(lessons: Lesson[], opts: { run?: boolean } & Grade
 /** Every lesson with its state. `run: false` answers from the cache alone (unknown = not done). */
 export async function statuses(lessons: Lesson[], opts: { run?: boolean } & GradeOptions = {}): Promise<LessonStatus[]> {
   const done = await doneMap(lessons, opts);
+  const untouched = pristineStates(lessons.filter((l) => done.get(l.id) !== true));
   let currentSeen = false;
   return lessons.map((lesson) => {
     if (!existsSync(exerciseDir(lesson))) return { lesson, state: "missing" };
@@ -66,7 +68,7 @@ export async function statuses(lessons: Lesson[], opts: { run?: boolean } & Grad
       currentSeen = true;
       return { lesson, state: "current" };
     }
-    return { lesson, state: isPristine(lesson) === false ? "in progress" : "not started" };
+    return { lesson, state: untouched.get(lesson.id) === false ? "in progress" : "not started" };
   });
 }
 

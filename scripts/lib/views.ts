@@ -4,7 +4,9 @@
  */
 import { LESSONS, type Lesson } from "../../runtime/manifest.ts";
 import { bold, dim, green, red, yellow } from "../../runtime/print.ts";
+import { courseLang, ruleWords } from "../../runtime/rules.ts";
 import { explain, type Grade } from "./grade.ts";
+import { cachedGrade, loadState } from "./state.ts";
 import type { LessonState, LessonStatus } from "./progress.ts";
 
 function nextLesson(lesson: Lesson): Lesson | undefined {
@@ -40,12 +42,45 @@ export function checkReport(lesson: Lesson, grade: Grade, { watch = false } = {}
   return lines;
 }
 
-/** Hint 1, or hints 1 and 2. */
+/**
+ * Hint 1 (guiding questions), or hints 1 and 2 (closer to the code). Each says what the next ask
+ * gives: after the first, a stronger hint; after the second, there is only the reference.
+ */
 export function hintLines(lesson: Lesson, level: 1 | 2, { watch = false } = {}): string[] {
   const lines = [bold(`Hint for ${lesson.id} · ${lesson.title}`), `  ${lesson.hints[0]}`];
-  if (level === 2) lines.push("", bold("A stronger hint:"), `  ${lesson.hints[1]}`, "", dim(`Still stuck? \`npm run solution ${lesson.id}\` shows the reference.`));
-  else lines.push("", dim(watch ? "Need more? Press h again for a stronger one." : `Need more? \`npm run hint ${lesson.id} -- --more\` (or ask again) gives a stronger one.`));
+  if (level === 2)
+    lines.push(
+      "",
+      bold("A stronger hint (closer to the code):"),
+      `  ${lesson.hints[1]}`,
+      "",
+      dim(`That was the last hint: asking again shows these two. Still stuck? \`npm run solution ${lesson.id}\` shows the reference.`),
+    );
+  else
+    lines.push(
+      "",
+      dim(
+        watch
+          ? "Need more? Press h again: the next hint is stronger, closer to the code."
+          : `Need more? Run \`npm run hint ${lesson.id}\` again (or \`npm run hint ${lesson.id} -- --more\`): the next hint is stronger, closer to the code.`,
+      ),
+    );
+  lines.push(...ruleHint(lesson));
   return lines;
+}
+
+/** The rule the last check of this lesson broke, from the rule catalog (runtime/rules.ts). */
+function ruleHint(lesson: Lesson): string[] {
+  let rule;
+  try {
+    rule = cachedGrade(loadState(), lesson)?.failures[0]?.rule;
+  } catch {
+    return []; // the lesson's files are gone: no last check to speak of
+  }
+  if (!rule) return [];
+  const lang = courseLang();
+  const w = ruleWords(rule, lang);
+  return ["", bold(lang === "zh" ? `上次检查违反的规则 [${rule}]：` : `The rule your last check broke [${rule}]:`), `  ${w.what}`, `  ${w.fix}`];
 }
 
 const MARK: Record<LessonState, string> = {
