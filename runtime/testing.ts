@@ -245,6 +245,15 @@ export function expectTranscriptRules(messages: Anthropic.MessageParam[], opts: 
   throw new RuleError(violations[0]!.rule as RuleId, `${violations[0]!.message}${more}`);
 }
 
+/** No request the loop sent was refused by the API (a REPL may catch the refusal and go on). */
+export function expectAccepted(llm: { scripted?: ScriptedModel }): void {
+  const refused = (llm.scripted?.exchanges ?? []).findIndex((e) => e.error && !e.fault);
+  if (refused < 0) return;
+  const msg = llm.scripted!.exchanges[refused]!.error!.message;
+  const rule = ruleOfApiMessage(msg);
+  throw new RuleError(rule === "api-rejected" ? "api-rejected" : rule, `the API refused request ${refused + 1} the loop sent: ${msg}`);
+}
+
 /**
  * Every request the loop sent carried the model's earlier turns unchanged (thinking blocks and
  * signatures included): a loop that keeps its history whole but strips or edits what it SENDS

@@ -351,16 +351,19 @@ export function parseFailure(lesson: Lesson, test: string, raw: string): Failure
     return { ...base, kind: "assertion", rule: ruleFromTest(lesson, test), message: `${said}This check is not met: ${title}.` };
   }
   // The learner's code threw inside a test of one rule: that rule, and the error in its words.
+  // An API refusal that surfaced as a thrown error names its pairing rule.
+  const refusal = ruleOfApiMessage(head);
+  if (refusal !== "api-rejected") return { ...base, kind: "error", rule: refusal, message: relativize(head) };
   const byName = ruleFromTest(lesson, test);
-  return { ...base, kind: "error", rule: byName === "lesson-rule" ? "loop-threw" : byName, message: relativize(head) };
+  return { ...base, kind: "error", rule: byName === "lesson-rule" || ruleStage(byName) !== "lesson" ? "loop-threw" : byName, message: relativize(head) };
 }
 
 /** The rule a test's name states (each lesson's test names are written as its rules). */
 const RULE_WORDS: Array<[RegExp, RuleId]> = [
-  [/stop_reason (max_tokens|stop_sequence|refusal|pause_turn)|cut-off|cut off/i, "tools-only-on-tool-use"],
-  [/pause_turn/i, "pause-turn"],
+  [/paus/i, "pause-turn"],
+  [/stop_reason (max_tokens|stop_sequence|refusal)|cut-off|cut off/i, "tools-only-on-tool-use"],
   [/unknown tool/i, "unknown-tool"],
-  [/invalid input|schema|validat/i, "invalid-input"],
+  [/invalid input|schema|validat|missing field|wrong type|refuses a/i, "invalid-input"],
   [/token_budget|budget|cache read/i, "guard-budget"],
   [/max_turns|turn limit/i, "guard-max-turns"],
   [/repeat/i, "guard-repeat"],
@@ -373,7 +376,7 @@ const RULE_WORDS: Array<[RegExp, RuleId]> = [
   [/stream|delta/i, "streaming"],
   [/session|resum|\/reset|history across/i, "session"],
   [/event|usage|cost|trace|jsonl/i, "observability"],
-  [/at the same time|in order|parallel|concurren|overlap|one at a time|neighbour/i, "concurrency"],
+  [/at the same time|in (the )?order|parallel|concurren|overlap|one at a time|neighbour/i, "concurrency"],
   [/throws?|exception|failure is|fails?:/i, "tool-failure-observed"],
   [/dispatch|registry|handler/i, "dispatch"],
   [/outcome/i, "typed-outcome"],

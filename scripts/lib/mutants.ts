@@ -235,7 +235,7 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
   const ids = args.filter((a, i) => !a.startsWith("--") && args[i - 1] !== "--only");
   const lessons = ids.length > 0 ? ids.map((id) => findLesson(id) ?? (console.error(`no lesson ${id}`), process.exit(2))) : LESSONS;
   const found = [findPatches(lessons, "mutant"), findPatches(lessons, "alternative")];
-  const all = found.flatMap((f) => f.mutants).filter((m) => !only || m.name === only);
+  const all = found.flatMap((f) => f.mutants).filter((m) => !only || only.split(",").includes(m.name));
   for (const p of found.flatMap((f) => f.problems)) console.log(`problem: ${p}`);
   const results = await runMutants(all, (r) =>
     console.log(`${r.mutant.lesson.id} ${r.mutant.kind === "mutant" ? "mutant" : "valid "} ${r.mutant.name}: ${r.caught ? "ok" : "WRONG"} (${r.detail})`),
