@@ -35,6 +35,7 @@ import { checkReport, hintLines, listLines } from "./lib/views.ts";
 import { WatchSession, attachTerminal } from "./lib/watch.ts";
 import { firstSyntaxError } from "./lib/syntax.ts";
 import { findPatches, runMutants } from "./lib/mutants.ts";
+import { WarmRunner } from "./lib/warm-runner.ts";
 
 /** A learner's code may loop forever; a check gives up after this long (COURSE_CHECK_TIMEOUT_MS). */
 const checkTimeoutMs = () => Number(process.env.COURSE_CHECK_TIMEOUT_MS) || 180_000;
@@ -274,11 +275,15 @@ function cmdSolution(argv: string[]): number {
 
 // ── watch ───────────────────────────────────────────────────────────────────────────────────
 
+/** Watch's test runner, kept warm between saves (scripts/lib/warm-runner.ts). */
+const warm = new WarmRunner();
+
 async function cmdWatch(argv: string[]): Promise<number> {
   strictArgs({ command: "npm run watch", usage: "", options: {} }, argv);
+  warm.start();
   const session = new WatchSession({
     lessons: () => LESSONS,
-    check: (lesson, signal) => checkLesson(lesson, { signal, timeoutMs: checkTimeoutMs() }),
+    check: (lesson, signal) => checkLesson(lesson, { signal, timeoutMs: checkTimeoutMs(), warm }),
     isDone: (lesson) => existsSync(exerciseDir(lesson)) && cachedResult(loadState(), lesson) === true,
     cached: (lesson) => (existsSync(exerciseDir(lesson)) ? cachedGrade(loadState(), lesson) : undefined),
     report: (lesson, grade) => checkReport(lesson, grade, { watch: true }),

@@ -17,6 +17,7 @@ import type { Lesson } from "../../runtime/manifest.ts";
 import { STAGES, courseLang, isRuleId, ruleOfApiMessage, ruleStage, ruleWords, type RuleId, type Stage } from "../../runtime/rules.ts";
 import { ROOT, exerciseDir, filesUnder, testFile, testFileRel } from "./paths.ts";
 import { typeErrors } from "./typecheck.ts";
+import type { FileReport, WarmRunner } from "./warm-runner.ts";
 
 export type Tree = "lessons" | "solutions";
 
@@ -74,6 +75,8 @@ export interface GradeOptions {
   treeDir?: string;
   /** More arguments for vitest (a mutant's shorter test timeout). */
   vitestArgs?: string[];
+  /** A runner kept warm between checks (watch mode). */
+  warm?: WarmRunner;
 }
 
 /**
@@ -97,7 +100,14 @@ export async function gradeLessons(lessons: Lesson[], tree: Tree, opts: GradeOpt
   const tmp = mkdtempSync(join(tmpdir(), "course-grade-"));
   const out = join(tmp, "report.json");
   try {
-    const running = runVitest(runnable.map(testFileRel), tree, out, { ...opts, heartbeatFile: join(tmp, "heartbeat.json") });
+    // Watch keeps a runner warm (lessons/ only); otherwise a fresh vitest process per check.
+    const warm = tree === "lessons" && !opts.treeDir ? opts.warm : undefined;
+    const running = warm
+      ? warm.run(runnable.map(testFileRel), opts)
+      : runVitest(runnable.map(testFileRel), tree, out, { ...opts, heartbeatFile: join(tmp, "heartbeat.json") }).then((r) => {
+          const parsed = readReport(out);
+          return { ...r, files: parsed?.success ? parsed.data.testResults : undefined };
+        });
     // While the tests run: the lesson's own files type-checked (a type error leads the verdict).
     const types = new Map<string, Failure[]>();
     if (tree === "lessons" && opts.typecheck !== false)
@@ -105,10 +115,9 @@ export async function gradeLessons(lessons: Lesson[], tree: Tree, opts: GradeOpt
         await new Promise((r) => setImmediate(r)); // let the runner start first
         types.set(l.id, typeFailures(l));
       }
-    const { output, timedOut, aborted, hung } = await running;
-    const parsed = readReport(out);
+    const { output, timedOut, aborted, hung, files } = await running;
     for (const l of runnable) {
-      const file = parsed?.success ? parsed.data.testResults.find((r) => r.name === testFile(l) || r.name.endsWith(`/${testFileRel(l)}`)) : undefined;
+      const file = files?.find((r) => r.name === testFile(l) || r.name.endsWith(`/${testFileRel(l)}`));
       let grade: Grade;
       if (aborted) grade = loadFailure("the check was stopped.", output);
       else if (hung) grade = hangFailure(l, hung, output);
@@ -262,7 +271,7 @@ export function order(failures: Failure[]): Failure[] {
   return failures.map((f, i) => ({ f, i, r: rank(f) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.f);
 }
 
-function fromFile(lesson: Lesson, file: z.infer<typeof fileResult>, output: string): Grade {
+function fromFile(lesson: Lesson, file: z.infer<typeof fileResult> | FileReport, output: string): Grade {
   const tests = file.assertionResults;
   const failed = tests.filter((t) => t.status === "failed");
   const passed = tests.filter((t) => t.status === "passed").length;
