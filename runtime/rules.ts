@@ -319,6 +319,7 @@ export function ruleOfApiMessage(msg: string): RuleId {
   if (/thinking|signature/.test(msg)) return "not-verbatim";
   if (/content cannot be empty if `?is_error`?/.test(msg)) return "error-result-empty";
   if (/alternate|consecutive/.test(msg)) return "roles-alternate";
+  if (/requests already answered and the loop keeps calling/.test(msg)) return "stop-when-done";
   return "api-rejected";
 }
 

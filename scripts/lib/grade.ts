@@ -265,7 +265,9 @@ export function order(failures: Failure[]): Failure[] {
   const rank = (f: Failure): number => {
     if (f.kind === "load") return -1;
     if (f.kind === "todo") return -0.5;
-    const stage: Stage | undefined = f.kind === "types" ? "types" : f.kind === "hang" ? "hang" : f.rule ? ruleStage(f.rule) : undefined;
+    // A check without a rule id of its own is a lesson rule, whatever its test's name maps to.
+    const stage: Stage | undefined =
+      f.kind === "types" ? "types" : f.kind === "hang" ? "hang" : f.kind === "assertion" ? "lesson" : f.rule ? ruleStage(f.rule) : undefined;
     return stage ? STAGES.indexOf(stage) : STAGES.length;
   };
   return failures.map((f, i) => ({ f, i, r: rank(f) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.f);
