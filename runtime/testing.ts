@@ -302,6 +302,7 @@ export async function driveLoop<T>(
 ): Promise<T> {
   const before = history.length;
   const snapshot = JSON.stringify(history);
+  const answeredBefore = llm.scripted?.responses.length ?? 0;
   let result: T;
   let timer: NodeJS.Timeout | undefined;
   const ms = opts.timeoutMs ?? LOOP_TIMEOUT_MS;
@@ -324,7 +325,7 @@ export async function driveLoop<T>(
       hungAt ??= "driveLoop";
       throw new RuleError("loop-did-not-return", `the loop did not return within ${Math.round(ms / 1000)} s. ${lastRequestLine(llm.scripted)}`);
     }
-    const growth = growthProblem(llm, history, before, snapshot);
+    const growth = growthProblem(llm, history, before, snapshot, answeredBefore);
     if (growth) throw growth;
     const exhausted = llm.scripted?.exchanges.at(-1)?.error?.message?.includes("requests already answered");
     if (exhausted)
@@ -343,7 +344,7 @@ export async function driveLoop<T>(
   } finally {
     if (timer) clearTimeout(timer);
   }
-  const growth = growthProblem(llm, history, before, snapshot);
+  const growth = growthProblem(llm, history, before, snapshot, answeredBefore);
   if (growth) throw growth;
   const violations = checkTranscript(history, { responses: llm.scripted?.responses, ...opts });
   if (violations.length > 0) {
@@ -372,8 +373,9 @@ function growthProblem(
   history: Anthropic.MessageParam[],
   before: number,
   snapshot: string,
+  answeredBefore = 0,
 ): RuleError | undefined {
-  const responses = llm.scripted?.responses ?? [];
+  const responses = (llm.scripted?.responses ?? []).slice(answeredBefore);
   if (responses.length === 0) return undefined;
   if (history.length <= before && JSON.stringify(history) === snapshot)
     return new RuleError(
