@@ -169,11 +169,11 @@ if (process.env.VITEST) {
   const { beforeEach, afterEach } = await import("vitest");
   beforeEach((ctx) => {
     lastModel = undefined;
-    heartbeat();
+    heartbeat(true);
     if (hungAt) ctx.skip();
   });
   afterEach((ctx) => {
-    heartbeat();
+    heartbeat(false);
     const errors = ctx.task.result?.errors ?? [];
     if (!hungAt && errors.some((e) => /timed out|\[loop-did-not-return\]/i.test(String(e?.message))))
       hungAt = ctx.task.name;
@@ -185,12 +185,13 @@ if (process.env.VITEST) {
  * each request, so a check can tell a loop that blocks the process (a `while (true)` with no
  * await) from a slow test, and say what the loop sent last.
  */
-function heartbeat(request?: unknown): void {
+function heartbeat(inTest = true): void {
   const file = process.env.COURSE_HEARTBEAT_FILE;
   if (!file) return;
   try {
-    const line = request !== undefined ? describeRequest(request) : lastModel ? lastRequestLine(lastModel) : "";
-    writeFileSync(file, JSON.stringify({ at: Date.now(), last: line }));
+    // inTest: a test is running (only then can silence mean a loop that blocks the process).
+    const line = lastModel ? lastRequestLine(lastModel) : "";
+    writeFileSync(file, JSON.stringify({ at: Date.now(), last: line, inTest }));
   } catch {
     /* only a diagnosis aid */
   }

@@ -201,7 +201,7 @@ function runVitest(files: string[], tree: Tree, outFile: string, opts: GradeOpti
     ? setInterval(() => {
         const beat = readHeartbeat(opts.heartbeatFile!);
         const since = Date.now() - (beat?.at ?? started);
-        if (beat && since > HANG_MS) {
+        if (beat && beat.inTest && since > HANG_MS) {
           hung = `the loop did not return: it has blocked the test process for ${Math.round(since / 1000)} s (a loop that never awaits, so nothing else can run). ${beat.last}`.trim();
           kill();
         }
@@ -238,10 +238,10 @@ function lastLines(s: string, n: number): string {
   return s.trimEnd().split("\n").slice(-n).join("\n");
 }
 
-function readHeartbeat(path: string): { at: number; last: string } | undefined {
+function readHeartbeat(path: string): { at: number; last: string; inTest: boolean } | undefined {
   try {
-    const v = JSON.parse(readFileSync(path, "utf8")) as { at?: unknown; last?: unknown };
-    return typeof v.at === "number" ? { at: v.at, last: typeof v.last === "string" ? v.last : "" } : undefined;
+    const v = JSON.parse(readFileSync(path, "utf8")) as { at?: unknown; last?: unknown; inTest?: unknown };
+    return typeof v.at === "number" ? { at: v.at, last: typeof v.last === "string" ? v.last : "", inTest: v.inTest !== false } : undefined;
   } catch {
     return undefined; // not written yet, or being written
   }

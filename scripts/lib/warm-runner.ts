@@ -106,13 +106,15 @@ export class WarmRunner {
       const watchdog = setInterval(() => {
         let at = started;
         let last = "";
+        let inTest = false;
         try {
-          const beat = JSON.parse(readFileSync(this.heartbeat, "utf8")) as { at: number; last: string };
+          const beat = JSON.parse(readFileSync(this.heartbeat, "utf8")) as { at: number; last: string; inTest?: boolean };
           if (beat.at > started) ({ at, last } = beat);
+          inTest = beat.at > started && beat.inTest !== false;
         } catch {
           /* not written yet */
         }
-        if (at > started && Date.now() - at > HANG_MS)
+        if (inTest && Date.now() - at > HANG_MS)
           finish({ files: [], timedOut: false, aborted: false, hung: `the loop did not return: it has blocked the test process for ${Math.round((Date.now() - at) / 1000)} s (a loop that never awaits, so nothing else can run). ${last}`.trim() }, true);
       }, 1000);
       const timer = opts.timeoutMs ? setTimeout(() => finish({ files: [], timedOut: true, aborted: false }, true), opts.timeoutMs) : undefined;
