@@ -376,6 +376,7 @@ function growthProblem(
   snapshot: string,
   answeredBefore = 0,
 ): RuleError | undefined {
+  // Only the answers the loop itself asked for: a test may make a first call before it drives the loop.
   const responses = (llm.scripted?.responses ?? []).slice(answeredBefore);
   if (responses.length === 0) return undefined;
   if (history.length <= before && JSON.stringify(history) === snapshot)

@@ -70,14 +70,12 @@ const contentOf = (r: Anthropic.ToolResultBlockParam) => textIn(r.content);
 const overlap = (a: Span, b: Span) => a.start < b.end && b.start < a.end;
 
 describe("s03 runTools", () => {
-  it("runs three read-only calls of 200 ms at the same time: together well under 600 ms", async () => {
+  it("runs three read-only calls of 200 ms at the same time: each starts before any ends", async () => {
     const { registry, span } = timedTools();
     const calls = [look("a", 200), look("b", 200), look("c", 200)];
-    const t0 = performance.now();
     const results = await runTools(registry, calls);
-    const elapsed = performance.now() - t0;
-    // Serially they would take 600 ms; together, about 200 ms. 450 ms leaves room for a slow machine.
-    expect(elapsed, `three 200 ms read-only calls took ${Math.round(elapsed)} ms: did they run one after another?`).toBeLessThan(450);
+    // The order of the starts and ends proves it, however busy the machine: one after another,
+    // the second call would start only after the first ended.
     const [a, b, c] = [span("a"), span("b"), span("c")];
     expect(Math.max(a.start, b.start, c.start), "every read-only call must start before the first one ends").toBeLessThan(Math.min(a.end, b.end, c.end));
     expect(results.map((r) => r.tool_use_id)).toEqual(calls.map((x) => x.id));

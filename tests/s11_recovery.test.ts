@@ -87,9 +87,13 @@ describe("s11 a broken stream: the loop retries the turn", () => {
     expect(refused.scripted.exchanges).toHaveLength(1);
 
     const controller = new AbortController();
-    const slow = scripted({ scenario: "echo", latencyMs: 2_000 });
+    const slow = scripted({ scenario: "echo", latencyMs: 60_000 });
     const pending = recovery.retryTurn(stream(slow, controller.signal), { delayMs: 1, signal: controller.signal });
-    setTimeout(() => controller.abort(), 20);
+    // Abort once the request is in flight (the model has it), not after a guessed delay.
+    void (async () => {
+      for (let waited = 0; slow.scripted.exchanges.length === 0 && waited < 30_000; waited += 5) await new Promise((r) => setTimeout(r, 5));
+      controller.abort();
+    })();
     await expect(pending).rejects.toBeInstanceOf(Anthropic.APIUserAbortError);
     expect(slow.scripted.exchanges).toHaveLength(1);
   });

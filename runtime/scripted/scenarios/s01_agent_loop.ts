@@ -5,9 +5,10 @@
  */
 import type { Scenario } from "../types.ts";
 import { call, say, steps, text, thinking } from "./script.ts";
+import { S01_TASK } from "../../tasks.ts";
 
-export const S01_TASK =
-  "Say in one sentence what you will do, then use the bash tool to list the files in the current directory.";
+export { S01_TASK };
+
 
 export const s01AgentLoop: Scenario = {
   id: "s01_agent_loop",
@@ -28,7 +29,7 @@ export const s01AgentLoop: Scenario = {
       if (result.is_error) return say(`The command failed: ${out.split("\n")[0]}`);
       const files = out.split("\n").filter((l) => l.trim().length > 0);
       const shown = files.slice(0, 8).join(", ");
-      return say(`The directory has ${files.length} entries: ${shown}${files.length > 8 ? ", …" : ""}.`);
+      return say(`The directory has ${files.length} entries: ${shown}${files.length > 8 ? ` and ${files.length - 8} more` : ""}.`);
     },
   ),
 };
