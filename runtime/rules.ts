@@ -53,7 +53,7 @@ export const RULES = {
     ["循环必须返回：在 stop_reason 不是 tool_use 的响应之后，或被某个保护机制停止时。", "查看循环发出的最后一个请求：模型不再等待工具结果时就返回，并确保每个 await 都能完成。"],
   ),
   "loop-threw": r(
-    "hang",
+    "lesson",
     ["The loop must not throw on what the lesson says it handles.", "Read the error and the line it came from; catch it where the lesson says, or fix the request that the API refused."],
     ["循环不能在课程要求它处理的情况下抛出异常。", "阅读错误及其来源行；在课程指定的位置捕获它，或修正被 API 拒绝的请求。"],
   ),
@@ -319,6 +319,7 @@ export function ruleOfApiMessage(msg: string): RuleId {
   if (/thinking|signature/.test(msg)) return "not-verbatim";
   if (/content cannot be empty if `?is_error`?/.test(msg)) return "error-result-empty";
   if (/alternate|consecutive/.test(msg)) return "roles-alternate";
+  if (/requests already answered and the loop keeps calling/.test(msg)) return "stop-when-done";
   return "api-rejected";
 }
 

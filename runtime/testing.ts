@@ -169,11 +169,11 @@ if (process.env.VITEST) {
   const { beforeEach, afterEach } = await import("vitest");
   beforeEach((ctx) => {
     lastModel = undefined;
-    heartbeat();
+    heartbeat(true);
     if (hungAt) ctx.skip();
   });
   afterEach((ctx) => {
-    heartbeat();
+    heartbeat(false);
     const errors = ctx.task.result?.errors ?? [];
     if (!hungAt && errors.some((e) => /timed out|\[loop-did-not-return\]/i.test(String(e?.message))))
       hungAt = ctx.task.name;
@@ -185,12 +185,13 @@ if (process.env.VITEST) {
  * each request, so a check can tell a loop that blocks the process (a `while (true)` with no
  * await) from a slow test, and say what the loop sent last.
  */
-function heartbeat(request?: unknown): void {
+function heartbeat(inTest = true): void {
   const file = process.env.COURSE_HEARTBEAT_FILE;
   if (!file) return;
   try {
-    const line = request !== undefined ? describeRequest(request) : lastModel ? lastRequestLine(lastModel) : "";
-    writeFileSync(file, JSON.stringify({ at: Date.now(), last: line }));
+    // inTest: a test is running (only then can silence mean a loop that blocks the process).
+    const line = lastModel ? lastRequestLine(lastModel) : "";
+    writeFileSync(file, JSON.stringify({ at: Date.now(), last: line, inTest }));
   } catch {
     /* only a diagnosis aid */
   }
@@ -243,6 +244,15 @@ export function expectTranscriptRules(messages: Anthropic.MessageParam[], opts: 
   if (violations.length === 0) return;
   const more = violations.length > 1 ? `\n${formatViolations(violations.slice(1))}` : "";
   throw new RuleError(violations[0]!.rule as RuleId, `${violations[0]!.message}${more}`);
+}
+
+/** No request the loop sent was refused by the API (a REPL may catch the refusal and go on). */
+export function expectAccepted(llm: { scripted?: ScriptedModel }): void {
+  const refused = (llm.scripted?.exchanges ?? []).findIndex((e) => e.error && !e.fault);
+  if (refused < 0) return;
+  const msg = llm.scripted!.exchanges[refused]!.error!.message;
+  const rule = ruleOfApiMessage(msg);
+  throw new RuleError(rule === "api-rejected" ? "api-rejected" : rule, `the API refused request ${refused + 1} the loop sent: ${msg}`);
 }
 
 /**
@@ -366,14 +376,13 @@ function growthProblem(
   snapshot: string,
   answeredBefore = 0,
 ): RuleError | undefined {
-  const responses = llm.scripted?.responses ?? [];
   // Only the answers the loop itself asked for: a test may make a first call before it drives the loop.
-  const newAnswers = responses.length - answeredBefore;
-  if (newAnswers <= 0) return undefined;
+  const responses = (llm.scripted?.responses ?? []).slice(answeredBefore);
+  if (responses.length === 0) return undefined;
   if (history.length <= before && JSON.stringify(history) === snapshot)
     return new RuleError(
       "history-not-grown",
-      `the model answered ${newAnswers} time(s), but the history you were given still has its ${before} message(s): the loop must push each response (and its results) onto that same array.`,
+      `the model answered ${responses.length} time(s), but the history you were given still has its ${before} message(s): the loop must push each response (and its results) onto that same array.`,
     );
   const inHistory = new Set(history.filter((m) => m.role === "assistant").flatMap((m) => callsIn(m).map((c) => c.id)));
   const answered = new Set(history.flatMap((m) => resultsIn(m).map((r) => r.tool_use_id)));

@@ -280,9 +280,13 @@ async function cmdSolution(argv: string[]): Promise<number> {
 async function cmdWatch(argv: string[]): Promise<number> {
   strictArgs({ command: "npm run watch", usage: "", options: {} }, argv);
   const { WatchSession, attachTerminal } = await import("./lib/watch.ts");
+  // The test runner, kept warm between saves: a save re-runs only that lesson's test file.
+  const { WarmRunner } = await import("./lib/warm-runner.ts");
+  const warm = new WarmRunner();
+  warm.start();
   const session = new WatchSession({
     lessons: () => LESSONS,
-    check: (lesson, signal) => checkLesson(lesson, { signal, timeoutMs: checkTimeoutMs() }),
+    check: (lesson, signal) => checkLesson(lesson, { signal, timeoutMs: checkTimeoutMs(), warm }),
     isDone: (lesson) => existsSync(exerciseDir(lesson)) && cachedResult(loadState(), lesson) === true,
     cached: (lesson) => (existsSync(exerciseDir(lesson)) ? cachedGrade(loadState(), lesson) : undefined),
     report: (lesson, grade) => checkReport(lesson, grade, { watch: true }),

@@ -10,7 +10,7 @@ import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts"
 import { S02_TASK, S02_WORKSPACE } from "../runtime/scripted/scenarios/s02_tool_dispatch.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { loadLesson, scripted , expectSendable , textIn } from "../runtime/testing.ts";
-import { quietLessonFile } from "./support.ts";
+import { OTHER_STOPS, expectStopsAt, quietLessonFile } from "./support.ts";
 import { ToolError, scratchWorkspace } from "../runtime/tools/files.ts";
 
 type Agent = typeof import("../solutions/s02_tool_dispatch/agent.ts");
@@ -114,6 +114,12 @@ describe("s02 the registry", () => {
 });
 
 describe("s02 the loop with the registry", () => {
+  for (const stop of OTHER_STOPS)
+    it(`stops at stop_reason ${stop} without running the tool_use in it`, async () => {
+      const registry = new ToolRegistry(defaultTools());
+      await expectStopsAt(stop, (llm, history) => lesson.agentLoop(llm, history, registry, { root: process.cwd() }), "list_files", { path: "." });
+    });
+
   it("runs the default task: several tools, one unknown, the file really edited, every call answered by id", async () => {
     const root = await workspace();
     const llm = scripted();

@@ -13,7 +13,7 @@ import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts"
 import { S03_SAMPLE, S03_TASK } from "../runtime/scripted/scenarios/s03_parallel_tools.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { loadLesson, scripted , expectSendable , textIn , assertProperty } from "../runtime/testing.ts";
-import { quietLessonFile } from "./support.ts";
+import { OTHER_STOPS, expectStopsAt, quietLessonFile } from "./support.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { ToolRegistry, defaultTools, type ToolSpec } from "../solutions/s02_tool_dispatch/registry.ts";
 
@@ -142,6 +142,11 @@ describe("s03 runTools", () => {
 });
 
 describe("s03 the loop", () => {
+  for (const stop of OTHER_STOPS)
+    it(`stops at stop_reason ${stop} without running the tool_use in it`, async () => {
+      await expectStopsAt(stop, (llm, history) => lesson.agentLoop(llm, history, undefined, { root: process.cwd() }), "list_files", { path: "." });
+    });
+
   it("runs seed 000's task: the test run, three reads in parallel, then edit and re-run in order", async () => {
     const root = await scratchCopy(S03_SAMPLE);
     keep(root);

@@ -12,7 +12,7 @@ import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts"
 import { S04_TASK, S04_WORKSPACE } from "../runtime/scripted/scenarios/s04_tool_errors.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { loadLesson, scripted , expectSendable , textIn , assertProperty } from "../runtime/testing.ts";
-import { quietLessonFile } from "./support.ts";
+import { OTHER_STOPS, expectStopsAt, quietLessonFile } from "./support.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 
 type Agent = typeof import("../solutions/s04_tool_errors/agent.ts");
@@ -226,6 +226,11 @@ async function runLoop(scenario: Scenario, task: string, registry: InstanceType<
 }
 
 describe("s04 the loop goes on after a failure", () => {
+  for (const stop of OTHER_STOPS)
+    it(`stops at stop_reason ${stop} without running the tool_use in it`, async () => {
+      await expectStopsAt(stop, (llm, history) => lesson.agentLoop(llm, history, undefined, { root: process.cwd() }), "list_files", { path: "." });
+    });
+
   it("answers a throwing tool, a bad input and a hang in ONE message, then continues to the answer", async () => {
     const { registry } = trickyTools();
     const scenario: Scenario = {

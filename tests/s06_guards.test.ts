@@ -1,7 +1,7 @@
 /**
  * s06_guards: each guard stops the run, and every way of stopping leaves a transcript the API
  * takes again. Grades lessons/ or solutions/ (COURSE_TREE). After each kind of stop the test
- * sends the transcript to the scripted model (transcriptProblems): an unanswered tool_use, an
+ * sends the transcript to the scripted model (expectSendable): an unanswered tool_use, an
  * empty message or a broken pair fails with the API's own error.
  */
 import type Anthropic from "@anthropic-ai/sdk";

@@ -14,7 +14,7 @@ import { COMMAND_ATTACKS, FILE_ATTACKS } from "./attacks/s07_cases.ts";
 import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
 import { S07_TASK, S07_WORKSPACE } from "../runtime/scripted/scenarios/s07_safe_tools.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
-import { loadLesson, quietOutput, scripted, transcriptProblems , textIn , assertProperty } from "../runtime/testing.ts";
+import { assertProperty, expectSendable, loadLesson, quietOutput, scripted, textIn } from "../runtime/testing.ts";
 
 // s07 grades the lesson's own layer (allow-listed environment, process group, read-only policy),
 // so its tools run without the OS sandbox here: tests/tools/sandbox.test.ts tests that one. (Inside
@@ -360,16 +360,15 @@ describe("s07 the loop with safe tools (the default task, scripted)", () => {
     const llm = scripted();
     const history: Anthropic.MessageParam[] = [{ role: "user", content: S07_TASK }];
     const outcome = await agent.runAgent(llm, history, { root: workspace, approve });
-    const problems = await transcriptProblems(llm, history);
+    await expectSendable(llm, history);
     const results = history.flatMap((m) => (m.role === "user" && Array.isArray(m.content) ? m.content : [])).filter((b): b is Anthropic.ToolResultBlockParam => b.type === "tool_result");
-    return { outcome, problems, results, workspace };
+    return { outcome, results, workspace };
   }
 
   it("refuses the file outside, runs the read-only command, refuses the unapproved one; the transcript can be sent again", async () => {
     const restore = quietOutput();
     try {
-      const { outcome, problems, results, workspace } = await runTask(approval.refuseAll);
-      expect(problems).toBeNull();
+      const { outcome, results, workspace } = await runTask(approval.refuseAll);
       expect(outcome.status).toBe("done");
       const [wc, passwd, marker] = results;
       expect(wc?.is_error ?? false).toBe(false);
@@ -388,8 +387,7 @@ describe("s07 the loop with safe tools (the default task, scripted)", () => {
   it("runs the command once it is approved", async () => {
     const restore = quietOutput();
     try {
-      const { problems, results, workspace } = await runTask(approval.approveAll);
-      expect(problems).toBeNull();
+      const { results, workspace } = await runTask(approval.approveAll);
       expect(results[2]?.is_error ?? false).toBe(false);
       expect(existsSync(join(workspace, ".course", "s07-was-here"))).toBe(true);
     } finally {

@@ -15,7 +15,7 @@ import { S10_FOLLOW_UP, S10_TASK } from "../runtime/scripted/scenarios/s10_conve
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { defineTool, SafeToolRegistry } from "../solutions/s04_tool_errors/define-tool.ts";
-import { loadLesson, quietOutput, scripted , expectSendable , textIn , userTexts } from "../runtime/testing.ts";
+import { expectAccepted, expectVerbatimRequests, loadLesson, quietOutput, scripted , expectSendable , textIn , userTexts } from "../runtime/testing.ts";
 
 type Agent = typeof import("../solutions/s10_conversation/agent.ts");
 type Repl = typeof import("../solutions/s10_conversation/repl.ts");
@@ -86,6 +86,8 @@ describe("s10 one history over many questions", () => {
     const r = agent.createRepl(llm, { dir: freshDir() });
     expect(await r.handle(S10_TASK)).toBe("continue");
     expect(await r.handle(S10_FOLLOW_UP)).toBe("continue");
+    expectAccepted(llm);
+    expectVerbatimRequests(llm);
     expect(lastText(r.history)).toMatch(/Earlier in this session I found \d+ entries/);
     expect(questions(r.history)).toEqual([S10_TASK, S10_FOLLOW_UP]);
     await expectSendable(llm, r.history);

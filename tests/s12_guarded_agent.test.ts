@@ -10,6 +10,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type Anthropic from "@anthropic-ai/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Readable } from "node:stream";
@@ -19,7 +20,7 @@ import { terminalApprover } from "../solutions/s07_safe_tools/approval.ts";
 import { S12_TASK, S12_TASK_ZH } from "../runtime/scripted/scenarios/s12_guarded_agent.ts";
 import { call, text, thinking } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { ROOT, callsIn, expectSendable, gradedTree, loadLesson, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
+import { ROOT, callsIn, expectSendable, gradedTree, gradedTreeDir, loadLesson, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 
 type Agent = typeof import("../solutions/s12_guarded_agent/agent.ts");
 type Cli = typeof import("../solutions/s12_guarded_agent/cli.ts");
@@ -128,7 +129,10 @@ describe("s12 seed 000's task in the sample repository", () => {
   });
 
   it("--resume continues a saved conversation with the task, and saves it back", async () => {
-    const { saveSession, loadSession, sessionPath } = await import("../solutions/s10_conversation/session.ts");
+    // The sessions module the graded agent itself uses (a temporary copy of solutions/ under verify).
+    const copy = gradedTreeDir();
+    const sessions = copy ? pathToFileURL(join(copy, "s10_conversation/session.ts")).href : "../solutions/s10_conversation/session.ts";
+    const { saveSession, loadSession, sessionPath } = (await import(sessions)) as typeof import("../solutions/s10_conversation/session.ts");
     const name = `s12-test-${process.pid}`;
     const earlier: Anthropic.MessageParam[] = [
       { role: "user", content: "hello" },

@@ -22,3 +22,46 @@ export function quietLessonFile(): (root: string) => string {
     return root;
   };
 }
+
+// ── the stop reasons, before s05 makes them outcomes ─────────────────────────────────────────
+
+import type Anthropic from "@anthropic-ai/sdk";
+import { call, text } from "../runtime/scripted/scenarios/script.ts";
+import type { Scenario } from "../runtime/scripted/types.ts";
+import { resultsIn, rule, scripted } from "../runtime/testing.ts";
+
+/** The stop reasons that end the loop of s01–s04 (any stop_reason but tool_use). */
+export const OTHER_STOPS = ["max_tokens", "stop_sequence", "refusal", "pause_turn"] as const;
+
+/** One response that ends with `stop`, a tool_use in it (which must not run). */
+export function stopsWith(stop: string, tool = "bash", input: Record<string, unknown> = { command: "echo ran-anyway" }): Scenario {
+  return {
+    id: `test-stop-${stop}`,
+    title: `one response with stop_reason ${stop}`,
+    reply: () => ({
+      content: [text(`Stopping (${stop}).`), call(tool, input)],
+      stop_reason: stop,
+      ...(stop === "stop_sequence" ? { stop_sequence: "###" } : {}),
+      ...(stop === "refusal" ? { stop_details: { type: "refusal" as const, category: null, explanation: null } } : {}),
+    }),
+  };
+}
+
+/**
+ * Runs a loop of s01–s04 on one response with stop_reason `stop`: it must return after that one
+ * request, without running the tool_use in it.
+ */
+export async function expectStopsAt(stop: string, loop: (llm: ReturnType<typeof scripted>, history: Anthropic.MessageParam[]) => Promise<unknown>, tool?: string, input?: Record<string, unknown>) {
+  const llm = scripted({ maxRequests: 6, scenario: stopsWith(stop, tool, input) });
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: "stop" }];
+  let thrown: unknown;
+  try {
+    await loop(llm, history);
+  } catch (e) {
+    thrown = e;
+  }
+  const requests = llm.scripted.exchanges.length;
+  rule(!history.some((m) => resultsIn(m).length > 0), "tools-only-on-tool-use", `the response's stop_reason was "${stop}" and the loop ran its tool_use anyway: only "tool_use" asks for tools (a ${stop} response may hold a cut-off or unfinished call). Return instead.`);
+  rule(requests === 1, "stop-when-done", `after a "${stop}" response the loop made ${requests} requests: any stop_reason but "tool_use" ends the loop in this lesson.`);
+  rule(!thrown, "loop-threw", () => `the loop threw on a "${stop}" response: ${(thrown as Error)?.message ?? String(thrown)}`);
+}

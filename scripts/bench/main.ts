@@ -291,6 +291,39 @@ if (!values["skip-cycle"]) {
   const test_beside_s = round((performance.now() - t) / 1000, 1);
   testCycle = { ...testCycle, test_s, test_ok, test_beside_s, test_beside_ok: both.every(Boolean) };
 }
+// ── learner's cycle: the check's parts (type check, the warm re-check of watch) ──
+// typecheck_s: the lesson's files type-checked cold, in a fresh program (what `check` adds);
+// watch_recheck_s: a second check of s01 through watch's warm runner (the runner already up).
+let checkParts: { typecheck_s: number | null; typecheck_warm_s: number | null; watch_recheck_s: number | null } = {
+  typecheck_s: null,
+  typecheck_warm_s: null,
+  watch_recheck_s: null,
+};
+if (!values["skip-cycle"]) {
+  const { typeErrors } = await import("../lib/typecheck.ts");
+  const { gradeLesson } = await import("../lib/grade.ts");
+  const { WarmRunner } = await import("../lib/warm-runner.ts");
+  const { findLesson } = await import("../../runtime/manifest.ts");
+  const s01 = findLesson("s01")!;
+  const seconds = (t: number) => round((performance.now() - t) / 1000, 2);
+  progress("learner's cycle: type check of lessons/s01 (cold, then warm)");
+  let t = performance.now();
+  typeErrors(join(ROOT, "lessons", s01.dir));
+  const typecheck_s = seconds(t);
+  t = performance.now();
+  typeErrors(join(ROOT, "lessons", s01.dir));
+  const typecheck_warm_s = seconds(t);
+  progress("learner's cycle: watch's re-check of s01 (warm runner)");
+  const warm = new WarmRunner();
+  warm.start();
+  await gradeLesson(s01, "lessons", { warm, timeoutMs: 120_000 });
+  t = performance.now();
+  await gradeLesson(s01, "lessons", { warm, timeoutMs: 120_000 });
+  const watch_recheck_s = seconds(t);
+  warm.close();
+  checkParts = { typecheck_s, typecheck_warm_s, watch_recheck_s };
+}
+
 output.write = restore;
 
 // ── report ──
@@ -349,6 +382,8 @@ for (const r of [uncapped, capped, cached]) if (r.stopped) out(`note: a session 
 out("### The learner's cycle");
 out();
 out(cycle.check_s === null ? "skipped (--skip-cycle)" : `npm run check s01: ${cycle.check_s} s (reported, not judged)`);
+if (checkParts.watch_recheck_s !== null)
+  out(`watch's re-check of s01 (warm runner): ${checkParts.watch_recheck_s} s · type check of lessons/s01: ${checkParts.typecheck_s} s cold, ${checkParts.typecheck_warm_s} s warm (reported, not judged)`);
 out();
 if (testCycle.test_s !== null) {
   const ok = (b: boolean | null) => (b ? "passed" : "FAILED");
@@ -363,7 +398,7 @@ const summary = {
   parallel_tools: parallel,
   streaming,
   loop_overhead: overhead,
-  learner_cycle: { ...cycle, ...testCycle },
+  learner_cycle: { ...cycle, ...testCycle, ...checkParts },
   context,
 };
 

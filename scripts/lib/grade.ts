@@ -17,6 +17,7 @@ import type { Lesson } from "../../runtime/manifest.ts";
 import { STAGES, courseLang, isRuleId, ruleOfApiMessage, ruleStage, ruleWords, type RuleId, type Stage } from "../../runtime/rules.ts";
 import { ROOT, exerciseDir, filesUnder, testFile, testFileRel } from "./paths.ts";
 import { typeErrors } from "./typecheck.ts";
+import type { FileReport, WarmRunner } from "./warm-runner.ts";
 
 export type Tree = "lessons" | "solutions";
 
@@ -74,6 +75,8 @@ export interface GradeOptions {
   treeDir?: string;
   /** More arguments for vitest (a mutant's shorter test timeout). */
   vitestArgs?: string[];
+  /** A runner kept warm between checks (watch mode). */
+  warm?: WarmRunner;
 }
 
 /**
@@ -97,7 +100,14 @@ export async function gradeLessons(lessons: Lesson[], tree: Tree, opts: GradeOpt
   const tmp = mkdtempSync(join(tmpdir(), "course-grade-"));
   const out = join(tmp, "report.json");
   try {
-    const running = runVitest(runnable.map(testFileRel), tree, out, { ...opts, heartbeatFile: join(tmp, "heartbeat.json") });
+    // Watch keeps a runner warm (lessons/ only); otherwise a fresh vitest process per check.
+    const warm = tree === "lessons" && !opts.treeDir ? opts.warm : undefined;
+    const running = warm
+      ? warm.run(runnable.map(testFileRel), opts)
+      : runVitest(runnable.map(testFileRel), tree, out, { ...opts, heartbeatFile: join(tmp, "heartbeat.json") }).then((r) => {
+          const parsed = readReport(out);
+          return { ...r, files: parsed?.success ? parsed.data.testResults : undefined };
+        });
     // While the tests run: the lesson's own files type-checked (a type error leads the verdict).
     const types = new Map<string, Failure[]>();
     if (tree === "lessons" && opts.typecheck !== false)
@@ -105,10 +115,9 @@ export async function gradeLessons(lessons: Lesson[], tree: Tree, opts: GradeOpt
         await new Promise((r) => setImmediate(r)); // let the runner start first
         types.set(l.id, typeFailures(l));
       }
-    const { output, timedOut, aborted, hung } = await running;
-    const parsed = readReport(out);
+    const { output, timedOut, aborted, hung, files } = await running;
     for (const l of runnable) {
-      const file = parsed?.success ? parsed.data.testResults.find((r) => r.name === testFile(l) || r.name.endsWith(`/${testFileRel(l)}`)) : undefined;
+      const file = files?.find((r) => r.name === testFile(l) || r.name.endsWith(`/${testFileRel(l)}`));
       let grade: Grade;
       if (aborted) grade = loadFailure("the check was stopped.", output);
       else if (hung) grade = hangFailure(l, hung, output);
@@ -192,7 +201,7 @@ function runVitest(files: string[], tree: Tree, outFile: string, opts: GradeOpti
     ? setInterval(() => {
         const beat = readHeartbeat(opts.heartbeatFile!);
         const since = Date.now() - (beat?.at ?? started);
-        if (beat && since > HANG_MS) {
+        if (beat && beat.inTest && since > HANG_MS) {
           hung = `the loop did not return: it has blocked the test process for ${Math.round(since / 1000)} s (a loop that never awaits, so nothing else can run). ${beat.last}`.trim();
           kill();
         }
@@ -229,10 +238,10 @@ function lastLines(s: string, n: number): string {
   return s.trimEnd().split("\n").slice(-n).join("\n");
 }
 
-function readHeartbeat(path: string): { at: number; last: string } | undefined {
+function readHeartbeat(path: string): { at: number; last: string; inTest: boolean } | undefined {
   try {
-    const v = JSON.parse(readFileSync(path, "utf8")) as { at?: unknown; last?: unknown };
-    return typeof v.at === "number" ? { at: v.at, last: typeof v.last === "string" ? v.last : "" } : undefined;
+    const v = JSON.parse(readFileSync(path, "utf8")) as { at?: unknown; last?: unknown; inTest?: unknown };
+    return typeof v.at === "number" ? { at: v.at, last: typeof v.last === "string" ? v.last : "", inTest: v.inTest !== false } : undefined;
   } catch {
     return undefined; // not written yet, or being written
   }
@@ -256,13 +265,15 @@ export function order(failures: Failure[]): Failure[] {
   const rank = (f: Failure): number => {
     if (f.kind === "load") return -1;
     if (f.kind === "todo") return -0.5;
-    const stage: Stage | undefined = f.kind === "types" ? "types" : f.kind === "hang" ? "hang" : f.rule ? ruleStage(f.rule) : undefined;
+    // A check without a rule id of its own is a lesson rule, whatever its test's name maps to.
+    const stage: Stage | undefined =
+      f.kind === "types" ? "types" : f.kind === "hang" ? "hang" : f.kind === "assertion" ? "lesson" : f.rule ? ruleStage(f.rule) : undefined;
     return stage ? STAGES.indexOf(stage) : STAGES.length;
   };
   return failures.map((f, i) => ({ f, i, r: rank(f) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.f);
 }
 
-function fromFile(lesson: Lesson, file: z.infer<typeof fileResult>, output: string): Grade {
+function fromFile(lesson: Lesson, file: z.infer<typeof fileResult> | FileReport, output: string): Grade {
   const tests = file.assertionResults;
   const failed = tests.filter((t) => t.status === "failed");
   const passed = tests.filter((t) => t.status === "passed").length;
@@ -351,16 +362,19 @@ export function parseFailure(lesson: Lesson, test: string, raw: string): Failure
     return { ...base, kind: "assertion", rule: ruleFromTest(lesson, test), message: `${said}This check is not met: ${title}.` };
   }
   // The learner's code threw inside a test of one rule: that rule, and the error in its words.
+  // An API refusal that surfaced as a thrown error names its pairing rule.
+  const refusal = ruleOfApiMessage(head);
+  if (refusal !== "api-rejected") return { ...base, kind: "error", rule: refusal, message: relativize(head) };
   const byName = ruleFromTest(lesson, test);
-  return { ...base, kind: "error", rule: byName === "lesson-rule" ? "loop-threw" : byName, message: relativize(head) };
+  return { ...base, kind: "error", rule: byName === "lesson-rule" || ruleStage(byName) !== "lesson" ? "loop-threw" : byName, message: relativize(head) };
 }
 
 /** The rule a test's name states (each lesson's test names are written as its rules). */
 const RULE_WORDS: Array<[RegExp, RuleId]> = [
-  [/stop_reason (max_tokens|stop_sequence|refusal|pause_turn)|cut-off|cut off/i, "tools-only-on-tool-use"],
-  [/pause_turn/i, "pause-turn"],
+  [/paus/i, "pause-turn"],
+  [/stop_reason (max_tokens|stop_sequence|refusal)|cut-off|cut off/i, "tools-only-on-tool-use"],
   [/unknown tool/i, "unknown-tool"],
-  [/invalid input|schema|validat/i, "invalid-input"],
+  [/invalid input|schema|validat|missing field|wrong type|refuses a/i, "invalid-input"],
   [/token_budget|budget|cache read/i, "guard-budget"],
   [/max_turns|turn limit/i, "guard-max-turns"],
   [/repeat/i, "guard-repeat"],
@@ -373,7 +387,7 @@ const RULE_WORDS: Array<[RegExp, RuleId]> = [
   [/stream|delta/i, "streaming"],
   [/session|resum|\/reset|history across/i, "session"],
   [/event|usage|cost|trace|jsonl/i, "observability"],
-  [/at the same time|in order|parallel|concurren|overlap|one at a time|neighbour/i, "concurrency"],
+  [/at the same time|in (the )?order|parallel|concurren|overlap|one at a time|neighbour/i, "concurrency"],
   [/throws?|exception|failure is|fails?:/i, "tool-failure-observed"],
   [/dispatch|registry|handler/i, "dispatch"],
   [/outcome/i, "typed-outcome"],

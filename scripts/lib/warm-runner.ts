@@ -1,0 +1,182 @@
+/**
+ * A test runner kept warm for `npm run watch`: one child process that holds vitest (its config,
+ * its module graph, its transform cache) between checks, so a save re-runs only that lesson's
+ * test file without starting vitest again. The learner's code still runs in vitest's workers,
+ * never in the command line's own process; a loop that blocks them is caught by the same
+ * heartbeat watchdog as a cold check, and the warm child is then thrown away and started afresh.
+ *
+ *   const runner = new WarmRunner();
+ *   const result = await runner.run([testFileRel(lesson)], { signal, timeoutMs });  // the JSON report's shape
+ *   runner.close();
+ *
+ * Run as a script (`node --import tsx scripts/lib/warm-runner.ts`), this file is the child.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ROOT } from "./paths.ts";
+
+/** One test file's results, in the shape of vitest's JSON reporter (what grade.ts reads). */
+export interface FileReport {
+  name: string;
+  status: string;
+  message?: string;
+  assertionResults: { ancestorTitles: string[]; title: string; status: string; failureMessages: string[] }[];
+}
+
+export interface WarmResult {
+  files: FileReport[];
+  output: string;
+  timedOut: boolean;
+  aborted: boolean;
+  hung?: string;
+}
+
+interface Request {
+  id: number;
+  files: string[];
+}
+interface Reply {
+  id: number;
+  files?: FileReport[];
+  error?: string;
+}
+
+const HANG_MS = Number(process.env.COURSE_HANG_MS) || 40_000;
+
+export class WarmRunner {
+  private child: ChildProcess | undefined;
+  private next = 0;
+  private exitHook = false;
+  private readonly dir = mkdtempSync(join(tmpdir(), "course-warm-"));
+  private readonly heartbeat = join(this.dir, "heartbeat.json");
+
+  /** Starts the child ahead of the first check (it loads vitest while the learner reads). */
+  start(): void {
+    if (this.child && this.child.exitCode === null) return;
+    this.child = fork(fileURLToPath(import.meta.url), [], {
+      cwd: ROOT,
+      execArgv: ["--import", "tsx"],
+      env: { ...process.env, COURSE_TREE: "lessons", COURSE_HEARTBEAT_FILE: this.heartbeat, NO_COLOR: "1", FORCE_COLOR: "0" },
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
+      detached: true,
+    });
+    if (!this.exitHook) {
+      this.exitHook = true;
+      process.on("exit", () => this.kill());
+    }
+    this.child.stdout?.resume();
+    this.child.stderr?.resume();
+  }
+
+  /** Runs some test files on lessons/; a blocked or stopped run restarts the child. */
+  async run(files: string[], opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<WarmResult> {
+    this.start();
+    const child = this.child!;
+    const id = ++this.next;
+    let output = "";
+    const take = (d: Buffer) => (output += d.toString());
+    child.stdout?.on("data", take);
+    child.stderr?.on("data", take);
+    return await new Promise<WarmResult>((resolve) => {
+      let settled = false;
+      const started = Date.now();
+      const finish = (r: Omit<WarmResult, "output">, kill = false) => {
+        if (settled) return;
+        settled = true;
+        clearInterval(watchdog);
+        if (timer) clearTimeout(timer);
+        opts.signal?.removeEventListener("abort", onAbort);
+        child.off("message", onMessage);
+        child.off("exit", onExit);
+        child.stdout?.off("data", take);
+        child.stderr?.off("data", take);
+        if (kill) this.kill();
+        resolve({ ...r, output });
+      };
+      const onMessage = (m: Reply) => {
+        if (m.id !== id) return;
+        if (m.error) output += `\n${m.error}`;
+        finish({ files: m.files ?? [], timedOut: false, aborted: false });
+      };
+      const onExit = () => finish({ files: [], timedOut: false, aborted: false });
+      const onAbort = () => finish({ files: [], timedOut: false, aborted: true }, true);
+      const watchdog = setInterval(() => {
+        let at = started;
+        let last = "";
+        let inTest = false;
+        try {
+          const beat = JSON.parse(readFileSync(this.heartbeat, "utf8")) as { at: number; last: string; inTest?: boolean };
+          if (beat.at > started) ({ at, last } = beat);
+          inTest = beat.at > started && beat.inTest !== false;
+        } catch {
+          /* not written yet */
+        }
+        if (inTest && Date.now() - at > HANG_MS)
+          finish({ files: [], timedOut: false, aborted: false, hung: `the loop did not return: it has blocked the test process for ${Math.round((Date.now() - at) / 1000)} s (a loop that never awaits, so nothing else can run). ${last}`.trim() }, true);
+      }, 1000);
+      const timer = opts.timeoutMs ? setTimeout(() => finish({ files: [], timedOut: true, aborted: false }, true), opts.timeoutMs) : undefined;
+      opts.signal?.addEventListener("abort", onAbort, { once: true });
+      child.on("message", onMessage);
+      child.once("exit", onExit);
+      child.send({ id, files } satisfies Request);
+    });
+  }
+
+  private kill(): void {
+    const pid = this.child?.pid;
+    if (pid !== undefined)
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        /* gone */
+      }
+    this.child = undefined;
+  }
+
+  close(): void {
+    this.kill();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+// ── the child ──────────────────────────────────────────────────────────────────────────────
+
+async function child(): Promise<void> {
+  const { createVitest } = await import("vitest/node");
+  const vitest = await createVitest("test", { watch: false, reporters: [{ onInit() {} }] });
+  process.on("message", async (m: Request) => {
+    try {
+      const result = await vitest.runTestFiles(m.files.map((f) => join(ROOT, f)), false);
+      const files: FileReport[] = result.testModules.map((mod) => {
+        const tests = [...mod.children.allTests()].map((t) => {
+          const r = t.result();
+          const ancestors: string[] = [];
+          for (let p = t.parent; p.type === "suite"; p = p.parent) ancestors.unshift(p.name);
+          return {
+            ancestorTitles: ancestors,
+            title: t.name,
+            status: r.state === "pending" ? "skipped" : r.state,
+            failureMessages: (r.errors ?? []).map((e) => e.stack ?? `${e.name ?? "Error"}: ${e.message}`),
+          };
+        });
+        const errors = mod.errors();
+        const state = mod.state();
+        return {
+          name: mod.moduleId,
+          status: state === "failed" || errors.length > 0 ? "failed" : tests.length > 0 && tests.every((t) => t.status !== "failed") ? "passed" : state,
+          ...(errors.length > 0 ? { message: errors.map((e) => e.stack ?? e.message).join("\n") } : {}),
+          assertionResults: tests,
+        };
+      });
+      process.send?.({ id: m.id, files } satisfies Reply);
+    } catch (e) {
+      process.send?.({ id: m.id, error: e instanceof Error ? (e.stack ?? e.message) : String(e) } satisfies Reply);
+    }
+  });
+  process.on("disconnect", () => void vitest.close().finally(() => process.exit(0)));
+}
+
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) void child();
