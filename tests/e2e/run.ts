@@ -206,6 +206,14 @@ async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index
 
   await checkAnswersFolded(page, lesson, zh);
 
+  // Imported code names its file and numbers its lines; no code block scrolls sideways (it wraps).
+  const numbered = await page.locator(".vp-doc .code-file + div.numbered").count();
+  expect(numbered >= 1, "no imported code block with its file name above it and its line numbers");
+  const firstNumber = await page.locator(".vp-doc div.numbered code").first().getAttribute("style");
+  expect(/counter-reset: code-line \d+/.test(firstNumber ?? ""), "an imported block does not start at its line in the file");
+  const scrolling = await page.locator('.vp-doc div[class*="language-"] pre').evaluateAll((els) => els.filter((e) => e.scrollWidth - e.clientWidth > 1).length);
+  expect(scrolling === 0, `${scrolling} code block(s) scroll sideways at ${page.viewportSize()?.width} px`);
+
   // The lesson's picture: an SVG drawn with text labels, in the page's language.
   const pictures = page.locator(".vp-doc .course-diagram:not(.lp-diagram) svg");
   expect((await pictures.count()) >= 1, `no picture of the lesson's idea: add an entry for ${lesson.dir} to docs/.vitepress/theme/diagrams.ts`);
