@@ -324,6 +324,11 @@ async function checkPlayer(page: Page, messages: number, toolUses: number): Prom
     s = next;
     seen.add(s.stage);
   }
+  // Request by request: PageDown from the start lands on the first request being sent.
+  await page.keyboard.press("Home");
+  await page.keyboard.press("PageDown");
+  const firstCall = await playerState(page);
+  expect(firstCall.stage === "call", `PageDown goes to stage "${firstCall.stage}", not the next request ("call")`);
   await page.keyboard.press("End");
   s = await playerState(page);
   expect(s.stage === "done", `the last step is "${s.stage}", not "done"`);
