@@ -210,7 +210,7 @@ async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index
   const numbered = await page.locator(".vp-doc .code-file + div.numbered").count();
   expect(numbered >= 1, "no imported code block with its file name above it and its line numbers");
   const firstNumber = await page.locator(".vp-doc div.numbered code").first().getAttribute("style");
-  expect(/counter-reset: code-line \d+/.test(firstNumber ?? ""), "an imported block does not start at its line in the file");
+  expect(/counter-reset:\s*code-line \d+/.test(firstNumber ?? ""), "an imported block does not start at its line in the file");
   const scrolling = await page.locator('.vp-doc div[class*="language-"] pre').evaluateAll((els) => els.filter((e) => e.scrollWidth - e.clientWidth > 1).length);
   expect(scrolling === 0, `${scrolling} code block(s) scroll sideways at ${page.viewportSize()?.width} px`);
 
