@@ -12,6 +12,9 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { readConversation } from "./conversation.ts";
 import { parseFault } from "./faults.ts";
 import { routeScenario } from "./scenarios/index.ts";
+import { estimateTokens } from "../tokens.ts";
+
+export { estimateTokens };
 import { signThinking } from "./signature.ts";
 import { listModels, retrieveModel } from "./models.ts";
 import { Message as MessageSchema, CountTokens, ModelInfo, ModelList, StreamEvent as StreamEventSchema, shapeProblems } from "./schema.ts";
@@ -43,11 +46,6 @@ export const SCRIPTED_MODEL_NAME = "scripted model (offline)";
 const DEFAULT_SECRET = "scripted-model-thinking-signature";
 const DEFAULT_CONTEXT_WINDOW = 200_000;
 
-/** Rough token estimate, the same everywhere in the course: one token per four characters. */
-export function estimateTokens(value: unknown): number {
-  const text = typeof value === "string" ? value : JSON.stringify(value ?? "");
-  return Math.ceil(text.length / 4);
-}
 
 /** JSON with object keys sorted, so the same content hashes the same however it was built. */
 function stableJson(value: unknown): string {

@@ -15,11 +15,11 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { textOf } from "../conversation.ts";
 import type { Reply, Scenario, TurnContext } from "../types.ts";
 import { intents } from "./intents.ts";
-import { call, say, text } from "./script.ts";
+import { call, say, text, thinking } from "./script.ts";
+import { CONTINUE_PROMPT, S11_TASK } from "../../tasks.ts";
 
-export const S11_TASK = "Read README.md and package.json, then describe this project in detail.";
-/** What the loop sends when an answer was cut off by max_tokens. */
-export const CONTINUE_PROMPT = "Continue exactly where you stopped, without repeating anything.";
+export { CONTINUE_PROMPT, S11_TASK };
+
 
 function fileCalls(ctx: TurnContext) {
   if (ctx.tools.includes("read_file")) return [call("read_file", { path: "README.md" }), call("read_file", { path: "package.json" })];
@@ -80,7 +80,7 @@ function reply(ctx: TurnContext): Reply {
     return say(rest.trim().length > 0 ? rest : "(That was the whole answer.)");
   }
   if (prompt !== S11_TASK) return intents.reply(ctx);
-  if (ctx.step === 0) return { content: [text("I'll read both files at once."), ...fileCalls(ctx)] };
+  if (ctx.step === 0) return { content: [thinking("Both files are needed; they can be read at once."), text("I'll read both files at once."), ...fileCalls(ctx)] };
   const { readme, pkg } = filesFrom(ctx.messages);
   if (!readme && !pkg) return say("I could not read README.md or package.json.");
   return say(fullAnswer(readme, pkg));

@@ -16,11 +16,11 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Reply, Scenario, TurnContext } from "../types.ts";
 import { intents } from "./intents.ts";
-import { call, firstLines, say, text } from "./script.ts";
+import { call, firstLines, say, text, thinking } from "./script.ts";
+import { S12_TASK, S12_TASK_ZH } from "../../tasks.ts";
 
-export const S12_TASK = "Run the login module's tests and find out why one fails.";
-/** Seed 000's own words for the same task. */
-export const S12_TASK_ZH = "跑一下 login 模块的测试，有失败就查清楚原因。";
+export { S12_TASK, S12_TASK_ZH };
+
 export const S12_LOG = "logs/auth.log";
 export const S12_SOURCE = "src/login.js";
 
@@ -52,6 +52,7 @@ function afterTests(ctx: TurnContext): Reply {
   const dir = packageDir(ctx, out);
   return {
     content: [
+      thinking(`${failed} failing; the log and the source together should show why.`),
       text(`${failed} of ${total} tests fail: "${name}". I'll read the log and the source at the same time.`),
       call(read, { path: dir + S12_LOG }),
       call(read, { path: dir + S12_SOURCE }),
@@ -105,7 +106,7 @@ function explain(ctx: TurnContext): Reply {
 function reply(ctx: TurnContext): Reply {
   const task = ctx.prompt.trim();
   if (task !== S12_TASK && task !== S12_TASK_ZH) return intents.reply(ctx);
-  if (ctx.step === 0) return { content: [text("First I'll run the login module's tests."), runTestsCall(ctx)] };
+  if (ctx.step === 0) return { content: [thinking("Start from the failing tests."), text("First I'll run the login module's tests."), runTestsCall(ctx)] };
   if (ctx.step === 1) return afterTests(ctx);
   if (ctx.step === 2) return explain(ctx);
   return say("I have already explained the failure above.");
