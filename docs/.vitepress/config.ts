@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import cjkFriendly from "markdown-it-cjk-friendly";
 import { defineConfig, type DefaultTheme } from "vitepress";
 import { LESSONS } from "../../runtime/manifest.ts";
-import { lessonPagesPlugin, missingLessonPages, missingPagesMessage, pagesIn, pageTitle } from "../../scripts/docs/pages.ts";
+import { lessonPagesPlugin, wrappableLineNumbers, missingLessonPages, missingPagesMessage, pagesIn, pageTitle } from "../../scripts/docs/pages.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const DOCS = join(ROOT, "docs");
@@ -207,6 +207,8 @@ export default defineConfig({
       md.use(lessonPagesPlugin(ROOT, LESSONS));
       // **粗体**（含全角标点）也能渲染: CommonMark alone leaves the ** as text next to full-width punctuation.
       md.use(cjkFriendly as unknown as Parameters<typeof md.use>[0]);
+      // After VitePress's own rules: numbered lines that wrap instead of scrolling sideways.
+      wrappableLineNumbers(md as unknown as Parameters<typeof wrappableLineNumbers>[0]);
     },
   },
 });

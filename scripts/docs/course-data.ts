@@ -20,6 +20,8 @@ export interface LessonFigures {
   idea: string;
   /** Lines of the `loop` region of the entry file (code lines: no blanks, no comment-only lines). */
   loopLines: number;
+  /** The lesson whose loop this one runs, when its entry has no loop of its own (it imports one). */
+  loopFrom?: string;
   /** Code lines of every .ts file of the solution folder. */
   codeLines: number;
   filesAdded: string[];
@@ -57,6 +59,7 @@ function folderFacts(root: string, dir: string): { files: string[]; exports: Set
 
 export function courseFigures(root: string, lessons: Lesson[]): LessonFigures[] {
   let before: ReturnType<typeof folderFacts> | null = null;
+  let lastLoop: { id: string; lines: number } | null = null;
   let toolsSoFar = new Set<string>();
   return lessons.map((l) => {
     const facts = folderFacts(root, l.dir);
@@ -70,13 +73,15 @@ export function courseFigures(root: string, lessons: Lesson[]): LessonFigures[] 
       title: l.title,
       titleZh: zhHeading.replace(/^s\d+\s*·\s*/, "").trim() || l.title,
       idea: l.idea,
-      loopLines: loop ? codeLines(loop.lines) : 0,
+      loopLines: loop ? codeLines(loop.lines) : (lastLoop?.lines ?? 0),
+      ...(loop || !lastLoop ? {} : { loopFrom: lastLoop.id }),
       codeLines: facts.code,
       filesAdded: before ? facts.files.filter((f) => !before!.files.includes(f)) : facts.files,
       exportsAdded: [...facts.exports].filter((e) => !before?.exports.has(e)),
       toolsAdded: [...facts.tools].filter((t) => !toolsSoFar.has(t)),
     };
     before = facts;
+    if (loop) lastLoop = { id: l.id, lines: figures.loopLines };
     toolsSoFar = new Set([...toolsSoFar, ...facts.tools]);
     return figures;
   });

@@ -349,3 +349,26 @@ export function pagesIn(dir: string): string[] {
     .map((f) => f.slice(0, -3))
     .sort();
 }
+
+type FenceRule = (...args: unknown[]) => string;
+
+/**
+ * Line numbers that survive wrapping: VitePress draws a block's numbers in a separate column, which
+ * only lines up while no line wraps, so long lines have to scroll sideways. This replaces that
+ * column with a CSS counter on each line, starting at the block's first number (a region's line in
+ * its file), so code wraps to the text column and every line keeps its number (custom.css).
+ */
+export function wrappableLineNumbers(md: { renderer: { rules: Record<string, FenceRule | undefined> } }): void {
+  const fence = md.renderer.rules.fence;
+  if (!fence) return;
+  md.renderer.rules.fence = (...args: unknown[]) => {
+    const html = fence(...args);
+    const column = /<div class="line-numbers-wrapper" aria-hidden="true">(?:<span class="line-number">(\d+)<\/span>)?[\s\S]*?<\/div>/.exec(html);
+    if (!column) return html;
+    const first = Number(column[1] ?? 1);
+    return html
+      .replace(column[0], "")
+      .replace(" line-numbers-mode", " numbered")
+      .replace("<code>", `<code style="counter-reset: code-line ${first - 1}">`);
+  };
+}

@@ -11,7 +11,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Lesson } from "../../runtime/manifest.ts";
 import { diffFile, diffMarkdown, lessonDiff } from "../../scripts/docs/diff.ts";
-import { expandLessonPage, missingLessonPages, rewriteImports } from "../../scripts/docs/pages.ts";
+import { expandLessonPage, missingLessonPages, rewriteImports, wrappableLineNumbers } from "../../scripts/docs/pages.ts";
 import { answerLines, isAnswer, parseImport, todoRegions } from "../../scripts/docs/regions.ts";
 import { diffLessons, splitRows, type Snapshot } from "../../docs/.vitepress/theme/diffmodel.ts";
 import { playerSteps, rowsOf, short } from "../../docs/.vitepress/theme/player.ts";
@@ -357,5 +357,23 @@ describe("one glossary (docs/guide/glossary.md) on the Chinese pages", () => {
       avoid.filter(([re]) => re.test(readFileSync(p, "utf8"))).map(([re, use]) => `${p.slice(repo.length + 1)}: ${re.source} (the glossary says ${use})`),
     );
     expect(found).toEqual([]);
+  });
+});
+
+describe("line numbers that survive wrapping", () => {
+  it("replaces VitePress's number column with a counter that starts at the block's first number", () => {
+    const html =
+      '<div class="language-ts vp-adaptive-theme line-numbers-mode"><pre><code><span class="line">a</span>\n<span class="line">b</span></code></pre>' +
+      '<div class="line-numbers-wrapper" aria-hidden="true"><span class="line-number">27</span><br><span class="line-number">28</span><br></div></div>';
+    const md = { renderer: { rules: { fence: (() => html) as (...args: unknown[]) => string } as Record<string, ((...args: unknown[]) => string) | undefined> } };
+    wrappableLineNumbers(md);
+    const out = md.renderer.rules.fence!();
+    expect(out).not.toContain("line-numbers-wrapper");
+    expect(out).toContain('class="language-ts vp-adaptive-theme numbered"');
+    expect(out).toContain('<code style="counter-reset: code-line 26">');
+    const plain = '<div class="language-sh"><pre><code>ls</code></pre></div>';
+    const md2 = { renderer: { rules: { fence: (() => plain) as (...args: unknown[]) => string } as Record<string, ((...args: unknown[]) => string) | undefined> } };
+    wrappableLineNumbers(md2);
+    expect(md2.renderer.rules.fence!()).toBe(plain);
   });
 });

@@ -206,6 +206,14 @@ async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index
 
   await checkAnswersFolded(page, lesson, zh);
 
+  // Imported code names its file and numbers its lines; no code block scrolls sideways (it wraps).
+  const numbered = await page.locator(".vp-doc .code-file + div.numbered").count();
+  expect(numbered >= 1, "no imported code block with its file name above it and its line numbers");
+  const firstNumber = await page.locator(".vp-doc div.numbered code").first().getAttribute("style");
+  expect(/counter-reset:\s*code-line \d+/.test(firstNumber ?? ""), "an imported block does not start at its line in the file");
+  const scrolling = await page.locator('.vp-doc div[class*="language-"] pre').evaluateAll((els) => els.filter((e) => e.scrollWidth - e.clientWidth > 1).length);
+  expect(scrolling === 0, `${scrolling} code block(s) scroll sideways at ${page.viewportSize()?.width} px`);
+
   // The lesson's picture: an SVG drawn with text labels, in the page's language.
   const pictures = page.locator(".vp-doc .course-diagram:not(.lp-diagram) svg");
   expect((await pictures.count()) >= 1, `no picture of the lesson's idea: add an entry for ${lesson.dir} to docs/.vitepress/theme/diagrams.ts`);
@@ -266,7 +274,10 @@ async function checkDiffView(page: Page, lesson: Lesson, previous: Lesson): Prom
   await view.locator(".ldv-open").click();
   const kinds = await view.locator(".ldv-hunk").evaluateAll((els) => els.map((e) => e.getAttribute("data-kind") ?? ""));
   expect(kinds.length >= 1, "the opened diff shows no hunk");
-  if (loopOf(lesson) !== loopOf(previous)) expect(kinds[0] === "loop", `the diff leads with a "${kinds[0]}" hunk, not the loop's change`);
+  // A lesson whose entry has its own loop, changed from the previous one, leads with it (a lesson
+  // that imports the previous loop has no loop change to show).
+  const [mine, theirs] = [loopOf(lesson), loopOf(previous)];
+  if (mine !== null && theirs !== null && mine !== theirs) expect(kinds[0] === "loop", `the diff leads with a "${kinds[0]}" hunk, not the loop's change`);
   const numbers = await view.locator(".ldv-code td.ldv-n").first().textContent();
   expect(/^\d+$/.test(squash(numbers ?? "")), "the diff shows no line numbers");
   await view.locator(".ldv-split").click();
@@ -316,6 +327,11 @@ async function checkPlayer(page: Page, messages: number, toolUses: number): Prom
     s = next;
     seen.add(s.stage);
   }
+  // Request by request: PageDown from the start lands on the first request being sent.
+  await page.keyboard.press("Home");
+  await page.keyboard.press("PageDown");
+  const firstCall = await playerState(page);
+  expect(firstCall.stage === "call", `PageDown goes to stage "${firstCall.stage}", not the next request ("call")`);
   await page.keyboard.press("End");
   s = await playerState(page);
   expect(s.stage === "done", `the last step is "${s.stage}", not "done"`);
