@@ -87,6 +87,8 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
       throw e;
     }
     guard.count(response);
+    // s08: a turn that did not end with tool_use runs none of its calls: the early ones are stopped.
+    if (response.stop_reason !== "tool_use") await early.settle();
     // THINK: the response, what it cost, how long it took; the run's totals grow by it.
     const usage = turnUsage(model, response.usage);
     totals = addTurn(totals, usage);
@@ -94,7 +96,6 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
 
     // s05: a cut-off answer is asked again, once, with a larger limit; nothing of it is kept.
     if (response.stop_reason === "max_tokens" && !retried) {
-      await early.settle();
       retried = true;
       maxTokens *= 4;
       continue;
