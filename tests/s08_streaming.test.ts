@@ -162,20 +162,20 @@ describe("s08 a turn that does not end with tool_use runs none of its calls, eve
       const outcome = await agent.runAgent(llm, history, { registry: new SafeToolRegistry([read, write]) });
       const atReturn = [...log];
 
-      expect(outcome, `a turn that ended with stop_reason ${stop} is not success: return a stopped Outcome (s05's stoppedBy)`).toMatchObject({ status: "stopped" });
-      expect(atReturn, `the turn ended with stop_reason ${stop}, not tool_use: the writing call must not run at all`).not.toContain("start write 2");
+      expect(outcome, `[typed-outcome] a turn that ended with stop_reason ${stop} is not success: return a stopped Outcome (s05's stoppedBy)`).toMatchObject({ status: "stopped" });
+      expect(atReturn, `[tools-only-on-tool-use] the turn ended with stop_reason ${stop}, not tool_use: the writing call must not run at all`).not.toContain("start write 2");
       if (atReturn.includes("start read 1"))
         expect(
           atReturn,
-          `the read-only call started early while the answer streamed, and was still running when runAgent returned (${atReturn.join(" | ")}). ` +
+          `[tools-only-on-tool-use] the read-only call started early while the answer streamed, and was still running when runAgent returned (${atReturn.join(" | ")}). ` +
             `A turn that does not end with tool_use runs none of its calls: stop the early ones (abort their signal) and await them before going on (EarlyStart.settle)`,
         ).toContain("end read 1");
       await expectSendable(llm, history);
       const results = (history[2]?.content ?? []) as Anthropic.ToolResultBlockParam[];
-      expect(results.map((r) => r.is_error), `both calls must be answered is_error: true ("not run"), so the transcript stays sendable`).toEqual([true, true]);
+      expect(results.map((r) => r.is_error), `[tools-only-on-tool-use] both calls must be answered is_error: true ("not run"), so the transcript stays sendable`).toEqual([true, true]);
       expect(
         results.map((r) => textIn(r.content)).join(" "),
-        `the early call's result was used although the turn ended with ${stop}: throw it away and answer "not run"`,
+        `[tools-only-on-tool-use] the early call's result was used although the turn ended with ${stop}: throw it away and answer "not run"`,
       ).not.toContain("read 1 ok");
     });
 });
