@@ -126,6 +126,60 @@ describe("s08 the loop starts read-only tools before the message ends", () => {
   });
 });
 
+describe("s08 a turn that does not end with tool_use runs none of its calls, even one started early", () => {
+  // The read-only call starts while the answer streams, before its stop_reason is known. It runs
+  // until its signal aborts (or its 2 s timeout): the loop must stop it, or at least wait for it,
+  // before it returns, and answer it "not run". The writing call must never start.
+  for (const stop of ["refusal", "a_reason_this_loop_does_not_know"])
+    it(`stop_reason ${stop}: the early read is stopped and its result thrown away; the write never runs`, async () => {
+      const log: string[] = [];
+      const read = defineTool({
+        name: "read",
+        description: "read (test spy): runs until stopped",
+        input: z.object({ n: z.number() }),
+        readOnly: true,
+        timeoutMs: 2_000,
+        run: ({ n }, { signal }) =>
+          new Promise<string>((resolve) => {
+            log.push(`start read ${n}`);
+            signal.addEventListener("abort", () => (log.push(`end read ${n}`), resolve(`read ${n} ok`)), { once: true });
+          }),
+      });
+      const write = defineTool({
+        name: "write",
+        description: "write (test spy)",
+        input: z.object({ n: z.number() }),
+        readOnly: false,
+        run: async ({ n }) => (log.push(`start write ${n}`), `write ${n} ok`),
+      });
+      const turn = (): Reply => ({
+        content: [call("read", { n: 1 }), call("write", { n: 2 }), text("Words after the calls, still streaming.")],
+        stop_reason: stop,
+        ...(stop === "refusal" ? { stop_details: { type: "refusal" as const, category: null, explanation: "test refusal" } } : {}),
+      });
+      const llm = scripted({ scenario: scenario(`t-${stop}`, turn, () => say("Done.")), streamDelayMs: 2 });
+      const history: Anthropic.MessageParam[] = [{ role: "user", content: "go" }];
+      const outcome = await agent.runAgent(llm, history, { registry: new SafeToolRegistry([read, write]) });
+      const atReturn = [...log];
+
+      expect(outcome, `[typed-outcome] a turn that ended with stop_reason ${stop} is not success: return a stopped Outcome (s05's stoppedBy)`).toMatchObject({ status: "stopped" });
+      expect(atReturn, `[tools-only-on-tool-use] the turn ended with stop_reason ${stop}, not tool_use: the writing call must not run at all`).not.toContain("start write 2");
+      if (atReturn.includes("start read 1"))
+        expect(
+          atReturn,
+          `[tools-only-on-tool-use] the read-only call started early while the answer streamed, and was still running when runAgent returned (${atReturn.join(" | ")}). ` +
+            `A turn that does not end with tool_use runs none of its calls: stop the early ones (abort their signal) and await them before going on (EarlyStart.settle)`,
+        ).toContain("end read 1");
+      await expectSendable(llm, history);
+      const results = (history[2]?.content ?? []) as Anthropic.ToolResultBlockParam[];
+      expect(results.map((r) => r.is_error), `[tools-only-on-tool-use] both calls must be answered is_error: true ("not run"), so the transcript stays sendable`).toEqual([true, true]);
+      expect(
+        results.map((r) => textIn(r.content)).join(" "),
+        `[tools-only-on-tool-use] the early call's result was used although the turn ended with ${stop}: throw it away and answer "not run"`,
+      ).not.toContain("read 1 ok");
+    });
+});
+
 describe("s08 Ctrl-C: an aborted stream leaves a transcript that can be sent again", () => {
   for (const turn of [1, 2])
     it(`aborted while turn ${turn} streams`, async () => {

@@ -84,13 +84,14 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
       throw e;
     }
     guard.count(response);
+    // s08: a turn that did not end with tool_use runs none of its calls: the early ones are stopped.
+    if (response.stop_reason !== "tool_use") await early.settle();
     // THINK: the response, what it cost, how long it took; the run's totals grow by it.
     events.think(response, asked);
 
     // subtle: cut off by max_tokens, the last block may be a tool_use whose input never finished
     // (it arrives as {}). Run none of it, store none of it: ask again, once, with a larger limit.
     if (response.stop_reason === "max_tokens" && !retried) {
-      await early.settle();
       retried = true;
       maxTokens *= 4;
       say(dim(`  max_tokens: the answer was cut off; asking again with max_tokens ${maxTokens}`));

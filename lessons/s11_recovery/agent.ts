@@ -110,18 +110,16 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
       throw e;
     }
     guard.count(response);
+    // s08: a turn that did not end with tool_use runs none of its calls: the early ones are stopped.
+    if (response.stop_reason !== "tool_use") await early.settle();
     // THINK: the response, what it cost, how long it took; the run's totals grow by it.
     events.think(response, asked);
 
     // The model ran out of context while answering: compact, then ask again (nothing appended).
-    if (response.stop_reason === "model_context_window_exceeded" && recovery.compactHalf()) {
-      await early.settle();
-      continue;
-    }
+    if (response.stop_reason === "model_context_window_exceeded" && recovery.compactHalf()) continue;
     // Cut off by max_tokens. subtle: a cut-off tool_use has unfinished input (it arrives as {}):
     // never run it, ask again with a larger limit. A cut-off text is kept, and the model continues it.
     if (response.stop_reason === "max_tokens") {
-      await early.settle();
       if (recovery.canContinue(response)) {
         // TODO: keep the cut-off text (appendResponse), then ask for the rest with a user message whose
         //       content is CONTINUE_PROMPT; count it in `recovery.continuations` and `continue` the loop.

@@ -2,7 +2,9 @@
  * The property every loop must keep, whatever the model and the tools do (within what the lesson
  * claims): the loop returns (no throw), the transcript passes the checker and can be sent again,
  * nothing that was in the history is lost, and the lesson's own promises hold (failures marked
- * is_error from s02/s04, a cut-off tool_use never run and an Outcome returned from s05).
+ * is_error from s02/s04, a cut-off tool_use never run and an Outcome returned from s05; a call
+ * started early by a streaming loop, s08, only when read-only and thrown away when its turn does
+ * not end with tool_use), and no tool is still running when the loop returns.
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
@@ -22,6 +24,20 @@ function errorText(e: unknown): string {
 
 const blocksOf = (m: Anthropic.MessageParam) => (typeof m.content === "string" ? [] : m.content);
 
+const textOfResult = (r: Anthropic.ToolResultBlockParam): string =>
+  typeof r.content === "string" ? r.content : (r.content ?? []).map((b) => (b.type === "text" ? b.text : "")).join("\n");
+
+/** The tool_result that answers the generated call numbered `n`, if that call is in the history. */
+function resultFor(history: Anthropic.MessageParam[], n: number): Anthropic.ToolResultBlockParam | undefined {
+  for (let i = 0; i + 1 < history.length; i++) {
+    if (history[i]!.role !== "assistant") continue;
+    const use = blocksOf(history[i]!).find((b): b is Anthropic.ToolUseBlockParam => b.type === "tool_use" && (b.input as { n?: unknown } | null)?.n === n);
+    if (!use) continue;
+    return blocksOf(history[i + 1]!).find((b): b is Anthropic.ToolResultBlockParam => b.type === "tool_result" && b.tool_use_id === use.id);
+  }
+  return undefined;
+}
+
 /** Runs one plan through one lesson's loop and checks every property the lesson claims. */
 export async function runPlan(adapter: LessonAdapter, plan: Plan): Promise<Verdict> {
   const ran: Ran[] = [];
@@ -34,6 +50,15 @@ export async function runPlan(adapter: LessonAdapter, plan: Plan): Promise<Verdi
   } catch (e) {
     return { ok: false, kind: "crash", problem: `the loop threw instead of returning: ${errorText(e)}` };
   }
+  // A loop that returns is done with every call it started: run, stopped or thrown away, none
+  // is still running behind the caller's back.
+  const running = ran.filter((r) => !r.ended);
+  if (running.length > 0)
+    return {
+      ok: false,
+      kind: "violation",
+      problem: `call(s) n=${running.map((r) => r.n).join(",")} were still running when the loop returned: stop (abort) and await every call whose result is not used`,
+    };
   const problems = await transcriptProblems(llm, history);
   if (problems) return { ok: false, kind: "violation", problem: problems };
   const { claims } = adapter;
@@ -49,17 +74,30 @@ export async function runPlan(adapter: LessonAdapter, plan: Plan): Promise<Verdi
       return { ok: false, kind: "violation", problem: `runAgent returned ${JSON.stringify(result)}, not an Outcome with status "done" or "stopped"` };
   }
   if (claims.stopReasons) {
-    // A call in a turn that ended with max_tokens, refusal, … was cut off or not meant: never run.
-    // A streaming loop may start a read-only call early, before the turn ends (s08): reading
-    // changes nothing, so only calls that act count there.
+    // s05: a call in a turn that ended with max_tokens, refusal, … was cut off or not meant: never
+    // run. s08's one exception: a streaming loop may start a read-only call early, before the
+    // turn's stop_reason is known; when the turn then ends with anything but tool_use, that call
+    // is stopped and its result thrown away: answered is_error ("not run"), its output never sent.
     const cut = cutOffTurns(plan);
-    const wrongly = ran.filter((r) => cut.has(Math.floor((r.n - 1) / 100)) && !(claims.streaming && r.readOnly));
+    const inCut = ran.filter((r) => cut.has(Math.floor((r.n - 1) / 100)));
+    const wrongly = inCut.filter((r) => !(claims.streaming && r.readOnly));
     if (wrongly.length > 0)
       return {
         ok: false,
         kind: "violation",
         problem: `call(s) n=${wrongly.map((r) => r.n).join(",")} ran although their turn did not end with stop_reason tool_use`,
       };
+    for (const r of inCut) {
+      const result = resultFor(history, r.n);
+      if (!result) continue; // the turn was not stored (asked again): nothing of it was sent
+      const text = textOfResult(result);
+      if (result.is_error !== true || (r.output && text.includes(r.output)))
+        return {
+          ok: false,
+          kind: "violation",
+          problem: `call n=${r.n} was started early in a turn that did not end with tool_use, and its result was used (${JSON.stringify(text.slice(0, 80))}): throw it away, answer the call is_error "not run"`,
+        };
+    }
   }
   // Failures must be marked is_error where the lesson claims it.
   const known = new Set(tools.map((t) => t.name));

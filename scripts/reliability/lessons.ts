@@ -16,7 +16,7 @@
  *   s06+ guards (repeated calls, turns, budget) stop with a sendable transcript.
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
@@ -117,45 +117,50 @@ export function spaceFor(n: number, claims: Claims): PlanSpace {
 /** A per-call timeout the fuzzer gives tools in lessons that enforce one (s04+), so hangs end fast. */
 export const FUZZ_TOOL_TIMEOUT_MS = 40;
 
-/** A call that ran: its number, and whether its tool is read-only. */
+/** A call that ran: its number, whether its tool is read-only, and whether it has ended yet. */
 export interface Ran {
   n: number;
   readOnly: boolean;
+  /** False while the tool still runs. */
+  ended: boolean;
+  /** What the tool returned, or the message it threw (once it has ended). */
+  output?: string;
 }
 
-/** The generated tools, recording which calls (by their `n`) actually ran. */
+/** The generated tools, recording which calls (by their `n`) actually ran, and when they ended. */
 export function fuzzTools(kinds: ToolKind[], ran: Ran[]): FuzzTool[] {
-  let current: ToolKind = "ok";
-  const record = (input: Record<string, unknown>) => {
-    if (typeof input.n === "number") ran.push({ n: input.n, readOnly: current !== "write" });
-  };
   const make = (kind: ToolKind, run: FuzzTool["run"]): FuzzTool => ({
     name: TOOL_NAMES[kind],
     description: `A generated tool (${kind}). Input: {"n": number}.`,
     readOnly: kind !== "write",
     run: (input, signal) => {
-      current = kind;
-      return run(input, signal);
+      if (typeof input.n !== "number") return run(input, signal);
+      const entry: Ran = { n: input.n, readOnly: kind !== "write", ended: false };
+      ran.push(entry);
+      const result = run(input, signal);
+      result.then(
+        (output) => Object.assign(entry, { ended: true, output }),
+        (e: unknown) => Object.assign(entry, { ended: true, output: e instanceof Error ? e.message : String(e) }),
+      );
+      return result;
     },
   });
   const all: Record<ToolKind, FuzzTool> = {
-    ok: make("ok", async (i) => (record(i), `ok ${String(i.n)}`)),
-    write: make("write", async (i) => (record(i), `wrote ${String(i.n)}`)),
+    ok: make("ok", async (i) => `ok ${String(i.n)}`),
+    write: make("write", async (i) => `wrote ${String(i.n)}`),
     throw: make("throw", async (i) => {
-      record(i);
       throw new Error(`generated failure in call ${String(i.n)}`);
     }),
     hang: make(
       "hang",
-      (i, signal) =>
+      (_i, signal) =>
         new Promise<string>((_, reject) => {
-          record(i);
           signal?.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
         }),
     ),
-    huge: make("huge", async (i) => (record(i), "x".repeat(HUGE_OUTPUT_CHARS))),
-    binary: make("binary", async (i) => (record(i), binaryOutput())),
-    empty: make("empty", async (i) => (record(i), "")),
+    huge: make("huge", async () => "x".repeat(HUGE_OUTPUT_CHARS)),
+    binary: make("binary", async () => binaryOutput()),
+    empty: make("empty", async () => ""),
   };
   return kinds.map((k) => all[k]);
 }
@@ -239,13 +244,31 @@ async function registryFor(n: number, tools: FuzzTool[], timeoutMs = FUZZ_TOOL_T
   return new Registry(specs);
 }
 
+/**
+ * The source of a lesson's loop: the entry file, and, followed from there, every module under
+ * solutions/ it imports or re-exports `runAgent` / `agentLoop` from (`import { runAgent as
+ * recoveringLoop } from "../s11_recovery/agent.ts"` counts).
+ */
+export function loopSource(file: string, seen = new Set<string>()): string {
+  if (seen.has(file) || !existsSync(file)) return "";
+  seen.add(file);
+  const source = readFileSync(file, "utf8");
+  let all = source;
+  for (const m of source.matchAll(/\b(?:import|export)\s*\{([^}]*)\}\s*from\s*["'](\.{1,2}\/[^"']+)["']/g)) {
+    const names = m[1]!.split(",").map((n) => n.trim().split(/\s+/)[0]);
+    if (names.includes("runAgent") || names.includes("agentLoop")) all += "\n" + loopSource(join(dirname(file), m[2]!), seen);
+  }
+  return all;
+}
+
 export async function adapterFor(lesson: Lesson): Promise<LessonAdapter | null> {
   const n = Number(lesson.id.slice(1));
   const mod = await importSolution(lesson.dir, lesson.entry);
   if (!mod) return null;
   // What the loop does is read from its source where the lesson number cannot tell: a lesson
-  // may be built on an earlier loop than the one before it (s10 and s11 on s06's, without streaming).
-  const source = readFileSync(join(ROOT, "solutions", lesson.dir, lesson.entry), "utf8");
+  // may be built on an earlier loop than the one before it, and may import its loop whole (s10
+  // runs s09's, s12 runs s11's): the source read is the entry's plus that of the loop it imports.
+  const source = loopSource(join(ROOT, "solutions", lesson.dir, lesson.entry));
   const claims = {
     ...claimsFor(n),
     streaming: /messages\.stream\(|streamTurn\(/.test(source),

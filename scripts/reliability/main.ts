@@ -95,6 +95,7 @@ if (parts.has("fuzz") && adapters.length > 0) {
       c.unknownToolIsError ? "unknown→is_error" : "unknown answered",
       c.toolThrows ? "throws, bad input, hangs→is_error" : null,
       c.stopReasons ? "every stop_reason, cut-off calls not run, Outcome" : "stops on any stop_reason ≠ tool_use",
+      c.streaming ? "early reads stopped and thrown away unless tool_use" : null,
     ]
       .filter(Boolean)
       .join("; ");

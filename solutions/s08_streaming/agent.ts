@@ -77,10 +77,14 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
     }
     guard.count(response);
 
+    // s05 + early start: only a turn that ended with tool_use runs its calls. Any other ending
+    // (refusal, max_tokens, pause_turn, a reason this loop does not know, …): the calls started
+    // early are stopped and their results thrown away; each call is answered "not run" below.
+    if (response.stop_reason !== "tool_use") await early.settle();
+
     // subtle: cut off by max_tokens, the last block may be a tool_use whose input never finished
     // (it arrives as {}). Run none of it, store none of it: ask again, once, with a larger limit.
     if (response.stop_reason === "max_tokens" && !retried) {
-      await early.settle();
       retried = true;
       maxTokens *= 4;
       say(dim(`  max_tokens: the answer was cut off; asking again with max_tokens ${maxTokens}`));

@@ -5,6 +5,12 @@
  * A call is started early only when it is read-only AND every call before it in this message was
  * read-only too: then starting it sooner cannot change what any other call sees. Everything else
  * runs after the message ends, exactly as s03's runTools runs it; results stay in call order.
+ *
+ * subtle: a call starts before the turn's stop_reason is known (message_delta comes after the last
+ * block). Only a turn that ends with tool_use runs its calls (s05). When it ends with anything else
+ * (refusal, max_tokens, a reason the loop does not know, …), the loop calls `settle()`: the early
+ * calls are stopped, awaited, and their results thrown away; the loop answers each call "not run".
+ * That is why only read-only calls may start early: stopping them undoes nothing.
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
@@ -15,11 +21,17 @@ import type { StreamHandlers } from "./stream-turn.ts";
 export class EarlyStart {
   private readonly started = new Map<string, { input: string; result: Promise<Anthropic.ToolResultBlockParam> }>();
   private onlyReadsSoFar = true;
+  /** Aborted by settle(): stops the early calls whose results will not be used. */
+  private readonly stop = new AbortController();
+  /** The tools' context, with a signal that aborts when the run's does or when settle() is called. */
+  private readonly ctx: ToolContext;
 
   constructor(
     private readonly registry: ToolRegistry,
-    private readonly ctx: ToolContext,
-  ) {}
+    ctx: ToolContext,
+  ) {
+    this.ctx = { ...ctx, signal: ctx.signal ? AbortSignal.any([ctx.signal, this.stop.signal]) : this.stop.signal };
+  }
 
   /** Called by the stream for each complete tool call, in order. */
   notice(call: Anthropic.ToolUseBlock): void {
@@ -54,8 +66,13 @@ export class EarlyStart {
     return [...early, ...rest];
   }
 
-  /** When the turn ends without running its tools (a stop, an abort): let the early ones finish. */
+  /**
+   * When the turn's calls will not run (it did not end with tool_use, a guard stopped the run, the
+   * stream broke): stops the early calls and waits until each has ended. Their results are
+   * thrown away, so the loop never returns while a tool it started still runs.
+   */
   async settle(): Promise<void> {
+    this.stop.abort(new Error("the turn's calls are not run"));
     await Promise.allSettled([...this.started.values()].map((s) => s.result));
   }
 }
