@@ -196,6 +196,22 @@ export const LESSONS: Lesson[] = [
         "return { root: flags.workspace, approve: terminalApprover({ yes: flags.yes }), guards, onEvent: onEvent ?? createLogger({ verbose: flags.verbose }) }.",
     ],
   },
+  {
+    id: "s13",
+    dir: "s13_caching",
+    title: "Prompt caching",
+    idea: "The loop marks prompt-cache breakpoints itself: the last tool and the system prompt once, the newest messages moved forward every turn, never more than four and never stored in the history; each turn's usage shows what the cache wrote and read.",
+    entry: "agent.ts",
+    hints: [
+      "Which part of a request is the same from one turn to the next, and which part grows? A marker caches everything BEFORE it: where should the last one go? " +
+        "The API refuses a fifth cache_control marker: what happens after six turns if you put a marker on the history's newest message and leave it there? " +
+        "Should the transcript you save say cache_control at all?",
+      "withCacheBreakpoints: tools.map((t, i) => i === tools.length - 1 ? { ...t, cache_control: EPHEMERAL } : t); system as [{ type: \"text\", text, cache_control }]; " +
+        "const messages = [...prompt.messages]; messages[newest] = markLastBlock(messages[newest]) (and the user message before the previous one). " +
+        "markLastBlock copies: const blocks = typeof content === \"string\" ? [{ type: \"text\", text: content }] : [...content]; blocks[last] = marked(blocks[last]). " +
+        "In the loop: const request = { model, max_tokens: maxTokens, ...(opts.cache === false ? prompt : withCacheBreakpoints(prompt)) }.",
+    ],
+  },
 ];
 
 /** Finds a lesson by "s01", "1", "01" or "s01_agent_loop". */

@@ -12,6 +12,9 @@
  *   context growth   input tokens per turn over a 20-turn session that reads a 30 000-character
  *                    file each turn: without and with read_file's output cap, and with
  *                    cache_control on the last message (the share of input read from cache)
+ *   cost             the final agent's dollar cost on that session with its own cache breakpoints
+ *                    over the same session with them turned off (`cache: false`, s13+); list
+ *                    prices: cache writes 1.25×, cache reads 0.1×, output 5× of input
  *
  * With --json the last line is one JSON object (see docs/guide/benchmarks.md). A figure whose
  * lesson is not in the course yet prints "n/a (lesson not present)" and is null in the JSON.
@@ -203,7 +206,7 @@ progress(`context growth: ${final.lesson.id}, 20 turns`);
 const dir = mkdtempSync(join(tmpdir(), "course-bench-"));
 writeFileSync(join(dir, "big.log"), Array.from({ length: 1_000 }, (_, i) => `line ${String(i).padStart(5, "0")}: ${"x".repeat(22)}`).join("\n"));
 const reader = (max: number) => [tool(async () => readFile(dir, "big.log", max))];
-const session = async (max: number, cache: boolean) => {
+const session = async (max: number, cache: boolean, extra: Record<string, unknown> = {}) => {
   let marked = false;
   const markLast = (body: Record<string, unknown>) => {
     const messages = body.messages as Anthropic.MessageParam[] | undefined;
@@ -220,7 +223,7 @@ const session = async (max: number, cache: boolean) => {
   const history: Anthropic.MessageParam[] = [{ role: "user", content: "Benchmark task: read the log, twenty times." }];
   let stopped = "";
   try {
-    const r = await final.run(llm, history, reader(max), { guards: { maxTurns: 10_000, tokenBudget: 1e12, maxRepeats: 1e6 } });
+    const r = await final.run(llm, history, reader(max), { guards: { maxTurns: 10_000, tokenBudget: 1e12, maxRepeats: 1e6 }, extra });
     if (r.kind === "outcome" && r.status !== "done") stopped = `stopped: ${r.reason}`;
   } catch (e) {
     stopped = `failed: ${(e as Error).message.slice(0, 80)}`;
@@ -229,12 +232,19 @@ const session = async (max: number, cache: boolean) => {
   const input = usage.map((u) => u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0));
   const read = usage.reduce((n, u) => n + (u.cache_read_input_tokens ?? 0), 0);
   const total = input.reduce((a, b) => a + b, 0);
-  return { turns: input.length, total, last: input[input.length - 1] ?? 0, cacheShare: total > 0 ? read / total : 0, stopped, marked };
+  // In units of the input price: what a turn costs at list prices.
+  const cost = usage.reduce((n, u) => n + u.input_tokens + 1.25 * (u.cache_creation_input_tokens ?? 0) + 0.1 * (u.cache_read_input_tokens ?? 0) + 5 * u.output_tokens, 0);
+  return { turns: input.length, total, last: input[input.length - 1] ?? 0, cacheShare: total > 0 ? read / total : 0, stopped, marked, cost };
 };
 const fileChars = readFileSync(join(dir, "big.log"), "utf8").length;
 const uncapped = await session(Number.MAX_SAFE_INTEGER, false);
 const capped = await session(READ_MAX_CHARS, false);
 const cached = await session(READ_MAX_CHARS, true);
+// The final agent's own breakpoints (s13+), against the same agent with them turned off.
+const marksItself = /withCacheBreakpoints\(/.test(readFileSync(join(ROOT, "solutions", final.lesson.dir, final.lesson.entry), "utf8"));
+const own = marksItself ? cached : null; // the agent marked its own breakpoints there (the bench added none)
+const unmarked = marksItself ? await session(READ_MAX_CHARS, false, { cache: false }) : null;
+const costFigure = own && unmarked && unmarked.cost > 0 ? { cached_over_uncached: round(own.cost / unmarked.cost, 3), cached_units: Math.round(own.cost), uncached_units: Math.round(unmarked.cost) } : null;
 rmSync(dir, { recursive: true, force: true });
 const context = {
   turns: capped.turns,
@@ -313,7 +323,18 @@ table(
     ],
   ],
 );
-for (const r of [uncapped, capped, cached]) if (r.stopped) out(`note: a session ${r.stopped}`);
+for (const r of [uncapped, capped, cached, own, unmarked]) if (r?.stopped) out(`note: a session ${r.stopped}`);
+out("### Cost of caching (the same 20-turn session, list prices in units of the input price)");
+out();
+if (costFigure)
+  table(
+    ["run", "cost", "figure"],
+    [
+      [`${final.lesson.id} with its own cache breakpoints`, String(costFigure.cached_units), `cached_over_uncached = ${costFigure.cached_over_uncached} (goal ≤ 0.35)`],
+      [`${final.lesson.id} with cache: false`, String(costFigure.uncached_units), ""],
+    ],
+  );
+else out(`${NA} (s13: the final agent marks no cache breakpoint)\n`);
 out("### The learner's cycle");
 out();
 out(cycle.check_s === null ? "skipped (--skip-cycle)" : `npm run check s01: ${cycle.check_s} s; npm test: ${cycle.test_s} s (reported, not judged)`);
@@ -325,6 +346,7 @@ const summary = {
   loop_overhead: overhead,
   learner_cycle: cycle,
   context,
+  cost: costFigure,
 };
 
 if (values["update-docs"]) {

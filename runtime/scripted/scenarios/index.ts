@@ -18,11 +18,12 @@ import { s08Streaming } from "./s08_streaming.ts";
 import { s10Conversation } from "./s10_conversation.ts";
 import { s11Recovery } from "./s11_recovery.ts";
 import { s12GuardedAgent, s12GuardedAgentZh } from "./s12_guarded_agent.ts";
+import { s13Caching } from "./s13_caching.ts";
 
 /** Answers "ok": used to ask "would the API accept this transcript?" without a real turn. */
 export const echo: Scenario = { id: "echo", title: "Answers ok to anything", reply: () => say("ok") };
 
-export const SCENARIOS: Scenario[] = [intents, echo, s01AgentLoop, s02ToolDispatch, s03ParallelTools, s04ToolErrors, s05StopReasons, s06Guards, s07SafeTools, s08Streaming, s10Conversation, s11Recovery, s12GuardedAgent, s12GuardedAgentZh];
+export const SCENARIOS: Scenario[] = [intents, echo, s01AgentLoop, s02ToolDispatch, s03ParallelTools, s04ToolErrors, s05StopReasons, s06Guards, s07SafeTools, s08Streaming, s10Conversation, s11Recovery, s12GuardedAgent, s12GuardedAgentZh, s13Caching];
 
 export class UnknownScenarioError extends Error {}
 
