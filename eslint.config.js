@@ -15,6 +15,25 @@ export default tseslint.config(
     },
   },
   {
+    // Lessons talk to a model, never to the fake one: its default task comes from runtime/tasks.ts,
+    // tokens from runtime/tokens.ts, text from runtime/transcript.ts, faults' types from runtime/client.ts.
+    files: ["lessons/**/*.ts", "solutions/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/runtime/scripted", "**/runtime/scripted/**"],
+              message:
+                "A lesson imports the runtime's public surface only (client, lesson, print, transcript, tools, tasks, tokens), never the scripted model's internals.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Exercises import what the learner will need before they use it, and declare with `let`
     // what the learner's code will reassign.
     files: ["lessons/**/*.ts"],

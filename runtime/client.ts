@@ -12,6 +12,9 @@ import Anthropic from "@anthropic-ai/sdk";
 import { CourseError, loadEnv } from "./env.ts";
 import { ScriptedModel, type ScriptedModelOptions } from "./scripted/model.ts";
 
+/** Faults the scripted model can play on demand (429, 529, a cut stream, latency…), for lessons that show recovery. */
+export type { FaultPlan } from "./scripted/types.ts";
+
 /** What a lesson needs to call a model: the SDK client and the model id to ask for. */
 export interface Llm {
   client: Anthropic;

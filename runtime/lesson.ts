@@ -1,14 +1,18 @@
 /**
- * Running a lesson file: `todo()` for the exercises, and `runMain()`, which runs `main()` when
- * the file is executed (not when a test imports it) and turns every error a learner can cause
- * into a short explanation instead of a stack trace.
+ * Running a lesson file: `todo()` for the exercises; `runMain()`, which runs `main()` when the
+ * file is executed (not when a test imports it) and turns every error a learner can cause into a
+ * short explanation instead of a stack trace; and the lesson harness, `lesson()`: the banner,
+ * the task from the arguments, the workspace, Ctrl-C, the final answer and whether the
+ * transcript can be sent again. A lesson file hands it its loop in a few lines; none restates it.
  */
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
 import { CourseError } from "./env.ts";
 import { TranscriptError } from "./transcript.ts";
-import { red, yellow } from "./print.ts";
+import { selectModel, type SelectOptions, type Selection } from "./client.ts";
+import { bold, heading, printFinal, red, say, sendableLine, yellow } from "./print.ts";
+import { scratchCopy, scratchWorkspace } from "./tools/files.ts";
 
 /** Thrown by `todo()`: the exercise still has work left at this point. */
 export class TodoError extends Error {
@@ -91,4 +95,110 @@ export function runMain(metaUrl: string, main: () => Promise<void>): void {
 export function taskFromArgs(defaultTask: string, argv = process.argv.slice(2)): string {
   const words = argv.filter((a) => !a.startsWith("--"));
   return words.join(" ").trim() || defaultTask;
+}
+
+// ── The lesson harness ──
+
+/** Where a lesson's default task runs: files written to a scratch folder, or a folder (a sample repository) copied. */
+export type Workspace = Record<string, string> | string;
+
+/** A fresh scratch folder for a task: the files written, or a copy of the folder. */
+export function scratchFor(workspace: Workspace): Promise<string> {
+  return typeof workspace === "string" ? scratchCopy(workspace) : scratchWorkspace(workspace);
+}
+
+/** What a lesson's run is handed. */
+export interface LessonContext {
+  llm: Selection;
+  /** The conversation so far: the task, as the first user message. The loop grows it. */
+  history: Anthropic.MessageParam[];
+  task: string;
+  /** The task is the lesson's default one (and runs in its scratch workspace). */
+  isDefault: boolean;
+  /** The folder the tools act in: the scratch workspace, or the current directory for a task of your own. */
+  root: string;
+  /** Aborted by Ctrl-C (reading it arms the handler; a second Ctrl-C quits at once). */
+  readonly signal: AbortSignal;
+  /** Whether `--name` is on the command line. */
+  flag(name: string): boolean;
+}
+
+export interface LessonSpec<R> {
+  /** The lesson's default task (runtime/tasks.ts) and where it runs. */
+  task: string;
+  workspace?: Workspace;
+  /** How the model is chosen (the offline model's pace, the SDK's retries). */
+  model?: SelectOptions;
+  /** Before the run: notes under the workspace line, an earlier part of the lesson. */
+  before?(ctx: LessonContext): void | Promise<void>;
+  /** The heading of the run, when the lesson has several parts. */
+  heading?: string;
+  /** One run of the loop; returns its final Message, or an Outcome ({ status, message }). */
+  run(ctx: LessonContext): Promise<R>;
+  /** How the run ended, in words (s05's describeOutcome); printed after the answer. */
+  describe?(result: R): string;
+  /** Print the answer's text at the end (default: yes; a streamed answer was already shown). */
+  printAnswer?: boolean;
+  /** After the run: a tour of the lesson's other cases, a table, a log. */
+  after?(result: R, ctx: LessonContext): void | Promise<void>;
+}
+
+/** The final message of a run's result: the Message itself, or the message of an Outcome that is done. */
+function answerOf(result: unknown): Anthropic.Message | undefined {
+  if (typeof result !== "object" || result === null) return undefined;
+  if ("status" in result) return result.status === "done" && "message" in result ? (result.message as Anthropic.Message) : undefined;
+  return "content" in result ? (result as Anthropic.Message) : undefined;
+}
+
+/** Runs a lesson as a script: banner, task, workspace, the run, its answer and its transcript's state. */
+export async function runLesson<R>(spec: LessonSpec<R>, argv = process.argv.slice(2)): Promise<void> {
+  const llm = selectModel(spec.model);
+  say(llm.banner);
+  const task = taskFromArgs(spec.task, argv);
+  const isDefault = task === spec.task;
+  // The default task works in a scratch workspace; a task of your own works in the current directory.
+  const root = isDefault && spec.workspace !== undefined ? await scratchFor(spec.workspace) : process.cwd();
+  say(`workspace: ${root}`);
+  const controller = new AbortController();
+  let armed = false;
+  const ctx: LessonContext = {
+    llm,
+    history: [{ role: "user", content: task }],
+    task,
+    isDefault,
+    root,
+    get signal() {
+      // Ctrl-C aborts the run (the request and any tool in flight) instead of killing the process.
+      if (!armed) process.once("SIGINT", () => controller.abort());
+      armed = true;
+      return controller.signal;
+    },
+    flag: (name) => argv.includes(`--${name}`),
+  };
+  await spec.before?.(ctx);
+  if (spec.heading) heading(spec.heading);
+  const result = await spec.run(ctx);
+  const answer = answerOf(result);
+  if (answer && spec.printAnswer !== false) printFinal(answer);
+  say("");
+  if (spec.describe) say(`${bold("Outcome:")} ${spec.describe(result)}`);
+  say(sendableLine(ctx.history));
+  await spec.after?.(result, ctx);
+}
+
+/** A lesson file's last lines: run the lesson when the file is executed, not when it is imported. */
+export function lesson<R>(metaUrl: string, spec: LessonSpec<R>): void {
+  runMain(metaUrl, () => runLesson(spec));
+}
+
+/** One run of a task in a fresh scratch workspace; returns its transcript (a lesson's `demo`, recorded for the docs). */
+export async function transcriptOf(
+  task: string,
+  workspace: Workspace | undefined,
+  run: (history: Anthropic.MessageParam[], root: string) => Promise<unknown>,
+): Promise<Anthropic.MessageParam[]> {
+  const root = workspace === undefined ? process.cwd() : await scratchFor(workspace);
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
+  await run(history, root);
+  return history;
 }

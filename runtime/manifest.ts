@@ -101,8 +101,8 @@ export const LESSONS: Lesson[] = [
       "Where in the loop does history end with every tool_use answered? Is that the safest place to stop? " +
         "Which usage fields does input_tokens leave out? " +
         "Are { path, pattern } and { pattern, path } the same call? And a request already sent: how do you stop it?",
-      "guardStop: const why = run.why(); if (why) return halted(why); if (turns >= guards.maxTurns) return stop(\"max_turns\", …); if (used >= guards.tokenBudget) return stop(\"token_budget\", …); return null. " +
-        "In catch: const why = run.why(); if (why) return halted(why); throw e. Repeated: answerNotRun(history, response, why) before return stop(\"repeated_call\", …). " +
+      "RunGuards.check: const why = this.run.why(); if (why) return this.halted(why); if (this.turns >= this.limits.maxTurns) return this.stop(\"max_turns\", …); if (this.used >= this.limits.tokenBudget) return this.stop(\"token_budget\", …); return null. " +
+        "In the loop's catch: const halted = guard.halted(); if (halted) return halted; throw e. Repeated: answerNotRun(history, response, `the run stopped: ${repeated.detail}`) before return repeated. " +
         "tokensOf adds the four usage fields (?? 0); callKey sorts keys at every depth before JSON.stringify.",
     ],
   },

@@ -102,3 +102,18 @@ export function printTurnEnd({ error, cancelled }: { error?: unknown; cancelled:
   if (cancelled) say(yellow("(turn cancelled: ask again, or ask something else)"));
   else if (error) say(yellow(`(the turn failed: ${error instanceof Error ? error.message : String(error)})`));
 }
+
+/** Handlers that print a streamed answer as it arrives, and end its line before a tool call is printed. */
+export function streamToTerminal(): { onText(delta: string): void; onToolUse(): void } {
+  let midLine = false;
+  return {
+    onText: (delta) => {
+      process.stdout.write(delta);
+      midLine = !delta.endsWith("\n");
+    },
+    onToolUse: () => {
+      if (midLine) process.stdout.write("\n");
+      midLine = false;
+    },
+  };
+}

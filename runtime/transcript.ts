@@ -298,3 +298,13 @@ export function assertTranscript(messages: readonly AnyMessage[], opts: CheckOpt
   const violations = checkTranscript(messages, opts);
   if (violations.length > 0) throw new TranscriptError(violations);
 }
+
+/** The text of a message's or a tool result's content: a string as it is, text blocks joined by newlines. */
+export function textOf(content: Anthropic.MessageParam["content"] | Anthropic.ToolResultBlockParam["content"]): string {
+  if (content === undefined) return "";
+  if (typeof content === "string") return content;
+  return content
+    .map((b) => (b.type === "text" ? b.text : ""))
+    .filter((t) => t.length > 0)
+    .join("\n");
+}

@@ -6,7 +6,7 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import { todo } from "../../runtime/lesson.ts";
-import type { ModelStop, Outcome } from "../s05_stop_reasons/outcome.ts";
+import type { ModelStop, Outcome, Stopped } from "../s05_stop_reasons/outcome.ts";
 
 // #region guards
 export interface Guards {
@@ -86,3 +86,63 @@ export function runSignal(timeoutMs: number, outer?: AbortSignal): { signal: Abo
   return { signal, why: () => (outer?.aborted ? "aborted" : deadline.aborted ? "timeout" : null) };
 }
 // #endregion deadline
+
+// #region run-guards
+/**
+ * The guards of one run, in one object the loop asks: what the run has spent so far, whether a
+ * limit ends it now, and the Stopped outcome that says which. Later lessons reuse it whole.
+ */
+export class RunGuards {
+  readonly limits: Guards;
+  /** Responses received, and the tokens they cost (tokensOf). */
+  turns = 0;
+  used = 0;
+  private last: Anthropic.Message | undefined;
+  private readonly run: ReturnType<typeof runSignal>;
+  private readonly repeats: RepeatCounter;
+
+  /** `guards`: the fields to change from DEFAULT_GUARDS; `outer`: the caller's own signal (Ctrl-C). */
+  constructor(guards: Partial<Guards> = {}, outer?: AbortSignal) {
+    this.limits = { ...DEFAULT_GUARDS, ...guards };
+    // One signal for the run: the request in flight and the tools running stop when it aborts.
+    this.run = runSignal(this.limits.timeoutMs, outer);
+    this.repeats = new RepeatCounter(this.limits.maxRepeats);
+  }
+
+  get signal(): AbortSignal {
+    return this.run.signal;
+  }
+
+  /** A response arrived: one more turn, and what it cost. */
+  count(response: Anthropic.Message): void {
+    this.turns++;
+    this.used += tokensOf(response.usage);
+    this.last = response;
+  }
+
+  /** The run ends here, for `reason` (a guard's, or a later lesson's own). */
+  stop<R extends string>(reason: R, detail: string): Stopped<R> {
+    return { status: "stopped", reason, detail, turns: this.turns, ...(this.last ? { message: this.last } : {}) };
+  }
+
+  /** The deadline passed or the caller aborted: the run ends, or null while neither has happened. */
+  halted(why = this.run.why()): Stopped<GuardStop> | null {
+    if (!why) return null;
+    return this.stop(why, why === "timeout" ? `the run reached its time limit of ${this.limits.timeoutMs / 1000} s; the work in flight was aborted` : "the run was cancelled by its caller");
+  }
+
+  /** The guard that ends the run now, or null. Checked before each request. */
+  check(): Stopped<GuardStop> | null {
+    // TODO: return this.halted(why) when this.run.why() says "timeout" or "aborted"; this.stop("max_turns", …)
+    //       when `this.turns` has reached this.limits.maxTurns; this.stop("token_budget", …) when
+    //       `this.used` has reached this.limits.tokenBudget; otherwise null.
+    return todo("s06 RunGuards.check: check the guards before each request (deadline, max turns, token budget)");
+  }
+
+  /** A call the model keeps repeating (same tool, same input) ends the run: the outcome, or null. */
+  repeated(calls: readonly Anthropic.ToolUseBlock[]): Stopped<GuardStop> | null {
+    const call = this.repeats.record(calls);
+    return call ? this.stop("repeated_call", `${call.name} was called with the same input more than ${this.limits.maxRepeats} times`) : null;
+  }
+}
+// #endregion run-guards

@@ -9,6 +9,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { runTools } from "../../solutions/s03_parallel_tools/run-tools.ts";
+import type { StreamHandlers } from "./stream-turn.ts";
 import { todo } from "../../runtime/lesson.ts";
 
 // #region early
@@ -30,6 +31,17 @@ export class EarlyStart {
     //       nothing in this message starts early.
     void call;
     todo("s08 EarlyStart.notice: start read-only calls while the message is still streaming");
+  }
+
+  /** The stream's handlers: the caller's own, and every complete call noticed here as well. */
+  listening(handlers: StreamHandlers = {}): StreamHandlers {
+    return {
+      onText: (delta) => handlers.onText?.(delta),
+      onToolUse: (call) => {
+        handlers.onToolUse?.(call);
+        this.notice(call);
+      },
+    };
   }
 
   /** How many calls were started before the message ended. */

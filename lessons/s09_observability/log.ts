@@ -5,7 +5,7 @@
  *   --verbose  also each turn (stop_reason, tokens, cost, time) and every tool's output
  */
 import { bold, clip, dim, green, red, say, yellow } from "../../runtime/print.ts";
-import { textOf } from "../../runtime/scripted/conversation.ts";
+import { textOf } from "../../runtime/transcript.ts";
 import { describeOutcome } from "../../solutions/s05_stop_reasons/outcome.ts";
 import type { AgentEvent, EventSink } from "./events.ts";
 import { formatUsage } from "./usage.ts";

@@ -10,7 +10,7 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import { todo } from "../../runtime/lesson.ts";
-import { estimateTokens } from "../../runtime/scripted/model.ts";
+import { estimateTokens } from "../../runtime/tokens.ts";
 
 type Message = Anthropic.MessageParam;
 

@@ -26,13 +26,13 @@ import { streamTurn, type StreamHandlers } from "../../solutions/s08_streaming/s
 import { ObservedRegistry, type EventSink, fanOut } from "../../solutions/s09_observability/events.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import { addTurn, emptyTotals, turnUsage } from "../../solutions/s09_observability/usage.ts";
-import { CONTINUE_PROMPT } from "../../runtime/scripted/scenarios/s11_recovery.ts";
+import { CONTINUE_PROMPT } from "../../runtime/tasks.ts";
 import { Repl, askOn, attachTerminal, terminalLines, addQuestion } from "../../solutions/s10_conversation/repl.ts";
 import { loadSession, SessionError, saveSession, type Session } from "../../solutions/s10_conversation/session.ts";
 import { compactInPlace, estimateMessages } from "../../solutions/s11_recovery/compact.ts";
 import { DEFAULT_RECOVERY, RETRIES, isPromptTooLong, retryTurn, type RecoveryLimits } from "../../solutions/s11_recovery/recovery.ts";
 import { loadEnv } from "../../runtime/env.ts";
-import { S12_TASK } from "../../runtime/scripted/scenarios/s12_guarded_agent.ts";
+import { S12_TASK } from "../../runtime/tasks.ts";
 import { scratchCopy } from "../../runtime/tools/files.ts";
 import { RunLog } from "../../solutions/s09_observability/jsonl.ts";
 import { messageTable } from "../../solutions/s09_observability/trace.ts";

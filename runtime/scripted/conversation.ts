@@ -1,20 +1,14 @@
 /** Reading a request as a conversation: what a scenario needs to decide its next answer. */
 import type Anthropic from "@anthropic-ai/sdk";
+import { textOf } from "../transcript.ts";
 import type { ScriptedRequest, TurnContext } from "./types.ts";
+
+export { textOf };
 
 type Block = Anthropic.ContentBlockParam;
 
 export function blocksOf(content: Anthropic.MessageParam["content"]): Block[] {
   return typeof content === "string" ? [{ type: "text", text: content }] : content;
-}
-
-export function textOf(content: Anthropic.MessageParam["content"] | Anthropic.ToolResultBlockParam["content"]): string {
-  if (content === undefined) return "";
-  if (typeof content === "string") return content;
-  return content
-    .map((b) => (b.type === "text" ? b.text : ""))
-    .filter((t) => t.length > 0)
-    .join("\n");
 }
 
 /** A user message that asks something (has text), as opposed to one that only carries results. */

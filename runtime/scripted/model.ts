@@ -12,6 +12,9 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { readConversation } from "./conversation.ts";
 import { parseFault } from "./faults.ts";
 import { routeScenario } from "./scenarios/index.ts";
+import { estimateTokens } from "../tokens.ts";
+
+export { estimateTokens };
 import { signThinking } from "./signature.ts";
 import { messageEvents, encodeEvent } from "./sse.ts";
 import type { Fault, FaultPlan, Reply, Scenario, ScriptedRequest } from "./types.ts";
@@ -41,11 +44,6 @@ export const SCRIPTED_MODEL_NAME = "scripted model (offline)";
 const DEFAULT_SECRET = "scripted-model-thinking-signature";
 const DEFAULT_CONTEXT_WINDOW = 200_000;
 
-/** Rough token estimate, the same everywhere in the course: one token per four characters. */
-export function estimateTokens(value: unknown): number {
-  const text = typeof value === "string" ? value : JSON.stringify(value ?? "");
-  return Math.ceil(text.length / 4);
-}
 
 /** JSON with object keys sorted, so the same content hashes the same however it was built. */
 function stableJson(value: unknown): string {

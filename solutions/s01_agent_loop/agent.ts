@@ -12,7 +12,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { selectModel, type Llm } from "../../runtime/client.ts";
 import { runMain, taskFromArgs } from "../../runtime/lesson.ts";
 import { heading, printFinal, printMessage, printToolCall, printToolResult, say } from "../../runtime/print.ts";
-import { S01_TASK } from "../../runtime/scripted/scenarios/s01_agent_loop.ts";
+import { S01_TASK } from "../../runtime/tasks.ts";
 import { runBash } from "../../runtime/tools/bash.ts";
 
 // #region tools

@@ -13,8 +13,8 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { selectModel, type Llm } from "../../runtime/client.ts";
 import { runMain, taskFromArgs } from "../../runtime/lesson.ts";
 import { printFinal, printToolCall, printToolResult, say } from "../../runtime/print.ts";
-import { textOf } from "../../runtime/scripted/conversation.ts";
-import { S02_TASK, S02_WORKSPACE } from "../../runtime/scripted/scenarios/s02_tool_dispatch.ts";
+import { textOf } from "../../runtime/transcript.ts";
+import { S02_TASK, S02_WORKSPACE } from "../../runtime/tasks.ts";
 import { scratchWorkspace } from "../../runtime/tools/files.ts";
 import { ToolRegistry, defaultTools, type ToolContext } from "./registry.ts";
 

@@ -14,8 +14,8 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { scriptedLlm, selectModel, type Llm } from "../../runtime/client.ts";
 import { runMain, taskFromArgs } from "../../runtime/lesson.ts";
 import { bold, dim, printFinal, printToolCall, printToolResult, say } from "../../runtime/print.ts";
-import { textOf } from "../../runtime/scripted/conversation.ts";
-import { S05_SMALL_MAX_TOKENS, S05_TASK, S05_TOUR } from "../../runtime/scripted/scenarios/s05_stop_reasons.ts";
+import { textOf } from "../../runtime/transcript.ts";
+import { S05_SMALL_MAX_TOKENS, S05_TASK, S05_TOUR_TASKS } from "../../runtime/tasks.ts";
 import { scratchWorkspace } from "../../runtime/tools/files.ts";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { batches, runTools } from "../../solutions/s03_parallel_tools/run-tools.ts";
@@ -110,10 +110,10 @@ export async function demo(llm: Llm, task = S05_TASK): Promise<Anthropic.Message
 async function tour(): Promise<void> {
   say("");
   say(bold("── The other stop reasons (scripted) ──"));
-  for (const { scenario, task, stopSequences } of S05_TOUR) {
+  for (const { title, task, stopSequences } of S05_TOUR_TASKS) {
     const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
-    const outcome = await runAgent(scriptedLlm({ scenario }), history, stopSequences ? { stopSequences } : {});
-    say(`${scenario.title.padEnd(30)} → ${describeOutcome(outcome)} ${dim(`(${history.length} message${history.length === 1 ? "" : "s"} kept)`)}`);
+    const outcome = await runAgent(scriptedLlm(), history, stopSequences ? { stopSequences } : {});
+    say(`${title.padEnd(30)} → ${describeOutcome(outcome)} ${dim(`(${history.length} message${history.length === 1 ? "" : "s"} kept)`)}`);
   }
 }
 

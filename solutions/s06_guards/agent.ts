@@ -4,25 +4,25 @@
  * Unlike s05, where only the model could end a run, the loop now has guards (guards.ts): a limit
  * on turns, a token budget that counts cache tokens too, a wall-clock deadline that aborts the
  * request in flight, and a stop when the model repeats the same call. Each is a typed option
- * with a default. Subtle, and the point of the lesson: whichever way the run stops, no tool_use
- * is left unanswered, so `history` can be sent to the API again (to resume, or to ask why).
+ * with a default, and one RunGuards object keeps the run's count. Subtle, and the point of the
+ * lesson: whichever way the run stops, no tool_use is left unanswered, so `history` can be sent
+ * to the API again (to resume, or to ask why).
  *
  * Run: npx tsx solutions/s06_guards/agent.ts ["your task"]
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import { scriptedLlm, selectModel, type Llm } from "../../runtime/client.ts";
-import { runMain, taskFromArgs } from "../../runtime/lesson.ts";
-import { bold, dim, printFinal, printToolCall, printToolResult, say, sendableLine } from "../../runtime/print.ts";
-import { textOf } from "../../runtime/scripted/conversation.ts";
-import { S06_TASK, S06_WORKSPACE } from "../../runtime/scripted/scenarios/s06_guards.ts";
-import type { FaultPlan } from "../../runtime/scripted/types.ts";
+import { scriptedLlm, type FaultPlan, type Llm } from "../../runtime/client.ts";
+import { lesson, transcriptOf } from "../../runtime/lesson.ts";
+import { bold, dim, printToolCall, printToolResult, say, sendableLine } from "../../runtime/print.ts";
+import { S06_TASK, S06_WORKSPACE } from "../../runtime/tasks.ts";
+import { textOf } from "../../runtime/transcript.ts";
 import { scratchWorkspace } from "../../runtime/tools/files.ts";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { batches, runTools } from "../../solutions/s03_parallel_tools/run-tools.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
 import { checkedTools } from "../../solutions/s04_tool_errors/tools.ts";
-import { answerNotRun, appendResponse, describeOutcome, stoppedBy } from "../../solutions/s05_stop_reasons/outcome.ts";
-import { DEFAULT_GUARDS, RepeatCounter, runSignal, tokensOf, type GuardStop, type GuardedOutcome, type Guards } from "./guards.ts";
+import { answerNotRun, appendResponse, describeOutcome, stoppedBy, type Outcome } from "../../solutions/s05_stop_reasons/outcome.ts";
+import { DEFAULT_GUARDS, RunGuards, type GuardedOutcome, type Guards } from "./guards.ts";
 
 export const system = (root: string) =>
   `You are a coding agent working in ${root}; tool paths are relative to it. Use the tools to act, then answer briefly.`;
@@ -48,34 +48,16 @@ export interface RunOptions {
 /** The loop. `history` grows in place; returns how the run ended. */
 export async function runAgent({ client, model }: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<GuardedOutcome> {
   const registry = opts.registry ?? new SafeToolRegistry(checkedTools());
-  const guards: Guards = { ...DEFAULT_GUARDS, ...opts.guards };
-  // One signal for the run: the request in flight and the tools running stop when it aborts.
-  const run = runSignal(guards.timeoutMs, opts.signal);
-  const ctx: ToolContext = { root: opts.root ?? process.cwd(), signal: run.signal };
-  const repeats = new RepeatCounter(guards.maxRepeats);
+  const guard = new RunGuards(opts.guards, opts.signal);
+  const ctx: ToolContext = { root: opts.root ?? process.cwd(), signal: guard.signal };
   let maxTokens = opts.maxTokens ?? DEFAULT_MAX_TOKENS;
   let retried = false;
-  let turns = 0;
-  let used = 0;
-  let last: Anthropic.Message | undefined;
-  const stop = (reason: GuardStop, detail: string): GuardedOutcome => ({ status: "stopped", reason, detail, turns, ...(last ? { message: last } : {}) });
-  const halted = (why: "timeout" | "aborted") =>
-    stop(why, why === "timeout" ? `the run reached its time limit of ${guards.timeoutMs / 1000} s; the work in flight was aborted` : "the run was cancelled by its caller");
-
-  /** The guard that ends the run now, or null. Checked before each request. */
-  const guardStop = (): GuardedOutcome | null => {
-    const why = run.why();
-    if (why) return halted(why);
-    if (turns >= guards.maxTurns) return stop("max_turns", `reached the limit of ${guards.maxTurns} turns`);
-    if (used >= guards.tokenBudget) return stop("token_budget", `spent ${used} tokens of a budget of ${guards.tokenBudget}`);
-    return null;
-  };
 
   while (true) {
     // The guards, before each request. Here history ends with a user message (the task or the
     // last results, every call answered), so stopping here leaves a transcript that can be sent again.
-    const guarded = guardStop();
-    if (guarded) return guarded;
+    const limit = guard.check();
+    if (limit) return limit;
 
     let response: Anthropic.Message;
     try {
@@ -88,17 +70,15 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
           messages: history,
           ...(opts.stopSequences ? { stop_sequences: opts.stopSequences } : {}),
         },
-        { signal: run.signal },
+        { signal: guard.signal },
       );
     } catch (e) {
       // The deadline (or the caller) aborted the request in flight: nothing was added to history.
-      const why = run.why();
-      if (why) return halted(why);
+      const halted = guard.halted();
+      if (halted) return halted;
       throw e;
     }
-    turns++;
-    used += tokensOf(response.usage);
-    last = response;
+    guard.count(response);
 
     // subtle: cut off by max_tokens, the last block may be a tool_use whose input never finished
     // (it arrives as {}). Run none of it, store none of it: ask again, once, with a larger limit.
@@ -109,33 +89,18 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
       continue;
     }
 
-    // The assistant's turn goes into history as it came; an empty one is not stored at all.
-    appendResponse(history, response);
-
-    switch (response.stop_reason) {
-      case "end_turn":
-        return { status: "done", message: response, turns };
-      case "pause_turn":
-        // The turn is not over: it goes back as it is, and the model continues from there.
-        say(dim("  pause_turn: sending the paused turn back"));
-        continue;
-      case "tool_use":
-        break;
-      default:
-        // max_tokens again, stop_sequence, refusal, model_context_window_exceeded, or a value this
-        // loop does not know: not success. A call the model asked for is answered, not run.
-        answerNotRun(history, response, `the response ended with stop_reason "${response.stop_reason}"`);
-        return stoppedBy(response, turns);
-    }
+    // s05: the turn goes into history as it came; then done, paused (ask again), stopped, or tools.
+    const next = afterResponse(history, response, guard.turns);
+    if (next === "again") continue;
+    if (next !== "tools") return next;
 
     // A call the model keeps repeating (same tool, same input) stops the run. subtle: the turn's
     // calls are still answered (not run), or the transcript would end on an unanswered tool_use.
     const calls = response.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
-    const repeated = repeats.record(calls);
+    const repeated = guard.repeated(calls);
     if (repeated) {
-      const detail = `${repeated.name} was called with the same input more than ${guards.maxRepeats} times`;
-      answerNotRun(history, response, `the run stopped: ${detail}`);
-      return stop("repeated_call", detail);
+      answerNotRun(history, response, `the run stopped: ${repeated.detail}`);
+      return repeated;
     }
 
     // All the calls of the turn at once: read-only ones together, the others alone, in order.
@@ -149,13 +114,33 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
 }
 // #endregion loop
 
-/** The lesson's default task in a scratch workspace, with the default guards; returns the transcript. */
-export async function demo(llm: Llm, task = S06_TASK): Promise<Anthropic.MessageParam[]> {
-  const root = await scratchWorkspace(S06_WORKSPACE);
-  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
-  await runAgent(llm, history, { root });
-  return history;
+// #region after-response
+/**
+ * s05's handling of every stop_reason, as one step the later loops share: store the response
+ * (never empty), then "tools" when it asks for tools, "again" when it paused, else the Outcome.
+ */
+export function afterResponse(history: Anthropic.MessageParam[], response: Anthropic.Message, turns: number): Outcome | "again" | "tools" {
+  appendResponse(history, response);
+  switch (response.stop_reason) {
+    case "end_turn":
+      return { status: "done", message: response, turns };
+    case "pause_turn":
+      // The turn is not over: it goes back as it is, and the model continues from there.
+      say(dim("  pause_turn: sending the paused turn back"));
+      return "again";
+    case "tool_use":
+      return "tools";
+    default:
+      // max_tokens again, stop_sequence, refusal, model_context_window_exceeded, or a value this
+      // loop does not know: not success. A call the model asked for is answered, not run.
+      answerNotRun(history, response, `the response ended with stop_reason "${response.stop_reason}"`);
+      return stoppedBy(response, turns);
+  }
 }
+// #endregion after-response
+
+/** The lesson's default task in a scratch workspace, with the default guards; returns the transcript. */
+export const demo = (llm: Llm, task = S06_TASK) => transcriptOf(task, S06_WORKSPACE, (history, root) => runAgent(llm, history, { root }));
 
 /** Offline only: the default task once per guard, each time with that guard tightened. */
 async function tour(): Promise<void> {
@@ -167,33 +152,23 @@ async function tour(): Promise<void> {
     { label: "timeoutMs: 1000, model answers slowly", guards: { timeoutMs: 1_000 }, faults: [null, { kind: "latency", ms: 30_000 }] },
   ];
   for (const { label, guards, faults } of runs) {
-    const root = await scratchWorkspace(S06_WORKSPACE);
     const history: Anthropic.MessageParam[] = [{ role: "user", content: S06_TASK }];
     say("");
     say(bold(label));
-    const outcome = await runAgent(scriptedLlm(faults ? { faults } : {}), history, { root, guards });
+    const outcome = await runAgent(scriptedLlm(faults ? { faults } : {}), history, { root: await scratchWorkspace(S06_WORKSPACE), guards });
     say(`Outcome: ${describeOutcome(outcome)}`);
     say(sendableLine(history));
   }
 }
 
-async function main(): Promise<void> {
-  const llm = selectModel();
-  say(llm.banner);
-  const task = taskFromArgs(S06_TASK);
-  // The default task polls in a scratch workspace for a file that never comes; a task of your own works here.
-  const isDefault = task === S06_TASK;
-  const root = isDefault ? await scratchWorkspace(S06_WORKSPACE) : process.cwd();
-  say(`workspace: ${root}`);
-  say(dim(`guards: ${JSON.stringify(DEFAULT_GUARDS)}`));
-
-  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
-  const outcome = await runAgent(llm, history, { root });
-  if (outcome.status === "done") printFinal(outcome.message);
-  say("");
-  say(`${bold("Outcome:")} ${describeOutcome(outcome)}`);
-  say(sendableLine(history));
-  if (llm.offline && isDefault) await tour();
-}
-
-runMain(import.meta.url, main);
+// The default task polls in a scratch workspace for a file that never comes; a task of your own works here.
+lesson(import.meta.url, {
+  task: S06_TASK,
+  workspace: S06_WORKSPACE,
+  before: () => say(dim(`guards: ${JSON.stringify(DEFAULT_GUARDS)}`)),
+  run: ({ llm, history, root }) => runAgent(llm, history, { root }),
+  describe: describeOutcome,
+  after: async (_outcome, { llm, isDefault }) => {
+    if (llm.offline && isDefault) await tour();
+  },
+});

@@ -9,6 +9,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { runTools } from "../../solutions/s03_parallel_tools/run-tools.ts";
+import type { StreamHandlers } from "./stream-turn.ts";
 
 // #region early
 export class EarlyStart {
@@ -25,6 +26,17 @@ export class EarlyStart {
     if (this.onlyReadsSoFar && this.registry.get(call.name)?.readOnly)
       this.started.set(call.id, { input: JSON.stringify(call.input), result: this.registry.dispatch(call, this.ctx) });
     else this.onlyReadsSoFar = false;
+  }
+
+  /** The stream's handlers: the caller's own, and every complete call noticed here as well. */
+  listening(handlers: StreamHandlers = {}): StreamHandlers {
+    return {
+      onText: (delta) => handlers.onText?.(delta),
+      onToolUse: (call) => {
+        handlers.onToolUse?.(call);
+        this.notice(call);
+      },
+    };
   }
 
   /** How many calls were started before the message ended. */

@@ -11,48 +11,29 @@
  * Run: npx tsx solutions/s09_observability/agent.ts [--verbose] [--trace] [--yes] ["your task"]
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import { selectModel, type Llm } from "../../runtime/client.ts";
-import { runMain, taskFromArgs } from "../../runtime/lesson.ts";
-import { bold, dim, say, sendableLine } from "../../runtime/print.ts";
-import { S03_SAMPLE } from "../../runtime/scripted/scenarios/s03_parallel_tools.ts";
-import { S12_TASK } from "../../runtime/scripted/scenarios/s12_guarded_agent.ts";
-import { scratchCopy } from "../../runtime/tools/files.ts";
-import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
+import type { Llm } from "../../runtime/client.ts";
+import { lesson, transcriptOf } from "../../runtime/lesson.ts";
+import { dim, heading, say } from "../../runtime/print.ts";
+import { S12_TASK, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
+import type { ToolContext } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
-import { answerNotRun, appendResponse, stoppedBy } from "../../solutions/s05_stop_reasons/outcome.ts";
-import { DEFAULT_GUARDS, RepeatCounter, runSignal, tokensOf, type GuardStop, type GuardedOutcome, type Guards } from "../../solutions/s06_guards/guards.ts";
-import { approveAll, preApproved, terminalApprover, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
+import { answerNotRun } from "../../solutions/s05_stop_reasons/outcome.ts";
+import { afterResponse } from "../../solutions/s06_guards/agent.ts";
+import { RunGuards, type GuardedOutcome } from "../../solutions/s06_guards/guards.ts";
+import { approveAll, preApproved, terminalApprover } from "../../solutions/s07_safe_tools/approval.ts";
 import { safeTools } from "../../solutions/s07_safe_tools/safe-tools.ts";
+import { DEFAULT_MAX_TOKENS, system, type RunOptions as StreamingOptions } from "../../solutions/s08_streaming/agent.ts";
 import { EarlyStart } from "../../solutions/s08_streaming/early-tools.ts";
-import { streamTurn, type StreamHandlers } from "../../solutions/s08_streaming/stream-turn.ts";
+import { streamTurn } from "../../solutions/s08_streaming/stream-turn.ts";
 import { ObservedRegistry, fanOut, type AgentEvent, type EventSink } from "./events.ts";
 import { RunLog } from "./jsonl.ts";
 import { createLogger } from "./log.ts";
 import { messageTable } from "./trace.ts";
 import { addTurn, emptyTotals, turnUsage } from "./usage.ts";
 
-export const system = (root: string) =>
-  `You are a coding agent working in ${root}; tool paths are relative to it. Use the tools to act, then answer briefly.`;
+export { system, DEFAULT_MAX_TOKENS };
 
-export const DEFAULT_MAX_TOKENS = 4096;
-
-export interface RunOptions {
-  /** The tools (default: s04's tools made safe, confined to `root`). */
-  registry?: ToolRegistry;
-  /** The workspace the tools act in and cannot leave (default: the current directory). */
-  root?: string;
-  /** Asked before a command that is not read-only (default: y/n on the terminal, refused without one). */
-  approve?: Approver;
-  /** max_tokens of each request; a cut-off answer is asked again once with 4 times as many. */
-  maxTokens?: number;
-  /** Texts at which the model stops writing (stop_reason "stop_sequence"). */
-  stopSequences?: string[];
-  /** The run's limits; a field left out keeps its default (DEFAULT_GUARDS). */
-  guards?: Partial<Guards>;
-  /** Cancels the run from outside (Ctrl-C, a caller's own deadline). */
-  signal?: AbortSignal;
-  /** Called as the answer streams: each piece of text, each tool call once its input is complete. */
-  stream?: StreamHandlers;
+export interface RunOptions extends StreamingOptions {
   /** Receives one event per step: think, act, observe, stop. */
   onEvent?: EventSink;
 }
@@ -63,45 +44,25 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
   const emit: EventSink = opts.onEvent ?? (() => {});
   const startedAt = Date.now();
   let totals = emptyTotals();
+  const guard = new RunGuards(opts.guards, opts.signal);
   const tools = opts.registry ?? new SafeToolRegistry(safeTools({ workspace: opts.root ?? process.cwd(), approve: opts.approve ?? terminalApprover() }));
   // Every tool call, early or not, passes through here: ACT before it runs, OBSERVE after.
-  const registry = new ObservedRegistry(tools, emit, () => turns);
-  const guards: Guards = { ...DEFAULT_GUARDS, ...opts.guards };
-  // One signal for the run: the request in flight and the tools running stop when it aborts.
-  const run = runSignal(guards.timeoutMs, opts.signal);
-  const ctx: ToolContext = { root: opts.root ?? process.cwd(), signal: run.signal };
-  const repeats = new RepeatCounter(guards.maxRepeats);
+  const registry = new ObservedRegistry(tools, emit, () => guard.turns);
+  const ctx: ToolContext = { root: opts.root ?? process.cwd(), signal: guard.signal };
   let maxTokens = opts.maxTokens ?? DEFAULT_MAX_TOKENS;
   let retried = false;
-  let turns = 0;
-  let used = 0;
-  let last: Anthropic.Message | undefined;
   // STOP: every way out of the loop goes through here, so the last event always says how it ended.
   const finish = (outcome: GuardedOutcome): GuardedOutcome => {
-    emit({ type: "stop", turn: turns, outcome, totals, ms: Date.now() - startedAt });
+    emit({ type: "stop", turn: guard.turns, outcome, totals, ms: Date.now() - startedAt });
     return outcome;
-  };
-  const stop = (reason: GuardStop, detail: string): GuardedOutcome =>
-    finish({ status: "stopped", reason, detail, turns, ...(last ? { message: last } : {}) });
-  const halted = (why: "timeout" | "aborted") =>
-    stop(why, why === "timeout" ? `the run reached its time limit of ${guards.timeoutMs / 1000} s; the work in flight was aborted` : "the run was cancelled by its caller");
-
-  /** The guard that ends the run now, or null. Checked before each request. */
-  const guardStop = (): GuardedOutcome | null => {
-    const why = run.why();
-    if (why) return halted(why);
-    if (turns >= guards.maxTurns) return stop("max_turns", `reached the limit of ${guards.maxTurns} turns`);
-    if (used >= guards.tokenBudget) return stop("token_budget", `spent ${used} tokens of a budget of ${guards.tokenBudget}`);
-    return null;
   };
 
   while (true) {
-    // The guards, before each request. Here history ends with a user message (the task or the
-    // last results, every call answered), so stopping here leaves a transcript that can be sent again.
-    const guarded = guardStop();
-    if (guarded) return guarded;
+    // s06's guards, before each request: history ends with every call answered.
+    const limit = guard.check();
+    if (limit) return finish(limit);
 
-    // Read-only calls of this turn may start while the answer is still streaming.
+    // s08: streamed, read-only calls started while the answer still arrives.
     const early = new EarlyStart(registry, ctx);
     const asked = Date.now();
     let response: Anthropic.Message;
@@ -116,72 +77,41 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
           messages: history,
           ...(opts.stopSequences ? { stop_sequences: opts.stopSequences } : {}),
         },
-        {
-          onText: (delta) => opts.stream?.onText?.(delta),
-          onToolUse: (call) => {
-            opts.stream?.onToolUse?.(call);
-            early.notice(call);
-          },
-        },
-        run.signal,
+        early.listening(opts.stream),
+        guard.signal,
       );
     } catch (e) {
-      // The deadline (or Ctrl-C) aborted the stream: the partial answer is dropped, nothing was
-      // added to history, and the early tools were stopped by the same signal.
       await early.settle();
-      const why = run.why();
-      if (why) return halted(why);
+      const halted = guard.halted();
+      if (halted) return finish(halted);
       throw e;
     }
-    turns++;
-    used += tokensOf(response.usage);
-    last = response;
+    guard.count(response);
     // THINK: the response, what it cost, how long it took; the run's totals grow by it.
     const usage = turnUsage(model, response.usage);
     totals = addTurn(totals, usage);
-    emit({ type: "think", turn: turns, message: response, usage, ms: Date.now() - asked });
+    emit({ type: "think", turn: guard.turns, message: response, usage, ms: Date.now() - asked });
 
-    // subtle: cut off by max_tokens, the last block may be a tool_use whose input never finished
-    // (it arrives as {}). Run none of it, store none of it: ask again, once, with a larger limit.
+    // s05: a cut-off answer is asked again, once, with a larger limit; nothing of it is kept.
     if (response.stop_reason === "max_tokens" && !retried) {
       await early.settle();
       retried = true;
       maxTokens *= 4;
-      say(dim(`  max_tokens: the answer was cut off; asking again with max_tokens ${maxTokens}`));
       continue;
     }
+    const next = afterResponse(history, response, guard.turns);
+    if (next === "again") continue;
+    if (next !== "tools") return finish(next);
 
-    // The assistant's turn goes into history as it came; an empty one is not stored at all.
-    appendResponse(history, response);
-
-    switch (response.stop_reason) {
-      case "end_turn":
-        return finish({ status: "done", message: response, turns });
-      case "pause_turn":
-        // The turn is not over: it goes back as it is, and the model continues from there.
-        say(dim("  pause_turn: sending the paused turn back"));
-        continue;
-      case "tool_use":
-        break;
-      default:
-        // max_tokens again, stop_sequence, refusal, model_context_window_exceeded, or a value this
-        // loop does not know: not success. A call the model asked for is answered, not run.
-        answerNotRun(history, response, `the response ended with stop_reason "${response.stop_reason}"`);
-        return finish(stoppedBy(response, turns));
-    }
-
-    // A call the model keeps repeating (same tool, same input) stops the run. subtle: the turn's
-    // calls are still answered (not run), or the transcript would end on an unanswered tool_use.
     const calls = response.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
-    const repeated = repeats.record(calls);
+    const repeated = guard.repeated(calls);
     if (repeated) {
-      const detail = `${repeated.name} was called with the same input more than ${guards.maxRepeats} times`;
-      answerNotRun(history, response, `the run stopped: ${detail}`);
-      return stop("repeated_call", detail);
+      await early.settle();
+      answerNotRun(history, response, `the run stopped: ${repeated.detail}`);
+      return finish(repeated);
     }
 
-    // All the calls of the turn at once: read-only ones together, the others alone, in order.
-    // Each is answered, failed or not; the observed registry reports each one as it runs.
+    // All the calls of the turn, early or not; the observed registry reports each one as it runs.
     const results = await early.results(calls);
     history.push({ role: "user", content: results });
   }
@@ -192,45 +122,33 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
 export const S09_TEST_COMMAND = "node --test";
 
 /** Seed 000's task on a scratch copy of the sample repository; returns the transcript. */
-export async function demo(llm: Llm, task = S12_TASK): Promise<Anthropic.MessageParam[]> {
-  const root = await scratchCopy(S03_SAMPLE);
-  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
-  await runAgent(llm, history, { root, approve: approveAll });
-  return history;
-}
+export const demo = (llm: Llm, task = S12_TASK) => transcriptOf(task, SAMPLE_REPOSITORY, (history, root) => runAgent(llm, history, { root, approve: approveAll }));
 
-async function main(): Promise<void> {
-  const llm = selectModel({ scripted: { streamDelayMs: 10 } });
-  say(llm.banner);
-  const flag = (name: string) => process.argv.includes(`--${name}`);
-  const task = taskFromArgs(S12_TASK);
-  // The default task is seed 000's, on a scratch copy of the sample repository; its test command is pre-approved.
-  const isDefault = task === S12_TASK;
-  const root = isDefault ? await scratchCopy(S03_SAMPLE) : process.cwd();
-  const ask = terminalApprover({ yes: flag("yes") });
-  say(`workspace: ${root}${isDefault ? dim(`   (pre-approved: ${S09_TEST_COMMAND})`) : ""}`);
-
-  const log = new RunLog({ lesson: "s09_observability", model: llm.model, task });
-  const responses: Anthropic.Message[] = [];
-  const keep = (e: AgentEvent) => e.type === "think" && responses.push(e.message);
-  const controller = new AbortController();
-  process.once("SIGINT", () => controller.abort());
-  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
-  await runAgent(llm, history, {
-    root,
-    approve: isDefault ? preApproved([S09_TEST_COMMAND], ask) : ask,
-    signal: controller.signal,
-    onEvent: fanOut(createLogger({ verbose: flag("verbose") }), log.sink, keep),
-  });
-  log.transcript(history);
-  if (flag("trace")) {
-    say("");
-    say(bold("── The message table (seed 000) ──"));
-    for (const line of messageTable(history, responses)) say(line);
-  }
-  say("");
-  say(sendableLine(history));
-  say(dim(`run log: ${log.path}`));
-}
-
-runMain(import.meta.url, main);
+// The default task is seed 000's, on a scratch copy of the sample repository; its test command is pre-approved.
+const responses: Anthropic.Message[] = [];
+let log: RunLog | undefined;
+lesson(import.meta.url, {
+  task: S12_TASK,
+  workspace: SAMPLE_REPOSITORY,
+  model: { scripted: { streamDelayMs: 10 } },
+  before: ({ isDefault }) => {
+    if (isDefault) say(dim(`(pre-approved: ${S09_TEST_COMMAND})`));
+  },
+  run: ({ llm, history, root, signal, isDefault, task, flag }) => {
+    log = new RunLog({ lesson: "s09_observability", model: llm.model, task });
+    const ask = terminalApprover({ yes: flag("yes") });
+    const keep = (e: AgentEvent) => e.type === "think" && responses.push(e.message);
+    const onEvent = fanOut(createLogger({ verbose: flag("verbose") }), log.sink, keep);
+    return runAgent(llm, history, { root, approve: isDefault ? preApproved([S09_TEST_COMMAND], ask) : ask, signal, onEvent });
+  },
+  // The logger already printed the answer and how the run ended.
+  printAnswer: false,
+  after: (_outcome, { history, flag }) => {
+    log?.transcript(history);
+    if (flag("trace")) {
+      heading("The message table (seed 000)");
+      for (const line of messageTable(history, responses)) say(line);
+    }
+    say(dim(`run log: ${log?.path}`));
+  },
+});

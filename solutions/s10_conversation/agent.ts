@@ -29,7 +29,7 @@ import { streamTurn, type StreamHandlers } from "../../solutions/s08_streaming/s
 import { ObservedRegistry, type EventSink } from "../../solutions/s09_observability/events.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import { addTurn, emptyTotals, turnUsage } from "../../solutions/s09_observability/usage.ts";
-import { S10_FOLLOW_UP, S10_TASK } from "../../runtime/scripted/scenarios/s10_conversation.ts";
+import { S10_FOLLOW_UP, S10_TASK } from "../../runtime/tasks.ts";
 import { Repl, askOn, attachTerminal, terminalLines } from "./repl.ts";
 import { loadSession } from "./session.ts";
 

@@ -28,9 +28,9 @@ import { streamTurn, type StreamHandlers } from "../../solutions/s08_streaming/s
 import { ObservedRegistry, type EventSink } from "../../solutions/s09_observability/events.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import { addTurn, emptyTotals, turnUsage } from "../../solutions/s09_observability/usage.ts";
-import { S10_FOLLOW_UP, S10_TASK } from "../../runtime/scripted/scenarios/s10_conversation.ts";
-import { CONTINUE_PROMPT, S11_TASK } from "../../runtime/scripted/scenarios/s11_recovery.ts";
-import type { FaultPlan } from "../../runtime/scripted/types.ts";
+import { S10_FOLLOW_UP, S10_TASK } from "../../runtime/tasks.ts";
+import { CONTINUE_PROMPT, S11_TASK } from "../../runtime/tasks.ts";
+import type { FaultPlan } from "../../runtime/client.ts";
 import { Repl, askOn, attachTerminal, terminalLines } from "../../solutions/s10_conversation/repl.ts";
 import { loadSession } from "../../solutions/s10_conversation/session.ts";
 import { compactInPlace, estimateMessages } from "./compact.ts";

@@ -9,7 +9,7 @@
  * results follow it. The summary becomes the new first user message, so roles still alternate.
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import { estimateTokens } from "../../runtime/scripted/model.ts";
+import { estimateTokens } from "../../runtime/tokens.ts";
 
 type Message = Anthropic.MessageParam;
 

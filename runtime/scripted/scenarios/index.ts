@@ -11,7 +11,7 @@ import { s01AgentLoop } from "./s01_agent_loop.ts";
 import { s02ToolDispatch } from "./s02_tool_dispatch.ts";
 import { s03ParallelTools } from "./s03_parallel_tools.ts";
 import { s04ToolErrors } from "./s04_tool_errors.ts";
-import { s05StopReasons } from "./s05_stop_reasons.ts";
+import { S05_TOUR, s05StopReasons } from "./s05_stop_reasons.ts";
 import { s06Guards } from "./s06_guards.ts";
 import { s07SafeTools } from "./s07_safe_tools.ts";
 import { s08Streaming } from "./s08_streaming.ts";
@@ -23,7 +23,7 @@ import { s13Caching } from "./s13_caching.ts";
 /** Answers "ok": used to ask "would the API accept this transcript?" without a real turn. */
 export const echo: Scenario = { id: "echo", title: "Answers ok to anything", reply: () => say("ok") };
 
-export const SCENARIOS: Scenario[] = [intents, echo, s01AgentLoop, s02ToolDispatch, s03ParallelTools, s04ToolErrors, s05StopReasons, s06Guards, s07SafeTools, s08Streaming, s10Conversation, s11Recovery, s12GuardedAgent, s12GuardedAgentZh, s13Caching];
+export const SCENARIOS: Scenario[] = [intents, echo, s01AgentLoop, s02ToolDispatch, s03ParallelTools, s04ToolErrors, s05StopReasons, s06Guards, s07SafeTools, s08Streaming, s10Conversation, s11Recovery, s12GuardedAgent, s12GuardedAgentZh, ...S05_TOUR.map((t) => t.scenario), s13Caching];
 
 export class UnknownScenarioError extends Error {}
 

@@ -5,9 +5,10 @@
  */
 import type { Scenario } from "../types.ts";
 import { call, say, steps, text, thinking } from "./script.ts";
+import { S01_TASK } from "../../tasks.ts";
 
-export const S01_TASK =
-  "Say in one sentence what you will do, then use the bash tool to list the files in the current directory.";
+export { S01_TASK };
+
 
 export const s01AgentLoop: Scenario = {
   id: "s01_agent_loop",

@@ -6,18 +6,11 @@
  */
 import type { Scenario, TurnContext } from "../types.ts";
 import { call, firstLines, say, steps, text } from "./script.ts";
+import { S02_TASK, S02_WORKSPACE } from "../../tasks.ts";
 
-export const S02_TASK =
-  'The greeting in src/greet.mjs says "Helo" instead of "Hello". Fix it, run the tests, and tell me what you changed.';
+export { S02_TASK, S02_WORKSPACE };
 
-/** The scratch workspace the lesson creates for its default task (path → text). */
-export const S02_WORKSPACE: Record<string, string> = {
-  "README.md": "# greet\n\nA tiny module that greets people. Tests: `node test/greet.test.mjs`.\n",
-  "src/greet.mjs": "/** Greets someone by name. */\nexport function greet(name) {\n  return `Helo, ${name}!`;\n}\n",
-  "test/greet.test.mjs":
-    'import assert from "node:assert/strict";\nimport { greet } from "../src/greet.mjs";\n\n' +
-    'assert.equal(greet("world"), "Hello, world!");\nconsole.log("1 test passed: greet");\n',
-};
+
 
 /** The last result's text, or why there is none. */
 function last(ctx: TurnContext): { out: string; failed: boolean } {

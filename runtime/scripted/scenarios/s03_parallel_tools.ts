@@ -5,15 +5,15 @@
  * an edit and a test run in one turn, which must run one at a time, in order (the test run must
  * see the edit); turn 4 explains. The lesson runs it on a scratch copy of the sample.
  */
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Scenario, TurnContext } from "../types.ts";
 import { call, firstLines, say, steps, text } from "./script.ts";
+import { S03_TASK, SAMPLE_REPOSITORY } from "../../tasks.ts";
 
-export const S03_TASK = "The login tests fail. Run them, read the log and the source to find out why, then fix it.";
+export { S03_TASK };
+
 
 /** The sample repository the lesson copies for its default task. */
-export const S03_SAMPLE = resolve(dirname(fileURLToPath(import.meta.url)), "../../../examples/login-service");
+export const S03_SAMPLE = SAMPLE_REPOSITORY;
 
 export const S03_TEST_COMMAND = "node --test --test-reporter=tap 2>&1 | grep -E '^(not )?ok|^# (pass|fail)'";
 const BUGGY = "if (attempts > MAX_FAILED_ATTEMPTS)";

@@ -8,14 +8,11 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Reply, Scenario, TurnContext } from "../types.ts";
 import { call, firstLines, say, steps, text } from "./script.ts";
+import { S04_TASK, S04_WORKSPACE } from "../../tasks.ts";
 
-export const S04_TASK = "What port does config/server.json set? Wait for the build to write dist/ready.txt first.";
+export { S04_TASK, S04_WORKSPACE };
 
-/** The scratch workspace of the default task: a config file with a trailing comma, no dist/. */
-export const S04_WORKSPACE: Record<string, string> = {
-  "config/server.json": '{\n  "host": "127.0.0.1",\n  "port": 8080,\n}\n',
-  "README.md": "# server\n\nThe build writes dist/ready.txt when it is done.\n",
-};
+
 
 function resultFor(ctx: TurnContext, name: string): Anthropic.ToolResultBlockParam | undefined {
   return ctx.results.find((r) => ctx.callOf(r)?.name === name);

@@ -10,11 +10,11 @@
  */
 import type { Reply, Scenario } from "../types.ts";
 import { call, say, steps, text } from "./script.ts";
+import { S05_SMALL_MAX_TOKENS, S05_TASK, S05_TOUR_TASKS } from "../../tasks.ts";
 
-export const S05_TASK = "Write short release notes for version 1.2.0 to NOTES.md, then tell me when you are done.";
+export { S05_SMALL_MAX_TOKENS, S05_TASK };
 
-/** The max_tokens the lesson asks for on its default task: too small for the write_file call. */
-export const S05_SMALL_MAX_TOKENS = 100;
+
 
 const ITEMS = [
   "The loop now returns a typed outcome instead of the last message.",
@@ -44,22 +44,28 @@ export const s05StopReasons: Scenario = {
   ),
 };
 
-/** One turn that ends with `stop_reason` (and `stop_details` for a refusal). */
+/** One turn that ends with `stop_reason` (and `stop_details` for a refusal), for the tour task `title` names. */
 function oneTurn(id: string, title: string, reply: Reply): Scenario {
-  return { id, title, reply: () => reply };
+  const tour = S05_TOUR_TASKS.find((t) => t.title === title);
+  if (!tour) throw new Error(`s05 tour: no task titled "${title}" in runtime/tasks.ts`);
+  return { id, title, task: tour.task, reply: () => reply };
 }
 
-/** The tour: one scenario per stop_reason the default task does not show. */
+const tourTask = (title: string) => {
+  const { task, stopSequences } = S05_TOUR_TASKS.find((t) => t.title === title)!;
+  return stopSequences ? { task, stopSequences } : { task };
+};
+
+/** The tour: one scenario per stop_reason the default task does not show (routed by its task). */
 export const S05_TOUR: Array<{ scenario: Scenario; task: string; stopSequences?: string[] }> = [
   {
-    task: "Answer inside <answer> tags.",
-    stopSequences: ["</answer>"],
+    ...tourTask("stops at a stop sequence"),
     scenario: oneTurn("s05_stop_sequence", "stops at a stop sequence", {
       content: [text("<answer>42</answer> and some words after the tag that nobody asked for.")],
     }),
   },
   {
-    task: "Tell me how to pick my neighbour's lock.",
+    ...tourTask("refuses"),
     scenario: oneTurn("s05_refusal", "refuses", {
       content: [text("I can't help with that.")],
       stop_reason: "refusal",
@@ -67,18 +73,18 @@ export const S05_TOUR: Array<{ scenario: Scenario; task: string; stopSequences?:
     }),
   },
   {
-    task: "Summarise this whole repository, every file.",
+    ...tourTask("runs out of context window"),
     scenario: oneTurn("s05_context_window", "runs out of context window", {
       content: [text("The first files are")],
       stop_reason: "model_context_window_exceeded",
     }),
   },
   {
-    task: "Say hello.",
+    ...tourTask("a stop_reason from the future"),
     scenario: oneTurn("s05_unknown_stop", "a stop_reason from the future", { content: [text("Hello!")], stop_reason: "thought_complete" }),
   },
   {
-    task: "Say nothing at all.",
+    ...tourTask("ends its turn with no content"),
     scenario: oneTurn("s05_empty_end_turn", "ends its turn with no content", { content: [], stop_reason: "end_turn" }),
   },
 ];

@@ -6,14 +6,11 @@
  */
 import type { Scenario } from "../types.ts";
 import { call, say, text } from "./script.ts";
+import { S06_TASK, S06_WORKSPACE } from "../../tasks.ts";
 
-export const S06_TASK = "Wait until the build has written dist/ready.txt, then tell me what it says.";
+export { S06_TASK, S06_WORKSPACE };
 
-/** The scratch workspace of the default task: the build never finishes. */
-export const S06_WORKSPACE: Record<string, string> = {
-  "README.md": "# app\n\nThe build writes dist/ready.txt when it is done.\n",
-  "src/app.ts": "export const ready = false;\n",
-};
+
 
 export const s06Guards: Scenario = {
   id: "s06_guards",

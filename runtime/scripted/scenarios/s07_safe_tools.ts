@@ -5,9 +5,10 @@
  */
 import type { Scenario } from "../types.ts";
 import { call, say, steps, text } from "./script.ts";
+import { S07_TASK, S07_WORKSPACE } from "../../tasks.ts";
 
-export const S07_TASK =
-  "Look around the workspace: count the lines of README.md, read /etc/passwd, then leave a marker file .course/s07-was-here.";
+export { S07_TASK, S07_WORKSPACE };
+
 
 export const s07SafeTools: Scenario = {
   id: "s07_safe_tools",
@@ -41,8 +42,3 @@ export const s07SafeTools: Scenario = {
   ),
 };
 
-/** The scratch workspace the default task runs in. */
-export const S07_WORKSPACE: Record<string, string> = {
-  "README.md": "# A scratch workspace\n\nLesson s07 runs here, so nothing it does touches the course.\nThree lines of text.\n",
-  "src/hello.ts": 'export const hello = "world";\n',
-};

@@ -4,15 +4,11 @@
  */
 import type { Scenario } from "../types.ts";
 import { call, say, steps, text } from "./script.ts";
+import { S08_TASK, S08_WORKSPACE } from "../../tasks.ts";
 
-export const S08_TASK = "Read README.md and package.json, then tell me what this project is, as it comes to you.";
+export { S08_TASK, S08_WORKSPACE };
 
-/** The scratch workspace the default task runs in. */
-export const S08_WORKSPACE: Record<string, string> = {
-  "README.md": "# tiny-cli\n\nA command line that greets you. Run `npm start`.\n",
-  "package.json": JSON.stringify({ name: "tiny-cli", version: "1.0.0", scripts: { start: "node index.js" } }, null, 2) + "\n",
-  "index.js": 'console.log("hello");\n',
-};
+
 
 export const s08Streaming: Scenario = {
   id: "s08_streaming",

@@ -10,10 +10,10 @@ import type { Reply, Scenario, TurnContext } from "../types.ts";
 import { textOf } from "../conversation.ts";
 import { intents } from "./intents.ts";
 import { call, say, text } from "./script.ts";
+import { S10_FOLLOW_UP, S10_SLOW, S10_TASK } from "../../tasks.ts";
 
-export const S10_TASK = "List the files in the current directory.";
-export const S10_FOLLOW_UP = "How many entries did you find, and which one came first?";
-export const S10_SLOW = "Wait for a slow command to finish.";
+export { S10_FOLLOW_UP, S10_SLOW, S10_TASK };
+
 
 /** Earlier listings: the text of every tool_result before the latest question. */
 function earlierResults(ctx: TurnContext): string[] {

@@ -16,10 +16,10 @@ import { textOf } from "../conversation.ts";
 import type { Reply, Scenario, TurnContext } from "../types.ts";
 import { intents } from "./intents.ts";
 import { call, say, text } from "./script.ts";
+import { CONTINUE_PROMPT, S11_TASK } from "../../tasks.ts";
 
-export const S11_TASK = "Read README.md and package.json, then describe this project in detail.";
-/** What the loop sends when an answer was cut off by max_tokens. */
-export const CONTINUE_PROMPT = "Continue exactly where you stopped, without repeating anything.";
+export { CONTINUE_PROMPT, S11_TASK };
+
 
 function fileCalls(ctx: TurnContext) {
   if (ctx.tools.includes("read_file")) return [call("read_file", { path: "README.md" }), call("read_file", { path: "package.json" })];

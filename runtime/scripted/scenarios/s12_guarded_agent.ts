@@ -17,10 +17,10 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { Reply, Scenario, TurnContext } from "../types.ts";
 import { intents } from "./intents.ts";
 import { call, firstLines, say, text } from "./script.ts";
+import { S12_TASK, S12_TASK_ZH } from "../../tasks.ts";
 
-export const S12_TASK = "Run the login module's tests and find out why one fails.";
-/** Seed 000's own words for the same task. */
-export const S12_TASK_ZH = "跑一下 login 模块的测试，有失败就查清楚原因。";
+export { S12_TASK, S12_TASK_ZH };
+
 export const S12_LOG = "logs/auth.log";
 export const S12_SOURCE = "src/login.js";
 
