@@ -81,3 +81,6 @@ export const CONTINUE_PROMPT = "Continue exactly where you stopped, without repe
 export const S12_TASK = "Run the login module's tests and find out why one fails.";
 /** Seed 000's own words for the same task. */
 export const S12_TASK_ZH = "跑一下 login 模块的测试，有失败就查清楚原因。";
+
+/** Part II (s13–s17). s13: a long session on the sample repository, one file per turn. */
+export const S13_TASK = "Read the login service's files one at a time, then summarise what it does.";

@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
-import { S13_TASK } from "../runtime/scripted/scenarios/s13_caching.ts";
+import { S13_TASK } from "../runtime/tasks.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { ROOT, driveLoop, loadLesson, scripted } from "../runtime/testing.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";

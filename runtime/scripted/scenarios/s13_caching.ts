@@ -13,11 +13,12 @@
  * real tool output (the list and the files), not from a fixed script.
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import { S13_TASK } from "../../tasks.ts";
 import type { Reply, Scenario, TurnContext } from "../types.ts";
 import { intents } from "./intents.ts";
 import { call, firstLines, say, text } from "./script.ts";
 
-export const S13_TASK = "Read the login service's files one at a time, then summarise what it does.";
+export { S13_TASK };
 
 /** The paths the model already asked read_file for, in order. */
 function readSoFar(messages: Anthropic.MessageParam[]): string[] {
