@@ -212,6 +212,21 @@ export const LESSONS: Lesson[] = [
         "In the loop: const request = { model, max_tokens: maxTokens, ...(opts.cache === false ? prompt : withCacheBreakpoints(prompt)) }.",
     ],
   },
+  {
+    id: "s14",
+    dir: "s14_planning",
+    title: "Planning",
+    idea: "A todo tool whose state the loop owns: the model rewrites the whole list, at most one item in progress, a bad list refused with is_error; the loop shows the progress, and when the plan has been left alone for N turns adds a reminder as text AFTER that turn's tool results.",
+    entry: "agent.ts",
+    hints: [
+      "If the plan lived only in the model's messages, who could check it? What should the model learn when it marks two items in progress, and what happens to the old plan? " +
+        "A user message that answers tool calls: which blocks must come first in it? Where can a reminder go, then, without a message of its own? " +
+        "How do you keep a stale plan from being recalled on every single turn?",
+      "Plan.update: const doing = items.filter((i) => i.status === \"in_progress\"); if (doing.length > 1) throw new ToolError(`… work on one at a time … The plan was not changed.`); then this.list = …; this.touchedAt = turn; return this.render(). " +
+        "staleReminder: if (plan.open === 0 || turn - Math.max(plan.touchedAt, plan.remindedAt) < after) return null; plan.remindedAt = turn; return `<reminder>…${plan.render()}</reminder>`. " +
+        "In the loop: const reminder = staleReminder(plan, guard.turns, opts.remindAfter ?? REMIND_AFTER); history.push({ role: \"user\", content: reminder ? [...results, { type: \"text\", text: reminder }] : results }).",
+    ],
+  },
 ];
 
 /** Finds a lesson by "s01", "1", "01" or "s01_agent_loop". */

@@ -84,3 +84,6 @@ export const S12_TASK_ZH = "跑一下 login 模块的测试，有失败就查清
 
 /** Part II (s13–s17). s13: a long session on the sample repository, one file per turn. */
 export const S13_TASK = "Read the login service's files one at a time, then summarise what it does.";
+
+/** s14: a task of several steps, on a scratch copy of the sample repository. */
+export const S14_TASK = "Plan it, then fix the failing login test: run the tests, find the cause, fix it, and run them again.";
