@@ -164,7 +164,7 @@ export const LESSONS: Lesson[] = [
       "settleTurn: if history.length === turnStart + 1, history.pop(). Else if the last message is an assistant one with tool_use blocks, " +
         "history.push({ role: \"user\", content: pending.map((b) => ({ type: \"tool_result\", tool_use_id: b.id, content: CANCELLED_RESULT, is_error: true })) }). " +
         "addQuestion: if the last message is a user one, append { type: \"text\", text } to its content array; else push { role: \"user\", content: text }. " +
-        "createRepl: runTurn: (history, signal) => runAgent(llm, history, { onEvent: createLogger(), ...opts.agent, signal }).",
+        "replOver: runTurn: (history, signal) => loop(llm, history, { onEvent: createLogger(), ...opts.agent, signal } as O).",
     ],
   },
   {
@@ -178,8 +178,8 @@ export const LESSONS: Lesson[] = [
         "If you drop the oldest messages, which cut points can never leave a tool_result without its tool_use (or the reverse)? " +
         "When the answer is cut off in its text, what does the model need to see to go on?",
       "cutPoints: every index i >= 2 with messages[i].role === \"assistant\". retryTurn: for (let attempt = 1; ; attempt++) { try { return await send() } catch (e) { if (attempt > retries || !isStreamBreak(e, opts.signal)) throw e; await opts.onRetry?.(attempt, e); await sleep((opts.delayMs ?? 250) * 2 ** (attempt - 1)) } }. " +
-        "Loop: isPromptTooLong(e) → if (compactions < limits.compactions && compact(windowOf(e))) continue; else return stop(\"prompt_too_long\", …). " +
-        "max_tokens with a text last block: appendResponse(history, response); history.push({ role: \"user\", content: CONTINUE_PROMPT }); continuations++; continue.",
+        "Loop: isPromptTooLong(e) → if (recovery.compact(windowOf(e))) continue; else return finish(guard.stop(\"prompt_too_long\", …)). " +
+        "max_tokens with a text last block (recovery.canContinue): appendResponse(history, response); history.push({ role: \"user\", content: CONTINUE_PROMPT }); recovery.continuations++; continue.",
     ],
   },
   {

@@ -9,9 +9,9 @@
  * Run: npx tsx lessons/s01_agent_loop/agent.ts ["your task"]    Check: npm run check s01
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import { selectModel, type Llm } from "../../runtime/client.ts";
-import { runMain, taskFromArgs, todo } from "../../runtime/lesson.ts";
-import { heading, printFinal, printMessage, printToolCall, printToolResult, say } from "../../runtime/print.ts";
+import type { Llm } from "../../runtime/client.ts";
+import { lesson, todo, transcriptOf } from "../../runtime/lesson.ts";
+import { heading, printMessage, printToolCall, printToolResult } from "../../runtime/print.ts";
 import { S01_TASK } from "../../runtime/tasks.ts";
 import { runBash } from "../../runtime/tools/bash.ts";
 
@@ -72,25 +72,15 @@ export async function agentLoop({ client, model }: Llm, history: Anthropic.Messa
 // #endregion loop
 
 /** The lesson's default task, run on a model; returns the transcript (the docs record it). */
-export async function demo(llm: Llm, task = S01_TASK): Promise<Anthropic.MessageParam[]> {
-  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
-  await agentLoop(llm, history);
-  return history;
-}
+export const demo = (llm: Llm, task = S01_TASK) => transcriptOf(task, undefined, (history) => agentLoop(llm, history));
 
-async function main(): Promise<void> {
-  const llm = selectModel();
-  say(llm.banner);
-  const task = taskFromArgs(S01_TASK);
-
-  heading("Part one: one raw call");
-  await rawCall(llm, task);
-
-  heading("Part two: the loop");
-  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
-  const final = await agentLoop(llm, history);
-  printFinal(final);
-  say(`(${history.length} messages in the transcript, stop_reason: ${final.stop_reason})`);
-}
-
-runMain(import.meta.url, main);
+lesson(import.meta.url, {
+  task: S01_TASK,
+  before: async ({ llm, task }) => {
+    heading("Part one: one raw call");
+    await rawCall(llm, task);
+  },
+  heading: "Part two: the loop",
+  run: ({ llm, history }) => agentLoop(llm, history),
+  describe: (final) => `the model's last stop_reason: ${final.stop_reason}`,
+});

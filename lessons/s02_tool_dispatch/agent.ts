@@ -10,12 +10,11 @@
  * Run: npx tsx lessons/s02_tool_dispatch/agent.ts ["your task"]    Check: npm run check s02
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import { selectModel, type Llm } from "../../runtime/client.ts";
-import { runMain, taskFromArgs, todo } from "../../runtime/lesson.ts";
-import { printFinal, printToolCall, printToolResult, say } from "../../runtime/print.ts";
+import type { Llm } from "../../runtime/client.ts";
+import { lesson, todo, transcriptOf } from "../../runtime/lesson.ts";
+import { printToolCall, printToolResult, say } from "../../runtime/print.ts";
 import { textOf } from "../../runtime/transcript.ts";
 import { S02_TASK, S02_WORKSPACE } from "../../runtime/tasks.ts";
-import { scratchWorkspace } from "../../runtime/tools/files.ts";
 import { ToolRegistry, defaultTools, type ToolContext } from "./registry.ts";
 
 export const system = (root: string) =>
@@ -55,27 +54,14 @@ export async function agentLoop(
 // #endregion loop
 
 /** The lesson's default task in a fresh scratch workspace; returns the transcript (the docs record it). */
-export async function demo(llm: Llm, task = S02_TASK): Promise<Anthropic.MessageParam[]> {
-  const root = await scratchWorkspace(S02_WORKSPACE);
-  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
-  await agentLoop(llm, history, new ToolRegistry(defaultTools()), { root });
-  return history;
-}
+export const demo = (llm: Llm, task = S02_TASK) => transcriptOf(task, S02_WORKSPACE, (history, root) => agentLoop(llm, history, new ToolRegistry(defaultTools()), { root }));
 
-async function main(): Promise<void> {
-  const llm = selectModel();
-  say(llm.banner);
-  const task = taskFromArgs(S02_TASK);
-  // The default task works on a scratch copy; a task of your own works in the current folder.
-  const root = task === S02_TASK ? await scratchWorkspace(S02_WORKSPACE) : process.cwd();
-  const registry = new ToolRegistry(defaultTools());
-  say(`workspace: ${root}`);
-  say(`tools: ${registry.names().join(", ")}`);
-
-  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
-  const final = await agentLoop(llm, history, registry, { root });
-  printFinal(final);
-  say(`(${history.length} messages in the transcript, stop_reason: ${final.stop_reason})`);
-}
-
-runMain(import.meta.url, main);
+const registry = new ToolRegistry(defaultTools());
+// The default task works on a scratch copy; a task of your own works in the current folder.
+lesson(import.meta.url, {
+  task: S02_TASK,
+  workspace: S02_WORKSPACE,
+  before: () => say(`tools: ${registry.names().join(", ")}`),
+  run: ({ llm, history, root }) => agentLoop(llm, history, registry, { root }),
+  describe: (final) => `the model's last stop_reason: ${final.stop_reason}`,
+});

@@ -5,242 +5,40 @@
  * repository: every option the earlier lessons made is a flag (cli.ts): the workspace and the
  * approval of commands that are not read-only (s07), the guards (s06), the logger and the
  * message table (s09), a conversation to resume (s10). A task on the command line is done once
- * (exit 0 when done, 1 when stopped); without one, the conversation of s10 begins. The loop is
- * s11's, whole: streaming, parallel read-only tools, guards, events, recovery.
+ * (exit 0 when done, 1 when stopped); without one, the conversation of s10 begins (program.ts).
+ * The loop is s11's, whole and imported: streaming, parallel read-only tools, guards, events,
+ * recovery; this lesson adds the tools a coding agent needs (run_tests) and the flags.
  *
  * Run: npx tsx lessons/s12_guarded_agent/agent.ts [--workspace DIR] [--yes] [--verbose] [--trace] ["task"]   (--help for all flags)
  */
-import { fileURLToPath } from "node:url";
 import type Anthropic from "@anthropic-ai/sdk";
-import { selectModel, type Llm } from "../../runtime/client.ts";
-import { runMain, todo } from "../../runtime/lesson.ts";
-import { bold, dim, printTurnEnd, red, say } from "../../runtime/print.ts";
-import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
+import type { Llm } from "../../runtime/client.ts";
+import { runMain, todo, transcriptOf } from "../../runtime/lesson.ts";
+import { SAMPLE_REPOSITORY, S12_TASK } from "../../runtime/tasks.ts";
 import { SafeToolRegistry, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
-import { answerNotRun, appendResponse, stoppedBy, type ModelStop, type Outcome } from "../../solutions/s05_stop_reasons/outcome.ts";
-import { DEFAULT_GUARDS, RepeatCounter, runSignal, tokensOf, type GuardStop, type Guards } from "../../solutions/s06_guards/guards.ts";
-import { terminalApprover, type Approver, refuseAll } from "../../solutions/s07_safe_tools/approval.ts";
+import type { Guards } from "../../solutions/s06_guards/guards.ts";
+import { refuseAll, terminalApprover, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
 import { safeTools } from "../../solutions/s07_safe_tools/safe-tools.ts";
-import { EarlyStart } from "../../solutions/s08_streaming/early-tools.ts";
-import { streamTurn, type StreamHandlers } from "../../solutions/s08_streaming/stream-turn.ts";
-import { ObservedRegistry, type EventSink, fanOut } from "../../solutions/s09_observability/events.ts";
+import type { EventSink } from "../../solutions/s09_observability/events.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
-import { addTurn, emptyTotals, turnUsage } from "../../solutions/s09_observability/usage.ts";
-import { CONTINUE_PROMPT } from "../../runtime/tasks.ts";
-import { Repl, askOn, attachTerminal, terminalLines, addQuestion } from "../../solutions/s10_conversation/repl.ts";
-import { loadSession, SessionError, saveSession, type Session } from "../../solutions/s10_conversation/session.ts";
-import { compactInPlace, estimateMessages } from "../../solutions/s11_recovery/compact.ts";
-import { DEFAULT_RECOVERY, RETRIES, isPromptTooLong, retryTurn, type RecoveryLimits } from "../../solutions/s11_recovery/recovery.ts";
-import { loadEnv } from "../../runtime/env.ts";
-import { S12_TASK } from "../../runtime/tasks.ts";
-import { scratchCopy } from "../../runtime/tools/files.ts";
-import { RunLog } from "../../solutions/s09_observability/jsonl.ts";
-import { messageTable } from "../../solutions/s09_observability/trace.ts";
-import { USAGE, UsageError, parseFlags, type Flags } from "./cli.ts";
+import { replOver } from "../../solutions/s10_conversation/agent.ts";
+import { runAgent as recoveringLoop, type RecoveredOutcome, type RunOptions } from "../../solutions/s11_recovery/agent.ts";
+import type { Flags } from "./cli.ts";
+import { capstoneProgram } from "./program.ts";
 import { runTestsTool } from "./run-tests.ts";
 
-export const system = (root: string) =>
-  `You are a coding agent working in ${root}; tool paths are relative to it. Use the tools to act, then answer briefly.`;
-
-export const DEFAULT_MAX_TOKENS = 4096;
-
-export interface RunOptions {
-  /** The tools (default: s04's tools made safe, confined to `root`, and run_tests). */
-  registry?: ToolRegistry;
-  /** The workspace the tools act in and cannot leave (default: the current directory). */
-  root?: string;
-  /** Asked before a command that is not read-only (default: y/n on the terminal, refused without one). */
-  approve?: Approver;
-  /** max_tokens of each request; a cut-off answer is asked again once with 4 times as many. */
-  maxTokens?: number;
-  /** Texts at which the model stops writing (stop_reason "stop_sequence"). */
-  stopSequences?: string[];
-  /** The run's limits; a field left out keeps its default (DEFAULT_GUARDS). */
-  guards?: Partial<Guards>;
-  /** Cancels the run from outside (Ctrl-C, a caller's own deadline). */
-  signal?: AbortSignal;
-  /** Called as the answer streams: each piece of text, each tool call once its input is complete. */
-  stream?: StreamHandlers;
-  /** Receives one event per step: think, act, observe, stop. */
-  onEvent?: EventSink;
-  /** How hard the loop tries to recover (DEFAULT_RECOVERY). */
-  recovery?: Partial<RecoveryLimits>;
-}
-
-/** Why a run stopped, now also: the history could not be made to fit the context window. */
-export type RecoveredOutcome = Outcome<ModelStop | GuardStop | "prompt_too_long">;
+export { system, DEFAULT_MAX_TOKENS, type RunOptions, type RecoveredOutcome } from "../../solutions/s11_recovery/agent.ts";
+export type { RunResult } from "./program.ts";
 
 // #region loop
-/** The loop. `history` grows in place; returns how the run ended. */
-export async function runAgent({ client, model }: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
-  const emit: EventSink = opts.onEvent ?? (() => {});
-  const startedAt = Date.now();
-  let totals = emptyTotals();
-  const tools = opts.registry ?? new SafeToolRegistry(capstoneTools(opts.root ?? process.cwd(), opts.approve ?? terminalApprover()));
-  // Every tool call, early or not, passes through here: ACT before it runs, OBSERVE after.
-  const registry = new ObservedRegistry(tools, emit, () => turns);
-  const guards: Guards = { ...DEFAULT_GUARDS, ...opts.guards };
-  // One signal for the run: the request in flight and the tools running stop when it aborts.
-  const run = runSignal(guards.timeoutMs, opts.signal);
-  const ctx: ToolContext = { root: opts.root ?? process.cwd(), signal: run.signal };
-  const repeats = new RepeatCounter(guards.maxRepeats);
-  let maxTokens = opts.maxTokens ?? DEFAULT_MAX_TOKENS;
-  const limits: RecoveryLimits = { ...DEFAULT_RECOVERY, ...opts.recovery };
-  let compactions = 0;
-  let continuations = 0;
-  let turns = 0;
-  let used = 0;
-  let last: Anthropic.Message | undefined;
-  // STOP: every way out of the loop goes through here, so the last event always says how it ended.
-  const finish = (outcome: RecoveredOutcome): RecoveredOutcome => {
-    emit({ type: "stop", turn: turns, outcome, totals, ms: Date.now() - startedAt });
-    return outcome;
-  };
-  const compact = (targetTokens: number): boolean => {
-    const done = compactInPlace(history, { targetTokens });
-    if (!done) return false;
-    compactions++;
-    say(dim(`  context full: compacted ${done.dropped} messages into a summary${done.clipped ? `, clipped ${done.clipped} results` : ""}; retrying`));
-    return true;
-  };
-  const stop = (reason: GuardStop | "prompt_too_long", detail: string): RecoveredOutcome =>
-    finish({ status: "stopped", reason, detail, turns, ...(last ? { message: last } : {}) });
-  const halted = (why: "timeout" | "aborted") =>
-    stop(why, why === "timeout" ? `the run reached its time limit of ${guards.timeoutMs / 1000} s; the work in flight was aborted` : "the run was cancelled by its caller");
-
-  /** The guard that ends the run now, or null. Checked before each request. */
-  const guardStop = (): RecoveredOutcome | null => {
-    const why = run.why();
-    if (why) return halted(why);
-    if (turns >= guards.maxTurns) return stop("max_turns", `reached the limit of ${guards.maxTurns} turns`);
-    if (used >= guards.tokenBudget) return stop("token_budget", `spent ${used} tokens of a budget of ${guards.tokenBudget}`);
-    return null;
-  };
-
-  while (true) {
-    // The guards, before each request. Here history ends with a user message (the task or the
-    // last results, every call answered), so stopping here leaves a transcript that can be sent again.
-    const guarded = guardStop();
-    if (guarded) return guarded;
-
-    // Read-only calls of this turn may start while the answer is still streaming.
-    let early = new EarlyStart(registry, ctx);
-    const asked = Date.now();
-    let response: Anthropic.Message;
-    try {
-      // A stream that breaks half-way is sent again: nothing of it was appended.
-      response = await retryTurn(
-        () =>
-          streamTurn(
-            client,
-            {
-              model,
-              max_tokens: maxTokens,
-              system: system(ctx.root),
-              tools: registry.definitions(),
-              messages: history,
-              ...(opts.stopSequences ? { stop_sequences: opts.stopSequences } : {}),
-            },
-            {
-              onText: (delta) => opts.stream?.onText?.(delta),
-              onToolUse: (call) => {
-                opts.stream?.onToolUse?.(call);
-                early.notice(call);
-              },
-            },
-            run.signal,
-          ),
-        {
-          retries: limits.streamRetries,
-          signal: run.signal,
-          onRetry: async (n, e) => {
-            await early.settle();
-            early = new EarlyStart(registry, ctx);
-            say(dim(`  stream broke (${(e as Error).message}), sending the turn again (${n})`));
-          },
-        },
-      );
-    } catch (e) {
-      // The deadline (or Ctrl-C) aborted the stream: the partial answer is dropped, nothing was
-      // added to history, and the early tools were stopped by the same signal.
-      await early.settle();
-      const why = run.why();
-      if (why) return halted(why);
-      // Too long for the context window: compact (pairs kept whole) and ask again.
-      if (isPromptTooLong(e)) {
-        if (compactions < limits.compactions && compact(windowOf(e))) continue;
-        return stop("prompt_too_long", "the conversation does not fit the context window, even compacted: start a new one (/reset)");
-      }
-      throw e;
-    }
-    turns++;
-    used += tokensOf(response.usage);
-    last = response;
-    // THINK: the response, what it cost, how long it took; the run's totals grow by it.
-    const usage = turnUsage(model, response.usage);
-    totals = addTurn(totals, usage);
-    emit({ type: "think", turn: turns, message: response, usage, ms: Date.now() - asked });
-
-    // The model ran out of context while answering: compact, then ask again (nothing appended).
-    if (response.stop_reason === "model_context_window_exceeded" && compactions < limits.compactions) {
-      await early.settle();
-      if (compact(Math.floor(estimateMessages(history) / 2))) continue;
-    }
-
-    // Cut off by max_tokens. subtle: a cut-off tool_use has unfinished input (it arrives as {}):
-    // never run it, ask again with a larger limit. A cut-off text is kept, and the model continues it.
-    if (response.stop_reason === "max_tokens") {
-      await early.settle();
-      const lastBlock = response.content[response.content.length - 1];
-      const calls = response.content.some((b) => b.type === "tool_use");
-      if (lastBlock?.type === "text" && !calls && continuations < limits.continuations) {
-        continuations++;
-        appendResponse(history, response);
-        history.push({ role: "user", content: CONTINUE_PROMPT });
-        say(dim(`  answer cut off by max_tokens: asking the model to continue (${continuations})`));
-        continue;
-      }
-      if ((lastBlock?.type !== "text" || calls) && maxTokens < limits.maxTokensCeiling) {
-        maxTokens = Math.min(maxTokens * 4, limits.maxTokensCeiling);
-        say(dim(`  max_tokens: a tool call was cut off; asking again with max_tokens ${maxTokens}`));
-        continue;
-      }
-    }
-
-    // The assistant's turn goes into history as it came; an empty one is not stored at all.
-    appendResponse(history, response);
-
-    switch (response.stop_reason) {
-      case "end_turn":
-        return finish({ status: "done", message: response, turns });
-      case "pause_turn":
-        // The turn is not over: it goes back as it is, and the model continues from there.
-        say(dim("  pause_turn: sending the paused turn back"));
-        continue;
-      case "tool_use":
-        break;
-      default:
-        // max_tokens again, stop_sequence, refusal, model_context_window_exceeded, or a value this
-        // loop does not know: not success. A call the model asked for is answered, not run.
-        answerNotRun(history, response, `the response ended with stop_reason "${response.stop_reason}"`);
-        return finish(stoppedBy(response, turns));
-    }
-
-    // A call the model keeps repeating (same tool, same input) stops the run. subtle: the turn's
-    // calls are still answered (not run), or the transcript would end on an unanswered tool_use.
-    const calls = response.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
-    const repeated = repeats.record(calls);
-    if (repeated) {
-      const detail = `${repeated.name} was called with the same input more than ${guards.maxRepeats} times`;
-      answerNotRun(history, response, `the run stopped: ${detail}`);
-      return stop("repeated_call", detail);
-    }
-
-    // All the calls of the turn at once: read-only ones together, the others alone, in order.
-    // Each is answered, failed or not; the observed registry reports each one as it runs.
-    const results = await early.results(calls);
-    history.push({ role: "user", content: results });
-  }
+/**
+ * The capstone's loop: s11's, whole (guards, streaming with early read-only calls, events,
+ * recovery), with the coding agent's tools: s07's safe tools and run_tests.
+ */
+export function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
+  const root = opts.root ?? process.cwd();
+  const registry = opts.registry ?? new SafeToolRegistry(capstoneTools(root, opts.approve ?? terminalApprover()));
+  return recoveringLoop(llm, history, { ...opts, registry });
 }
 // #endregion loop
 
@@ -248,36 +46,6 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
 export function capstoneTools(root: string, approve: Approver): CheckedTool[] {
   return [...safeTools({ workspace: root, approve }), runTestsTool(root)];
 }
-
-/** The context window an error names ("… tokens > 200000 maximum"), less a margin; else half the history. */
-function windowOf(e: unknown): number {
-  const max = Number(/>\s*(\d+)\s*maximum/.exec((e as Error).message)?.[1]);
-  return Number.isFinite(max) && max > 0 ? Math.floor(max * 0.6) : 1_000;
-}
-
-// #region repl
-/** Options of a conversation: where sessions live, which one, and the loop's own options. */
-export interface ConversationOptions {
-  dir?: string;
-  name?: string;
-  history?: Anthropic.MessageParam[];
-  /** Passed to every run of the loop (the REPL adds the signal of the turn). */
-  agent?: Omit<RunOptions, "signal">;
-}
-
-/** The REPL over one history: each question runs the whole loop, cancellable with Ctrl-C. */
-export function createRepl(llm: Llm, opts: ConversationOptions = {}): Repl {
-  return new Repl({
-    ...(opts.dir ? { dir: opts.dir } : {}),
-    ...(opts.name ? { name: opts.name } : {}),
-    ...(opts.history ? { history: opts.history } : {}),
-    model: llm.model,
-    // The same history every time: the loop appends to it, the REPL keeps it.
-    runTurn: (history, signal) => runAgent(llm, history, { onEvent: createLogger(), ...opts.agent, signal }),
-    onTurnEnd: printTurnEnd,
-  });
-}
-// #endregion repl
 
 // #region run
 /** The loop's options from the flags: the workspace, approval, the guards, the logger. */
@@ -290,94 +58,23 @@ export function optionsFrom(flags: Flags, onEvent?: EventSink): RunOptions {
   return todo(`s12 optionsFrom: turn the flags into the loop's options (workspace ${flags.workspace})`);
 }
 
-export interface RunResult {
-  /** 0: done (or the conversation ended); 1: the run stopped before the task was done; 2: a mistake in the flags. */
-  exitCode: number;
-  history: Anthropic.MessageParam[];
-}
+/** The REPL of s10 over this loop. */
+export const createRepl = replOver<RunOptions>(runAgent);
 
-/** The whole program, flags in, exit code and transcript out (tests pass their own model). */
-export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSignal } = {}): Promise<RunResult> {
-  let flags: Flags;
-  try {
-    flags = parseFlags(argv);
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    say(red(e.message));
-    return { exitCode: 2, history: [] };
-  }
-  if (flags.help) {
-    say(USAGE);
-    return { exitCode: 0, history: [] };
-  }
-  const llm = deps.llm ?? chooseModel(flags);
-  if ("banner" in llm) say(String(llm.banner));
-  say(dim(`workspace: ${flags.workspace}`));
-
-  // Everything that happens is logged for a person, written to .course/runs/ and kept for --trace.
-  const log = new RunLog({ lesson: "s12_guarded_agent", model: llm.model, task: flags.task ?? "(conversation)" });
-  const responses: Anthropic.Message[] = [];
-  const onEvent = fanOut(createLogger({ verbose: flags.verbose }), log.sink, (e) => void (e.type === "think" && responses.push(e.message)));
-  let resumed: Session | undefined;
-  try {
-    resumed = flags.resume ? loadSession(flags.resume) : undefined;
-  } catch (e) {
-    if (!(e instanceof SessionError)) throw e;
-    say(red(e.message));
-    return { exitCode: 2, history: [] };
-  }
-  const history: Anthropic.MessageParam[] = resumed?.messages ?? [];
-  let exitCode = 0;
-
-  if (flags.task) {
-    // One task: one run of the loop, then the exit code says how it went.
-    addQuestion(history, flags.task);
-    const outcome = await runAgent(llm, history, { ...optionsFrom(flags, onEvent), ...(deps.signal ? { signal: deps.signal } : {}) });
-    exitCode = outcome.status === "done" ? 0 : 1;
-    if (resumed) saveSession(resumed.name, history, { model: llm.model });
-  } else {
-    // No task: the conversation of s10, its approval questions asked on the same terminal.
-    const rl = terminalLines();
-    const approve = askOn(rl, flags.yes);
-    const repl = createRepl(llm, { ...(resumed ? { name: resumed.name } : {}), history, agent: { ...optionsFrom(flags, onEvent), approve } });
-    await attachTerminal(repl, "> ", rl);
-    history.splice(0, history.length, ...repl.history);
-    if (repl.history.length > 0) say(dim(`(saved as "${repl.name}": npm run agent -- --resume ${repl.name})`));
-  }
-  log.transcript(history);
-  if (flags.trace) {
-    say("");
-    say(bold("── The message table ──"));
-    for (const line of messageTable(history, responses)) say(line);
-  }
-  say(dim(`run log: ${log.path}`));
-  return { exitCode, history };
-}
+/** The whole program, flags in, exit code and transcript out (program.ts; tests pass their own model). */
+export const run = capstoneProgram<RunOptions>({ runAgent, optionsFrom, createRepl });
 // #endregion run
 
-/** The model: --model wins over MODEL_ID; offline without a key. The SDK retries as s11 set it. */
-function chooseModel(flags: Flags) {
-  loadEnv();
-  return selectModel({ ...RETRIES, env: flags.model ? { ...process.env, MODEL_ID: flags.model } : process.env });
-}
-
 /** Seed 000's task on a scratch copy of the sample repository: run_tests needs no approval, so none is given. */
-export async function demo(llm: Llm, task = S12_TASK): Promise<Anthropic.MessageParam[]> {
-  const root = await scratchCopy(SAMPLE_REPOSITORY);
-  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
-  await runAgent(llm, history, { root, approve: refuseAll, onEvent: () => {} });
-  return history;
-}
+export const demo = (llm: Llm, task = S12_TASK) =>
+  transcriptOf(task, SAMPLE_REPOSITORY, (history, root) => runAgent(llm, history, { root, approve: refuseAll, onEvent: () => {} }));
 
-/** The sample repository shipped with the course (examples/login-service). */
-export const SAMPLE_REPOSITORY = fileURLToPath(new URL("../../examples/login-service", import.meta.url));
+export { SAMPLE_REPOSITORY };
 
-async function main(): Promise<void> {
+runMain(import.meta.url, async () => {
   // Ctrl-C stops a one-shot run cleanly (the REPL handles its own Ctrl-C).
   const controller = new AbortController();
   process.once("SIGINT", () => controller.abort());
   const { exitCode } = await run(process.argv.slice(2), { signal: controller.signal });
   process.exitCode = exitCode;
-}
-
-runMain(import.meta.url, main);
+});

@@ -9,12 +9,11 @@
  * Run: npx tsx solutions/s03_parallel_tools/agent.ts ["your task"]
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import { selectModel, type Llm } from "../../runtime/client.ts";
-import { runMain, taskFromArgs } from "../../runtime/lesson.ts";
-import { dim, printFinal, printToolCall, printToolResult, say } from "../../runtime/print.ts";
+import type { Llm } from "../../runtime/client.ts";
+import { lesson, transcriptOf } from "../../runtime/lesson.ts";
+import { dim, printToolCall, printToolResult, say } from "../../runtime/print.ts";
 import { textOf } from "../../runtime/transcript.ts";
 import { SAMPLE_REPOSITORY as S03_SAMPLE, S03_TASK } from "../../runtime/tasks.ts";
-import { scratchCopy } from "../../runtime/tools/files.ts";
 import { ToolRegistry, defaultTools, type ToolContext } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { batches, runTools } from "./run-tools.ts";
 
@@ -55,27 +54,14 @@ export async function agentLoop(
 // #endregion loop
 
 /** The lesson's default task on a scratch copy of the sample repository; returns the transcript. */
-export async function demo(llm: Llm, task = S03_TASK): Promise<Anthropic.MessageParam[]> {
-  const root = await scratchCopy(S03_SAMPLE);
-  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
-  await agentLoop(llm, history, new ToolRegistry(defaultTools()), { root });
-  return history;
-}
+export const demo = (llm: Llm, task = S03_TASK) => transcriptOf(task, S03_SAMPLE, (history, root) => agentLoop(llm, history, new ToolRegistry(defaultTools()), { root }));
 
-async function main(): Promise<void> {
-  const llm = selectModel();
-  say(llm.banner);
-  const task = taskFromArgs(S03_TASK);
-  // The default task works on a scratch copy of examples/login-service; a task of your own works here.
-  const root = task === S03_TASK ? await scratchCopy(S03_SAMPLE) : process.cwd();
-  const registry = new ToolRegistry(defaultTools());
-  say(`workspace: ${root}`);
-  say(`tools: ${registry.names().join(", ")} (read-only: ${registry.names().filter((n) => registry.get(n)?.readOnly).join(", ")})`);
-
-  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
-  const final = await agentLoop(llm, history, registry, { root });
-  printFinal(final);
-  say(`(${history.length} messages in the transcript, stop_reason: ${final.stop_reason})`);
-}
-
-runMain(import.meta.url, main);
+const registry = new ToolRegistry(defaultTools());
+// The default task works on a scratch copy of examples/login-service; a task of your own works here.
+lesson(import.meta.url, {
+  task: S03_TASK,
+  workspace: S03_SAMPLE,
+  before: () => say(`tools: ${registry.names().join(", ")} (read-only: ${registry.names().filter((n) => registry.get(n)?.readOnly).join(", ")})`),
+  run: ({ llm, history, root }) => agentLoop(llm, history, registry, { root }),
+  describe: (final) => `the model's last stop_reason: ${final.stop_reason}`,
+});

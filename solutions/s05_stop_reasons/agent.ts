@@ -11,12 +11,11 @@
  * Run: npx tsx solutions/s05_stop_reasons/agent.ts ["your task"]
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import { scriptedLlm, selectModel, type Llm } from "../../runtime/client.ts";
-import { runMain, taskFromArgs } from "../../runtime/lesson.ts";
-import { bold, dim, printFinal, printToolCall, printToolResult, say } from "../../runtime/print.ts";
+import { scriptedLlm, type Llm } from "../../runtime/client.ts";
+import { lesson, transcriptOf } from "../../runtime/lesson.ts";
+import { dim, heading, printToolCall, printToolResult, say } from "../../runtime/print.ts";
 import { textOf } from "../../runtime/transcript.ts";
 import { S05_SMALL_MAX_TOKENS, S05_TASK, S05_TOUR_TASKS } from "../../runtime/tasks.ts";
-import { scratchWorkspace } from "../../runtime/tools/files.ts";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { batches, runTools } from "../../solutions/s03_parallel_tools/run-tools.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
@@ -99,17 +98,11 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
 // #endregion loop
 
 /** The lesson's default task in a scratch workspace, with a max_tokens too small on purpose. */
-export async function demo(llm: Llm, task = S05_TASK): Promise<Anthropic.MessageParam[]> {
-  const root = await scratchWorkspace({});
-  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
-  await runAgent(llm, history, { root, maxTokens: S05_SMALL_MAX_TOKENS });
-  return history;
-}
+export const demo = (llm: Llm, task = S05_TASK) => transcriptOf(task, {}, (history, root) => runAgent(llm, history, { root, maxTokens: S05_SMALL_MAX_TOKENS }));
 
 /** Offline only: one short run per stop_reason the default task does not show. */
 async function tour(): Promise<void> {
-  say("");
-  say(bold("── The other stop reasons (scripted) ──"));
+  heading("The other stop reasons (scripted)");
   for (const { title, task, stopSequences } of S05_TOUR_TASKS) {
     const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
     const outcome = await runAgent(scriptedLlm(), history, stopSequences ? { stopSequences } : {});
@@ -117,20 +110,13 @@ async function tour(): Promise<void> {
   }
 }
 
-async function main(): Promise<void> {
-  const llm = selectModel();
-  say(llm.banner);
-  const task = taskFromArgs(S05_TASK);
-  // The default task writes in a scratch workspace, with a small max_tokens so the first answer is cut off.
-  const isDefault = task === S05_TASK;
-  const root = isDefault ? await scratchWorkspace({}) : process.cwd();
-  say(`workspace: ${root}`);
-
-  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
-  const outcome = await runAgent(llm, history, { root, ...(isDefault ? { maxTokens: S05_SMALL_MAX_TOKENS } : {}) });
-  printFinal(outcome.message);
-  say(`(${history.length} messages in the transcript; ${describeOutcome(outcome)})`);
-  if (llm.offline && isDefault) await tour();
-}
-
-runMain(import.meta.url, main);
+// The default task writes in a scratch workspace, with a small max_tokens so the first answer is cut off.
+lesson(import.meta.url, {
+  task: S05_TASK,
+  workspace: {},
+  run: ({ llm, history, root, isDefault }) => runAgent(llm, history, { root, ...(isDefault ? { maxTokens: S05_SMALL_MAX_TOKENS } : {}) }),
+  describe: describeOutcome,
+  after: async (_outcome, { llm, isDefault }) => {
+    if (llm.offline && isDefault) await tour();
+  },
+});

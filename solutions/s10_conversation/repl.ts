@@ -8,65 +8,15 @@
  * the NEXT question would fail with a 400. `settleTurn` leaves the history sendable again.
  *
  * Nothing here touches a terminal: the REPL takes lines and a cancel() call, so tests drive it
- * directly and `attachTerminal` wires it to readline and Ctrl-C.
+ * directly and `attachTerminal` (terminal.ts) wires it to readline and Ctrl-C. The commands
+ * themselves are parsed in commands.ts.
  */
 import { existsSync } from "node:fs";
-import { createInterface, type Interface } from "node:readline";
 import type Anthropic from "@anthropic-ai/sdk";
 import { dim, say, yellow } from "../../runtime/print.ts";
-import type { Approver } from "../../solutions/s07_safe_tools/approval.ts";
+import { HELP, parseCommand } from "./commands.ts";
 import { SessionError, checkName, listSessions, loadSession, newSessionName, removeSession, saveSession, sessionPath } from "./session.ts";
 
-// #region commands
-export type Command =
-  | { kind: "ask"; text: string }
-  | { kind: "exit" }
-  | { kind: "reset" }
-  | { kind: "save"; name?: string }
-  | { kind: "load"; name: string }
-  | { kind: "sessions" }
-  | { kind: "help" }
-  | { kind: "empty" }
-  | { kind: "unknown"; word: string };
-
-export const HELP = [
-  "/exit            leave (the session is already saved)",
-  "/reset           start a new conversation (the old one stays saved)",
-  "/save [name]     save the conversation under a name",
-  "/load name       resume a saved conversation",
-  "/sessions        list the saved conversations",
-  "Ctrl-C           cancel the answer in progress (twice at the prompt: leave)",
-].join("\n");
-
-/** One line of input → what to do. Anything not starting with "/" is a question. */
-export function parseCommand(line: string): Command {
-  const text = line.trim();
-  if (text === "") return { kind: "empty" };
-  if (!text.startsWith("/")) return { kind: "ask", text };
-  const [word = "", ...rest] = text.slice(1).split(/\s+/);
-  const arg = rest.join(" ").trim();
-  switch (word.toLowerCase()) {
-    case "exit":
-    case "quit":
-      return { kind: "exit" };
-    case "reset":
-    case "clear":
-      return { kind: "reset" };
-    case "save":
-      return arg ? { kind: "save", name: arg } : { kind: "save" };
-    case "load":
-    case "resume":
-      return arg ? { kind: "load", name: arg } : { kind: "unknown", word: "/load needs a name (see /sessions)" };
-    case "sessions":
-      return { kind: "sessions" };
-    case "help":
-    case "?":
-      return { kind: "help" };
-    default:
-      return { kind: "unknown", word: `/${word}` };
-  }
-}
-// #endregion commands
 
 // #region settle
 export const CANCELLED_RESULT = "Not run: the user cancelled this turn (Ctrl-C).";
@@ -235,55 +185,5 @@ export class Repl {
 }
 // #endregion repl
 
-/** Feeds lines to the REPL until /exit or the end of input. */
-export async function runRepl(repl: Repl, lines: AsyncIterable<string>): Promise<void> {
-  for await (const line of lines) if ((await repl.handle(line)) === "exit") return;
-}
-
-/** A readline on the terminal, for the REPL (and for questions asked during a turn, see s12). */
-export function terminalLines(): Interface {
-  return createInterface({ input: process.stdin, output: process.stdout, terminal: Boolean(process.stdin.isTTY) });
-}
-
-/**
- * Approval questions (s07) asked on the REPL's own readline: a second readline on the same
- * terminal would take the REPL's input. Ctrl-C while asked answers no (and cancels the turn).
- */
-export function askOn(rl: Interface, yes = false): Approver {
-  return ({ command, reason }) => {
-    if (yes) return Promise.resolve({ approved: true });
-    return new Promise((resolve) => {
-      const asked = new AbortController();
-      const onCtrlC = () => asked.abort();
-      rl.once("SIGINT", onCtrlC);
-      asked.signal.addEventListener("abort", () => resolve({ approved: false, why: "the user cancelled" }), { once: true });
-      rl.question(`The model wants to run: ${command}\n  (${reason})\nAllow it? [y/N] `, { signal: asked.signal }, (answer) => {
-        rl.off("SIGINT", onCtrlC);
-        resolve(/^y(es)?$/i.test(answer.trim()) ? { approved: true } : { approved: false, why: "the user said no" });
-      });
-    });
-  };
-}
-
-/** The terminal: readline for lines, Ctrl-C cancels the turn (twice at an idle prompt: leave). */
-export async function attachTerminal(repl: Repl, prompt = "> ", rl: Interface = terminalLines()): Promise<void> {
-  let armed = false;
-  rl.on("SIGINT", () => {
-    if (repl.cancel()) {
-      say(yellow("\n(cancelling the turn…)"));
-      return;
-    }
-    if (armed) return rl.close();
-    armed = true;
-    say(dim("\n(Ctrl-C again or /exit to leave)"));
-    rl.prompt();
-  });
-  rl.setPrompt(prompt);
-  rl.prompt();
-  for await (const line of rl) {
-    armed = false;
-    if ((await repl.handle(line)) === "exit") break;
-    rl.prompt();
-  }
-  rl.close();
-}
+export { HELP, parseCommand, type Command } from "./commands.ts";
+export { askOn, attachTerminal, runRepl, terminalLines } from "./terminal.ts";

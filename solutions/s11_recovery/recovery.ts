@@ -12,6 +12,8 @@
  *     is never run: ask again with a larger max_tokens.
  */
 import Anthropic from "@anthropic-ai/sdk";
+import { dim, say } from "../../runtime/print.ts";
+import { compactInPlace, estimateMessages } from "./compact.ts";
 
 // #region retries
 /** The client's retry settings for this lesson (passed to `new Anthropic({...})` / selectModel). */
@@ -71,6 +73,63 @@ export async function retryTurn<T>(
   }
 }
 // #endregion retry-turn
+
+// #region recovery
+/** What one run has spent on recovering, and the steps the loop takes with it. */
+export class Recovery {
+  readonly limits: RecoveryLimits;
+  compactions = 0;
+  continuations = 0;
+
+  constructor(
+    private readonly history: Anthropic.MessageParam[],
+    limits: Partial<RecoveryLimits> = {},
+    /** max_tokens of the next request; raised when a tool call was cut off. */
+    public maxTokens: number,
+  ) {
+    this.limits = { ...DEFAULT_RECOVERY, ...limits };
+  }
+
+  /** Compacts the history to about `targetTokens` (pairs kept whole), if compactions are left; false when it could not. */
+  compact(targetTokens: number): boolean {
+    if (this.compactions >= this.limits.compactions) return false;
+    const done = compactInPlace(this.history, { targetTokens });
+    if (!done) return false;
+    this.compactions++;
+    say(dim(`  context full: compacted ${done.dropped} messages into a summary${done.clipped ? `, clipped ${done.clipped} results` : ""}; retrying`));
+    return true;
+  }
+
+  /** The model ran out of context while answering: compact to half the history. */
+  compactHalf(): boolean {
+    return this.compact(Math.floor(estimateMessages(this.history) / 2));
+  }
+
+  /** A response cut off in its text (no tool call): may the model be asked to continue it? */
+  canContinue(response: Anthropic.Message): boolean {
+    return cutInText(response) && this.continuations < this.limits.continuations;
+  }
+
+  /** A tool call cut off by max_tokens is never run: ask again with a larger limit, up to the ceiling; false otherwise. */
+  raiseLimit(response: Anthropic.Message): boolean {
+    if (cutInText(response) || this.maxTokens >= this.limits.maxTokensCeiling) return false;
+    this.maxTokens = Math.min(this.maxTokens * 4, this.limits.maxTokensCeiling);
+    say(dim(`  max_tokens: a tool call was cut off; asking again with max_tokens ${this.maxTokens}`));
+    return true;
+  }
+}
+
+/** The answer was cut off in its text: the last block is text, and it asked for no tool. */
+function cutInText(response: Anthropic.Message): boolean {
+  return response.content[response.content.length - 1]?.type === "text" && !response.content.some((b) => b.type === "tool_use");
+}
+
+/** The context window an error names ("… tokens > 200000 maximum"), less a margin; else a small target. */
+export function windowOf(e: unknown): number {
+  const max = Number(/>\s*(\d+)\s*maximum/.exec((e as Error).message)?.[1]);
+  return Number.isFinite(max) && max > 0 ? Math.floor(max * 0.6) : 1_000;
+}
+// #endregion recovery
 
 /** The final answer of a run that began at `start`: the text after the last tool results, continuations joined. */
 export function answerSince(history: readonly Anthropic.MessageParam[], start: number): string {
