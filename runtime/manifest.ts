@@ -227,6 +227,22 @@ export const LESSONS: Lesson[] = [
         "In the loop: const reminder = staleReminder(plan, guard.turns, opts.remindAfter ?? REMIND_AFTER); history.push({ role: \"user\", content: reminder ? [...results, { type: \"text\", text: reminder }] : results }).",
     ],
   },
+  {
+    id: "s15",
+    dir: "s15_subagents",
+    title: "Subagents",
+    idea: "A task tool that runs the same loop as a child: a fresh history, read-only tools its parent has, its own guards and a share of the parent's budget; only its final answer returns, its transcript saved beside the parent's; independent tasks run at once; a child that stops or fails is an is_error result; its tokens count in the parent's budget; nesting is bounded.",
+    entry: "agent.ts",
+    hints: [
+      "What should the child see of the parent's conversation, and what should the parent see of the child's? If a child's tool_use reached the parent's history, what would the API say? " +
+        "Who pays for a child's tokens, and when should the parent learn of them: at the end, or as they are spent? " +
+        "What stops an agent that always delegates from delegating forever?",
+      "In the loop: const spend = (n) => { guard.used += n; opts.onTokens?.(n) }; after guard.count(response): opts.onTokens?.(tokensOf(response.usage)); " +
+        "the registry gets the task tool only when depth < maxDepth: new ObservedRegistry(depth < maxDepth ? withTool(own, task) : own, …). " +
+        "In taskTool's run: refuse tools not in the parent's read-only ones; runChild([{ role: \"user\", content: prompt }], { registry: subset, guards: { ...CHILD_GUARDS, tokenBudget: share }, signal: ctx.signal, depth: depth + 1, onTokens }); " +
+        "a child whose outcome is not done → throw new ToolError(`… did not finish: ${describeOutcome(outcome)}`); else return its final text.",
+    ],
+  },
 ];
 
 /** Finds a lesson by "s01", "1", "01" or "s01_agent_loop". */

@@ -87,3 +87,9 @@ export const S13_TASK = "Read the login service's files one at a time, then summ
 
 /** s14: a task of several steps, on a scratch copy of the sample repository. */
 export const S14_TASK = "Plan it, then fix the failing login test: run the tests, find the cause, fix it, and run them again.";
+
+/** s15: two independent look-ups handed to subagents, then an explanation (sample repository). */
+export const S15_TASK = "Find out why one login test fails: have one helper read the source and another read the log, at the same time, then explain.";
+/** The prompts the s15 parent gives its two children (the scripted model answers them as tasks). */
+export const S15_CHILD_SOURCE = "Read src/login.js and quote the line that decides when an account is locked, with its line number.";
+export const S15_CHILD_LOG = "Read logs/auth.log and quote the line that shows an account not locked after too many failed attempts.";
