@@ -33,6 +33,8 @@ export interface Selection extends Llm {
 export const DEFAULT_MODEL = "claude-sonnet-4-6";
 export const SCRIPTED_MODEL_ID = "scripted-model";
 const OFFLINE_BASE_URL = "http://scripted-model.localhost";
+/** The placeholder key the offline client sends (the scripted model checks that there is one, not its value). */
+export const OFFLINE_API_KEY = "scripted-offline";
 
 export interface SelectOptions {
   /** Options for the scripted model when offline (scenario, faults, pace). */
@@ -46,8 +48,10 @@ export interface SelectOptions {
 /** A client wired to a scripted model in-process (no network). */
 export function scriptedLlm(options: ScriptedModelOptions = {}, client: { maxRetries?: number; timeout?: number } = {}) {
   const scripted = new ScriptedModel(options);
+  // The scripted model refuses what the API refuses, a request without a key or an
+  // anthropic-version header included: the SDK sends this placeholder key and its version.
   const sdk = new Anthropic({
-    apiKey: "scripted-offline",
+    apiKey: OFFLINE_API_KEY,
     baseURL: OFFLINE_BASE_URL,
     fetch: scripted.fetch,
     maxRetries: client.maxRetries ?? 2,

@@ -117,7 +117,7 @@ export const LESSONS: Lesson[] = [
         "When bash starts `sleep 30 &`, whose child is sleep, and what does killing bash do to it? Which variables does a shell really need? " +
         "Why is it safer to list what is allowed than what is forbidden?",
       "Workspace.resolve: const lexical = resolve(this.root, path); const real = realLocation(lexical); if (!isInside(this.root, real)) throw this.outside(path); return real. " +
-        "safe-bash: spawn(…, { detached: true }) and process.kill(-child.pid, \"SIGKILL\") in a try; childEnv keeps names matching PASSED and not SECRET. " +
+        "safe-bash: childEnv keeps names matching PASSED and not SECRET (the process group and the sandbox are the runtime's spawnTool). " +
         "classify: for each [name, ...args] of parsed.stages: no READ_ONLY[name] → not read-only; args.find(a => leavesWorkspace(a, root)) → not; READ_ONLY[name](args) → not; else read-only.",
     ],
   },

@@ -1,12 +1,16 @@
 /**
  * npm run offline-model -- [--port 8787] [--scenario ID] [--faults 429,ok,500] [--latency MS] [--stream-delay MS]
  *
- * Serves the scripted model on 127.0.0.1. Point any client at it:
+ * Serves the scripted model on 127.0.0.1 as an Anthropic-compatible endpoint: POST /v1/messages
+ * (JSON or SSE), POST /v1/messages/count_tokens, GET /v1/models[/{id}]. Like the API, it wants a
+ * key (any value) and an anthropic-version header. Point any client at it:
  *   ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API_KEY=offline npx tsx lessons/s01_agent_loop/agent.ts
  *   curl -s http://127.0.0.1:8787/v1/messages -H 'content-type: application/json' \
- *     -d '{"model":"x","max_tokens":100,"messages":[{"role":"user","content":"list the files"}]}'
+ *     -H 'x-api-key: offline' -H 'anthropic-version: 2023-06-01' \
+ *     -d '{"model":"scripted-model","max_tokens":100,"messages":[{"role":"user","content":"list the files"}]}'
  * Per request, the headers x-scripted-scenario, x-scripted-fault and x-scripted-stream-delay-ms
- * ask for a scenario, a fault, or a streaming pace.
+ * ask for a scenario, a fault, or a streaming pace. docs/guide/compatibility.md says what it
+ * answers like the API and what it answers differently.
  */
 import { parseArgs } from "node:util";
 import { parseFaultList } from "../runtime/scripted/faults.ts";
@@ -65,8 +69,9 @@ try {
     ...(values.latency ? { latencyMs: num(values.latency, "latency") } : {}),
     ...(values["stream-delay"] ? { streamDelayMs: num(values["stream-delay"], "stream-delay") } : {}),
   });
-  console.log(`scripted model (offline) listening on ${running.url}  (POST /v1/messages, /v1/messages/count_tokens)`);
+  console.log(`scripted model (offline) listening on ${running.url}  (POST /v1/messages, /v1/messages/count_tokens, GET /v1/models)`);
   console.log(`use it: ANTHROPIC_BASE_URL=${running.url} ANTHROPIC_API_KEY=offline npx tsx lessons/s01_agent_loop/agent.ts`);
+  console.log("any client: base URL as above (some want /v1 after it), any API key, model scripted-model (or any id)");
   const stop = () => void running.close().then(() => process.exit(0));
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

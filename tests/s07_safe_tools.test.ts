@@ -16,6 +16,11 @@ import { S07_TASK, S07_WORKSPACE } from "../runtime/scripted/scenarios/s07_safe_
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 import { loadLesson, quietOutput, scripted, transcriptProblems } from "../runtime/testing.ts";
 
+// s07 grades the lesson's own layer (allow-listed environment, process group, read-only policy),
+// so its tools run without the OS sandbox here: tests/tools/sandbox.test.ts tests that one. (Inside
+// the sandbox, a PID a command prints is its namespace's, not the host's.)
+process.env.COURSE_SANDBOX = "off";
+
 type WorkspaceModule = typeof import("../solutions/s07_safe_tools/workspace.ts");
 type BashModule = typeof import("../solutions/s07_safe_tools/safe-bash.ts");
 type ApprovalModule = typeof import("../solutions/s07_safe_tools/approval.ts");

@@ -36,6 +36,7 @@ const GUIDES: { stem: string; en: string; zh: string }[] = [
   { stem: "commands", en: "Course commands", zh: "课程命令" },
   { stem: "message-rules", en: "Message pairing rules", zh: "消息配对规则" },
   { stem: "transcripts", en: "Transcript viewer", zh: "对话记录查看器" },
+  { stem: "compatibility", en: "Compatible clients", zh: "兼容的客户端" },
   { stem: "contributing", en: "Contributing a lesson", zh: "贡献一课" },
 ];
 

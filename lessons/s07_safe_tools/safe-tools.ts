@@ -20,11 +20,19 @@ export interface SafetyOptions {
   /** bash limits (defaults: 120 s, 50 000 characters). */
   timeoutMs?: number;
   maxOutput?: number;
+  /**
+   * Called after a tool may have changed the workspace: a file written or edited, a command
+   * that is not read-only run. (s12's run_tests asks first after one, when there is no sandbox.)
+   */
+  onChange?: (what: string) => void;
 }
+
+/** The file tools that change the workspace. */
+const WRITES = new Set(["write_file", "edit_file"]);
 
 // #region confine
 /** A file tool whose `path` must resolve inside the workspace; anything else is an error result. */
-export function confine<T extends ToolSpec>(tool: T, workspace: Workspace): T {
+export function confine<T extends ToolSpec>(tool: T, workspace: Workspace, onChange?: (what: string) => void): T {
   const properties = tool.input_schema.properties as Record<string, unknown> | undefined;
   if (!properties || !("path" in properties)) return tool;
   return {
@@ -39,6 +47,8 @@ export function confine<T extends ToolSpec>(tool: T, workspace: Workspace): T {
           throw e;
         }
       }
+      // Counted before it runs: a write that fails half-way may still have changed something.
+      if (WRITES.has(tool.name)) onChange?.(`${tool.name} ${String(path)}`);
       return tool.run(path === undefined ? input : { ...input, path }, { ...ctx, root: workspace.root });
     },
   };
@@ -67,6 +77,7 @@ export function safeBashTool(opts: SafetyOptions, workspace: Workspace): Checked
               "Read-only commands such as ls, cat, grep or find run without asking.",
           );
       }
+      if (!verdict.readOnly) opts.onChange?.(`bash ${command}`);
       const run = await runSafeBash(command, {
         cwd: workspace.root,
         signal: ctx.signal,
@@ -83,5 +94,5 @@ export function safeBashTool(opts: SafetyOptions, workspace: Workspace): Checked
 /** The earlier lessons' tools (s04's checked ones), confined to the workspace, with the safe bash. */
 export function safeTools(opts: SafetyOptions = {}, base: CheckedTool[] = checkedTools()): CheckedTool[] {
   const workspace = new Workspace(opts.workspace ?? process.cwd());
-  return base.map((tool) => (tool.name === "bash" ? safeBashTool(opts, workspace) : confine(tool, workspace)));
+  return base.map((tool) => (tool.name === "bash" ? safeBashTool(opts, workspace) : confine(tool, workspace, opts.onChange)));
 }

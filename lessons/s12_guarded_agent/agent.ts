@@ -18,14 +18,13 @@ import { SAMPLE_REPOSITORY, S12_TASK } from "../../runtime/tasks.ts";
 import { SafeToolRegistry, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
 import type { Guards } from "../../solutions/s06_guards/guards.ts";
 import { refuseAll, terminalApprover, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
-import { safeTools } from "../../solutions/s07_safe_tools/safe-tools.ts";
 import type { EventSink } from "../../solutions/s09_observability/events.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import { replOver } from "../../solutions/s10_conversation/agent.ts";
 import { runAgent as recoveringLoop, type RecoveredOutcome, type RunOptions } from "../../solutions/s11_recovery/agent.ts";
 import type { Flags } from "./cli.ts";
 import { capstoneProgram } from "./program.ts";
-import { runTestsTool } from "./run-tests.ts";
+import { guardedTools } from "./run-tests.ts";
 
 export { system, DEFAULT_MAX_TOKENS, type RunOptions, type RecoveredOutcome } from "../../solutions/s11_recovery/agent.ts";
 export type { RunResult } from "./program.ts";
@@ -42,9 +41,9 @@ export function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunO
 }
 // #endregion loop
 
-/** s07's safe tools (bash asks before anything not read-only) and run_tests, which needs no approval. */
+/** s07's safe tools (bash asks before anything not read-only) and run_tests (asks only with no sandbox, after a change). */
 export function capstoneTools(root: string, approve: Approver): CheckedTool[] {
-  return [...safeTools({ workspace: root, approve }), runTestsTool(root)];
+  return guardedTools(root, approve);
 }
 
 // #region run

@@ -20,7 +20,8 @@ import { SessionError, loadSession, saveSession, type Session } from "../../solu
 import { converse } from "../../solutions/s10_conversation/terminal.ts";
 import type { Approver } from "../../solutions/s07_safe_tools/approval.ts";
 import { RETRIES } from "../../solutions/s11_recovery/recovery.ts";
-import { USAGE, UsageError, parseFlags, type Flags } from "./cli.ts";
+import { USAGE, UsageError, parseFlags, startLines, type Flags } from "./cli.ts";
+import { keepOnFailure } from "./failed-run.ts";
 
 export interface RunResult {
   /** 0: done (or the conversation ended); 1: the run stopped before the task was done; 2: a mistake in the flags. */
@@ -41,6 +42,7 @@ function chooseModel(flags: Flags) {
   return selectModel({ ...RETRIES, env: flags.model ? { ...process.env, MODEL_ID: flags.model } : process.env });
 }
 
+// #region program
 /** The whole program for a loop: `run(argv)` (tests pass their own model and signal). */
 export function capstoneProgram<O extends { approve?: Approver; signal?: AbortSignal }>(agent: Capstone<O>) {
   return async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSignal } = {}): Promise<RunResult> {
@@ -56,6 +58,7 @@ export function capstoneProgram<O extends { approve?: Approver; signal?: AbortSi
       say(USAGE);
       return { exitCode: 0, history: [] };
     }
+    for (const line of startLines(flags)) say(dim(line));
     const llm = deps.llm ?? chooseModel(flags);
     if ("banner" in llm) say(String(llm.banner));
     say(dim(`workspace: ${flags.workspace}`));
@@ -78,7 +81,8 @@ export function capstoneProgram<O extends { approve?: Approver; signal?: AbortSi
     if (flags.task) {
       // One task: one run of the loop, then the exit code says how it went.
       addQuestion(history, flags.task);
-      const outcome = await agent.runAgent(llm, history, { ...agent.optionsFrom(flags, onEvent), ...(deps.signal ? { signal: deps.signal } : {}) });
+      // A run that throws (the API down after the retries, a broken stream…) still saves its transcript.
+      const outcome = await keepOnFailure(history, () => agent.runAgent(llm, history, { ...agent.optionsFrom(flags, onEvent), ...(deps.signal ? { signal: deps.signal } : {}) }));
       exitCode = outcome.status === "done" ? 0 : 1;
       if (resumed) saveSession(resumed.name, history, { model: llm.model });
     } else {
@@ -99,3 +103,4 @@ export function capstoneProgram<O extends { approve?: Approver; signal?: AbortSi
     return { exitCode, history };
   };
 }
+// #endregion program

@@ -1,29 +1,45 @@
 /**
  * s12 · run_tests, seed 000's own tool: the workspace's tests, run with Node's test runner.
  *
- * Unlike bash, the model cannot choose what runs: the program is fixed (`node --test`), and its
+ * Unlike bash, the model cannot choose the command: the program is fixed (`node --test`), and its
  * one input, `module`, is only a name to look for in the paths of the test files this tool found
- * itself (checked by zod to letters, digits, `_`, `.` and `-`). So it needs no approval, and
- * `npm run agent` can run the tests with no terminal to ask and no --yes. Arbitrary commands
- * still go through bash and its approval gate (s07).
+ * itself (checked by zod to letters, digits, `_`, `.` and `-`). Arbitrary commands still go
+ * through bash and its approval gate (s07).
  *
- * subtle: running a repository's tests runs that repository's code, with your permissions. The
- * safe runner of s07 bounds it (its process group is killed at the timeout, its output is capped,
- * its environment carries no keys or tokens); it does not sandbox it. Point the agent only at
- * code you would run yourself.
+ * subtle: a fixed command is not a safe one. Running tests runs the workspace's code, and the
+ * agent can write that code first (write_file a test, then run_tests). So run_tests needs no
+ * approval only where the OS sandbox holds it (runtime/tools/sandbox.ts: workspace read-write,
+ * nothing else, no network, no secrets, nothing left running). Without a sandbox it runs freely
+ * only until the agent has changed a file in this run; after that it asks, like bash.
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { ToolError } from "../../runtime/tools/files.ts";
+import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import { defineTool, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
+import { refuseAll, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
 import { SAFE_BASH_TIMEOUT_MS, runSafeBash } from "../../solutions/s07_safe_tools/safe-bash.ts";
+import { safeTools } from "../../solutions/s07_safe_tools/safe-tools.ts";
 
 export interface RunTestsOptions {
   /** Wall-clock limit of the whole test run, in ms (default: s07's 120 s). */
   timeoutMs?: number;
   /** Characters of output kept (default: s07's 50 000). */
   maxOutput?: number;
+  /** Asked before a run when there is no sandbox and the workspace changed (default: refuse). */
+  approve?: Approver;
+  /** What the agent changed in this run so far (write_file, edit_file, commands that write). */
+  changes?: ChangeLog;
+}
+
+/** What the tools changed in the workspace during one run (filled by s07's `onChange`). */
+export class ChangeLog {
+  readonly changes: string[] = [];
+  readonly note = (what: string): void => void this.changes.push(what);
+  get changed(): boolean {
+    return this.changes.length > 0;
+  }
 }
 
 /** What `module` may be: a name, never a path, an option or a piece of shell. */
@@ -36,7 +52,8 @@ export function runTestsTool(root: string, opts: RunTestsOptions = {}): CheckedT
     name: "run_tests",
     description:
       "Run the workspace's tests with Node's test runner (node --test) and return its output. " +
-      'Give `module` (e.g. "login") to run only the test files whose path contains that name. Needs no approval.',
+      'Give `module` (e.g. "login") to run only the test files whose path contains that name. Runs in the sandbox without ' +
+      "approval; where there is no sandbox, it asks once files were changed in this run.",
     input: z.object({
       module: z
         .string()
@@ -56,6 +73,19 @@ export function runTestsTool(root: string, opts: RunTestsOptions = {}): CheckedT
         // "./" first: a file name that starts with "-" is not read as an option.
         argv.push(...files.map((f) => `./${f}`));
       }
+      // No sandbox, and the agent changed the workspace: the tests would run code it wrote, with
+      // the user's permissions. That needs the same yes as any other command.
+      if (sandboxInfo().kind === "none" && opts.changes?.changed) {
+        const decision = await (opts.approve ?? refuseAll)({
+          command: `node --test${module !== undefined ? ` (${module})` : ""}`,
+          reason: `there is no sandbox, and this run changed the workspace (${opts.changes.changes.slice(-3).join("; ")}): the tests would run that code with your permissions`,
+        });
+        if (!decision.approved)
+          throw new ToolError(
+            `not run: there is no sandbox on this machine and files were changed in this run, so the tests need approval, and ${decision.why}. ` +
+              "Tell the user what you changed and ask them to run the tests.",
+          );
+      }
       // s07's runner (process group, cap, clean environment) takes a command line for bash: every
       // word is single-quoted, so bash hands the array to node exactly as it is (nothing expanded).
       const run = await runSafeBash(`exec ${argv.map(shellWord).join(" ")}`, {
@@ -71,6 +101,15 @@ export function runTestsTool(root: string, opts: RunTestsOptions = {}): CheckedT
   });
 }
 // #endregion run-tests
+
+/**
+ * The capstone's tools: s07's safe tools (bash asks before anything not read-only) and run_tests,
+ * which shares their log of changes: with no sandbox, it asks once the agent changed a file.
+ */
+export function guardedTools(root: string, approve: Approver, opts: Omit<RunTestsOptions, "approve" | "changes"> = {}): CheckedTool[] {
+  const changes = new ChangeLog();
+  return [...safeTools({ workspace: root, approve, onChange: changes.note }), runTestsTool(root, { ...opts, approve, changes })];
+}
 
 /** One word for bash, inside single quotes (where nothing is special but the quote itself). */
 export function shellWord(word: string): string {

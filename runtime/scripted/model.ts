@@ -16,9 +16,11 @@ import { estimateTokens } from "../tokens.ts";
 
 export { estimateTokens };
 import { signThinking } from "./signature.ts";
-import { messageEvents, encodeEvent } from "./sse.ts";
+import { listModels, retrieveModel } from "./models.ts";
+import { Message as MessageSchema, CountTokens, ModelInfo, ModelList, StreamEvent as StreamEventSchema, shapeProblems } from "./schema.ts";
+import { messageEvents, encodeEvent, type StreamEvent } from "./sse.ts";
 import type { Fault, FaultPlan, Reply, Scenario, ScriptedRequest } from "./types.ts";
-import { validateRequest, type ApiError, type IssuedContent } from "./validate.ts";
+import { betasOf, validateRequest, type ApiError, type IssuedContent } from "./validate.ts";
 
 export interface ScriptedModelOptions {
   /** Force one scenario (by id or object). Default: the scenario whose task matches, else intents. */
@@ -63,8 +65,37 @@ export interface RecordedExchange {
   /** When the request arrived (ms since the epoch): tests compare the gaps between retries. */
   at: number;
   response?: Anthropic.Message;
+  /** The SSE events of a streamed answer, as sent (before any scripted fault cut them short). */
+  events?: StreamEvent[];
   error?: ApiError | { status: number; type: string; message: string };
   fault?: Fault;
+}
+
+/**
+ * What a beta's name looks like (`message-threads-2026-08-12`). Any such value is accepted: new
+ * clients send betas this model has never heard of, and only the fields a beta turns on matter here.
+ */
+const BETA_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*-\d{4}-\d{2}-\d{2}$/;
+
+/** The Messages API's request size limit (32 MB): a larger body gets 413 request_too_large. */
+const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+
+/** The anthropic-version values the API knows are dates; the SDK sends its own, curl users 2023-06-01. */
+const VERSION = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * What the API checks before it reads a body: a key (x-api-key, or a bearer token as the SDK
+ * sends it) and an anthropic-version header.
+ */
+export function checkHeaders(headers: Headers): ApiError | null {
+  const key = headers.get("x-api-key")?.trim();
+  const bearer = headers.get("authorization")?.match(/^Bearer\s+(\S.*)$/i)?.[1]?.trim();
+  if (!key && !bearer) return { status: 401, type: "authentication_error", message: "x-api-key header is required" };
+  const version = headers.get("anthropic-version");
+  if (version === null || version.trim() === "") return { status: 400, type: "invalid_request_error", message: "anthropic-version: header is required" };
+  if (!VERSION.test(version.trim()))
+    return { status: 400, type: "invalid_request_error", message: `anthropic-version: "${version}" is not a valid version` };
+  return null;
 }
 
 export class ScriptedModel {
@@ -90,13 +121,33 @@ export class ScriptedModel {
   }
 
   async handle(req: Request): Promise<Response> {
-    const path = new URL(req.url).pathname.replace(/\/+$/, "");
-    if (req.method !== "POST" || (path !== "/v1/messages" && path !== "/v1/messages/count_tokens"))
+    const url = new URL(req.url);
+    const path = url.pathname.replace(/\/+$/, "");
+    const isModels = req.method === "GET" && (path === "/v1/models" || path.startsWith("/v1/models/"));
+    if (!isModels && (req.method !== "POST" || (path !== "/v1/messages" && path !== "/v1/messages/count_tokens")))
       return errorResponse({ status: 404, type: "not_found_error", message: `Not Found: ${req.method} ${path}` });
+    const headerError = checkHeaders(req.headers);
+    if (headerError) return errorResponse(headerError);
+    if (isModels) {
+      const list = path === "/v1/models";
+      const answer = list ? listModels(url.searchParams) : retrieveModel(decodeURIComponent(path.slice("/v1/models/".length)));
+      return "error" in answer ? errorResponse(answer.error) : this.checkedJson(list ? ModelList : ModelInfo, answer.body);
+    }
+    const betas = betasOf(req.headers.get("anthropic-beta"));
+    const oddBetas = betas.filter((b) => !BETA_NAME.test(b));
+    if (oddBetas.length > 0)
+      return errorResponse({
+        status: 400,
+        type: "invalid_request_error",
+        message: `Unexpected value(s) ${oddBetas.map((b) => `\`${b}\``).join(", ")} for the \`anthropic-beta\` header. Please consult our documentation at docs.claude.com or try again without the header.`,
+      });
 
+    const raw = await req.text();
+    if (Buffer.byteLength(raw) > MAX_REQUEST_BYTES)
+      return errorResponse({ status: 413, type: "request_too_large", message: "Request exceeds the maximum allowed number of bytes." });
     let body: unknown;
     try {
-      body = JSON.parse(await req.text());
+      body = JSON.parse(raw);
     } catch (e) {
       return errorResponse({
         status: 400,
@@ -106,10 +157,9 @@ export class ScriptedModel {
     }
 
     if (path === "/v1/messages/count_tokens") {
-      const forCount = typeof body === "object" && body !== null ? { max_tokens: 1, ...body } : body;
-      const invalid = validateRequest(forCount, { secret: this.secret });
+      const invalid = validateRequest(body, { secret: this.secret, endpoint: "count_tokens", betas });
       if (invalid) return errorResponse(invalid);
-      return jsonResponse({ input_tokens: this.inputTokens(forCount as ScriptedRequest) });
+      return this.checkedJson(CountTokens, { input_tokens: this.inputTokens(body as ScriptedRequest) });
     }
 
     const requestIndex = this.exchanges.length;
@@ -147,7 +197,7 @@ export class ScriptedModel {
       return failure.response;
     }
 
-    const invalid = validateRequest(body, { secret: this.secret, issued: this.issued });
+    const invalid = validateRequest(body, { secret: this.secret, issued: this.issued, betas });
     if (invalid) {
       record.error = invalid;
       return errorResponse(invalid);
@@ -182,14 +232,33 @@ export class ScriptedModel {
       record.error = err;
       return errorResponse(err);
     }
+    // Every answer is checked against the API's shape before it leaves: a scenario or a change
+    // here that would send what the API never sends fails loudly instead of teaching it.
+    const events = request.stream ? messageEvents(message) : [];
+    const problems = request.stream
+      ? events.flatMap((e, n) => shapeProblems(StreamEventSchema, e).map((p) => `event ${n} (${e.type}) ${p}`))
+      : shapeProblems(MessageSchema, message);
+    if (problems.length > 0) {
+      const err = { status: 500, type: "api_error", message: `scripted model: the answer is not what the API sends: ${problems.join("; ")}` };
+      record.error = err;
+      return errorResponse(err);
+    }
     record.response = message;
     this.remember(message);
 
     if (request.stream) {
+      record.events = events;
       const delay = Number(req.headers.get("x-scripted-stream-delay-ms") ?? this.options.streamDelayMs ?? 0);
-      return sseResponse(message, fault, delay, req.signal);
+      return sseResponse(events, fault, delay, req.signal);
     }
     return jsonResponse(message);
+  }
+
+  private checkedJson(schema: Parameters<typeof shapeProblems>[0], body: unknown): Response {
+    const problems = shapeProblems(schema, body);
+    if (problems.length > 0)
+      return errorResponse({ status: 500, type: "api_error", message: `scripted model: the answer is not what the API sends: ${problems.join("; ")}` });
+    return jsonResponse(body);
   }
 
   private faultFor(index: number, body: unknown, headers: Headers): Fault | null {
@@ -284,13 +353,13 @@ export class ScriptedModel {
         const cost = estimateTokens(text);
         if (cost > budget) {
           const cut = text.slice(0, budget * 4);
-          if (cut.trim().length > 0) content.push({ type: "text", text: cut, citations: null });
+          if (cut.trim().length > 0) content.push(textBlock(cut));
           output += estimateTokens(cut);
           stopReason = "max_tokens";
           stopSequence = null;
           break;
         }
-        if (text.trim().length > 0) content.push({ type: "text", text, citations: null });
+        if (text.trim().length > 0) content.push(textBlock(text));
         budget -= cost;
         output += cost;
         if (hit) {
@@ -314,18 +383,20 @@ export class ScriptedModel {
         const cost = estimateTokens({ name: b.name, input: b.input }) + 8;
         if (cost > budget) {
           // Cut off mid-call: the input never finished, so it arrives empty. Never run it.
-          content.push({ type: "tool_use", id, name: b.name, input: {}, caller: { type: "direct" } } as Anthropic.ToolUseBlock);
+          content.push({ type: "tool_use", id, name: b.name, input: {} } as Anthropic.ToolUseBlock);
           output += budget;
           stopReason = "max_tokens";
           stopSequence = null;
           break;
         }
-        content.push({ type: "tool_use", id, name: b.name, input: b.input, caller: { type: "direct" } } as Anthropic.ToolUseBlock);
+        content.push({ type: "tool_use", id, name: b.name, input: b.input } as Anthropic.ToolUseBlock);
         budget -= cost;
         output += cost;
       }
     }
     const usage = this.usageFor(request, true);
+    // Only the keys the API sends: no `null` for what it leaves out (container, diagnostics,
+    // server_tool_use…), and stop_details only when there are details (a refusal).
     return {
       id: `msg_scripted_${seed}`,
       type: "message",
@@ -334,23 +405,22 @@ export class ScriptedModel {
       content,
       stop_reason: stopReason as Anthropic.StopReason,
       stop_sequence: stopSequence,
-      stop_details: reply.stop_details ?? null,
-      container: null,
-      diagnostics: null,
+      ...(reply.stop_details ? { stop_details: reply.stop_details } : {}),
       usage: {
         input_tokens: usage.input_tokens,
         output_tokens: Math.max(1, output),
         cache_creation_input_tokens: usage.cache_creation_input_tokens,
         cache_read_input_tokens: usage.cache_read_input_tokens,
-        cache_creation: null,
-        inference_geo: null,
-        output_tokens_details: null,
-        server_tool_use: null,
+        cache_creation: { ephemeral_5m_input_tokens: usage.cache_creation_input_tokens, ephemeral_1h_input_tokens: 0 },
         service_tier: "standard",
-        speed: null,
       },
     } as Anthropic.Message;
   }
+}
+
+/** A text block as the API sends it: `citations` only when there are citations. */
+function textBlock(text: string): Anthropic.TextBlock {
+  return { type: "text", text } as Anthropic.TextBlock;
 }
 
 function abortError(): DOMException {
@@ -368,12 +438,16 @@ function jsonResponse(body: unknown, status = 200, headers: Record<string, strin
   });
 }
 
-export function errorResponse(err: { status: number; type: string; message: string }, headers: Record<string, string> = {}): Response {
+export function errorResponse(
+  err: { status: number; type: string; message: string; details?: Record<string, unknown> },
+  headers: Record<string, string> = {},
+): Response {
   const id = requestId();
   const extra: Record<string, string> = { ...headers };
   // The real API tells the SDK not to retry a request that can never succeed.
-  if (err.status === 400 || err.status === 404) extra["x-should-retry"] = "false";
-  return new Response(JSON.stringify({ type: "error", error: { type: err.type, message: err.message }, request_id: id }), {
+  if (err.status === 400 || err.status === 401 || err.status === 404) extra["x-should-retry"] = "false";
+  const error = { type: err.type, message: err.message, ...(err.details ? { details: err.details } : {}) };
+  return new Response(JSON.stringify({ type: "error", error, request_id: id }), {
     status: err.status,
     headers: { "content-type": "application/json", "request-id": id, ...extra },
   });
@@ -413,8 +487,7 @@ function sleep(ms: number, signal?: AbortSignal | null): Promise<boolean> {
   });
 }
 
-function sseResponse(message: Anthropic.Message, fault: Fault | null | undefined, delayMs: number, signal?: AbortSignal | null): Response {
-  const events = messageEvents(message);
+function sseResponse(events: StreamEvent[], fault: Fault | null | undefined, delayMs: number, signal?: AbortSignal | null): Response {
   const encoder = new TextEncoder();
   const breakAt =
     fault?.kind === "stream_error" || fault?.kind === "stream_cut" ? Math.min(fault.afterEvents ?? 3, events.length - 1) : -1;

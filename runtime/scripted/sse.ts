@@ -33,22 +33,28 @@ function chunkJson(json: string, size = 16): string[] {
   return out;
 }
 
+/**
+ * The events of a finished message. Like the plain answer, they carry only the keys the API
+ * sends: a text block starts as `{type, text: ""}` (no `citations: null`), stop_details comes
+ * in message_delta only for a refusal, and message_delta's usage has the running totals.
+ */
 export function messageEvents(message: Anthropic.Message): StreamEvent[] {
   const events: StreamEvent[] = [];
+  const { stop_details: stopDetails, ...start } = message;
   events.push({
     type: "message_start",
     message: {
-      ...message,
+      ...start,
       content: [],
       stop_reason: null,
       stop_sequence: null,
       usage: { ...message.usage, output_tokens: 1 },
     },
-  } as Anthropic.RawMessageStartEvent);
+  } as unknown as Anthropic.RawMessageStartEvent);
   events.push({ type: "ping" });
   message.content.forEach((block, index) => {
     if (block.type === "text") {
-      events.push({ type: "content_block_start", index, content_block: { type: "text", text: "", citations: null } } as Anthropic.RawContentBlockStartEvent);
+      events.push({ type: "content_block_start", index, content_block: { type: "text", text: "" } } as Anthropic.RawContentBlockStartEvent);
       for (const text of chunkText(block.text))
         events.push({ type: "content_block_delta", index, delta: { type: "text_delta", text } });
     } else if (block.type === "thinking") {
@@ -69,13 +75,12 @@ export function messageEvents(message: Anthropic.Message): StreamEvent[] {
   });
   events.push({
     type: "message_delta",
-    delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence, stop_details: message.stop_details, container: null },
+    delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence, ...(stopDetails ? { stop_details: stopDetails } : {}) },
     usage: {
       output_tokens: message.usage.output_tokens,
       input_tokens: message.usage.input_tokens,
       cache_creation_input_tokens: message.usage.cache_creation_input_tokens,
       cache_read_input_tokens: message.usage.cache_read_input_tokens,
-      server_tool_use: null,
     },
   } as Anthropic.RawMessageDeltaEvent);
   events.push({ type: "message_stop" });

@@ -10,9 +10,94 @@ import { verifySignature } from "./signature.ts";
 
 export interface ApiError {
   status: number;
-  type: "invalid_request_error" | "not_found_error";
+  type: "invalid_request_error" | "not_found_error" | "authentication_error" | "request_too_large";
   message: string;
+  /** Machine-readable details (message threads' `error_code`), in the error object. */
+  details?: Record<string, unknown>;
 }
+
+/**
+ * Top-level fields of a Messages request, as the API reference lists them. Anything else is
+ * refused with `<field>: Extra inputs are not permitted`, as the API does (`response_format`,
+ * `extra_body`, `betas`, which the SDK sends as a header, never in the body).
+ */
+const MESSAGE_FIELDS = [
+  "model",
+  "messages",
+  "max_tokens",
+  "system",
+  "tools",
+  "tool_choice",
+  "thinking",
+  "stop_sequences",
+  "stream",
+  "metadata",
+  "service_tier",
+  "temperature",
+  "top_p",
+  "top_k",
+  "cache_control",
+  "container",
+  "diagnostics",
+  "inference_geo",
+  "output_config",
+  "speed",
+  "user_profile_id",
+  "workspace_id",
+];
+/** What count_tokens takes: the prompt, never the sampling or output fields. */
+const COUNT_FIELDS = ["model", "messages", "system", "tools", "tool_choice", "thinking", "cache_control", "output_config", "speed"];
+
+/**
+ * Fields only a beta accepts, with the `anthropic-beta` value that turns them on (by prefix; null:
+ * any beta). Without their beta they are extra inputs like any unknown field.
+ */
+const BETA_FIELDS: Record<string, string | null> = {
+  thread: "message-threads-",
+  mcp_servers: "mcp-client-",
+  context_management: "context-management-",
+  compaction: "compact-",
+  fallbacks: "server-side-fallback-",
+  fallback_credit_token: "fallback-credit-",
+  output_format: "structured-outputs-",
+  billing_policy: null,
+};
+
+/** Server tools, by `type` (their versions as the API lists them). A tool without `type` (or `custom`) is a client tool. */
+const SERVER_TOOL_TYPES = [
+  "bash_20241022",
+  "bash_20250124",
+  "code_execution_20250522",
+  "code_execution_20250825",
+  "code_execution_20260120",
+  "code_execution_20260521",
+  "computer_20241022",
+  "computer_20250124",
+  "computer_20251124",
+  "computer_toolset_20260801",
+  "browser_toolset_20260801",
+  "memory_20250818",
+  "text_editor_20241022",
+  "text_editor_20250124",
+  "text_editor_20250429",
+  "text_editor_20250728",
+  "web_search_20250305",
+  "web_search_20260209",
+  "web_search_20260318",
+  "web_fetch_20250910",
+  "web_fetch_20260209",
+  "web_fetch_20260309",
+  "web_fetch_20260318",
+  "tool_search_tool_bm25_20251119",
+  "tool_search_tool_regex_20251119",
+  "advisor_20260301",
+  "mcp_toolset",
+];
+const CLIENT_TOOL_FIELDS = ["type", "name", "description", "input_schema", "cache_control", "strict", "defer_loading", "allowed_callers", "input_examples", "eager_input_streaming"];
+
+/** What the scripted model tells a client that sends `thread` (it keeps no conversations). */
+export const THREADS_UNSUPPORTED =
+  "thread: the scripted model (offline) does not keep message threads. Send the whole conversation on every request: pass `thread: false` to client.beta.messages.toolRunner(), or leave `thread` out.";
 
 const KNOWN_BLOCKS = [
   "text",
@@ -55,21 +140,38 @@ export type IssuedContent = Map<string, Obj[]>;
 export interface ValidateOptions {
   secret: string;
   issued?: IssuedContent;
+  /** Which endpoint: a count_tokens body has no max_tokens and takes fewer fields. */
+  endpoint?: "messages" | "count_tokens";
+  /** The request's `anthropic-beta` values. */
+  betas?: readonly string[];
+}
+
+/** The values of an `anthropic-beta` header (comma-separated). */
+export function betasOf(header: string | null): string[] {
+  return (header ?? "")
+    .split(",")
+    .map((b) => b.trim())
+    .filter((b) => b.length > 0);
 }
 
 export function validateRequest(body: unknown, opts: ValidateOptions): ApiError | null {
   if (!isObj(body)) return bad("Input should be a valid dictionary");
+  const counting = opts.endpoint === "count_tokens";
+  const fieldError = validateFields(body, counting, opts.betas ?? []);
+  if (fieldError) return fieldError;
   if (body.model === undefined) return bad("model: Field required");
   if (typeof body.model !== "string" || body.model.length === 0) return bad("model: Input should be a valid string");
-  if (body.max_tokens === undefined) return bad("max_tokens: Field required");
-  if (typeof body.max_tokens !== "number" || !Number.isInteger(body.max_tokens))
-    return bad("max_tokens: Input should be a valid integer");
-  if (body.max_tokens < 1) return bad("max_tokens: Input should be greater than or equal to 1");
+  if (!counting) {
+    if (body.max_tokens === undefined) return bad("max_tokens: Field required");
+    if (typeof body.max_tokens !== "number" || !Number.isInteger(body.max_tokens))
+      return bad("max_tokens: Input should be a valid integer");
+    if (body.max_tokens < 1) return bad("max_tokens: Input should be greater than or equal to 1");
+  }
   if (body.messages === undefined) return bad("messages: Field required");
   if (!Array.isArray(body.messages)) return bad("messages: Input should be a valid list");
   if (body.messages.length === 0) return bad("messages: at least one message is required");
 
-  const toolError = validateTools(body.tools);
+  const toolError = validateTools(body.tools) ?? validateToolChoice(body) ?? validateOptions(body);
   if (toolError) return toolError;
   if (body.system !== undefined && typeof body.system !== "string" && !Array.isArray(body.system))
     return bad("system: Input should be a valid string");
@@ -87,6 +189,8 @@ export function validateRequest(body: unknown, opts: ValidateOptions): ApiError 
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
     if (!isObj(m)) return bad(`messages.${i}: Input should be a valid dictionary`);
+    const extra = Object.keys(m).find((k) => k !== "role" && k !== "content");
+    if (extra !== undefined) return bad(`messages.${i}.${extra}: Extra inputs are not permitted`);
     if (m.role !== "user" && m.role !== "assistant") return bad(`messages.${i}.role: Input should be 'user' or 'assistant'`);
     if (m.content === undefined) return bad(`messages.${i}.content: Field required`);
     if (typeof m.content !== "string" && !Array.isArray(m.content))
@@ -150,9 +254,37 @@ function validateSampling(body: Obj): ApiError | null {
     if (budget < 1024) return bad("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024");
     if (typeof body.max_tokens === "number" && body.max_tokens <= budget)
       return bad("`max_tokens` must be greater than `thinking.budget_tokens`");
+    if (typeof body.temperature === "number" && body.temperature !== 1)
+      return bad(
+        "`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation at https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#important-considerations-when-using-extended-thinking",
+      );
   }
   return null;
 }
+
+/** Unknown top-level fields, and beta-only fields without their beta, as the API refuses them. */
+function validateFields(body: Obj, counting: boolean, betas: readonly string[]): ApiError | null {
+  const known = counting ? COUNT_FIELDS : MESSAGE_FIELDS;
+  for (const key of Object.keys(body)) {
+    if (known.includes(key)) continue;
+    if (key in BETA_FIELDS) {
+      const beta = BETA_FIELDS[key] ?? null;
+      const on = beta === null ? betas.length > 0 : betas.some((b) => b.startsWith(beta));
+      if (on) {
+        if (key === "thread" && body.thread !== null && body.thread !== undefined) {
+          // `thread: false` is the SDK's runner option, never a request field.
+          if (!isObj(body.thread)) return bad("thread: Input should be a valid dictionary");
+          return { ...bad(THREADS_UNSUPPORTED), details: { error_code: "thread_unsupported_request", unsupported: ["thread"] } };
+        }
+        continue; // accepted and ignored: the scripted model has no servers, memory or fallbacks
+      }
+    }
+    return bad(`${key}: Extra inputs are not permitted`);
+  }
+  return null;
+}
+
+const SERVER_TOOL_TAGS = ["custom", ...SERVER_TOOL_TYPES].map((t) => `'${t}'`).join(", ");
 
 function validateTools(tools: unknown): ApiError | null {
   if (tools === undefined) return null;
@@ -161,11 +293,23 @@ function validateTools(tools: unknown): ApiError | null {
   for (let i = 0; i < tools.length; i++) {
     const t = tools[i];
     if (!isObj(t)) return bad(`tools.${i}: Input should be a valid dictionary`);
-    if (t.type !== undefined && t.type !== "custom") {
+    if (t.type !== undefined && t.type !== null && t.type !== "custom") {
+      if (typeof t.type !== "string" || !SERVER_TOOL_TYPES.includes(t.type))
+        return bad(
+          `tools.${i}: Input tag '${String(t.type)}' found using 'type' does not match any of the expected tags: ${SERVER_TOOL_TAGS}`,
+        );
       // A server tool (web_search_…, bash_…): accepted as declared, never called by this model.
-      if (typeof t.name === "string") names.add(t.name);
+      if (t.type !== "mcp_toolset" && typeof t.name !== "string") return bad(`tools.${i}.${t.type}.name: Field required`);
+      if (typeof t.name === "string") {
+        if (names.has(t.name)) return bad("tools: Tool names must be unique.");
+        names.add(t.name);
+      }
+      const cc = cacheControlError(t.cache_control, `tools.${i}.${t.type}.cache_control`);
+      if (cc) return cc;
       continue;
     }
+    const extra = Object.keys(t).find((k) => !CLIENT_TOOL_FIELDS.includes(k));
+    if (extra !== undefined) return bad(`tools.${i}.custom.${extra}: Extra inputs are not permitted`);
     if (t.name === undefined) return bad(`tools.${i}.custom.name: Field required`);
     if (typeof t.name !== "string" || !TOOL_NAME.test(t.name))
       return bad(`tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
@@ -174,14 +318,114 @@ function validateTools(tools: unknown): ApiError | null {
     if (t.input_schema.type !== "object") return bad(`tools.${i}.custom.input_schema.type: Input should be 'object'`);
     if (t.description !== undefined && typeof t.description !== "string")
       return bad(`tools.${i}.custom.description: Input should be a valid string`);
+    for (const combinator of ["oneOf", "allOf", "anyOf"])
+      if (combinator in t.input_schema)
+        return bad(`tools.${i}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level`);
+    const cc = cacheControlError(t.cache_control, `tools.${i}.custom.cache_control`);
+    if (cc) return cc;
     if (names.has(t.name)) return bad("tools: Tool names must be unique.");
     names.add(t.name);
   }
   return null;
 }
 
+function cacheControlError(cc: unknown, at: string): ApiError | null {
+  if (cc === undefined || cc === null) return null;
+  if (!isObj(cc)) return bad(`${at}: Input should be a valid dictionary`);
+  if (cc.type !== "ephemeral") return bad(`${at}.type: Input should be 'ephemeral'`);
+  if (cc.ttl !== undefined && cc.ttl !== "5m" && cc.ttl !== "1h") return bad(`${at}.ttl: Input should be '5m' or '1h'`);
+  const extra = Object.keys(cc).find((k) => k !== "type" && k !== "ttl");
+  return extra === undefined ? null : bad(`${at}.${extra}: Extra inputs are not permitted`);
+}
+
+const TOOL_CHOICES = ["auto", "any", "tool", "none"];
+
+/** tool_choice: one of its four shapes, only with tools, naming a tool that is offered. */
+function validateToolChoice(body: Obj): ApiError | null {
+  const choice = body.tool_choice;
+  if (choice === undefined || choice === null) return null;
+  if (!isObj(choice)) return bad("tool_choice: Input should be a valid dictionary");
+  if (typeof choice.type !== "string" || !TOOL_CHOICES.includes(choice.type))
+    return bad(
+      `tool_choice: Input tag '${String(choice.type)}' found using 'type' does not match any of the expected tags: ${TOOL_CHOICES.map((t) => `'${t}'`).join(", ")}`,
+    );
+  const allowed = choice.type === "tool" ? ["type", "name", "disable_parallel_tool_use"] : choice.type === "none" ? ["type"] : ["type", "disable_parallel_tool_use"];
+  const extra = Object.keys(choice).find((k) => !allowed.includes(k));
+  if (extra !== undefined) return bad(`tool_choice.${choice.type}.${extra}: Extra inputs are not permitted`);
+  if (choice.disable_parallel_tool_use !== undefined && typeof choice.disable_parallel_tool_use !== "boolean")
+    return bad(`tool_choice.${choice.type}.disable_parallel_tool_use: Input should be a valid boolean`);
+  if (choice.type === "tool" && typeof choice.name !== "string") return bad("tool_choice.tool.name: Field required");
+  const tools = Array.isArray(body.tools) ? (body.tools as Obj[]) : [];
+  if (tools.length === 0) return bad("tool_choice: tool_choice may only be specified while providing tools.");
+  if (choice.type === "tool" && !tools.some((t) => t.name === choice.name))
+    return bad(`tool_choice: Tool '${String(choice.name)}' not found in tools.`);
+  const thinking = body.thinking;
+  if ((choice.type === "any" || choice.type === "tool") && isObj(thinking) && thinking.type === "enabled")
+    return bad("Thinking may not be enabled when tool_choice forces tool use.");
+  return null;
+}
+
+/** The smaller request fields, by their types in the API reference. */
+function validateOptions(body: Obj): ApiError | null {
+  if (body.stream !== undefined && typeof body.stream !== "boolean") return bad("stream: Input should be a valid boolean");
+  if (body.stop_sequences !== undefined) {
+    if (!Array.isArray(body.stop_sequences)) return bad("stop_sequences: Input should be a valid list");
+    const k = (body.stop_sequences as unknown[]).findIndex((s) => typeof s !== "string");
+    if (k >= 0) return bad(`stop_sequences.${k}: Input should be a valid string`);
+  }
+  if (body.metadata !== undefined && body.metadata !== null) {
+    if (!isObj(body.metadata)) return bad("metadata: Input should be a valid dictionary");
+    const extra = Object.keys(body.metadata).find((k) => k !== "user_id");
+    if (extra !== undefined) return bad(`metadata.${extra}: Extra inputs are not permitted`);
+    const id = body.metadata.user_id;
+    if (id !== undefined && id !== null && typeof id !== "string") return bad("metadata.user_id: Input should be a valid string");
+  }
+  if (body.service_tier !== undefined && body.service_tier !== "auto" && body.service_tier !== "standard_only")
+    return bad("service_tier: Input should be 'auto' or 'standard_only'");
+  if (body.thinking !== undefined && body.thinking !== null) {
+    const t = body.thinking;
+    if (!isObj(t)) return bad("thinking: Input should be a valid dictionary");
+    if (t.type !== "enabled" && t.type !== "disabled" && t.type !== "adaptive")
+      return bad(
+        `thinking: Input tag '${String(t.type)}' found using 'type' does not match any of the expected tags: 'enabled', 'disabled', 'adaptive'`,
+      );
+  }
+  const cc = cacheControlError(body.cache_control, "cache_control");
+  if (cc) return cc;
+  if (Array.isArray(body.system))
+    for (let k = 0; k < body.system.length; k++) {
+      const b = body.system[k] as unknown;
+      if (!isObj(b)) return bad(`system.${k}: Input should be a valid dictionary`);
+      if (b.type !== "text") return bad(`system.${k}.type: Input should be 'text'`);
+      const e = cacheControlError(b.cache_control, `system.${k}.cache_control`);
+      if (e) return e;
+    }
+  return null;
+}
+
+/**
+ * The keys each request block may carry (the API reference's *BlockParam). A block sent back as
+ * the SDK returned it passes: the SDK's own additions (`parsed_output`) are not enumerable, and
+ * `citations: null`, `caller` are params too.
+ */
+const BLOCK_KEYS: Record<string, string[]> = {
+  text: ["type", "text", "cache_control", "citations"],
+  image: ["type", "source", "cache_control", "transformations"],
+  document: ["type", "source", "cache_control", "citations", "context", "title"],
+  search_result: ["type", "source", "title", "content", "cache_control", "citations"],
+  tool_use: ["type", "id", "name", "input", "cache_control", "caller", "toolset_name"],
+  tool_result: ["type", "tool_use_id", "content", "is_error", "cache_control", "toolset_name"],
+  thinking: ["type", "thinking", "signature"],
+  redacted_thinking: ["type", "data"],
+};
+
 function validateBlock(b: Obj, i: number, j: number, role: string): ApiError | null {
   const at = `messages.${i}.content.${j}`;
+  const allowed = BLOCK_KEYS[b.type as string];
+  const extra = allowed ? Object.keys(b).find((k) => !allowed.includes(k)) : undefined;
+  if (extra !== undefined) return bad(`${at}.${b.type as string}.${extra}: Extra inputs are not permitted`);
+  const cc = cacheControlError(b.cache_control, `${at}.${b.type as string}.cache_control`);
+  if (cc) return cc;
   switch (b.type) {
     case "text":
       if (typeof b.text !== "string") return bad(`${at}.text.text: Field required`);

@@ -2,8 +2,12 @@
  * The bash tool of the first lessons: run a command, return stdout + stderr, with a timeout and
  * an output cap (seed 002: 120 s, 50 000 characters). Errors come back as text starting with
  * "Error:", never as an exception. Lesson s07 replaces it with a safe version.
+ *
+ * Like every tool process, the shell is started by `spawnTool` (./sandbox.ts): an allow-listed
+ * environment (no API keys), and the OS sandbox where the machine has one. Without a sandbox, a
+ * timeout here kills only the shell: s07 shows why that is not enough.
  */
-import { spawn } from "node:child_process";
+import { spawnTool } from "./sandbox.ts";
 
 export interface BashOptions {
   cwd?: string;
@@ -25,7 +29,9 @@ export function runBash(command: unknown, opts: BashOptions = {}): Promise<strin
   const timeoutMs = opts.timeoutMs ?? BASH_TIMEOUT_MS;
   const max = opts.maxOutput ?? BASH_MAX_OUTPUT;
   return new Promise((resolve) => {
-    const child = spawn("bash", ["-c", command], { cwd: opts.cwd ?? process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
+    const cwd = opts.cwd ?? process.cwd();
+    const proc = spawnTool(["bash", "-c", command], { workspace: cwd, cwd });
+    const child = proc.child;
     let out = "";
     let dropped = 0;
     const collect = (chunk: Buffer) => {
@@ -48,10 +54,12 @@ export function runBash(command: unknown, opts: BashOptions = {}): Promise<strin
     }, timeoutMs);
     child.on("error", (e) => {
       clearTimeout(timer);
+      proc.cleanup();
       resolve(`Error: ${e.message}`);
     });
     child.on("close", (code) => {
       clearTimeout(timer);
+      proc.cleanup();
       if (timedOut) return;
       const body = out.trim() === "" ? "(no output)" : capOutput(out.trimEnd(), max - 0);
       const note = dropped > 0 ? `\n… [${dropped} more characters not kept]` : "";

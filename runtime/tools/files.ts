@@ -4,12 +4,23 @@
  * failed (no such file, old text missing or not unique) throws a `ToolError` whose message says
  * what to do next; the loop turns it into an `is_error` result the model can act on.
  *
- * These tools resolve paths inside the root but do not yet refuse `..`, absolute paths or
- * symlinks that point out of it: lesson s07 confines them.
+ * Lesson s07 confines the paths the model sends (its Workspace gives a clear error for `..`,
+ * absolute paths and symlinks out). Under that check, every open here is itself safe, whatever
+ * the path string said and whatever changed on disk since it was checked:
+ *
+ * - opened with O_NOFOLLOW (a symbolic link as the file itself is refused, never followed) and
+ *   O_NONBLOCK (a FIFO, a device or a socket cannot make the open wait forever);
+ * - then the OPENED file is checked (fstat of the descriptor): a regular file, exactly one hard
+ *   link (a hard link can be the same file as one outside), and its real path, read back from
+ *   the descriptor (/proc/self/fd on Linux), inside the root. A folder swapped for a symlink
+ *   between the check and the open is caught here, because this checks what was opened.
+ * - a write opens (creating if needed) WITHOUT truncating, checks, and only then truncates and
+ *   writes through the same descriptor; a file it created in the wrong place is removed again.
  */
-import { cp, mkdir, mkdtemp, readdir, readFile as fsReadFile, stat, writeFile as fsWriteFile } from "node:fs/promises";
+import { constants, type Stats } from "node:fs";
+import { cp, lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, stat, unlink, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 /** A failure the tool reports to the model (is_error), as opposed to a bug in the tool. */
 export class ToolError extends Error {
@@ -38,13 +49,130 @@ function missing(e: unknown): boolean {
   return typeof e === "object" && e !== null && "code" in e && (e as { code?: unknown }).code === "ENOENT";
 }
 
+function codeOf(e: unknown): string | undefined {
+  return typeof e === "object" && e !== null && "code" in e ? String((e as { code?: unknown }).code) : undefined;
+}
+
+function within(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+function kindOf(st: Stats): string {
+  if (st.isDirectory()) return "a folder";
+  if (st.isFIFO()) return "a FIFO (named pipe)";
+  if (st.isSocket()) return "a socket";
+  if (st.isCharacterDevice() || st.isBlockDevice()) return "a device";
+  if (st.isSymbolicLink()) return "a symbolic link";
+  return "not a regular file";
+}
+
+/** Where an open descriptor really is: /proc/self/fd on Linux; elsewhere the path, if it is still the same file. */
+async function realPathOf(fh: FileHandle, abs: string, st: Stats): Promise<string | null> {
+  if (process.platform === "linux") {
+    try {
+      return await readlink(`/proc/self/fd/${fh.fd}`);
+    } catch {
+      // /proc not mounted: fall through.
+    }
+  }
+  try {
+    const real = await realpath(abs);
+    const again = await stat(real);
+    return again.dev === st.dev && again.ino === st.ino ? real : null;
+  } catch {
+    return null;
+  }
+}
+
+type OpenMode = "read" | "write" | "edit";
+
+/**
+ * Opens `abs` for a file tool and checks what was opened (see the top of this file). Missing
+ * files throw the usual ENOENT error for the caller to word.
+ */
+async function openChecked(root: string, abs: string, mode: OpenMode): Promise<FileHandle> {
+  const where = shown(root, abs);
+  const { O_RDONLY, O_RDWR, O_WRONLY, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = constants;
+  const base = mode === "read" ? O_RDONLY : mode === "edit" ? O_RDWR : O_WRONLY | O_CREAT;
+  let existed = true;
+  if (mode === "write") existed = await lstat(abs).then(() => true, () => false);
+  let fh: FileHandle;
+  try {
+    fh = await open(abs, base | O_NOFOLLOW | O_NONBLOCK, 0o644);
+  } catch (e) {
+    const code = codeOf(e);
+    if (code === "ELOOP" || code === "EMLINK")
+      throw new ToolError(`${where} is a symbolic link: file tools do not follow links; use the path of the file itself`);
+    if (code === "EISDIR") throw new ToolError(`${where} is a folder, not a file: list it with list_files`);
+    if (code === "ENXIO" || code === "EAGAIN" || code === "ENODEV" || code === "EWOULDBLOCK")
+      throw new ToolError(`${where} is not a regular file (a FIFO, device or socket): file tools only read and write regular files`);
+    throw e;
+  }
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) throw new ToolError(`${where} is ${kindOf(st)}, not a regular file${st.isDirectory() ? ": list it with list_files" : ": file tools only read and write regular files"}`);
+    const real = await realPathOf(fh, abs, st);
+    const rootReal = await realpath(root).catch(() => resolve(root));
+    if (real === null || !within(rootReal, real)) {
+      // Created in the wrong place (a folder on the way was swapped for a link): remove it again.
+      if (!existed && real !== null) await unlink(real).catch(() => {});
+      throw new ToolError(`${where} is outside the workspace (its real location${real ? `, ${real},` : ""} is not under the root): use a path inside it`);
+    }
+    if (st.nlink > 1)
+      throw new ToolError(`${where} has ${st.nlink} hard links: file tools refuse such files (a hard link may be the same file as one outside the workspace)`);
+    return fh;
+  } catch (e) {
+    await fh.close();
+    throw e;
+  }
+}
+
+/** Creates the folders of `abs`, after checking that the deepest one that exists is inside the root. */
+async function makeParents(root: string, abs: string): Promise<void> {
+  let dir = dirname(abs);
+  while (!(await lstat(dir).then(() => true, () => false))) {
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  const rootReal = await realpath(root).catch(() => resolve(root));
+  const real = await realpath(dir).catch(() => dir);
+  if (!within(rootReal, real)) throw new ToolError(`${shown(root, abs)} is outside the workspace (its folder ${real} is not under the root): use a path inside it`);
+  await mkdir(dirname(abs), { recursive: true });
+}
+
+/** Reads at most `maxBytes` of an open file as UTF-8 text; says how big the file is. */
+async function readSome(fh: FileHandle, maxBytes: number): Promise<{ text: string; size: number }> {
+  const { size } = await fh.stat();
+  const length = Math.min(size, maxBytes);
+  const buffer = Buffer.alloc(length);
+  let got = 0;
+  while (got < length) {
+    const { bytesRead } = await fh.read(buffer, got, length - got, got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  return { text: buffer.subarray(0, got).toString("utf8"), size };
+}
+
+/** Past this size a file is read only in part (read_file shows the start; edit_file refuses). */
+const MAX_READ_BYTES = 16 * 1024 * 1024;
+
 /** The text of a file, cut at `maxChars` with a note saying how much was left out. */
 export async function readFile(root: string, path: string, maxChars = READ_MAX_CHARS): Promise<string> {
   const abs = resolveIn(root, path);
   let text: string;
   try {
-    if ((await stat(abs)).isDirectory()) throw new ToolError(`${shown(root, abs)} is a folder, not a file: list it with list_files`);
-    text = await fsReadFile(abs, "utf8");
+    const fh = await openChecked(root, abs, "read");
+    try {
+      const some = await readSome(fh, MAX_READ_BYTES);
+      text = some.text;
+      if (Buffer.byteLength(text) < some.size)
+        return `${text.slice(0, maxChars)}\n… [cut: the file has ${some.size} bytes; only the start is shown]`;
+    } finally {
+      await fh.close();
+    }
   } catch (e) {
     if (missing(e)) throw new ToolError(`no file at ${shown(root, abs)}: check the path with list_files`);
     throw e;
@@ -57,8 +185,14 @@ export async function readFile(root: string, path: string, maxChars = READ_MAX_C
 export async function writeFile(root: string, path: string, content: string): Promise<string> {
   const abs = resolveIn(root, path);
   if (typeof content !== "string") throw new ToolError("content must be a string: the whole new text of the file");
-  await mkdir(dirname(abs), { recursive: true });
-  await fsWriteFile(abs, content, "utf8");
+  await makeParents(root, abs);
+  const fh = await openChecked(root, abs, "write");
+  try {
+    await fh.truncate(0);
+    await fh.writeFile(content, "utf8");
+  } finally {
+    await fh.close();
+  }
   return `wrote ${content.length} characters to ${shown(root, abs)}`;
 }
 
@@ -80,20 +214,28 @@ export async function editFile(root: string, path: string, oldText: string, newT
   if (typeof newText !== "string") throw new ToolError("new_text must be a string (it may be empty to delete old_text)");
   const abs = resolveIn(root, path);
   const where = shown(root, abs);
-  let text: string;
+  let fh: FileHandle;
   try {
-    text = await fsReadFile(abs, "utf8");
+    fh = await openChecked(root, abs, "edit");
   } catch (e) {
     if (missing(e)) throw new ToolError(`no file at ${where}: check the path with list_files, or create it with write_file`);
     throw e;
   }
-  const count = countOccurrences(text, oldText);
-  if (count === 0)
-    throw new ToolError(`old_text was not found in ${where}: it must match the file exactly (spaces and line breaks too); read the file first`);
-  if (count > 1)
-    throw new ToolError(`old_text occurs ${count} times in ${where}: include more of the surrounding text so it matches exactly once`);
-  const at = text.indexOf(oldText);
-  await fsWriteFile(abs, text.slice(0, at) + newText + text.slice(at + oldText.length), "utf8");
+  try {
+    const { text, size } = await readSome(fh, MAX_READ_BYTES);
+    if (Buffer.byteLength(text) < size) throw new ToolError(`${where} is too large to edit (${size} bytes; at most ${MAX_READ_BYTES})`);
+    const count = countOccurrences(text, oldText);
+    if (count === 0)
+      throw new ToolError(`old_text was not found in ${where}: it must match the file exactly (spaces and line breaks too); read the file first`);
+    if (count > 1)
+      throw new ToolError(`old_text occurs ${count} times in ${where}: include more of the surrounding text so it matches exactly once`);
+    const at = text.indexOf(oldText);
+    const next = Buffer.from(text.slice(0, at) + newText + text.slice(at + oldText.length), "utf8");
+    await fh.truncate(0);
+    await fh.write(next, 0, next.length, 0);
+  } finally {
+    await fh.close();
+  }
   return `replaced 1 occurrence in ${where}`;
 }
 
@@ -124,7 +266,11 @@ export function globToRegExp(pattern: string): RegExp {
 export async function listFiles(root: string, path = ".", pattern?: string, max = LIST_MAX_ENTRIES): Promise<string> {
   const start = resolveIn(root, path);
   try {
-    if (!(await stat(start)).isDirectory()) return shown(root, start);
+    const st = await lstat(start);
+    if (st.isSymbolicLink()) throw new ToolError(`${shown(root, start)} is a symbolic link: list_files does not follow links; list the folder itself`);
+    const rootReal = await realpath(root).catch(() => resolve(root));
+    if (!within(rootReal, await realpath(start))) throw new ToolError(`${shown(root, start)} is outside the workspace: list "." to see the workspace`);
+    if (!st.isDirectory()) return shown(root, start);
   } catch (e) {
     if (missing(e)) throw new ToolError(`no folder at ${shown(root, start)}: list "." to see the workspace`);
     throw e;

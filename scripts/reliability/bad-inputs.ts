@@ -67,10 +67,13 @@ const course = (args: string[]) => (s: Scratch) => exec([join(s.course, "scripts
 const lessonFrom = (name: string, env: string | Buffer) => (s: Scratch) =>
   exec([join(ROOT, "solutions/s01_agent_loop/agent.ts")], { cwd: s.cwd(name, env) });
 
+/** What every client sends (the model answers 401/400 without them, as the API does). */
+const API_HEADERS = { "content-type": "application/json", "x-api-key": "offline", "anthropic-version": "2023-06-01" };
+
 async function httpModel(body: string, headers: Record<string, string> = {}): Promise<{ code: number; text: string }> {
   const server = await startServer({ port: 0 });
   try {
-    const r = await fetch(`${server.url}/v1/messages`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+    const r = await fetch(`${server.url}/v1/messages`, { method: "POST", headers: { ...API_HEADERS, ...headers }, body });
     return { code: r.status, text: await r.text() };
   } finally {
     await server.close();
@@ -78,7 +81,7 @@ async function httpModel(body: string, headers: Record<string, string> = {}): Pr
 }
 
 async function inProcessModel(body: string): Promise<{ code: number; text: string }> {
-  const r = await new ScriptedModel().handle(new Request("http://scripted.localhost/v1/messages", { method: "POST", body }));
+  const r = await new ScriptedModel().handle(new Request("http://scripted.localhost/v1/messages", { method: "POST", headers: API_HEADERS, body }));
   return { code: r.status, text: await r.text() };
 }
 

@@ -1,16 +1,24 @@
 /**
  * s07 · bash that cleans up after itself: output capped with a note saying how much was cut, a
- * timeout that kills the whole process group (so `sleep 30 &` does not outlive the call), and a
- * child environment that carries no API keys or tokens.
+ * timeout that kills everything the command started (so `sleep 30 &` does not outlive the call),
+ * and a child environment that carries no API keys or tokens.
  *
  * Unlike runtime/tools/bash.ts (s01–s06), which kills only the shell on timeout: its children,
  * and anything it started in the background, kept running.
+ *
+ * The process itself is started by the runtime's `spawnTool` (runtime/tools/sandbox.ts): the one
+ * place every tool process starts. It builds the environment from an allow list again (whatever
+ * `childEnv` let through), gives the command a private TMPDIR and HOME, and, where the machine
+ * has bubblewrap, runs it in an OS sandbox: the checks of this lesson are the first layer, the
+ * kernel is the boundary.
  */
-import { spawn } from "node:child_process";
+import { killNote, spawnTool } from "../../runtime/tools/sandbox.ts";
 
 export interface SafeBashOptions {
   /** Working directory: the workspace root. */
   cwd: string;
+  /** The folder the command may change (default: cwd). */
+  workspace?: string;
   /** Wall-clock limit for the whole command, in ms (seed 002: 120 s). */
   timeoutMs?: number;
   /** Characters of output kept; the rest is counted and reported, not returned. */
@@ -58,20 +66,14 @@ export function runSafeBash(command: string, opts: SafeBashOptions): Promise<Bas
   const timeoutMs = opts.timeoutMs ?? SAFE_BASH_TIMEOUT_MS;
   const max = opts.maxOutput ?? SAFE_BASH_MAX_OUTPUT;
   return new Promise((resolve) => {
-    // detached: the shell leads a new process group, so one kill(-pgid) reaches every process
-    // it started, in the foreground or the background.
-    const child = spawn("bash", ["-c", command], {
-      cwd: opts.cwd,
-      env: childEnv(opts.env),
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    // spawnTool starts the shell as the leader of a new process group (inside the sandbox, when
+    // there is one), so one kill reaches every process it started, in the foreground or the
+    // background; killAll() does it, and says truthfully what it could kill.
+    const proc = spawnTool(["bash", "-c", command], { workspace: opts.workspace ?? opts.cwd, cwd: opts.cwd, env: childEnv(opts.env) });
+    const child = proc.child;
+    let strays = 0;
     const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // The group is already gone.
-      }
+      strays += proc.killAll().strays;
     };
     let out = "";
     let total = 0;
@@ -98,17 +100,22 @@ export function runSafeBash(command: string, opts: SafeBashOptions): Promise<Bas
     // The shell is done: whatever it left running in the background goes with it.
     child.on("exit", killGroup);
 
+    let finished = false;
     const finish = (exitCode: number | null, error?: string) => {
+      if (finished) return;
+      finished = true;
       clearTimeout(timer);
       opts.signal?.removeEventListener("abort", onAbort);
       killGroup();
+      proc.cleanup();
       const cut = total - out.length;
       const notes: string[] = [];
       if (cut > 0)
         notes.push(
           `[output cut: ${cut} of ${total} characters not shown${flooded ? "; the command was stopped because its output kept growing" : ""}]`,
         );
-      if (timedOut) notes.push(`[timed out after ${timeoutMs / 1000} s: the command and everything it started were killed]`);
+      if (strays > 0 && !timedOut) notes.push(`[${strays} process${strays === 1 ? "" : "es"} it left running outside its process group ${strays === 1 ? "was" : "were"} killed]`);
+      if (timedOut) notes.push(`[timed out after ${timeoutMs / 1000} s: ${killNote(proc.sandbox, strays)}]`);
       else if (opts.signal?.aborted) notes.push("[stopped: the run was aborted]");
       else if (error) notes.push(`[could not run: ${error}]`);
       else if (exitCode !== 0 && !flooded) notes.push(`(exit code ${exitCode})`);

@@ -7,6 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { CourseError } from "../../runtime/env.ts";
+import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 
 export class UsageError extends CourseError {
   override name = "UsageError";
@@ -21,7 +22,7 @@ export const USAGE = `usage: npm run agent -- [flags] ["task"]
   --budget TOKENS      stop past this many tokens, cache included (default 500000)
   --timeout SECONDS    stop the run after this long (default 600)
   --yes                run bash commands that are not read-only without asking (without it: asked
-                       on a terminal, refused with none). run_tests never asks: it runs only node --test
+                       on a terminal, refused with none)
   --verbose            log every step (think, act, observe) with usage
   --trace              print the message table at the end ([0] user …)
   --resume NAME        continue a saved conversation (.course/sessions/NAME.json)
@@ -29,7 +30,12 @@ export const USAGE = `usage: npm run agent -- [flags] ["task"]
 
 Tools: read_file, write_file, edit_file, list_files (inside the workspace), bash (read-only commands
 run at once, others need approval), run_tests (the workspace's tests with node --test, optionally one
-module's; no approval, but a repository's tests run its code).
+module's).
+
+Every command and test run goes into an OS sandbox where the machine has one (bubblewrap on Linux:
+apt-get install -y bubblewrap): the workspace read-write, the rest read-only, no network, no secrets,
+nothing left running. The first line of a run says which. Without a sandbox (COURSE_SANDBOX=off, or
+none can start), run_tests also asks once the agent has changed a file in the run.
 
 Offline by default: without ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) the scripted model answers.`;
 
@@ -100,3 +106,10 @@ export function parseFlags(argv: string[], cwd = process.cwd()): Flags {
   };
 }
 // #endregion flags
+
+/** The run's first lines: which boundary the commands have, and what --yes does. */
+export function startLines(flags: Pick<Flags, "yes">): string[] {
+  const lines = [sandboxInfo().line];
+  if (flags.yes) lines.push("--yes: commands that are not read-only run without asking (each one is shown as it runs)");
+  return lines;
+}

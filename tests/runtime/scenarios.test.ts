@@ -36,7 +36,7 @@ describe("the scripted model's answers", () => {
     for (const [prompt, tools] of [["write me a sonnet about the sea", ["bash"]], ["list the files", []]] as const) {
       const m = await ask(prompt, [...tools]);
       expect(m.stop_reason).toBe("end_turn");
-      expect(m.content).toEqual([{ type: "text", text: OFFLINE_NOTICE, citations: null }]);
+      expect(m.content).toEqual([{ type: "text", text: OFFLINE_NOTICE }]);
     }
     expect(OFFLINE_NOTICE).toMatch(/scripted model \(offline\)/);
     expect(OFFLINE_NOTICE).toMatch(/ANTHROPIC_API_KEY/);

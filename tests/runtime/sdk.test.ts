@@ -7,11 +7,12 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { scriptedLlm } from "../../runtime/client.ts";
 import { ScriptedModel, type ScriptedModelOptions } from "../../runtime/scripted/model.ts";
 import { call, text, thinking } from "../../runtime/scripted/scenarios/script.ts";
 import { FaultSyntaxError, parseFault, parseFaultList } from "../../runtime/scripted/faults.ts";
+import { Message as MessageSchema, StreamEvent as StreamEventSchema, shapeProblems } from "../../runtime/scripted/schema.ts";
 import { startServer, type RunningServer } from "../../runtime/scripted/server.ts";
 import type { Reply, Scenario } from "../../runtime/scripted/types.ts";
 
@@ -28,12 +29,28 @@ afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
 
+/** Every model a test made: after each test, every answer it gave is checked against the API's shape. */
+const made: ScriptedModel[] = [];
+afterEach(() => {
+  for (const model of made.splice(0)) {
+    for (const e of model.exchanges) {
+      if (e.response) expect(shapeProblems(MessageSchema, e.response), "a plain answer the API would not send").toEqual([]);
+      for (const ev of e.events ?? []) expect(shapeProblems(StreamEventSchema, ev), `an SSE ${ev.type} event the API would not send`).toEqual([]);
+    }
+  }
+});
+
+/** What every client sends: a key and the API version (a raw fetch, like curl, adds them by hand). */
+const AUTH = { "x-api-key": "offline", "anthropic-version": "2023-06-01" };
+const withAuth = (init: RequestInit = {}): RequestInit => ({ ...init, headers: { ...AUTH, ...(init.headers as Record<string, string> | undefined) } });
+
 const transports: Array<[string, (o: ScriptedModelOptions, c?: ClientOptions) => Promise<Harness>]> = [
   [
     "in-process",
     async (o, c = {}) => {
       const llm = scriptedLlm(o, { maxRetries: c.maxRetries ?? 0, ...(c.timeout ? { timeout: c.timeout } : {}) });
-      return { client: llm.client, model: llm.scripted, raw: (path, init) => llm.scripted.fetch(`http://scripted.localhost${path}`, init) };
+      made.push(llm.scripted);
+      return { client: llm.client, model: llm.scripted, raw: (path, init) => llm.scripted.fetch(`http://scripted.localhost${path}`, withAuth(init)) };
     },
   ],
   [
@@ -41,9 +58,10 @@ const transports: Array<[string, (o: ScriptedModelOptions, c?: ClientOptions) =>
     async (o, c = {}) => {
       const running = await startServer({ port: 0, ...o });
       servers.push(running);
+      made.push(running.model);
       expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       const client = new Anthropic({ apiKey: "offline", baseURL: running.url, maxRetries: c.maxRetries ?? 0, ...(c.timeout ? { timeout: c.timeout } : {}) });
-      return { client, model: running.model, raw: (path, init) => fetch(`${running.url}${path}`, init) };
+      return { client, model: running.model, raw: (path, init) => fetch(`${running.url}${path}`, withAuth(init)) };
     },
   ],
 ];
@@ -109,7 +127,7 @@ describe.each(transports)("the SDK against the scripted model (%s)", (_name, mak
       expect(model.exchanges.map((e) => e.error)).toEqual([undefined, undefined]);
       if (stopReason === "stop_sequence") {
         expect(json.stop_sequence).toBe("STOP");
-        expect(json.content).toEqual([{ type: "text", text: "first part ", citations: null }]);
+        expect(json.content).toEqual([{ type: "text", text: "first part " }]);
       }
       if (stopReason === "max_tokens") expect(json.usage.output_tokens).toBeLessThanOrEqual(50);
       if (stopReason === "tool_use") {
@@ -168,7 +186,7 @@ describe.each(transports)("the SDK against the scripted model (%s)", (_name, mak
     const res = await raw("/v1/complete", { method: "POST", body: "{}" });
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: { type: string } }).error.type).toBe("not_found_error");
-    await expect(client.models.list()).rejects.toBeInstanceOf(Anthropic.NotFoundError);
+    await expect(client.models.retrieve("no-such-model")).rejects.toBeInstanceOf(Anthropic.NotFoundError);
   });
 
   it("answers 400 invalid_request_error for a body that is not JSON", async () => {
@@ -345,7 +363,7 @@ describe.each(transports)("the SDK against the scripted model (%s)", (_name, mak
     const { client, model } = await make({});
     await expect(client.messages.create(params(), { headers: { "x-scripted-fault": "529" } })).rejects.toBeInstanceOf(Anthropic.OverloadedError);
     const m = await client.messages.create(params(), { headers: { "x-scripted-scenario": "echo" } });
-    expect(m.content).toEqual([{ type: "text", text: "ok", citations: null }]);
+    expect(m.content).toEqual([{ type: "text", text: "ok" }]);
     await expect(client.messages.create(params(), { headers: { "x-scripted-fault": "nonsense" } })).rejects.toThrow(/unknown fault/);
     await expect(client.messages.create(params(), { headers: { "x-scripted-scenario": "nope" } })).rejects.toThrow(/unknown scenario/);
     expect(model.exchanges).toHaveLength(4);

@@ -188,7 +188,11 @@ describe("validation: what the API rejects, with its own words", () => {
   it("answers a rejection as 400 invalid_request_error with x-should-retry: false", async () => {
     const { client, scripted } = scriptedLlm({}, { maxRetries: 2 });
     const res = await scripted.handle(
-      new Request("http://x/v1/messages", { method: "POST", body: JSON.stringify(body([ask, assistant(use("toolu_q")), user(txt("no"))])) }),
+      new Request("http://x/v1/messages", {
+        method: "POST",
+        headers: { "x-api-key": "k", "anthropic-version": "2023-06-01" },
+        body: JSON.stringify(body([ask, assistant(use("toolu_q")), user(txt("no"))])),
+      }),
     );
     expect(res.status).toBe(400);
     expect(res.headers.get("x-should-retry")).toBe("false");

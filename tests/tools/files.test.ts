@@ -2,7 +2,10 @@
  * The file tools (runtime/tools/files.ts): read, write, edit, list, relative to a root; clear
  * ToolErrors for what the model can fix; edit_file replaces exactly one exact occurrence.
  */
-import { readFile as fsReadFile, rm } from "node:fs/promises";
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readFile as fsReadFile, link, mkdtemp, rm, symlink, writeFile as fsWriteFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
@@ -162,5 +165,53 @@ describe("scratch workspaces", () => {
     expect(await listFiles(copy)).not.toContain("node_modules");
     await writeFile(copy, "a.txt", "changed");
     expect(await readFile(src, "a.txt")).toBe("original");
+  });
+});
+
+describe("every open is checked on the opened file, not on the path string", () => {
+  const execFileSync = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: "ignore" });
+  async function outside(): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), "files-outside-"));
+    roots.push(dir);
+    await fsWriteFile(join(dir, "secret.txt"), "SECRET-OUTSIDE\n");
+    return dir;
+  }
+
+  it("a FIFO (or four) is refused at once, and later file operations still work", async () => {
+    const root = await ws({ "a.txt": "alpha" });
+    for (const n of [1, 2, 3, 4]) execFileSync("mkfifo", [join(root, `fifo${n}`)]);
+    for (const n of [1, 2, 3, 4]) {
+      await expect(readFile(root, `fifo${n}`)).rejects.toThrow(/not a regular file/);
+      await expect(writeFile(root, `fifo${n}`, "x")).rejects.toThrow(/not a regular file/);
+      await expect(editFile(root, `fifo${n}`, "a", "b")).rejects.toThrow(/not a regular file/);
+    }
+    expect(await readFile(root, "a.txt")).toBe("alpha");
+  });
+
+  it("a file with a second hard link is refused (it may be a file outside), and is not changed", async () => {
+    const out = await outside();
+    const root = await ws({});
+    await link(join(out, "secret.txt"), join(root, "hard.txt"));
+    await expect(readFile(root, "hard.txt")).rejects.toThrow(/hard links/);
+    await expect(writeFile(root, "hard.txt", "pwned")).rejects.toThrow(/hard links/);
+    await expect(editFile(root, "hard.txt", "SECRET", "pwned")).rejects.toThrow(/hard links/);
+    expect(await fsReadFile(join(out, "secret.txt"), "utf8")).toBe("SECRET-OUTSIDE\n");
+  });
+
+  it("a symbolic link as the file is not followed; a linked folder on the way is caught by the real path of the opened file", async () => {
+    const out = await outside();
+    const root = await ws({});
+    await symlink(join(out, "secret.txt"), join(root, "link.txt"));
+    await symlink(out, join(root, "dir"));
+    await expect(readFile(root, "link.txt")).rejects.toThrow(/symbolic link/);
+    await expect(writeFile(root, "link.txt", "pwned")).rejects.toThrow(/symbolic link/);
+    // As if the folder had been swapped for a link after a path check: the opened file is outside.
+    await expect(readFile(root, "dir/secret.txt")).rejects.toThrow(/outside the workspace/);
+    await expect(editFile(root, "dir/secret.txt", "SECRET", "pwned")).rejects.toThrow(/outside the workspace/);
+    await expect(writeFile(root, "dir/new.txt", "pwned")).rejects.toThrow(/outside the workspace/);
+    await expect(writeFile(root, "dir/deeper/new.txt", "pwned")).rejects.toThrow(/outside the workspace/);
+    await expect(listFiles(root, "dir")).rejects.toThrow(/symbolic link/);
+    expect(await fsReadFile(join(out, "secret.txt"), "utf8")).toBe("SECRET-OUTSIDE\n");
+    expect(existsSync(join(out, "new.txt")) || existsSync(join(out, "deeper"))).toBe(false);
   });
 });

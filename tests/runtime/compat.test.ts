@@ -1,0 +1,474 @@
+/**
+ * The scripted model as an Anthropic-compatible server (`npm run offline-model`), started here on
+ * 127.0.0.1 with a free port and stopped after:
+ *
+ * - a corpus of valid and invalid requests gets the real API's status, error type and wording
+ *   (valid ones an answer that matches the API's response schema);
+ * - the official SDK, all of it: messages.create, messages.stream() + finalMessage(), countTokens,
+ *   models.list (paged) and retrieve, withResponse() headers, toolRunner with betaZodTool (with
+ *   its default message threads, which the model refuses so the runner goes on without them);
+ * - a client that is not the SDK (plain fetch, as curl would): a plain answer, a streamed answer
+ *   read from the raw SSE, and a multi-step tool loop.
+ */
+import Anthropic from "@anthropic-ai/sdk";
+import { betaZodTool } from "@anthropic-ai/sdk/helpers/beta/zod";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { MODELS } from "../../runtime/scripted/models.ts";
+import {
+  CountTokens,
+  ErrorBody,
+  Message as MessageSchema,
+  ModelInfo,
+  ModelList,
+  StreamEvent as StreamEventSchema,
+  shapeProblems,
+} from "../../runtime/scripted/schema.ts";
+import { startServer, type RunningServer } from "../../runtime/scripted/server.ts";
+import { THREADS_UNSUPPORTED } from "../../runtime/scripted/validate.ts";
+
+const HEADERS = { "content-type": "application/json", "x-api-key": "offline", "anthropic-version": "2023-06-01" };
+
+let server: RunningServer;
+let s02: RunningServer;
+beforeAll(async () => {
+  server = await startServer({ port: 0, host: "127.0.0.1" });
+  // As `npm run offline-model -- --scenario s02_tool_dispatch`: a multi-step tool task.
+  s02 = await startServer({ port: 0, host: "127.0.0.1", scenario: "s02_tool_dispatch" });
+});
+afterAll(async () => {
+  await Promise.all([server?.close(), s02?.close()]);
+});
+
+// ── The request corpus ──────────────────────────────────────────────────────────────────────
+
+type Json = Record<string, unknown>;
+interface Case {
+  name: string;
+  body?: Json;
+  method?: "GET" | "POST";
+  path?: string;
+  /** Headers to add, or to remove (value null). */
+  headers?: Record<string, string | null>;
+  status: number;
+  type?: string;
+  message?: string | RegExp;
+}
+
+const ask = [{ role: "user", content: "hi" }];
+const base = (extra: Json = {}): Json => ({ model: "scripted-model", max_tokens: 256, messages: ask, ...extra });
+const bash = { name: "bash", description: "Run a shell command.", input_schema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } };
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const afterCall = (content: unknown): Json =>
+  base({
+    tools: [bash],
+    messages: [
+      { role: "user", content: "list the files" },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_corpus01", name: "bash", input: { command: "ls" } }] },
+      { role: "user", content },
+    ],
+  });
+const EXTRA = (field: string) => `${field}: Extra inputs are not permitted`;
+const bad = (name: string, body: Json, message: string | RegExp, extra: Partial<Case> = {}): Case => ({
+  name,
+  body,
+  status: 400,
+  type: "invalid_request_error",
+  message,
+  ...extra,
+});
+const ok = (name: string, body: Json, extra: Partial<Case> = {}): Case => ({ name, body, status: 200, ...extra });
+
+const VALID: Case[] = [
+  ok("the smallest request", base()),
+  ok("system as a string", base({ system: "Be brief." })),
+  ok("system as blocks with cache_control", base({ system: [{ type: "text", text: "Be brief.", cache_control: { type: "ephemeral" } }] })),
+  ok("cache_control with a 1h ttl on a tool", base({ tools: [{ ...bash, cache_control: { type: "ephemeral", ttl: "1h" } }] })),
+  ok("cache_control on a message block", base({ messages: [{ role: "user", content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral" } }] }] })),
+  ok("top-level cache_control", base({ cache_control: { type: "ephemeral" } })),
+  ok("a server tool beside a client tool", base({ tools: [bash, { type: "web_search_20250305", name: "web_search", max_uses: 3 }] })),
+  ok("the text editor server tool", base({ tools: [{ type: "text_editor_20250728", name: "str_replace_based_edit_tool" }] })),
+  ok("a client tool with type custom", base({ tools: [{ type: "custom", ...bash }] })),
+  ok("an image (base64)", base({ messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }, { type: "text", text: "what is this?" }] }] })),
+  ok("an image (url)", base({ messages: [{ role: "user", content: [{ type: "image", source: { type: "url", url: "https://example.com/a.png" } }, { type: "text", text: "and this?" }] }] })),
+  ok("a plain-text document", base({ messages: [{ role: "user", content: [{ type: "document", source: { type: "text", media_type: "text/plain", data: "notes" } }, { type: "text", text: "sum up" }] }] })),
+  ok("metadata with a user id", base({ metadata: { user_id: "user-1234" } })),
+  ok("service_tier auto", base({ service_tier: "auto" })),
+  ok("service_tier standard_only", base({ service_tier: "standard_only" })),
+  ok("stop_sequences", base({ stop_sequences: ["\n\nHuman:", "STOP"] })),
+  ok("tool_choice auto", base({ tools: [bash], tool_choice: { type: "auto" } })),
+  ok("tool_choice any, no parallel calls", base({ tools: [bash], tool_choice: { type: "any", disable_parallel_tool_use: true } })),
+  ok("tool_choice naming a tool", base({ tools: [bash], tool_choice: { type: "tool", name: "bash" } })),
+  ok("tool_choice none", base({ tools: [bash], tool_choice: { type: "none" } })),
+  ok("thinking within max_tokens", base({ max_tokens: 2048, thinking: { type: "enabled", budget_tokens: 1024 } })),
+  ok("thinking with temperature 1", base({ max_tokens: 2048, temperature: 1, thinking: { type: "enabled", budget_tokens: 1024 } })),
+  ok("thinking disabled", base({ thinking: { type: "disabled" } })),
+  ok("adaptive thinking", base({ thinking: { type: "adaptive" } })),
+  ok("temperature, top_p, top_k", base({ temperature: 0.2, top_p: 0.9, top_k: 40 })),
+  ok("stream: true", base({ stream: true })),
+  ok("tool results as blocks, then text", afterCall([{ type: "tool_result", tool_use_id: "toolu_corpus01", content: [{ type: "text", text: "a.txt" }] }, { type: "text", text: "go on" }])),
+  ok("an error result", afterCall([{ type: "tool_result", tool_use_id: "toolu_corpus01", content: "ls: denied", is_error: true }])),
+  ok("a final assistant prefill", base({ messages: [...ask, { role: "assistant", content: "Hello" }] })),
+  ok("a bearer token instead of x-api-key", base(), { headers: { "x-api-key": null, authorization: "Bearer offline" } }),
+  ok("context_management with its beta", base({ context_management: { edits: [] } }), { headers: { "anthropic-beta": "context-management-2025-06-27" } }),
+  ok("mcp_servers with its beta", base({ mcp_servers: [] }), { headers: { "anthropic-beta": "token-efficient-tools-2025-02-19, mcp-client-2025-11-20" } }),
+  ok("thread: null with the threads beta", base({ thread: null }), { headers: { "anthropic-beta": "message-threads-2026-08-12" } }),
+  ok("a beta this model has never heard of", base(), { headers: { "anthropic-beta": "fine-grained-tool-streaming-2025-05-14" } }),
+  ok("a text block sent back with citations: null and a tool_use with caller", base({
+    tools: [bash],
+    messages: [
+      { role: "user", content: "list the files" },
+      { role: "assistant", content: [{ type: "text", text: "Listing.", citations: null }, { type: "tool_use", id: "toolu_corpus02", name: "bash", input: { command: "ls" }, caller: { type: "direct" } }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_corpus02", content: "a.txt" }] },
+    ],
+  })),
+  ok("count_tokens", { model: "scripted-model", messages: ask }, { path: "/v1/messages/count_tokens" }),
+  ok("count_tokens with system and tools", { model: "scripted-model", messages: ask, system: "x", tools: [bash], tool_choice: { type: "auto" } }, { path: "/v1/messages/count_tokens" }),
+  ok("list the models", {}, { method: "GET", path: "/v1/models" }),
+  ok("one page of models", {}, { method: "GET", path: "/v1/models?limit=1" }),
+  ok("one model", {}, { method: "GET", path: "/v1/models/scripted-model" }),
+  ok("models filtered by lifecycle (as the SDK sends it), on the beta route", {}, { method: "GET", path: "/v1/models?beta=true&lifecycle[]=active&lifecycle[]=retired" }),
+];
+
+const INVALID: Case[] = [
+  { name: "no key at all", body: base(), headers: { "x-api-key": null }, status: 401, type: "authentication_error", message: "x-api-key header is required" },
+  { name: "an empty key", body: base(), headers: { "x-api-key": " " }, status: 401, type: "authentication_error", message: "x-api-key header is required" },
+  bad("no anthropic-version", base(), "anthropic-version: header is required", { headers: { "anthropic-version": null } }),
+  bad("an anthropic-version that is not a version", base(), 'anthropic-version: "latest" is not a valid version', { headers: { "anthropic-version": "latest" } }),
+  { name: "models without a key", method: "GET", path: "/v1/models", headers: { "x-api-key": null }, status: 401, type: "authentication_error" },
+  bad("response_format (OpenAI)", base({ response_format: { type: "json_object" } }), EXTRA("response_format")),
+  bad("extra_body sent as a field", base({ extra_body: {} }), EXTRA("extra_body")),
+  bad("betas in the body (the SDK sends them as a header)", base({ betas: ["x"] }), EXTRA("betas")),
+  bad("n (OpenAI)", base({ n: 2 }), EXTRA("n")),
+  bad("thread without its beta", base({ thread: { type: "create" } }), EXTRA("thread")),
+  bad("thread with its beta (not kept here)", base({ thread: { type: "create" } }), THREADS_UNSUPPORTED, { headers: { "anthropic-beta": "message-threads-2026-08-12" } }),
+  bad("thread: false in the body (a runner option, not a field)", base({ thread: false }), "thread: Input should be a valid dictionary", { headers: { "anthropic-beta": "message-threads-2026-08-12" } }),
+  bad("context_management without its beta", base({ context_management: { edits: [] } }), EXTRA("context_management")),
+  bad("mcp_servers with another beta only", base({ mcp_servers: [] }), EXTRA("mcp_servers"), { headers: { "anthropic-beta": "context-management-2025-06-27" } }),
+  bad("an OpenAI-style function tool", base({ tools: [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }] }), /^tools\.0: Input tag 'function' found using 'type' does not match any of the expected tags: 'custom', /),
+  bad("a server tool type that does not exist", base({ tools: [{ type: "web_search_20990101", name: "web_search" }] }), /^tools\.0: Input tag 'web_search_20990101'/),
+  bad("a client tool without input_schema", base({ tools: [{ name: "bash", description: "Run" }] }), "tools.0.custom.input_schema: Field required"),
+  bad("a client tool with OpenAI's parameters", base({ tools: [{ name: "bash", parameters: { type: "object" } }] }), EXTRA("tools.0.custom.parameters")),
+  bad("anyOf at the top of input_schema", base({ tools: [{ name: "pick", input_schema: { type: "object", anyOf: [{ required: ["a"] }] } }] }), "tools.0.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level"),
+  bad("tool_choice without tools", base({ tool_choice: { type: "auto" } }), /^tool_choice: /),
+  bad("tool_choice any without tools", base({ tool_choice: { type: "any" } }), /^tool_choice: /),
+  bad("tool_choice naming a tool not offered", base({ tools: [bash], tool_choice: { type: "tool", name: "read_file" } }), /^tool_choice: .*read_file/),
+  bad("tool_choice tool without a name", base({ tools: [bash], tool_choice: { type: "tool" } }), "tool_choice.tool.name: Field required"),
+  bad("tool_choice 'required' (OpenAI)", base({ tools: [bash], tool_choice: { type: "required" } }), /^tool_choice: Input tag 'required'/),
+  bad("tool_choice as a bare string", base({ tools: [bash], tool_choice: "auto" }), "tool_choice: Input should be a valid dictionary"),
+  bad("thinking while tool_choice forces a tool", base({ max_tokens: 4096, tools: [bash], tool_choice: { type: "any" }, thinking: { type: "enabled", budget_tokens: 1024 } }), "Thinking may not be enabled when tool_choice forces tool use."),
+  bad("a thinking budget not below max_tokens", base({ max_tokens: 1024, thinking: { type: "enabled", budget_tokens: 1024 } }), "`max_tokens` must be greater than `thinking.budget_tokens`"),
+  bad("thinking with a temperature other than 1", base({ max_tokens: 4096, temperature: 0.3, thinking: { type: "enabled", budget_tokens: 1024 } }), /^`temperature` may only be set to 1 when thinking is enabled\./),
+  { name: "a body over 32 MB", body: base({ system: "x".repeat(33 * 1024 * 1024) }), status: 413, type: "request_too_large" },
+  bad("an unknown thinking type", base({ thinking: { type: "deep" } }), /^thinking: Input tag 'deep'/),
+  bad("service_tier priority", base({ service_tier: "priority" }), "service_tier: Input should be 'auto' or 'standard_only'"),
+  bad("metadata with another key", base({ metadata: { user_id: "u", session: "s" } }), EXTRA("metadata.session")),
+  bad("stop_sequences as a string", base({ stop_sequences: "STOP" }), "stop_sequences: Input should be a valid list"),
+  bad("stream as a string", base({ stream: "yes" }), "stream: Input should be a valid boolean"),
+  bad("cache_control of another type", base({ system: [{ type: "text", text: "x", cache_control: { type: "persistent" } }] }), "system.0.cache_control.type: Input should be 'ephemeral'"),
+  bad("a message with a name (OpenAI)", base({ messages: [{ role: "user", content: "hi", name: "ann" }] }), EXTRA("messages.0.name")),
+  bad("a key a block does not have (tool_use.text)", base({
+    messages: [
+      { role: "user", content: "go" },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_corpus03", name: "bash", input: {}, text: "x" }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_corpus03", content: "ok" }] },
+    ],
+  }), EXTRA("messages.1.content.0.tool_use.text")),
+  bad("a tool_result with OpenAI's name", afterCall([{ type: "tool_result", tool_use_id: "toolu_corpus01", content: "x", name: "bash" }]), EXTRA("messages.2.content.0.tool_result.name")),
+  bad("an anthropic-beta value that is no beta", base(), /^Unexpected value\(s\) `banana` for the `anthropic-beta` header/, { headers: { "anthropic-beta": "banana" } }),
+  bad("a system message in messages", base({ messages: [{ role: "system", content: "x" }, ...ask] }), "messages.0.role: Input should be 'user' or 'assistant'"),
+  bad("no max_tokens", { model: "scripted-model", messages: ask }, "max_tokens: Field required"),
+  bad("max_tokens 0", base({ max_tokens: 0 }), "max_tokens: Input should be greater than or equal to 1"),
+  bad("no messages", base({ messages: [] }), "messages: at least one message is required"),
+  bad("an OpenAI function_call block", base({ messages: [{ role: "user", content: [{ type: "function_call", name: "x" }] }] }), /^messages\.0\.content\.0: Input tag 'function_call'/),
+  bad("a result nobody asked for", base({ messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_nobody", content: "x" }] }] }), /unexpected `tool_use_id` found in `tool_result` blocks: toolu_nobody/),
+  bad("a call left unanswered", afterCall("what next?"), /`tool_use` ids were found without `tool_result` blocks immediately after: toolu_corpus01/),
+  bad("count_tokens with max_tokens", base(), EXTRA("max_tokens"), { path: "/v1/messages/count_tokens" }),
+  bad("count_tokens with stream", { model: "m", messages: ask, stream: true }, EXTRA("stream"), { path: "/v1/messages/count_tokens" }),
+  bad("a lifecycle that does not exist", {}, "lifecycle.0: Input should be 'active', 'deprecated' or 'retired'", { method: "GET", path: "/v1/models?lifecycle[]=gone" }),
+  bad("a page of models of size 0", {}, "limit: Input should be greater than or equal to 1", { method: "GET", path: "/v1/models?limit=0" }),
+  { name: "a model that does not exist", method: "GET", path: "/v1/models/claude-nonexistent-9", status: 404, type: "not_found_error", message: "model: claude-nonexistent-9" },
+  { name: "a route that does not exist", body: base(), path: "/v1/complete", status: 404, type: "not_found_error" },
+];
+
+async function send(c: Case, url = server.url): Promise<Response> {
+  const headers: Record<string, string> = { ...HEADERS };
+  for (const [k, v] of Object.entries(c.headers ?? {})) {
+    if (v === null) delete headers[k];
+    else headers[k] = v;
+  }
+  const method = c.method ?? "POST";
+  return fetch(`${url}${c.path ?? "/v1/messages"}`, { method, headers, ...(method === "POST" ? { body: JSON.stringify(c.body ?? {}) } : {}) });
+}
+
+/** The schema an answer to this case must match. */
+function schemaFor(c: Case) {
+  const path = c.path ?? "/v1/messages";
+  if (path.startsWith("/v1/messages/count_tokens")) return CountTokens;
+  if (path === "/v1/models" || path.startsWith("/v1/models?")) return ModelList;
+  if (path.startsWith("/v1/models/")) return ModelInfo;
+  return MessageSchema;
+}
+
+/** The events of an SSE body: `event:` and `data:` lines, as any client reads them. */
+function readSse(text: string): Array<{ event: string; data: Json }> {
+  return text
+    .split("\n\n")
+    .filter((frame) => frame.trim().length > 0)
+    .map((frame) => {
+      const lines = frame.split("\n");
+      const event = lines.find((l) => l.startsWith("event: "))?.slice(7) ?? "";
+      const data = JSON.parse(lines.find((l) => l.startsWith("data: "))?.slice(6) ?? "null") as Json;
+      return { event, data };
+    });
+}
+
+describe("a corpus of requests: the API's status, error type and words", () => {
+  it("has more than forty cases, valid and invalid", () => {
+    expect(VALID.length + INVALID.length).toBeGreaterThan(40);
+    expect(VALID.length).toBeGreaterThan(15);
+    expect(INVALID.length).toBeGreaterThan(15);
+  });
+
+  it.each(VALID.map((c) => [c.name, c] as const))("accepts %s", async (_name, c) => {
+    const res = await send(c);
+    const text = await res.text();
+    expect(res.status, `the API accepts this request; the scripted model answered ${text}`).toBe(200);
+    if (c.body?.stream === true) {
+      expect(res.headers.get("content-type")).toBe("text/event-stream");
+      const events = readSse(text);
+      for (const e of events) {
+        expect(e.data.type, "each SSE frame's event line names its data's type").toBe(e.event);
+        expect(shapeProblems(StreamEventSchema, e.data), `the ${e.event} event is not what the API streams`).toEqual([]);
+      }
+      expect(events.map((e) => e.event).slice(-2)).toEqual(["message_delta", "message_stop"]);
+    } else {
+      expect(res.headers.get("content-type")).toBe("application/json");
+      expect(shapeProblems(schemaFor(c), JSON.parse(text)), "the answer is not what the API sends").toEqual([]);
+    }
+  });
+
+  it.each(INVALID.map((c) => [c.name, c] as const))("refuses %s", async (_name, c) => {
+    const res = await send(c);
+    const body = (await res.json()) as { type: string; error: { type: string; message: string }; request_id: string };
+    expect(res.status, `the API answers ${c.status}: ${JSON.stringify(body)}`).toBe(c.status);
+    expect(shapeProblems(ErrorBody, body), "the error body is not the API's").toEqual([]);
+    expect(body.error.type).toBe(c.type);
+    expect(body.request_id).toMatch(/^req_/);
+    expect(res.headers.get("request-id")).toBe(body.request_id);
+    if (typeof c.message === "string") expect(body.error.message).toBe(c.message);
+    else if (c.message) expect(body.error.message).toMatch(c.message);
+  });
+
+  it("refuses message threads with the error_code the SDK's threads recover from", async () => {
+    const res = await send({ name: "", body: base({ thread: { type: "create" } }), headers: { "anthropic-beta": "message-threads-2026-08-12" }, status: 400 });
+    const body = (await res.json()) as { error: { message: string; details?: Json } };
+    expect(body.error.message).toContain("thread: false");
+    expect(body.error.details).toEqual({ error_code: "thread_unsupported_request", unsupported: ["thread"] });
+  });
+});
+
+/** An in-memory workspace for the s02 task (the scenario lists, reads, edits, then tests). */
+function workspace() {
+  const files: Record<string, string> = { "README.md": "# greet\n", "src/greet.mjs": "export const greet = (n) => `Helo, ${n}!`;\n" };
+  return {
+    files,
+    list: () => Object.keys(files).join("\n"),
+    read: (path: string) => files[path] ?? `no such file: ${path}`,
+    edit: (path: string, oldText: string, newText: string) => {
+      files[path] = (files[path] ?? "").replace(oldText, newText);
+      return `edited ${path}`;
+    },
+    bash: () => (files["src/greet.mjs"]?.includes("Hello,") ? "1 test passed: greet" : "AssertionError: Helo"),
+  };
+}
+
+
+// ── The official SDK ───────────────────────────────────────────────────────────────────────
+
+describe("the official SDK against the standalone server", () => {
+  const sdk = (url = server.url) => new Anthropic({ apiKey: "offline", baseURL: url, maxRetries: 0 });
+
+  it("messages.create, and withResponse() gives the API's headers", async () => {
+    const { data, response, request_id } = await sdk()
+      .messages.create({ model: "scripted-model", max_tokens: 200, messages: [{ role: "user", content: "hello" }] })
+      .withResponse();
+    expect(shapeProblems(MessageSchema, JSON.parse(JSON.stringify(data)))).toEqual([]);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(request_id).toMatch(/^req_/);
+    expect(response.headers.get("request-id")).toBe(request_id);
+  });
+
+  it("messages.stream() + finalMessage() equals create()", async () => {
+    const p = { model: "scripted-model", max_tokens: 300, tools: [bash as Anthropic.Tool], messages: [{ role: "user" as const, content: "list the files" }] };
+    const client = sdk();
+    const json = await client.messages.create(p);
+    const stream = client.messages.stream(p);
+    const texts: string[] = [];
+    stream.on("text", (t) => texts.push(t));
+    const final = await stream.finalMessage();
+    const { parsed_output: _parsed, ...streamed } = final as Anthropic.Message & { parsed_output?: unknown };
+    expect(JSON.parse(JSON.stringify(streamed))).toEqual(JSON.parse(JSON.stringify(json)));
+    expect(json.stop_reason).toBe("tool_use");
+    expect(texts.join("")).toBe((json.content[0] as Anthropic.TextBlock).text);
+  });
+
+  it("countTokens", async () => {
+    const r = await sdk().messages.countTokens({ model: "scripted-model", messages: [{ role: "user", content: "hi ".repeat(200) }] });
+    expect(r.input_tokens).toBeGreaterThan(100);
+  });
+
+  it("models.list pages through every model (after_id), and retrieve finds one", async () => {
+    const client = sdk();
+    const ids: string[] = [];
+    for await (const m of client.models.list({ limit: 1 })) ids.push(m.id);
+    expect(ids).toEqual(MODELS.map((m) => m.id));
+    const page = await client.models.list({ limit: 2 });
+    expect(page.data.map((m) => m.id)).toEqual(MODELS.slice(0, 2).map((m) => m.id));
+    expect(page.has_more).toBe(true);
+    const back = await client.models.list({ before_id: MODELS[2]!.id, limit: 5 });
+    expect(back.data.map((m) => m.id)).toEqual(MODELS.slice(0, 2).map((m) => m.id));
+    expect((await client.models.retrieve("scripted-model")).display_name).toMatch(/scripted/i);
+    expect((await client.models.list({ lifecycle: ["retired"] })).data).toEqual([]);
+    expect((await client.beta.models.list({ lifecycle: ["active"] })).data.map((m) => m.id)).toEqual(MODELS.map((m) => m.id).slice(0, 4));
+    await expect(client.models.retrieve("nope")).rejects.toBeInstanceOf(Anthropic.NotFoundError);
+  });
+
+  it("an auth token (Authorization: Bearer) works as a key does; no key at all is a 401", async () => {
+    const token = new Anthropic({ authToken: "offline", apiKey: null, baseURL: server.url, maxRetries: 0 });
+    expect((await token.messages.create({ model: "m", max_tokens: 50, messages: [{ role: "user", content: "hi" }] })).type).toBe("message");
+    const none = new Anthropic({ apiKey: null, authToken: null, baseURL: server.url, maxRetries: 0, defaultHeaders: { "x-stainless-helper": "test" } });
+    // The SDK itself refuses to send without credentials; a raw request shows the server's answer.
+    await expect(none.messages.create({ model: "m", max_tokens: 50, messages: [{ role: "user", content: "hi" }] })).rejects.toThrow();
+    const raw = await send({ name: "", body: base(), headers: { "x-api-key": null }, status: 401 });
+    expect(raw.status).toBe(401);
+  });
+
+  function zodTools(ws: ReturnType<typeof workspace>) {
+    return [
+      betaZodTool({ name: "list_files", description: "List files.", inputSchema: z.object({ path: z.string() }), run: () => ws.list() }),
+      betaZodTool({ name: "read_file", description: "Read a file.", inputSchema: z.object({ path: z.string() }), run: ({ path }) => ws.read(path) }),
+      betaZodTool({
+        name: "edit_file",
+        description: "Replace text in a file.",
+        inputSchema: z.object({ path: z.string(), old_text: z.string(), new_text: z.string() }),
+        run: ({ path, old_text, new_text }) => ws.edit(path, old_text, new_text),
+      }),
+      betaZodTool({ name: "bash", description: "Run a command.", inputSchema: z.object({ command: z.string() }), run: () => ws.bash() }),
+    ];
+  }
+
+  it.each([
+    ["its defaults (message threads: refused once, then it goes on without)", {}],
+    ["thread: false", { thread: false as const }],
+  ])("toolRunner with betaZodTool, %s, finishes a multi-step task", async (_name, extra) => {
+    const ws = workspace();
+    const before = s02.model.exchanges.length;
+    const runner = sdk(s02.url).beta.messages.toolRunner({
+      model: "scripted-model",
+      max_tokens: 1000,
+      messages: [{ role: "user", content: "Fix the greeting." }],
+      tools: zodTools(ws),
+      max_iterations: 12,
+      ...extra,
+    });
+    const final = await runner.runUntilDone();
+    expect(final.stop_reason).toBe("end_turn");
+    expect(ws.files["src/greet.mjs"]).toContain("Hello,");
+    const exchanges = s02.model.exchanges.slice(before);
+    const refused = exchanges.filter((e) => e.error);
+    if ("thread" in extra) expect(refused).toEqual([]);
+    else {
+      // Only the first request is refused, and the runner re-sends it without `thread`.
+      expect(refused.map((e) => e.error?.message)).toEqual([THREADS_UNSUPPORTED]);
+      expect(exchanges[0]!.error).toBeDefined();
+      expect(exchanges.slice(1).every((e) => !("thread" in (e.request as Json)))).toBe(true);
+    }
+    expect(exchanges.filter((e) => e.response).length).toBeGreaterThanOrEqual(5);
+  });
+});
+
+// ── A client that is not the SDK ────────────────────────────────────────────────────────────
+
+describe("a client that is not the SDK (fetch, as curl would)", () => {
+  const post = async (url: string, body: Json) => {
+    const res = await fetch(`${url}/v1/messages`, { method: "POST", headers: HEADERS, body: JSON.stringify(body) });
+    return { status: res.status, contentType: res.headers.get("content-type"), text: await res.text() };
+  };
+
+  it("a plain answer", async () => {
+    const r = await post(server.url, base({ messages: [{ role: "user", content: "hello" }] }));
+    expect(r.status).toBe(200);
+    const m = JSON.parse(r.text) as Json & { content: Json[] };
+    expect(shapeProblems(MessageSchema, m)).toEqual([]);
+    expect(r.text).not.toContain("null,\"text\""); // no nulls ahead of the text
+    expect(m.content.every((b) => !("citations" in b))).toBe(true);
+  });
+
+  it("a streamed answer, read from the raw SSE", async () => {
+    const r = await post(server.url, base({ stream: true, messages: [{ role: "user", content: "hello" }] }));
+    expect(r.contentType).toBe("text/event-stream");
+    const events = readSse(r.text);
+    let text = "";
+    for (const e of events) {
+      expect(shapeProblems(StreamEventSchema, e.data)).toEqual([]);
+      const delta = e.data.delta as { type?: string; text?: string } | undefined;
+      if (e.event === "content_block_delta" && delta?.type === "text_delta") text += delta.text;
+    }
+    expect(events[0]!.event).toBe("message_start");
+    expect(events.at(-1)!.event).toBe("message_stop");
+    expect(text).toMatch(/scripted model \(offline\)/);
+  });
+
+  it("a multi-step tool loop, streamed, tool input assembled from partial_json", async () => {
+    const ws = workspace();
+    const tools = ["list_files", "read_file", "edit_file", "bash"].map((name) => ({ name, input_schema: { type: "object" } }));
+    const messages: Json[] = [{ role: "user", content: "Fix the greeting." }];
+    let turns = 0;
+    for (; turns < 10; turns++) {
+      const r = await post(s02.url, { model: "scripted-model", max_tokens: 1000, stream: true, tools, messages });
+      expect(r.status, r.text).toBe(200);
+      // Rebuild the message from the events, as a hand-written client does.
+      const blocks: Json[] = [];
+      const partial: string[] = [];
+      let stop = "";
+      for (const { event, data } of readSse(r.text)) {
+        expect(shapeProblems(StreamEventSchema, data)).toEqual([]);
+        const i = data.index as number;
+        if (event === "content_block_start") {
+          blocks[i] = { ...(data.content_block as Json) };
+          partial[i] = "";
+        } else if (event === "content_block_delta") {
+          const d = data.delta as { type: string; text?: string; partial_json?: string };
+          if (d.type === "text_delta") blocks[i]!.text = `${blocks[i]!.text as string}${d.text}`;
+          if (d.type === "input_json_delta") partial[i] = `${partial[i] ?? ""}${d.partial_json ?? ""}`;
+        } else if (event === "content_block_stop" && blocks[i]!.type === "tool_use" && partial[i]) {
+          blocks[i]!.input = JSON.parse(partial[i]!) as Json;
+        } else if (event === "message_delta") stop = (data.delta as { stop_reason: string }).stop_reason;
+      }
+      messages.push({ role: "assistant", content: blocks });
+      if (stop !== "tool_use") break;
+      const results = blocks
+        .filter((b) => b.type === "tool_use")
+        .map((b) => {
+          const input = b.input as Record<string, string>;
+          const out =
+            b.name === "list_files" ? ws.list()
+            : b.name === "read_file" ? ws.read(input.path!)
+            : b.name === "edit_file" ? ws.edit(input.path!, input.old_text!, input.new_text!)
+            : b.name === "bash" ? ws.bash()
+            : null;
+          return out === null
+            ? { type: "tool_result", tool_use_id: b.id, content: `unknown tool ${String(b.name)}`, is_error: true }
+            : { type: "tool_result", tool_use_id: b.id, content: out };
+        });
+      messages.push({ role: "user", content: results });
+    }
+    expect(turns).toBeGreaterThanOrEqual(4);
+    expect(ws.files["src/greet.mjs"]).toContain("Hello,");
+    const last = messages.at(-1) as { role: string; content: Json[] };
+    expect(last.role).toBe("assistant");
+    expect(String(last.content.at(-1)?.text)).toMatch(/test passes/);
+  });
+});
