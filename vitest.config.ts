@@ -1,11 +1,43 @@
+import { readdirSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+
+const root = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * Two suites (docs/guide/commands.md):
+ *
+ *   npm test           the "learner" project: every lesson's tests on the reference solutions, the
+ *                      runtime's tests, the tools' tests. About a minute on a 2-core machine.
+ *   npm run test:all   both projects, then verify and the browser tests (scripts/test-all.ts):
+ *                      adds the course command line, reliability samples, mutants, the offline
+ *                      model as a process, the appendix.
+ *
+ * Nothing in either suite depends on how fast the machine is: waits are on events, with limits
+ * far above what any test needs (a busy machine is slower, never red).
+ */
+const ALL = "tests/**/*.test.ts";
+/** The learner's suite: lessons (tests/sNN_*.test.ts), runtime, tools, the docs generators. */
+const LEARNER = /^tests\/(s\d\d_[^/]+|runtime\/.+|tools\/.+|e2e\/generators)\.test\.ts$/;
+/** In runtime/, but they run the course as processes or grade mutants: test:all only. */
+const NOT_LEARNER = new Set(["tests/runtime/mutants.test.ts", "tests/runtime/offline-model.test.ts"]);
+
+/** Every test file, relative to the root; those not in the learner's suite are in test:all's. */
+const testFiles = readdirSync(join(root, "tests"), { recursive: true, encoding: "utf8" })
+  .map((f) => `tests/${f.split(sep).join("/")}`)
+  .filter((f) => f.endsWith(".test.ts"));
+const learner = testFiles.filter((f) => LEARNER.test(f) && !NOT_LEARNER.has(f));
 
 export default defineConfig({
   test: {
-    include: ["tests/**/*.test.ts"],
     // Lessons print as they run; show that output only for tests that fail.
     silent: "passed-only",
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: "learner", include: learner } },
+      { extends: true, test: { name: "extended", include: [ALL], exclude: [...learner, "**/node_modules/**"] } },
+    ],
   },
 });

@@ -70,10 +70,11 @@ export const LESSONS: Lesson[] = [
     hints: [
       "If a tool throws, who will catch it if you don't, and what does the model learn then? " +
         "Should a tool run at all when its input is missing a field? " +
-        "A promise that never settles: how can you stop waiting for it, and how does the tool learn it should stop?",
+        "And when a tool is stopped at its time limit, its tool_result is all the model knows: what must it say so the model does not make the same call and wait again?",
       "In safeDispatch: const problem = inputProblem(tool, call.input); if (problem) return errorResult(call, problem). " +
         "Then try { const output = await runWithDeadline(timeout, ctx.signal, (signal) => tool.run(input, { ...ctx, signal })); return { type: \"tool_result\", tool_use_id: call.id, content: output || \"(no output)\" } } " +
-        "catch (e) { return errorResult(call, describeFailure(call.name, e)) }. runWithDeadline: an AbortController aborted by setTimeout, and a promise rejected on its abort event.",
+        "catch (e) { return errorResult(call, describeFailure(call.name, e)) }. " +
+        "In timeoutMessage, one sentence: the tool's name, \"did not finish within ${ms / 1000} s and was stopped\", and what to do instead (not the same call again: a smaller task, or another way).",
     ],
   },
   {

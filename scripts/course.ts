@@ -5,55 +5,39 @@
  *   npm run check [sNN] [-- --verbose]           grade your exercise; no id: the current lesson
  *   npm run watch                                check on every save, move on when it passes; keys h r l c q
  *   npm run hint [sNN] [-- --more]               a hint as guiding questions; again (or --more): a stronger one
- *   npm run reset sNN [-- --yes]                 put the exercise back as it was, byte for byte
+ *   npm run reset sNN [-- --yes]                 put the exercise back as it was, byte for byte; your
+ *                                                files go to .course/backups/ first
+ *   npm run reset sNN -- --undo                  bring back the files the last reset replaced
  *   npm run list                                 every lesson and its state, from the checks
  *   npm run solution sNN [-- --full]             the reference: what it adds to the exercise (or all of it)
- *   npm run verify                               every pristine exercise fails, every solution passes (CI)
+ *   npm run verify [-- sNN…]                     every pristine exercise fails, every solution passes (CI)
  *
  * Every mistake a learner can make here (an unknown id, a deleted folder, a file that does not
- * parse) gets a short message and a non-zero exit, never a stack trace.
+ * parse, an unknown flag) gets a short message and a non-zero exit, never a stack trace. Flags
+ * are strict (scripts/lib/args.ts): a flag a command does not take is an error, exit 2.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline/promises";
 import { createTwoFilesPatch } from "diff";
 import { LESSONS, findLesson, type Lesson } from "../runtime/manifest.ts";
 import { bold, cyan, dim, green, red, yellow } from "../runtime/print.ts";
 import { ROOT, exerciseDir, filesUnder, solutionDir, testFileRel } from "./lib/paths.ts";
 import { isPristine, pristine, restore, takeSnapshots } from "./lib/pristine.ts";
+import { UsageError, npmSwallowed, strictArgs, usageLine } from "./lib/args.ts";
+import { backUp, backups, bringBack, drop, matches } from "./lib/backups.ts";
 import type { Grade } from "./lib/grade.ts";
 import { checkLesson, currentLesson, statuses } from "./lib/progress.ts";
-import { cachedResult, loadState, updateState } from "./lib/state.ts";
+import { cachedGrade, cachedResult, loadState, updateState } from "./lib/state.ts";
 import { checkReport, hintLines, listLines } from "./lib/views.ts";
 import { WatchSession, attachTerminal } from "./lib/watch.ts";
 import { firstSyntaxError } from "./lib/syntax.ts";
 import { findMutants, runMutants } from "./lib/mutants.ts";
 
-class UsageError extends Error {}
-
 /** A learner's code may loop forever; a check gives up after this long (COURSE_CHECK_TIMEOUT_MS). */
-const CHECK_TIMEOUT_MS = Number(process.env.COURSE_CHECK_TIMEOUT_MS) || 180_000;
-
-interface Args {
-  positional: string[];
-  flags: Set<string>;
-  options: Map<string, string>;
-}
-
-function parseArgs(args: string[], withValue: string[] = []): Args {
-  const positional: string[] = [];
-  const flags = new Set<string>();
-  const options = new Map<string, string>();
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (!a.startsWith("--")) positional.push(a);
-    else if (a.includes("=")) options.set(a.slice(2, a.indexOf("=")), a.slice(a.indexOf("=") + 1));
-    else if (withValue.includes(a.slice(2)) && args[i + 1] !== undefined) options.set(a.slice(2), args[++i]!);
-    else flags.add(a.slice(2));
-  }
-  return { positional, flags, options };
-}
+const checkTimeoutMs = () => Number(process.env.COURSE_CHECK_TIMEOUT_MS) || 180_000;
 
 function lessonOrFail(key: string | undefined, command: string): Lesson {
   if (!key) throw new UsageError(`which lesson? e.g. \`npm run ${command} s01\` (\`npm run list\` shows them all)`);
@@ -73,9 +57,16 @@ const print = (lines: string[]) => {
 
 // ── lesson ──────────────────────────────────────────────────────────────────────────────────
 
+const LESSON_USAGE = { command: "npm run lesson", usage: "sNN [-- --solution] [task…] (other flags go to the lesson's script)" };
+
 function cmdLesson(args: string[]): number {
+  // The words and flags after the id are the lesson script's own (a task, s12's --yes…): they
+  // are passed on, and the script refuses what it does not take. The id comes first.
+  const swallowed = npmSwallowed();
+  if (swallowed.length > 0) throw new UsageError(`npm run lesson: unknown flag ${swallowed.join(", ")} (npm kept it for itself: put \`--\` before flags). ${usageLine(LESSON_USAGE)}`);
   const solution = args.includes("--solution");
   const rest = args.filter((a) => a !== "--solution");
+  if (rest[0]?.startsWith("-")) throw new UsageError(`npm run lesson: the lesson id comes first, not "${rest[0]}". ${usageLine(LESSON_USAGE)}`);
   const lesson = lessonOrFail(rest[0], "lesson");
   const tree = solution ? "solutions" : "lessons";
   const file = join(tree, lesson.dir, lesson.entry);
@@ -93,9 +84,12 @@ function cmdLesson(args: string[]): number {
 // ── check ───────────────────────────────────────────────────────────────────────────────────
 
 async function cmdCheck(argv: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(argv);
-  const verbose = flags.has("verbose");
-  const opts = { timeoutMs: CHECK_TIMEOUT_MS };
+  const { positionals: positional, values } = strictArgs(
+    { command: "npm run check", usage: "[sNN] [-- --verbose]", options: { verbose: { type: "boolean" } }, positionals: { max: 1 } },
+    argv,
+  );
+  const verbose = values.verbose === true;
+  const opts = { timeoutMs: checkTimeoutMs() };
   // The verdict first; with --verbose the runner's whole output follows it.
   const report = (lesson: Lesson, grade: Grade) => {
     print(checkReport(lesson, grade));
@@ -128,14 +122,17 @@ async function cmdCheck(argv: string[]): Promise<number> {
 // ── hint ────────────────────────────────────────────────────────────────────────────────────
 
 async function cmdHint(argv: string[]): Promise<number> {
-  const { positional, flags } = parseArgs(argv);
+  const { positionals: positional, values } = strictArgs(
+    { command: "npm run hint", usage: "[sNN] [-- --more]", options: { more: { type: "boolean" } }, positionals: { max: 1 } },
+    argv,
+  );
   const lesson = positional[0] ? lessonOrFail(positional[0], "hint") : (await currentLesson(LESSONS, { run: false }))?.lesson;
   if (!lesson) {
     console.log(green("Every lesson passes: no hint needed."));
     return 0;
   }
   const seen = loadState().hints[lesson.id] ?? 0;
-  const level: 1 | 2 = flags.has("more") || seen >= 1 ? 2 : 1;
+  const level: 1 | 2 = values.more === true || seen >= 1 ? 2 : 1;
   updateState((s) => {
     s.hints[lesson.id] = Math.max(level, s.hints[lesson.id] ?? 0);
   });
@@ -155,10 +152,19 @@ async function confirm(question: string): Promise<boolean> {
   }
 }
 
+const RESET_USAGE = { command: "npm run reset", usage: "sNN [-- --yes] [-- --ref REF] | sNN -- --undo" };
+
 async function cmdReset(argv: string[]): Promise<number> {
-  const { positional, flags, options } = parseArgs(argv, ["ref"]);
-  const lesson = lessonOrFail(positional[0], "reset");
-  const ref = options.get("ref") ?? "HEAD";
+  const { positionals, values } = strictArgs(
+    { ...RESET_USAGE, options: { yes: { type: "boolean" }, undo: { type: "boolean" }, ref: { type: "string" } }, positionals: { max: 1 } },
+    argv,
+  );
+  const lesson = lessonOrFail(positionals[0], "reset");
+  if (values.undo) {
+    if (values.ref !== undefined) throw new UsageError(`npm run reset: --undo takes no --ref (it brings back your last backup). ${usageLine(RESET_USAGE)}`);
+    return undoReset(lesson);
+  }
+  const ref = values.ref ?? "HEAD";
   const p = pristine(lesson, ref);
   if (!p)
     throw new UsageError(
@@ -170,29 +176,57 @@ async function cmdReset(argv: string[]): Promise<number> {
     console.log(green(`lessons/${lesson.dir} is already pristine: nothing to reset.`));
     return 0;
   }
-  if (!flags.has("yes")) {
+  if (!values.yes) {
     if (!process.stdin.isTTY)
-      throw new UsageError(`reset replaces your work in lessons/${lesson.dir}. Not on a terminal, so not asking: add --yes (\`npm run reset ${lesson.id} -- --yes\`).`);
-    const ok = await confirm(yellow(`Reset lessons/${lesson.dir} to its pristine state (from ${p.source})? Your changes there will be lost. [y/N] `));
+      throw new UsageError(
+        `reset replaces your work in lessons/${lesson.dir} (a copy is kept in .course/backups/). Not on a terminal, so not asking: add --yes after \`--\` (\`npm run reset ${lesson.id} -- --yes\`).`,
+      );
+    const ok = await confirm(yellow(`Reset lessons/${lesson.dir} to its pristine state (from ${p.source})? Your files there go to .course/backups/ first. [y/N] `));
     if (!ok) {
       console.log("Nothing changed.");
       return 1;
     }
   }
+  const kept = backUp(lesson);
   const { written, removed } = restore(lesson, p);
   console.log(green(`✓ lessons/${lesson.dir} is pristine again (from ${p.source}).`));
   for (const f of written) console.log(dim(`  restored ${f}`));
   for (const f of removed) console.log(dim(`  removed ${f}`));
+  if (kept) console.log(`Your files as they were are in ${kept.rel}/ · \`npm run reset ${lesson.id} -- --undo\` puts them back.`);
+  return 0;
+}
+
+/** Brings back the last backup of the lesson; what it replaces is kept as a backup in turn. */
+function undoReset(lesson: Lesson): number {
+  const all = backups(lesson);
+  const last = all[all.length - 1];
+  if (!last) {
+    console.error(red(`There is no backup of lessons/${lesson.dir} in .course/backups/: nothing to undo.`));
+    return 1;
+  }
+  if (existsSync(exerciseDir(lesson)) && matches(lesson, last)) {
+    console.log(green(`lessons/${lesson.dir} already holds the files of ${last.rel}/: nothing to undo.`));
+    return 0;
+  }
+  // The files there now (unless they are the pristine exercise) are kept too: an undo loses nothing.
+  const replaced = existsSync(exerciseDir(lesson)) && isPristine(lesson) !== true ? backUp(lesson) : undefined;
+  const { written, removed } = bringBack(lesson, last);
+  drop(last);
+  console.log(green(`✓ lessons/${lesson.dir} is back as it was at ${last.at} (from ${last.rel}/).`));
+  for (const f of written) console.log(dim(`  restored ${f}`));
+  for (const f of removed) console.log(dim(`  removed ${f}`));
+  if (replaced) console.log(`The files it replaced are in ${replaced.rel}/ (\`npm run reset ${lesson.id} -- --undo\` again swaps back).`);
   return 0;
 }
 
 // ── list ────────────────────────────────────────────────────────────────────────────────────
 
-async function cmdList(): Promise<number> {
+async function cmdList(argv: string[]): Promise<number> {
+  strictArgs({ command: "npm run list", usage: "", options: {} }, argv);
   const state = loadState();
   const stale = LESSONS.filter((l) => existsSync(exerciseDir(l)) && cachedResult(state, l) === undefined).length;
   if (stale > 0) console.log(dim(`Checking ${stale} lesson(s) whose files changed since the last check …`));
-  print(listLines(await statuses(LESSONS, { timeoutMs: CHECK_TIMEOUT_MS })));
+  print(listLines(await statuses(LESSONS, { timeoutMs: checkTimeoutMs() })));
   return 0;
 }
 
@@ -206,7 +240,11 @@ function colorPatch(patch: string): string {
 }
 
 function cmdSolution(argv: string[]): number {
-  const { positional, flags } = parseArgs(argv);
+  const { positionals: positional, values } = strictArgs(
+    { command: "npm run solution", usage: "sNN [-- --full | --mine]", options: { full: { type: "boolean" }, mine: { type: "boolean" } }, positionals: { max: 1 } },
+    argv,
+  );
+  const flags = new Set(Object.entries(values).filter(([, v]) => v === true).map(([k]) => k));
   const lesson = lessonOrFail(positional[0], "solution");
   const sol = solutionDir(lesson);
   const files = filesUnder(sol);
@@ -236,11 +274,13 @@ function cmdSolution(argv: string[]): number {
 
 // ── watch ───────────────────────────────────────────────────────────────────────────────────
 
-async function cmdWatch(): Promise<number> {
+async function cmdWatch(argv: string[]): Promise<number> {
+  strictArgs({ command: "npm run watch", usage: "", options: {} }, argv);
   const session = new WatchSession({
     lessons: () => LESSONS,
-    check: (lesson, signal) => checkLesson(lesson, { signal, timeoutMs: CHECK_TIMEOUT_MS }),
+    check: (lesson, signal) => checkLesson(lesson, { signal, timeoutMs: checkTimeoutMs() }),
     isDone: (lesson) => existsSync(exerciseDir(lesson)) && cachedResult(loadState(), lesson) === true,
+    cached: (lesson) => (existsSync(exerciseDir(lesson)) ? cachedGrade(loadState(), lesson) : undefined),
     report: (lesson, grade) => checkReport(lesson, grade, { watch: true }),
     hint: (lesson, level) => hintLines(lesson, level, { watch: true }),
     // Instant: what the checks run so far say (a lesson never checked counts as not done).
@@ -285,9 +325,11 @@ function runTests(lessons: Lesson[], tree: "lessons" | "solutions", extra: strin
   return { ok: r.status === 0, output: `${r.stdout ?? ""}${r.stderr ?? ""}` };
 }
 
-async function cmdVerify(): Promise<number> {
+async function cmdVerify(argv: string[]): Promise<number> {
+  const { positionals } = strictArgs({ command: "npm run verify", usage: "[-- sNN…]", options: {}, positionals: { max: LESSONS.length } }, argv);
+  const lessons = positionals.length > 0 ? positionals.map((k) => lessonOrFail(k, "verify")) : LESSONS;
   const problems: string[] = [];
-  for (const l of LESSONS) {
+  for (const l of lessons) {
     const ex = join(ROOT, "lessons", l.dir);
     const sol = join(ROOT, "solutions", l.dir);
     if (!existsSync(join(ex, l.entry))) problems.push(`${l.id}: lessons/${l.dir}/${l.entry} is missing`);
@@ -302,7 +344,7 @@ async function cmdVerify(): Promise<number> {
     if (!/\/\/ TODO:/.test(exText)) problems.push(`${l.id}: the exercise has no // TODO: marker`);
     if (/\/\/ TODO:|\btodo\(/.test(solText)) problems.push(`${l.id}: the solution still has a TODO`);
   }
-  for (const l of LESSONS) {
+  for (const l of lessons) {
     const sol = runTests([l], "solutions");
     const ex = runTests([l], "lessons");
     const line = `${l.id.padEnd(4)} solution ${sol.ok ? green("passes") : red("FAILS")}   exercise ${ex.ok ? red("PASSES") : green("fails")}`;
@@ -311,7 +353,7 @@ async function cmdVerify(): Promise<number> {
     if (ex.ok) problems.push(`${l.id}: the pristine exercise passes its tests (they cannot tell a solved lesson from an unsolved one)`);
   }
   // Mutants: each lesson's tests must fail a solution with one deliberate, classic bug.
-  const found = findMutants(LESSONS);
+  const found = findMutants(lessons);
   problems.push(...found.problems);
   const graded = await runMutants(found.mutants, (r) =>
     console.log(`${r.mutant.lesson.id} ${r.mutant.name}: ${r.caught ? green("caught") : red("SURVIVED")} (${r.detail})`),
@@ -323,7 +365,7 @@ async function cmdVerify(): Promise<number> {
     for (const p of problems) console.error(`  - ${p}`);
     return 1;
   }
-  console.log(green(`verify: all ${LESSONS.length} lessons ok (exercises fail, solutions pass, ${graded.length} mutants caught)`));
+  console.log(green(`verify: ${lessons === LESSONS ? "all " : ""}${lessons.length} lesson(s) ok (exercises fail, solutions pass, ${graded.length} mutants caught)`));
   return 0;
 }
 
@@ -340,12 +382,9 @@ const commands: Record<string, (args: string[]) => number | Promise<number>> = {
   verify: cmdVerify,
 };
 
-async function main(): Promise<number> {
-  // `npm run solution s01 | head` closes the pipe early: that is not an error.
-  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
-    if (e.code === "EPIPE") process.exit(0);
-  });
-  const [command, ...args] = process.argv.slice(2);
+/** Runs one course command (`["check", "s01", "--verbose"]`); returns its exit code. Never throws. */
+export async function runCourse(argv: string[]): Promise<number> {
+  const [command, ...args] = argv;
   const run = command ? commands[command] : undefined;
   if (!run) {
     console.error(`usage: tsx scripts/course.ts <${Object.keys(commands).join("|")}> [lesson] (got "${command ?? ""}")`);
@@ -366,15 +405,27 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-    // Watch mode leaves stdin and fs watchers behind; the commands are done, so end here.
-    if (command() === "watch") process.exit(code);
-  },
-  () => process.exit(1),
-);
+/** Is this file the program being run (not a module a test imported)? */
+function isEntry(): boolean {
+  if (!process.argv[1]) return false;
+  try {
+    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
 
-function command(): string | undefined {
-  return process.argv[2];
+if (isEntry()) {
+  // `npm run solution s01 | head` closes the pipe early: that is not an error.
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE") process.exit(0);
+  });
+  runCourse(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+      // Watch mode leaves stdin and fs watchers behind; the commands are done, so end here.
+      if (process.argv[2] === "watch") process.exit(code);
+    },
+    () => process.exit(1),
+  );
 }

@@ -13,6 +13,7 @@
  * answers like the API and what it answers differently.
  */
 import { parseArgs } from "node:util";
+import { npmSwallowed } from "./lib/args.ts";
 import { parseFaultList } from "../runtime/scripted/faults.ts";
 import { SCENARIOS } from "../runtime/scripted/scenarios/index.ts";
 import { startServer } from "../runtime/scripted/server.ts";
@@ -38,6 +39,8 @@ try {
 } catch (e) {
   fail(`${(e as Error).message}\nUsage: npm run offline-model -- --port 8787 [--scenario ID] [--faults 429,ok,500]`);
 }
+const swallowed = npmSwallowed();
+if (swallowed.length > 0) fail(`unknown flag ${swallowed.join(", ")} (npm kept it for itself: put \`--\` before the flags)\nUsage: npm run offline-model -- --port 8787 [--scenario ID] [--faults 429,ok,500]`);
 if (values.help) {
   console.log("Usage: npm run offline-model -- --port 8787 [--scenario ID] [--faults 429,ok,500] [--latency MS] [--stream-delay MS]");
   console.log(`Scenarios: ${SCENARIOS.map((s) => s.id).join(", ")}`);

@@ -1,13 +1,18 @@
 /**
  * npm start: lesson 1's reference loop, run at once (offline when no key is set), then where the
- * learner's own exercise is and how to check it. Arguments are passed on as the task.
+ * learner's own exercise is and how to check it. Words after `--` are passed on as the task;
+ * it takes no flags (an unknown one is an error, exit 2).
+ *
+ *   npm start [-- "your task"]
  */
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { bold, dim } from "../runtime/print.ts";
+import { strictArgsOrExit } from "./lib/args.ts";
 import { ROOT } from "./lib/paths.ts";
 
-const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "solutions/s01_agent_loop/agent.ts"), ...process.argv.slice(2)], {
+const { positionals } = strictArgsOrExit({ command: "npm start", usage: '[-- "your task"]', options: {}, positionals: { max: Infinity } });
+const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "solutions/s01_agent_loop/agent.ts"), ...positionals], {
   stdio: "inherit",
 });
 if (r.status === 0) {

@@ -19,6 +19,7 @@ type Agent = typeof import("../solutions/s04_tool_errors/agent.ts");
 type DefineTool = typeof import("../solutions/s04_tool_errors/define-tool.ts");
 const lesson = await loadLesson<Agent>("s04_tool_errors");
 const { defineTool, safeDispatch, SafeToolRegistry } = await loadLesson<DefineTool>("s04_tool_errors", "define-tool.ts");
+const { waitForFile } = await loadLesson<typeof import("../solutions/s04_tool_errors/tools.ts")>("s04_tool_errors", "tools.ts");
 
 const keep = quietLessonFile();
 
@@ -89,6 +90,26 @@ function trickyTools() {
 const ctx = { root: process.cwd() };
 const textOf = (r: Anthropic.ToolResultBlockParam) => (typeof r.content === "string" ? r.content : JSON.stringify(r.content));
 
+/**
+ * What the model must read when a tool ran past its limit (timeoutMessage, the lesson's part of
+ * the deadline): which tool, that it ran out of time and was stopped, the limit, and what to do
+ * instead. Any wording that says these is right.
+ */
+function expectTimeoutMessage(text: string, tool: string, ms: number): void {
+  const where = "(timeoutMessage in lessons/s04_tool_errors/define-tool.ts)";
+  expect(text, `the message must name the tool that ran out of time, "${tool}" ${where}`).toContain(tool);
+  expect(text, `the message must say the tool ran out of time ("did not finish within …", "timed out after …") ${where}`).toMatch(
+    /did not finish|timed? ?out|time ?limit|took (too long|longer)|ran out of time|deadline/i,
+  );
+  const seconds = String(ms / 1000).replace(".", "\\.");
+  expect(text, `the message must give the limit, ${ms / 1000} s (or ${ms} ms), so the model knows how long it waited ${where}`).toMatch(
+    new RegExp(`(^|[^\\d.])(${seconds}\\s*(s\\b|sec|second)|${ms}\\s*(ms\\b|millisecond))`, "i"),
+  );
+  expect(text, `the message must say what to do instead of the same call again (a smaller input, another way) ${where}`).toMatch(
+    /\b(instead|another|other|smaller|narrower|different|split|not (repeat|retry|call|wait)|don't|do not)\b/i,
+  );
+}
+
 describe("s04 defineTool: one zod schema for the API and for the check", () => {
   it("turns the zod schema into the input_schema sent to the API, strict", () => {
     const tool = defineTool({
@@ -150,8 +171,8 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
   it("stops waiting for a tool past its timeout, aborts its signal, and says so", async () => {
     const { registry, seen } = trickyTools();
     const r = await safeDispatch(registry, toolUse("hang", {}), ctx);
-    expect(r.is_error).toBe(true);
-    expect(textOf(r)).toMatch(/did not finish within/);
+    expect(r.is_error, "a tool past its time limit must be answered with is_error").toBe(true);
+    expectTimeoutMessage(textOf(r), "hang", 60);
     expect(seen.signal?.aborted, "the tool's signal must abort at the deadline, so it can stop its work").toBe(true);
   });
 
@@ -159,7 +180,7 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
     const { registry } = trickyTools();
     const r = await safeDispatch(registry, toolUse("hang_deaf", {}), ctx);
     expect(r.is_error).toBe(true);
-    expect(textOf(r)).toMatch(/did not finish within/);
+    expectTimeoutMessage(textOf(r), "hang_deaf", 60);
   });
 
   it("passes the caller's abort on to the tool", async () => {
@@ -237,7 +258,7 @@ describe("s04 the loop goes on after a failure", () => {
       .map(textOf);
     expect(errors).toHaveLength(3);
     expect(errors[0]).toMatch(/Invalid input for read_json/);
-    expect(errors[1]).toMatch(/wait_for_file did not finish/);
+    expectTimeoutMessage(errors[1]!, "wait_for_file", waitForFile.timeoutMs);
     expect(errors[2]).toMatch(/SyntaxError/);
     expect(final.content).toMatchObject([{ type: "text", text: expect.stringContaining("The port is 8080") }]);
   });

@@ -8,7 +8,7 @@
  * message the model can act on, and the loop goes on. runTools (s03) is unchanged.
  *
  * Run: npx tsx lessons/s04_tool_errors/agent.ts ["your task"]    Check: npm run check s04
- * Your work is in define-tool.ts (safeDispatch, runWithDeadline): this file is complete.
+ * Your work is in define-tool.ts (safeDispatch, then timeoutMessage): this file is complete.
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import { selectModel, type Llm } from "../../runtime/client.ts";

@@ -101,23 +101,51 @@ export class ToolCancelledError extends Error {
 // #region deadline
 /**
  * Runs `work` with a deadline. Its signal aborts when the time is up or when `outer` aborts;
- * either way we stop waiting at once, even for a tool that ignores its signal.
+ * either way we stop waiting at once, even for a tool that ignores its signal. (Given: timer and
+ * listener plumbing. The lesson's part is what the model is told when it fires: timeoutMessage.)
  */
 export async function runWithDeadline<T>(ms: number, outer: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T> | T): Promise<T> {
-  // TODO: make an AbortController whose signal aborts with a ToolTimeoutError(ms) after `ms`
-  //       (setTimeout), and with a ToolCancelledError when `outer` aborts (it may be aborted already).
-  //       Return a promise that settles with `work(signal)`, or rejects with signal.reason as soon
-  //       as the signal aborts: do not wait for a tool that ignores its signal. Clear the timer
-  //       and remove the listener on `outer` when you are done (try/finally).
-  void [ms, outer, work]; // (delete this line when you use them)
-  return todo("s04 runWithDeadline: abort the tool's signal at the deadline, and stop waiting for it");
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new ToolTimeoutError(ms)), ms);
+  const cancel = () => controller.abort(new ToolCancelledError("the run was cancelled before the tool finished"));
+  if (outer?.aborted) cancel();
+  outer?.addEventListener("abort", cancel, { once: true });
+  try {
+    return await new Promise<T>((resolve, reject) => {
+      if (controller.signal.aborted) return reject(controller.signal.reason);
+      controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
+      // subtle: a tool may throw before it returns a promise; .then() turns that into a rejection too.
+      Promise.resolve()
+        .then(() => work(controller.signal))
+        .then(resolve, reject);
+    });
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener("abort", cancel);
+  }
 }
 // #endregion deadline
 
+// #region timeout-message
+/**
+ * What the model reads when a tool ran past its time limit. The tool was stopped (its signal
+ * aborted) and it will return nothing. This text is all the model learns: it cannot see the
+ * clock, so without the tool's name, the limit and what to do now, it may well make the same
+ * call again and wait as long again.
+ */
+export function timeoutMessage(name: string, ms: number): string {
+  // TODO: return what the model sees when the tool `name` was stopped at its limit of `ms` ms.
+  //       Say which tool, that it ran out of time and was stopped, after how long (in seconds:
+  //       ms / 1000), and what to do instead: not the same call again, but a smaller input or
+  //       another way. safeDispatch answers a timeout with this text, as an is_error result.
+  void [name, ms]; // (delete this line when you use them)
+  return todo("s04 timeoutMessage: tell the model which tool ran out of time, after how long, and what to do instead");
+}
+// #endregion timeout-message
+
 /** What went wrong, for the model: what happened and what it can do about it. */
 export function describeFailure(name: string, e: unknown): string {
-  if (e instanceof ToolTimeoutError)
-    return `${name} ${e.message} and was stopped. Do not repeat the same call: try a smaller task, or another way.`;
+  if (e instanceof ToolTimeoutError) return timeoutMessage(name, e.ms);
   if (e instanceof ToolCancelledError) return `${name} was stopped: ${e.message}.`;
   if (e instanceof ToolError) return `Error: ${e.message}`;
   const err = e instanceof Error ? e : new Error(String(e));
@@ -146,6 +174,7 @@ export async function safeDispatch(
   //          else DEFAULT_TOOL_TIMEOUT_MS. Answer its output (non-empty: "(no output)" if blank).
   // TODO: 3. catch whatever the tool throws (or the deadline) and answer
   //          errorResult(call, describeFailure(call.name, e)): the loop must never see an exception.
+  //          (For a timeout, describeFailure answers with your timeoutMessage.)
   return todo("s04 safeDispatch: check the input, run with a deadline, turn every failure into an is_error result");
 }
 // #endregion safe-dispatch

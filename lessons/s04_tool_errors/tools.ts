@@ -72,7 +72,7 @@ export const waitForFile = defineTool({
   description: "Wait until a file exists in the workspace (a build output, for instance), then say so.",
   input: z.object({ path }),
   readOnly: true,
-  timeoutMs: 2_000,
+  timeoutMs: 500,
   run: async ({ path }, ctx) => {
     // The signal aborts at the deadline: sleep() then rejects, and the wait ends for real.
     while (!existsSync(resolve(ctx.root, path))) await sleep(100, undefined, { signal: ctx.signal });

@@ -62,6 +62,15 @@ function positiveInt(flag: string, value: string | undefined): number | undefine
   return n;
 }
 
+/** parseArgs' error in a few words: "unknown flag --verbos", "--budget needs a value". */
+function flagMistake(e: unknown): string {
+  const { code, message = String(e) } = e as { code?: string; message?: string };
+  const name = /'([^']+)'/.exec(message)?.[1]?.replace(/ <value>$/, "");
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && name) return `unknown flag ${name}`;
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && name) return /argument missing/.test(message) ? `${name} needs a value` : `${name} takes no value`;
+  return message.split("\n")[0]!;
+}
+
 export function parseFlags(argv: string[], cwd = process.cwd()): Flags {
   let parsed;
   try {
@@ -83,7 +92,7 @@ export function parseFlags(argv: string[], cwd = process.cwd()): Flags {
       },
     });
   } catch (e) {
-    throw new UsageError(`${(e as Error).message.split("\n")[0]}\n\n${USAGE}`);
+    throw new UsageError(`npm run agent: ${flagMistake(e)}. ${USAGE.split("\n")[0]} (--help lists the flags)`);
   }
   const v = parsed.values;
   const workspace = resolve(cwd, v.workspace ?? ".");

@@ -111,16 +111,20 @@ export class ScriptedModel {
     this.secret = options.secret ?? DEFAULT_SECRET;
   }
 
-  /** A `fetch` for `new Anthropic({ fetch })`. */
+  /**
+   * A `fetch` for `new Anthropic({ fetch })`. The caller's own signal is passed on: a Request's
+   * copy of it can stop following it once the Request is garbage-collected (nodejs/node#55428),
+   * and an abort during a long latency would then be lost on a busy machine.
+   */
   readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> =>
-    this.handle(new Request(input, init));
+    this.handle(new Request(input, init), init?.signal ?? undefined);
 
   /** The responses this model produced, in order. */
   get responses(): Anthropic.Message[] {
     return this.exchanges.flatMap((e) => (e.response ? [e.response] : []));
   }
 
-  async handle(req: Request): Promise<Response> {
+  async handle(req: Request, signal: AbortSignal | undefined = req.signal): Promise<Response> {
     const url = new URL(req.url);
     const path = url.pathname.replace(/\/+$/, "");
     const isModels = req.method === "GET" && (path === "/v1/models" || path.startsWith("/v1/models/"));
@@ -188,7 +192,7 @@ export class ScriptedModel {
     if (latency > 0) {
       // Like a real fetch, an aborted request rejects (the SDK turns it into APIUserAbortError
       // or, for its own timeout, APIConnectionTimeoutError); it never resolves with a response.
-      const aborted = await sleep(latency, req.signal);
+      const aborted = await sleep(latency, signal);
       if (aborted) throw abortError();
     }
     const failure = fault ? faultResponse(fault) : null;
@@ -249,7 +253,7 @@ export class ScriptedModel {
     if (request.stream) {
       record.events = events;
       const delay = Number(req.headers.get("x-scripted-stream-delay-ms") ?? this.options.streamDelayMs ?? 0);
-      return sseResponse(events, fault, delay, req.signal);
+      return sseResponse(events, fault, delay, signal);
     }
     return jsonResponse(message);
   }

@@ -22,7 +22,7 @@ export async function checkLesson(lesson: Lesson, opts: GradeOptions = {}): Prom
   const hash = lessonHash(lesson);
   const grade = await gradeLesson(lesson, "lessons", opts);
   const stopped = grade.failures[0]?.kind === "load" && /was stopped|did not finish/.test(grade.failures[0].message);
-  if (!stopped) recordResult(lesson, hash, grade.ok);
+  if (!stopped) recordResult(lesson, hash, grade);
   return grade;
 }
 
@@ -49,7 +49,8 @@ export async function doneMap(lessons: Lesson[], opts: { run?: boolean } & Grade
       const g = grades.get(l.id);
       if (!g) continue;
       done.set(l.id, g.ok);
-      recordResult(l, hashes.get(l.id)!, g.ok);
+      const stopped = g.failures[0]?.kind === "load" && /was stopped|did not finish/.test(g.failures[0].message);
+      if (!stopped) recordResult(l, hashes.get(l.id)!, g);
     }
   }
   return done;

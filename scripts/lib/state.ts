@@ -5,13 +5,29 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { z } from "zod";
 import type { Lesson } from "../../runtime/manifest.ts";
+import type { Grade } from "./grade.ts";
 import { ROOT, STATE_DIR, exerciseDir, filesUnder, testFile } from "./paths.ts";
 
+/** A check's verdict without the runner's output: enough to print the report again. */
+const savedGrade = z.object({
+  passed: z.number(),
+  total: z.number(),
+  failures: z.array(
+    z.object({
+      test: z.string(),
+      kind: z.enum(["todo", "api", "transcript", "assertion", "error", "load"]),
+      message: z.string(),
+      where: z.string().optional(),
+      testLine: z.string().optional(),
+    }),
+  ),
+});
+
 const stateSchema = z.object({
-  results: z.record(z.string(), z.object({ hash: z.string(), ok: z.boolean() })).default({}),
+  results: z.record(z.string(), z.object({ hash: z.string(), ok: z.boolean(), grade: savedGrade.optional() })).default({}),
   hints: z.record(z.string(), z.number()).default({}),
 });
 export type CourseState = z.infer<typeof stateSchema>;
@@ -45,23 +61,43 @@ export function updateState(change: (s: CourseState) => void): CourseState {
   return s;
 }
 
+/** Relative imports of a module: `from "./x.ts"`, `import("../y.ts")`, `import "./z.ts"`. */
+const IMPORT = /\bfrom\s*["'](\.{1,2}\/[^"']+)["']|\bimport\s*\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)|\bimport\s+["'](\.{1,2}\/[^"']+)["']/g;
+
+/** `start` and every file it imports, directly or not, by relative path (absolute paths, sorted). */
+export function importClosure(start: string[]): string[] {
+  const seen = new Set<string>();
+  const queue = [...start];
+  while (queue.length > 0) {
+    const file = queue.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    if (!/\.(ts|mts|js|mjs)$/.test(file) || !existsSync(file)) continue;
+    for (const m of readFileSync(file, "utf8").matchAll(IMPORT)) queue.push(resolve(dirname(file), (m[1] ?? m[2] ?? m[3])!));
+  }
+  return [...seen].sort();
+}
+
 /**
- * A hash of what a lesson's check result depends on: the exercise's files, its test file, and
- * the code the tests and exercises import (runtime/, solutions/). Same hash, same result.
+ * A hash of what a lesson's check result depends on: the exercise's files, its test file, every
+ * file those import (tests/support.ts, the grading module, the solutions of earlier lessons, the
+ * docs' transcript module…), all of runtime/ (the scripted model loads scenarios by name), the
+ * test runner's configuration and the lockfile. Same hash, same result; any change there, and
+ * the next `list` or `watch` checks the lesson again.
  */
 export function lessonHash(lesson: Lesson): string {
   const h = createHash("sha256");
-  const add = (label: string, dir: string) => {
-    for (const f of filesUnder(dir)) {
-      h.update(`${label}/${f}\0`);
-      h.update(readFileSync(join(dir, f)));
-      h.update("\0");
-    }
-  };
-  add("exercise", exerciseDir(lesson));
-  h.update(existsSync(testFile(lesson)) ? readFileSync(testFile(lesson)) : "no test file");
-  add("runtime", join(ROOT, "runtime"));
-  add("solutions", join(ROOT, "solutions"));
+  const exercise = filesUnder(exerciseDir(lesson)).map((f) => join(exerciseDir(lesson), f));
+  const files = new Set([
+    ...importClosure([testFile(lesson), ...exercise]),
+    ...filesUnder(join(ROOT, "runtime")).map((f) => join(ROOT, "runtime", f)),
+    ...["vitest.config.ts", "package-lock.json", "package.json"].map((f) => join(ROOT, f)),
+  ]);
+  for (const file of [...files].sort()) {
+    h.update(`${relative(ROOT, file)}\0`);
+    h.update(existsSync(file) ? readFileSync(file) : "(missing)");
+    h.update("\0");
+  }
   return h.digest("hex");
 }
 
@@ -71,8 +107,18 @@ export function cachedResult(state: CourseState, lesson: Lesson, hash = lessonHa
   return r && r.hash === hash ? r.ok : undefined;
 }
 
-export function recordResult(lesson: Lesson, hash: string, ok: boolean): void {
+/** The last check's verdict for the lesson's files as they are now (output left out), or undefined. */
+export function cachedGrade(state: CourseState, lesson: Lesson, hash = lessonHash(lesson)): Grade | undefined {
+  const r = state.results[lesson.id];
+  if (!r || r.hash !== hash || !r.grade) return undefined;
+  return { ok: r.ok, ...r.grade, output: "" };
+}
+
+export function recordResult(lesson: Lesson, hash: string, grade: Grade): void {
+  const { passed, total } = grade;
+  // Messages are kept short: the cache is for the report's first lines, not the runner's log.
+  const failures = grade.failures.slice(0, 20).map((f) => ({ ...f, message: f.message.slice(0, 4000) }));
   updateState((s) => {
-    s.results[lesson.id] = { hash, ok };
+    s.results[lesson.id] = { hash, ok: grade.ok, grade: { passed, total, failures } };
   });
 }

@@ -40,11 +40,29 @@ export function checkReport(lesson: Lesson, grade: Grade, { watch = false } = {}
   return lines;
 }
 
-/** Hint 1, or hints 1 and 2. */
+/**
+ * Hint 1 (guiding questions), or hints 1 and 2 (closer to the code). Each says what the next ask
+ * gives: after the first, a stronger hint; after the second, there is only the reference.
+ */
 export function hintLines(lesson: Lesson, level: 1 | 2, { watch = false } = {}): string[] {
   const lines = [bold(`Hint for ${lesson.id} · ${lesson.title}`), `  ${lesson.hints[0]}`];
-  if (level === 2) lines.push("", bold("A stronger hint:"), `  ${lesson.hints[1]}`, "", dim(`Still stuck? \`npm run solution ${lesson.id}\` shows the reference.`));
-  else lines.push("", dim(watch ? "Need more? Press h again for a stronger one." : `Need more? \`npm run hint ${lesson.id} -- --more\` (or ask again) gives a stronger one.`));
+  if (level === 2)
+    lines.push(
+      "",
+      bold("A stronger hint (closer to the code):"),
+      `  ${lesson.hints[1]}`,
+      "",
+      dim(`That was the last hint: asking again shows these two. Still stuck? \`npm run solution ${lesson.id}\` shows the reference.`),
+    );
+  else
+    lines.push(
+      "",
+      dim(
+        watch
+          ? "Need more? Press h again: the next hint is stronger, closer to the code."
+          : `Need more? Run \`npm run hint ${lesson.id}\` again (or \`npm run hint ${lesson.id} -- --more\`): the next hint is stronger, closer to the code.`,
+      ),
+    );
   return lines;
 }
 

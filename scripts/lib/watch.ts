@@ -18,6 +18,8 @@ export interface WatchDeps {
   check: (lesson: Lesson, signal: AbortSignal) => Promise<Grade>;
   /** Known to pass (from the result cache), without running anything. */
   isDone: (lesson: Lesson) => boolean;
+  /** The last check's verdict when the lesson's files have not changed since (the result cache). */
+  cached?: (lesson: Lesson) => Grade | undefined;
   /** The lines printed for a failed check. */
   report: (lesson: Lesson, grade: Grade) => string[];
   hint: (lesson: Lesson, level: 1 | 2) => string[];
@@ -51,6 +53,14 @@ export class WatchSession {
     this.current = this.firstNotDone();
     if (!this.current) return this.allDone();
     this.deps.print(`Watching lessons/ · current lesson: ${this.current.id} ${this.current.title}`);
+    // Nothing changed since the last check: its verdict at once, no test run (save to re-check).
+    const known = this.deps.cached?.(this.current);
+    if (known && !known.ok) {
+      for (const line of this.deps.report(this.current, known)) this.deps.print(line);
+      this.deps.print("(the last check's result: your files have not changed since)");
+      this.deps.print(KEYS_HELP);
+      return;
+    }
     await this.check(this.current);
   }
 

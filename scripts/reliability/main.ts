@@ -16,6 +16,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { npmSwallowed } from "../lib/args.ts";
 import { ROOT } from "../../runtime/testing.ts";
 import { ATTACK_ENV, ATTACKS, presentToolsets, type AttackResult } from "./attacks.ts";
 import { runBadInputs, type BadInputResult } from "./bad-inputs.ts";
@@ -42,6 +43,8 @@ try {
 } catch (e) {
   usage((e as Error).message);
 }
+const swallowed = npmSwallowed();
+if (swallowed.length > 0) usage(`unknown flag ${swallowed.join(", ")} (npm kept it for itself: put \`--\` before the flags)`);
 const totalRuns = Number(values.runs);
 if (!Number.isInteger(totalRuns) || totalRuns < 1) usage(`--runs must be a positive whole number, not "${values.runs}"`);
 const seed = values.seed === undefined ? undefined : Number(values.seed);

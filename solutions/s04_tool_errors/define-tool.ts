@@ -100,7 +100,8 @@ export class ToolCancelledError extends Error {
 // #region deadline
 /**
  * Runs `work` with a deadline. Its signal aborts when the time is up or when `outer` aborts;
- * either way we stop waiting at once, even for a tool that ignores its signal.
+ * either way we stop waiting at once, even for a tool that ignores its signal. (Given: timer and
+ * listener plumbing. The lesson's part is what the model is told when it fires: timeoutMessage.)
  */
 export async function runWithDeadline<T>(ms: number, outer: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<T> | T): Promise<T> {
   const controller = new AbortController();
@@ -124,10 +125,21 @@ export async function runWithDeadline<T>(ms: number, outer: AbortSignal | undefi
 }
 // #endregion deadline
 
+// #region timeout-message
+/**
+ * What the model reads when a tool ran past its time limit. The tool was stopped (its signal
+ * aborted) and it will return nothing. This text is all the model learns: it cannot see the
+ * clock, so without the tool's name, the limit and what to do now, it may well make the same
+ * call again and wait as long again.
+ */
+export function timeoutMessage(name: string, ms: number): string {
+  return `${name} did not finish within ${ms / 1000} s and was stopped. Do not repeat the same call: try a smaller task, or another way.`;
+}
+// #endregion timeout-message
+
 /** What went wrong, for the model: what happened and what it can do about it. */
 export function describeFailure(name: string, e: unknown): string {
-  if (e instanceof ToolTimeoutError)
-    return `${name} ${e.message} and was stopped. Do not repeat the same call: try a smaller task, or another way.`;
+  if (e instanceof ToolTimeoutError) return timeoutMessage(name, e.ms);
   if (e instanceof ToolCancelledError) return `${name} was stopped: ${e.message}.`;
   if (e instanceof ToolError) return `Error: ${e.message}`;
   const err = e instanceof Error ? e : new Error(String(e));

@@ -2,13 +2,20 @@
  * The course command line, as a learner uses it, on a temporary copy of the repository:
  * for every lesson in the manifest, the pristine exercise fails and the solution passes
  * (`list` grades them all in one run), hints print, reset restores byte for byte (with git and
- * without), list shows the right states; lesson s01 goes through `check` end to end; mistakes get
- * a message and a non-zero exit, never a stack trace.
+ * without) and keeps what it replaced (--undo brings it back), list answers from its cache until
+ * a file changes; lesson s01 goes through `check` end to end; mistakes (an unknown id, flag or
+ * argument) get a one-line message and a non-zero exit, never a stack trace.
+ *
+ * Commands run in this process (`copy.call`: the copy's own course.ts, imported), except where
+ * the process itself is what is tested (an endless loop leaves no process behind, npm's own
+ * handling of flags, a terminal's prompt): one process per scenario there.
  */
-import { appendFileSync, existsSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { appendFileSync, existsSync, readFileSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Lesson } from "../../runtime/manifest.ts";
+import { npmSwallowed } from "../../scripts/lib/args.ts";
 import { hintLines } from "../../scripts/lib/views.ts";
 import { STACK_FRAME, hasCommand, makeCopy, snapshot, solve, stripAnsi, type CourseCopy } from "./course-copy.ts";
 
@@ -67,7 +74,7 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
   afterAll(() => copy?.remove());
 
   it("check s01 on the pristine exercise fails, and its first lines name the TODO that is left and where", async () => {
-    const { code, out } = await copy.run(["check", "s01"]);
+    const { code, out } = await copy.call(["check", "s01"]);
     expect(code).toBe(1);
     const head = out.split("\n").slice(0, 6).join("\n");
     expect(head).toContain(`✗ ${s01.id}`);
@@ -78,7 +85,7 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
   }, 180_000);
 
   it("list: every pristine exercise fails its check, so the first lesson is current and the others not started", async () => {
-    const { code, out } = await copy.run(["list"]);
+    const { code, out } = await copy.call(["list"]);
     expect(code).toBe(0);
     const expected = Object.fromEntries(LESSONS.map((l, i) => [l.id, i === 0 ? "current" : "not started"]));
     expect(states(out)).toEqual(expected);
@@ -87,15 +94,15 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
   }, 180_000);
 
   it("hint prints the guiding questions first, the stronger hint on a second call or with --more", async () => {
-    const first = await copy.run(["hint", "s01"]);
+    const first = await copy.call(["hint", "s01"]);
     expect(first.code).toBe(0);
     expect(first.out).toContain(s01.hints[0]);
     expect(first.out).not.toContain(s01.hints[1]);
-    const second = await copy.run(["hint", "s01"]);
+    const second = await copy.call(["hint", "s01"]);
     expect(second.out).toContain(s01.hints[1]);
     // The last lesson through the command line; every lesson through the same view it prints.
     const last = LESSONS[LESSONS.length - 1]!;
-    const more = await copy.run(["hint", last.id, "--more"]);
+    const more = await copy.call(["hint", last.id, "--more"]);
     expect(more.code).toBe(0);
     expect(more.out).toContain(last.hints[0]);
     expect(more.out).toContain(last.hints[1]);
@@ -108,12 +115,12 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
   }, 180_000);
 
   it("solution shows the reference only when asked: the diff from the exercise to the solution", async () => {
-    const { code, out } = await copy.run(["solution", "s01"]);
+    const { code, out } = await copy.call(["solution", "s01"]);
     expect(code).toBe(0);
     expect(out).toContain(`--- lessons/${s01.dir}/${s01.entry}`);
     expect(out).toContain(`+++ solutions/${s01.dir}/${s01.entry}`);
     expect(out).toMatch(/^\+.*history\.push/m);
-    const full = await copy.run(["solution", "s01", "--full"]);
+    const full = await copy.call(["solution", "s01", "--full"]);
     expect(full.out).toContain(copy.read(`solutions/${s01.dir}/${s01.entry}`).toString().split("\n")[1]!);
   }, 180_000);
 
@@ -121,7 +128,7 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
     const file = join(copy.root, "lessons", s01.dir, s01.entry);
     appendFileSync(file, "\nconst broken = ;\n");
     const lines = copy.read(`lessons/${s01.dir}/${s01.entry}`).toString().split("\n").length;
-    const { code, out } = await copy.run(["check", "s01"]);
+    const { code, out } = await copy.call(["check", "s01"]);
     expect(code).toBe(1);
     expect(out).toContain("does not parse");
     expect(out).toMatch(new RegExp(`${s01.entry.replace(".", "\\.")}:${lines - 1}`));
@@ -142,7 +149,7 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
 
   it("reset without --yes and without a terminal refuses and changes nothing", async () => {
     const before = snapshot(join(copy.root, "lessons", s01.dir));
-    const { code, out } = await copy.run(["reset", "s01"]);
+    const { code, out } = await copy.call(["reset", "s01"]);
     expect(code).toBe(2);
     expect(out).toContain("--yes");
     expect(snapshot(join(copy.root, "lessons", s01.dir))).toEqual(before);
@@ -172,7 +179,7 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
         writeFileSync(join(dir, l.entry), "// my own attempt\n");
         writeFileSync(join(dir, "notes.txt"), "scratch");
       }
-      const { code, out } = await copy.run(["reset", l.id, "--yes"]);
+      const { code, out } = await copy.call(["reset", l.id, "--yes"]);
       expect(code, out).toBe(0);
       expect(snapshot(dir), l.id).toEqual(pristine.get(l.id));
     };
@@ -180,38 +187,110 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
     for (let i = 0; i < LESSONS.length; i += 4) await Promise.all(LESSONS.slice(i, i + 4).map(resetOne));
   }, 180_000);
 
+  it("reset keeps what it replaced in .course/backups/ and says where; --undo brings it back byte for byte", async () => {
+    const dir = join(copy.root, "lessons", s01.dir);
+    solve(copy.root, s01.dir);
+    writeFileSync(join(dir, "notes.md"), "my notes\n");
+    const mine = snapshot(dir);
+    const reset = await copy.call(["reset", "s01", "--yes"]);
+    expect(reset.code, reset.out).toBe(0);
+    const kept = /Your files as they were are in (\.course\/backups\/[^\s/]+)\//.exec(reset.out)?.[1];
+    expect(kept, `reset must say where your files went:\n${reset.out}`).toMatch(new RegExp(`^\\.course/backups/${s01.id}-\\d{4}-\\d\\d-\\d\\dT`));
+    expect(snapshot(join(copy.root, kept!)), "the backup holds every file as it was, byte for byte").toEqual(mine);
+    expect(snapshot(dir)).toEqual(pristine.get("s01"));
+    expect(reset.out).toContain(`npm run reset ${s01.id} -- --undo`);
+
+    // Work goes on after the reset; --undo brings the backup back and keeps what it replaces.
+    appendFileSync(join(dir, s01.entry), "\n// a fresh start\n");
+    const fresh = snapshot(dir);
+    const undo = await copy.call(["reset", "s01", "--undo"]);
+    expect(undo.code, undo.out).toBe(0);
+    expect(snapshot(dir), "--undo restores the files of the last backup exactly").toEqual(mine);
+    expect(existsSync(join(copy.root, kept!)), "the backup put back is not kept twice").toBe(false);
+    const replaced = /The files it replaced are in (\.course\/backups\/[^\s/]+)\//.exec(undo.out)?.[1];
+    expect(replaced, `--undo must say where the files it replaced went:\n${undo.out}`).toBeDefined();
+    expect(snapshot(join(copy.root, replaced!))).toEqual(fresh);
+    // …so --undo again swaps back: nothing is ever lost.
+    expect((await copy.call(["reset", "s01", "--undo"])).code).toBe(0);
+    expect(snapshot(dir)).toEqual(fresh);
+    // --undo takes no --ref, and says so.
+    const both = await copy.call(["reset", "s01", "--undo", "--ref", "HEAD"]);
+    expect(both.code).toBe(2);
+    expect(snapshot(dir)).toEqual(fresh);
+  }, 180_000);
+
+  it("an unknown flag or an extra argument, to any command: one line naming it and the usage, exit 2, nothing changed", async () => {
+    const before = snapshot(join(copy.root, "lessons"));
+    const cases: [string[], string][] = [
+      [["check", "s01", "--verbos"], "unknown flag --verbos"],
+      [["check", "s01", "s02"], 'unexpected argument "s02"'],
+      [["reset", "s01", "--frobnicate"], "unknown flag --frobnicate"],
+      [["reset", "s01", "--yes", "--ref"], "--ref needs a value"],
+      [["reset", "s01", "--yes=no"], "--yes takes no value"],
+      [["hint", "s01", "--mor"], "unknown flag --mor"],
+      [["list", "--all"], "unknown flag --all"],
+      [["list", "s01"], 'unexpected argument "s01"'],
+      [["solution", "s01", "--ful"], "unknown flag --ful"],
+      [["watch", "--fast"], "unknown flag --fast"],
+      [["verify", "--quick"], "unknown flag --quick"],
+      [["lesson", "--frobnicate", "s01"], 'the lesson id comes first, not "--frobnicate"'],
+    ];
+    for (const [args, named] of cases) {
+      const { code, out } = await copy.call(args);
+      const what = `npm run ${args.join(" ")}`;
+      expect(code, `${what}:\n${out}`).toBe(2);
+      const lines = out.trim().split("\n");
+      expect(lines, `${what}: one line`).toHaveLength(1);
+      expect(lines[0], what).toContain(named);
+      expect(lines[0], `${what}: the usage`).toContain(`usage: npm run ${args[0]}`);
+    }
+    expect(snapshot(join(copy.root, "lessons")), "a refused command changes nothing").toEqual(before);
+  }, 180_000);
+
   it("with every solution copied in, every check passes: list says done for all, check s01 and check pass", async () => {
     for (const l of LESSONS) solve(copy.root, l.dir);
-    const list = await copy.run(["list"]);
+    const list = await copy.call(["list"]);
     expect(states(list.out)).toEqual(Object.fromEntries(LESSONS.map((l) => [l.id, "done"])));
-    const one = await copy.run(["check", "s01"]);
+    const one = await copy.call(["check", "s01"]);
     expect(one.code).toBe(0);
     expect(one.out).toContain(`✓ ${s01.id}`);
-    const current = await copy.run(["check"]);
+    const current = await copy.call(["check"]);
     expect(current.code).toBe(0);
     expect(current.out).toContain(`All ${LESSONS.length} lessons pass`);
   }, 180_000);
 
+  it("list answers from its cache while no file changed, and checks again only the lesson whose file did", async () => {
+    const again = await copy.call(["list"]);
+    expect(again.out, "nothing changed since the last list: nothing to check").not.toMatch(/Checking \d+ lesson/);
+    expect(states(again.out)).toEqual(Object.fromEntries(LESSONS.map((l) => [l.id, "done"])));
+    const l = LESSONS[1] ?? LESSONS[0]!;
+    appendFileSync(join(copy.root, "lessons", l.dir, l.entry), "\n// a comment changes the file's hash\n");
+    const after = await copy.call(["list"]);
+    expect(after.out).toContain("Checking 1 lesson(s) whose files changed");
+    expect(states(after.out)[l.id]).toBe("done");
+    expect((await copy.call(["list"])).out).not.toMatch(/Checking \d+ lesson/);
+  }, 180_000);
+
   it("progress follows the files, not a flag: after a reset the lesson is current again; an edited later one is in progress", async () => {
-    await copy.run(["reset", "s01", "--yes"]);
+    await copy.call(["reset", "s01", "--yes"]);
     if (LESSONS.length > 2) {
       const l = LESSONS[2]!;
-      await copy.run(["reset", l.id, "--yes"]);
+      await copy.call(["reset", l.id, "--yes"]);
       appendFileSync(join(copy.root, "lessons", l.dir, l.entry), "\n// started\n");
     }
-    const { out } = await copy.run(["list"]);
+    const { out } = await copy.call(["list"]);
     const s = states(out);
     expect(s.s01).toBe("current");
     if (LESSONS.length > 1) expect(s[LESSONS[1]!.id]).toBe("done");
     if (LESSONS.length > 2) expect(s[LESSONS[2]!.id]).toBe("in progress");
-    const check = await copy.run(["check"]);
+    const check = await copy.call(["check"]);
     expect(check.code).toBe(1);
     expect(check.out).toContain(`Current lesson: ${s01.id}`);
   }, 180_000);
 
   it("an unknown id, a deleted lesson folder: a clear message, exit 2, no stack trace", async () => {
     for (const cmd of ["check", "hint", "reset", "lesson", "solution"]) {
-      const { code, out } = await copy.run([cmd, "s99"]);
+      const { code, out } = await copy.call([cmd, "s99"]);
       expect(code, cmd).toBe(2);
       expect(out).toContain('no lesson "s99"');
       expect(out).not.toMatch(STACK_FRAME);
@@ -220,17 +299,50 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
     renameSync(dir, `${dir}.away`);
     try {
       for (const args of [["check", "s01"], ["lesson", "s01"]]) {
-        const { code, out } = await copy.run(args);
+        const { code, out } = await copy.call(args);
         expect(code, args.join(" ")).toBe(2);
         expect(out).toContain(`npm run reset ${s01.id}`);
         expect(out).not.toMatch(STACK_FRAME);
       }
-      const list = await copy.run(["list"]);
+      const list = await copy.call(["list"]);
       expect(states(list.out).s01).toBe("missing");
     } finally {
       renameSync(`${dir}.away`, dir);
     }
   }, 180_000);
+});
+
+describe.skipIf(!hasCommand("npm"))("flags npm keeps for itself", () => {
+  let copy: CourseCopy;
+  beforeAll(() => {
+    copy = makeCopy({ git: true });
+  }, 60_000);
+  afterAll(() => copy?.remove());
+
+  it("`npm run reset s01 --frobnicate` (no `--`): refused, exit 2, naming the flag and how to pass it", async () => {
+    const dir = join(copy.root, "lessons", "s01_agent_loop");
+    writeFileSync(join(dir, "mine.ts"), "export {};\n");
+    const before = snapshot(dir);
+    const r = await copy.npm(["run", "reset", "s01", "--frobnicate"]);
+    expect(r.code, r.out).toBe(2);
+    expect(r.out).toMatch(/npm run reset: unknown flag --frobnicate \(npm kept it for itself: flags for the course go after `--`/);
+    expect(snapshot(dir)).toEqual(before);
+  }, 180_000);
+
+  it("npmSwallowed: bare flags npm does not know, not npm's own settings nor configured values", () => {
+    const execpath = realpathSync(spawnSync("sh", ["-c", "command -v npm"], { encoding: "utf8" }).stdout.trim());
+    const cli = join(dirname(execpath), "npm-cli.js");
+    const env = {
+      npm_lifecycle_event: "reset",
+      npm_execpath: existsSync(cli) ? cli : execpath,
+      npm_config_frobnicate: "true",
+      npm_config_yes: "true", // npm's own setting
+      npm_config_python: "/usr/bin/python3", // a configured value (node-gyp's), not a flag
+      npm_config_local_prefix: "/somewhere",
+    };
+    expect(npmSwallowed(env)).toEqual(["--frobnicate"]);
+    expect(npmSwallowed({ ...env, npm_lifecycle_event: undefined }), "not run by npm: nothing to find").toEqual([]);
+  });
 });
 
 describe("reset without git: the pristine snapshot under .course/", () => {
@@ -242,15 +354,22 @@ describe("reset without git: the pristine snapshot under .course/", () => {
   }, 60_000);
   afterAll(() => copy?.remove());
 
+  it("--undo before any reset: nothing to undo, exit 1, a message", async () => {
+    const none = await copy.call(["reset", "s01", "--undo"]);
+    expect(none.code).toBe(1);
+    expect(none.out).toContain("nothing to undo");
+    expect(none.out).not.toMatch(STACK_FRAME);
+  }, 180_000);
+
   it("the first command takes the snapshot; reset --yes brings the exercise back byte for byte", async () => {
     const dir = join(copy.root, "lessons", s01.dir);
     const before = snapshot(dir);
-    expect((await copy.run(["hint", "s01"])).code).toBe(0);
+    expect((await copy.call(["hint", "s01"])).code).toBe(0);
     expect(snapshot(join(copy.root, ".course", "pristine", s01.dir))).toEqual(before);
     solve(copy.root, s01.dir);
     writeFileSync(join(dir, "extra.ts"), "export {};\n");
     expect(snapshot(dir)).not.toEqual(before);
-    const { code, out } = await copy.run(["reset", "s01", "--yes"]);
+    const { code, out } = await copy.call(["reset", "s01", "--yes"]);
     expect(code, out).toBe(0);
     expect(out).toContain(".course/pristine");
     expect(snapshot(dir)).toEqual(before);

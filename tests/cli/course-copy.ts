@@ -7,6 +7,7 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { format } from "node:util";
 import type { Lesson } from "../../runtime/manifest.ts";
 import { ROOT, filesUnder } from "../../scripts/lib/paths.ts";
 
@@ -20,8 +21,16 @@ const copied = () => readdirSync(ROOT).filter((e) => !NOT_COPIED.has(e) && !e.en
 
 export interface CourseCopy {
   root: string;
-  /** Runs `tsx scripts/course.ts <args>` in the copy; output without colours. */
+  /** Runs `tsx scripts/course.ts <args>` in the copy, as a process; output without colours. */
   run: (args: string[], opts?: { input?: string; env?: NodeJS.ProcessEnv }) => Promise<{ code: number; out: string }>;
+  /**
+   * The same command in this process: the copy's own scripts/course.ts, imported, called with
+   * `args` (its paths are the copy's); what it prints is captured. Much faster than a process;
+   * the checks it runs are still test-runner processes, as for a learner.
+   */
+  call: (args: string[], opts?: { env?: NodeJS.ProcessEnv }) => Promise<{ code: number; out: string }>;
+  /** `npm <args>` in the copy, as a learner types it. */
+  npm: (args: string[]) => Promise<{ code: number; out: string }>;
   read: (rel: string) => Buffer;
   /** The copy's own manifest (other lessons may have been added since this test file loaded). */
   lessons: () => Promise<Lesson[]>;
@@ -71,6 +80,15 @@ export function makeCopy({ git }: { git: boolean }): CourseCopy {
         child.stdin.end(opts.input ?? "");
         child.on("close", (code) => resolve({ code: code ?? -1, out: stripAnsi(out) }));
       }),
+    call: (args, opts = {}) => callInProcess(root, args, { ...env, ...opts.env }),
+    npm: (args) =>
+      new Promise((resolve) => {
+        const child = spawn(process.platform === "win32" ? "npm.cmd" : "npm", args, { cwd: root, env });
+        let out = "";
+        child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+        child.stderr.on("data", (c: Buffer) => (out += c.toString()));
+        child.on("close", (code) => resolve({ code: code ?? -1, out: stripAnsi(out) }));
+      }),
     read: (rel) => readFileSync(join(root, rel)),
     lessons: async () => ((await import(pathToFileURL(join(root, "runtime/manifest.ts")).href)) as { LESSONS: Lesson[] }).LESSONS,
     terminal: (args, { pty }) => {
@@ -82,6 +100,36 @@ export function makeCopy({ git }: { git: boolean }): CourseCopy {
     },
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
+}
+
+/** One call at a time: the console and the environment are this process's own. */
+let queue: Promise<unknown> = Promise.resolve();
+
+async function callInProcess(root: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; out: string }> {
+  const turn = queue.then(async () => {
+    const mod = (await import(pathToFileURL(join(root, "scripts/course.ts")).href)) as { runCourse: (argv: string[]) => Promise<number> };
+    const saved = { env: process.env, log: console.log, error: console.error, warn: console.warn, write: process.stdout.write };
+    let out = "";
+    const take = (...parts: unknown[]) => void (out += `${format(...parts)}\n`);
+    console.log = take;
+    console.error = take;
+    console.warn = take;
+    process.stdout.write = ((chunk: string | Uint8Array) => ((out += chunk.toString()), true)) as typeof process.stdout.write;
+    // The learner's environment, as for a process (nothing of this test runner's); put back after.
+    process.env = { ...env };
+    try {
+      const code = await mod.runCourse(args);
+      return { code, out: stripAnsi(out) };
+    } finally {
+      process.env = saved.env;
+      console.log = saved.log;
+      console.error = saved.error;
+      console.warn = saved.warn;
+      process.stdout.write = saved.write;
+    }
+  });
+  queue = turn.catch(() => {});
+  return turn;
 }
 
 /** Every file of a folder of the copy, as { relative path → bytes }. */
@@ -109,7 +157,7 @@ export class Terminal {
     this.exited = new Promise((r) => child.on("close", (code) => r(code ?? -1)));
   }
   /** Waits for `pattern` in the output that came after the previous wait. */
-  async waitFor(pattern: RegExp | string, ms = 60_000): Promise<string> {
+  async waitFor(pattern: RegExp | string, ms = 150_000): Promise<string> {
     const deadline = Date.now() + ms;
     for (;;) {
       const rest = this.text.slice(this.from);

@@ -30,21 +30,21 @@ describe(`npm run watch in a ${usePty ? "pseudo-terminal" : "pipe"}`, () => {
     const seen = await term.waitFor(KEYS_HELP);
     expect(seen).toContain(`current lesson: ${s01.id}`);
     expect(seen).toContain("A TODO is left");
-  }, 120_000);
+  }, 240_000);
 
   it("h prints the hint, h again the stronger one", async () => {
     term.press("h");
     await term.waitFor(s01.hints[0]);
     term.press("h");
     await term.waitFor(s01.hints[1]);
-  }, 120_000);
+  }, 240_000);
 
   it("r runs the lesson's script (offline), then takes keys again", async () => {
     term.press("r");
     const seen = await term.waitFor(KEYS_HELP);
     expect(seen).toContain(`npm run lesson ${s01.id}`);
     expect(seen).toContain("TODO left");
-  }, 120_000);
+  }, 240_000);
 
   it("saving the solved exercise reruns the check, which passes, and moves on", async () => {
     solve(copy.root, s01.dir);
@@ -52,18 +52,18 @@ describe(`npm run watch in a ${usePty ? "pseudo-terminal" : "pipe"}`, () => {
     const next = LESSONS[1];
     if (next) await term.waitFor(`Next: ${next.id}`);
     else await term.waitFor("Every lesson passes");
-  }, 120_000);
+  }, 240_000);
 
   it("l lists the lessons with their states", async () => {
     if (LESSONS[1]) await term.waitFor(KEYS_HELP); // the next lesson's check is done
     term.press("l");
     await term.waitFor(new RegExp(`done\\s+${s01.id}\\s+${s01.title}`));
     await term.waitFor(`1 of ${LESSONS.length} lessons done`);
-  }, 120_000);
+  }, 240_000);
 
   it("q quits with exit code 0", async () => {
     term.press("q");
     await term.waitFor("Bye");
     expect(await term.exited).toBe(0);
-  }, 120_000);
+  }, 240_000);
 });

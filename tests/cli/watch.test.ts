@@ -61,7 +61,7 @@ function harness(opts: { slowCheck?: boolean; script?: () => Promise<void> } = {
     debounceMs: 10,
   };
   const session = new WatchSession(deps);
-  return { session, passing, cached, printed, checked, aborted, ran, release: () => release?.() };
+  return { session, deps, passing, cached, printed, checked, aborted, ran, release: () => release?.() };
 }
 
 describe("watch: saves", () => {
@@ -73,6 +73,26 @@ describe("watch: saves", () => {
     expect(h.checked).toEqual(["s02"]);
     expect(h.printed).toContain("REPORT s02 fails");
     expect(h.printed).toContain(KEYS_HELP);
+  });
+
+  it("starts with the last check's verdict when the files have not changed since: no test run, then a save checks again", async () => {
+    const h = harness();
+    const lastVerdict = grade(false);
+    h.session = new WatchSession({ ...h.deps, cached: (l) => (l.id === "s01" ? lastVerdict : undefined) });
+    await h.session.start();
+    expect(h.checked, "a verdict still valid for the files is not checked again").toEqual([]);
+    expect(h.printed).toContain("REPORT s01 fails");
+    expect(h.printed).toContain(KEYS_HELP);
+    h.session.fileChanged("s01_topic/agent.ts");
+    await h.session.idle();
+    expect(h.checked).toEqual(["s01"]);
+  });
+
+  it("without a verdict for the files as they are (or with a passing one), start checks", async () => {
+    const h = harness();
+    h.session = new WatchSession({ ...h.deps, cached: () => undefined });
+    await h.session.start();
+    expect(h.checked).toEqual(["s01"]);
   });
 
   it("reruns the check on every save in the lesson's folder", async () => {

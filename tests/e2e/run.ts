@@ -21,14 +21,23 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { LESSONS, findLesson, type Lesson } from "../../runtime/manifest.ts";
 import { missingLessonPages } from "../../scripts/docs/pages.ts";
+import { strictArgsOrExit } from "../../scripts/lib/args.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const DIST = join(ROOT, "docs/.vitepress/dist");
 const SHOTS = join(ROOT, "docs/.vitepress/cache/e2e");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-const args = process.argv.slice(2);
-const onlyKey = args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined;
+const cli = strictArgsOrExit({
+  command: "npm run test:e2e",
+  usage: "[-- --no-build] [-- --only sNN]",
+  options: { "no-build": { type: "boolean" }, only: { type: "string" } },
+});
+const onlyKey = cli.values.only;
+if (onlyKey !== undefined && !findLesson(onlyKey)) {
+  console.error(`npm run test:e2e: no lesson "${onlyKey}" for --only: the lessons are ${LESSONS.map((l) => l.id).join(", ")}`);
+  process.exit(2);
+}
 
 // ---------------------------------------------------------------- reporting
 
@@ -223,7 +232,7 @@ async function main(): Promise<number> {
     console.error(`Chromium is not installed at ${CHROMIUM}. Install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH).`);
     return 1;
   }
-  if (!args.includes("--no-build")) {
+  if (!cli.values["no-build"]) {
     console.log("== building the site (npm run docs:build)");
     const b = spawnSync("npm", ["run", "docs:build"], { cwd: ROOT, stdio: "inherit" });
     if (b.status !== 0) {

@@ -1,0 +1,123 @@
+/**
+ * Strict command-line arguments for every course command: node's own `util.parseArgs` with
+ * `strict: true`, and one short line for every mistake (the flag or argument that is wrong, then
+ * the command's usage), exit code 2. A typo such as `--verbos` is an error, never ignored.
+ *
+ * npm keeps the flags written before `--` for itself: `npm run reset s01 --frobnicate` runs the
+ * script WITHOUT `--frobnicate` and sets `npm_config_frobnicate=true` instead. `npmSwallowed()`
+ * finds such flags (names npm does not know as its own settings), so they are refused too.
+ */
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+/** A mistake in how a command was called: printed as one line, exit code 2. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+export interface CommandSpec<O extends Options> {
+  /** How the learner types it: "npm run reset". */
+  command: string;
+  /** The rest of the usage line: "sNN [-- --yes | --undo]". */
+  usage: string;
+  options: O;
+  /** How many plain arguments (lesson ids, words) it takes; default none. */
+  positionals?: { max: number };
+}
+
+/** `usage: npm run reset sNN [-- --yes]` */
+export const usageLine = (spec: { command: string; usage: string }) => `usage: ${spec.command}${spec.usage ? ` ${spec.usage}` : ""}`;
+
+/** The mistake, in a few words, from node's parseArgs error. */
+function reason(e: unknown): string {
+  const err = e as { code?: string; message?: string };
+  const message = err.message ?? String(e);
+  const quoted = /'([^']+)'/.exec(message)?.[1];
+  switch (err.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `unknown flag ${quoted ?? message}`;
+    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
+      return `unexpected argument "${quoted ?? message}"`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      return /argument missing/.test(message) ? `${quoted?.replace(/ <value>$/, "") ?? "a flag"} needs a value` : `${quoted ?? "a flag"} takes no value`;
+    default:
+      return message.split("\n")[0]!;
+  }
+}
+
+/** Parses `argv` strictly for `spec`; throws a one-line UsageError naming what is wrong. */
+export function strictArgs<O extends Options>(spec: CommandSpec<O>, argv: string[]) {
+  const fail = (what: string): never => {
+    throw new UsageError(`${spec.command}: ${what}. ${usageLine(spec)}`);
+  };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: spec.options, strict: true, allowPositionals: true, allowNegative: false });
+  } catch (e) {
+    return fail(reason(e));
+  }
+  const max = spec.positionals?.max ?? 0;
+  if (parsed.positionals.length > max) fail(`unexpected argument "${parsed.positionals[max]}"`);
+  const swallowed = npmSwallowed();
+  if (swallowed.length > 0)
+    fail(`unknown flag ${swallowed.join(", ")} (npm kept it for itself: flags for the course go after \`--\`, as in \`${spec.command} … -- --flag\`)`);
+  return parsed;
+}
+
+/**
+ * Bare flags npm took from the command line and does not know as its own settings: flags meant
+ * for the course that npm kept (written before `--`). Empty when not run by npm, or when npm's
+ * own list of settings cannot be read (then nothing can be told apart, so nothing is refused).
+ */
+export function npmSwallowed(env: NodeJS.ProcessEnv = process.env): string[] {
+  const known = npmSettings(env.npm_execpath);
+  if (!known || !env.npm_lifecycle_event) return [];
+  return Object.keys(env)
+    // A bare `--flag` npm kept is "true"; settings with other values (an .npmrc's, node-gyp's
+    // npm_config_python=…) are someone's configuration, not a typo on this command line.
+    .filter((k) => /^npm_config_[a-z0-9_]+$/i.test(k) && env[k] === "true")
+    .map((k) => k.slice("npm_config_".length).toLowerCase())
+    .filter((name) => !known.has(name) && !NPM_DERIVED.has(name))
+    .map((name) => `--${name.replaceAll("_", "-")}`)
+    .sort();
+}
+
+/** Set by npm itself for every script, though not settings a learner can type. */
+const NPM_DERIVED = new Set(["local_prefix", "global_prefix", "npm_version", "nodedir", "node_gyp", "user_agent", "prefix"]);
+
+const cache = new Map<string, Set<string> | undefined>();
+
+/** npm's own setting names ("save_dev", as they appear in npm_config_*), from npm's install. */
+function npmSettings(execpath: string | undefined): Set<string> | undefined {
+  if (!execpath) return undefined;
+  if (cache.has(execpath)) return cache.get(execpath);
+  let names: Set<string> | undefined;
+  try {
+    const file = join(dirname(execpath), "..", "node_modules", "@npmcli", "config", "lib", "definitions", "definitions.js");
+    if (existsSync(file)) {
+      const mod = createRequire(import.meta.url)(file) as { definitions?: Record<string, unknown> } & Record<string, unknown>;
+      const defs = mod.definitions ?? mod;
+      names = new Set(Object.keys(defs).map((k) => k.replaceAll("-", "_").replaceAll(".", "_").toLowerCase()));
+      if (names.size < 50) names = undefined; // not the list we expect: do not guess
+    }
+  } catch {
+    names = undefined;
+  }
+  cache.set(execpath, names);
+  return names;
+}
+
+/** For a script's entry point: strictArgs, or the one-line message on stderr and exit code 2. */
+export function strictArgsOrExit<O extends Options>(spec: CommandSpec<O>, argv: string[] = process.argv.slice(2)) {
+  try {
+    return strictArgs(spec, argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    console.error(e.message);
+    process.exit(2);
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * npm run test:all [-- --no-build]
+ *
+ * Everything `npm test` runs, and what it leaves out to stay near a minute:
+ *   1. vitest, both projects (vitest.config.ts): the learner's suite, plus the course command
+ *      line, the reliability samples, the mutants, the offline model as a process, the appendix
+ *   2. `npm run verify`: every pristine exercise fails, every solution passes, every mutant caught
+ *   3. `npm run test:e2e`: the docs site in a browser (it builds the site first; `--no-build`
+ *      uses the build already in docs/.vitepress/dist, as CI does after `npm run docs:build`)
+ *
+ * Every step runs even when one before it failed; the summary names the ones that failed.
+ */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { bold, green, red } from "../runtime/print.ts";
+import { strictArgsOrExit } from "./lib/args.ts";
+import { ROOT } from "./lib/paths.ts";
+
+const { values } = strictArgsOrExit({ command: "npm run test:all", usage: "[-- --no-build]", options: { "no-build": { type: "boolean" } } });
+
+const node = (args: string[]) => spawnSync(process.execPath, args, { cwd: ROOT, stdio: "inherit" }).status ?? 1;
+const tsx = (file: string, args: string[] = []) => node(["--import", "tsx", join(ROOT, file), ...args]);
+
+const steps: [string, () => number][] = [
+  ["vitest (both projects: learner and extended)", () => node([join(ROOT, "node_modules/vitest/vitest.mjs"), "run"])],
+  ["verify (exercises fail, solutions pass, mutants caught)", () => tsx("scripts/course.ts", ["verify"])],
+  ["test:e2e (the docs site in a browser)", () => tsx("tests/e2e/run.ts", values["no-build"] ? ["--no-build"] : [])],
+];
+
+const failed: string[] = [];
+for (const [name, run] of steps) {
+  console.log(bold(`\n== test:all · ${name}`));
+  if (run() !== 0) failed.push(name);
+}
+console.log("");
+if (failed.length > 0) {
+  console.error(red(`test:all: ${failed.length} of ${steps.length} steps failed: ${failed.join("; ")}`));
+  process.exit(1);
+}
+console.log(green(`test:all: all ${steps.length} steps pass`));
