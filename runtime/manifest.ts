@@ -244,6 +244,21 @@ export const LESSONS: Lesson[] = [
         "a child whose outcome is not done → throw new ToolError(`… did not finish: ${describeOutcome(outcome)}`); else return its final text.",
     ],
   },
+  {
+    id: "s16",
+    dir: "s16_skills",
+    title: "Skills",
+    idea: "Skills as folders with a SKILL.md (YAML front matter: name, description; a body of instructions): the system prompt lists only names and descriptions, a load_skill tool returns a body when the model asks, so the prompt stays small however many skills there are.",
+    entry: "agent.ts",
+    hints: [
+      "What does the model need to know up front to decide that a skill applies, and what only once it has decided? " +
+        "Front matter is YAML: what does a hand-made split on \":\" do to a description that spans two lines, or holds a colon? " +
+        "A broken SKILL.md among fifty: should the agent refuse to start, or say which one and go on?",
+      "parseSkill: const m = /^---\\r?\\n([\\s\\S]*?)\\r?\\n---\\r?\\n?([\\s\\S]*)$/.exec(text); data = parse(m[1]) (yaml); FrontMatter.safeParse(data); return { name, description, body: m[2].trim(), file }. " +
+        "skillsPrompt: [\"\", \"Skills: … load_skill …\", ...skills.map((s) => `- ${s.name}: ${s.description}`)].join(\"\\n\"). " +
+        "load_skill: skills.find((s) => s.name === name) ?? throw new ToolError(`no skill is named …; the skills are: …`). In the loop: system: system(root) + skillsPrompt(skills).",
+    ],
+  },
 ];
 
 /** Finds a lesson by "s01", "1", "01" or "s01_agent_loop". */

@@ -93,3 +93,8 @@ export const S15_TASK = "Find out why one login test fails: have one helper read
 /** The prompts the s15 parent gives its two children (the scripted model answers them as tasks). */
 export const S15_CHILD_SOURCE = "Read src/login.js and quote the line that decides when an account is locked, with its line number.";
 export const S15_CHILD_LOG = "Read logs/auth.log and quote the line that shows an account not locked after too many failed attempts.";
+
+/** s16: a task that one of the example skills (examples/skills) is written for. */
+export const S16_TASK = "Write the release notes for version 1.2.1: the login lockout off-by-one is fixed.";
+/** The example skills: folders with a SKILL.md each. */
+export const SKILLS_EXAMPLE = resolve(dirname(fileURLToPath(import.meta.url)), "../examples/skills");

@@ -21,7 +21,7 @@
  * lesson is not in the course yet prints "n/a (lesson not present)" and is null in the JSON.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -31,6 +31,7 @@ import { SCRIPTED_MODEL_ID, type Llm } from "../../runtime/client.ts";
 import { output } from "../../runtime/print.ts";
 import { ScriptedModel, type ScriptedModelOptions } from "../../runtime/scripted/model.ts";
 import { ROOT } from "../../runtime/testing.ts";
+import { estimateTokens } from "../../runtime/tokens.ts";
 import { readFile, READ_MAX_CHARS } from "../../runtime/tools/files.ts";
 import { presentAdapters, type FuzzTool, type LessonAdapter } from "../reliability/lessons.ts";
 import { planScenario, withDescription, type Plan } from "../reliability/plan.ts";
@@ -261,6 +262,30 @@ const context = {
   cache_read_share: round(cached.cacheShare, 3),
 };
 
+// ── skills: the system prompt with 1 and with 50 skills (s16+) ──
+let skillsFigure: { prompt_tokens_1: number; prompt_tokens_50: number; growth_per_skill: number } | null = null;
+const skillsModule = join(ROOT, "solutions", "s16_skills", "skills.ts");
+if (/skillsPrompt\(/.test(readFileSync(join(ROOT, "solutions", final.lesson.dir, final.lesson.entry), "utf8")) && existsSync(skillsModule)) {
+  progress(`skills: ${final.lesson.id}, 1 vs 50 skills`);
+  const { loadSkills } = (await import(skillsModule)) as typeof import("../../solutions/s16_skills/skills.ts");
+  const promptTokens = async (n: number) => {
+    const dir = mkdtempSync(join(tmpdir(), "course-bench-skills-"));
+    for (let i = 0; i < n; i++) {
+      mkdirSync(join(dir, `skill-${i}`));
+      // Each body is about 1 500 tokens of instructions, as real skills are.
+      writeFileSync(join(dir, `skill-${i}`, "SKILL.md"), `---\nname: skill-${i}\ndescription: Does task number ${i} the way this team likes it.\n---\n\n${"Step by step instructions. ".repeat(230)}\n`);
+    }
+    const { llm } = bench({ scenario: planScenario(withDescription({ turns: [{ blocks: [{ type: "text", text: "ok" }], stop: "natural" }] })) });
+    await final.run(llm, [{ role: "user", content: "Benchmark task." }], [tool(async () => "ok")], { extra: { skills: loadSkills(dir).skills } });
+    rmSync(dir, { recursive: true, force: true });
+    const system = (llm.scripted.exchanges[0]?.request as { system?: string | Array<{ text: string }> } | undefined)?.system;
+    return estimateTokens(typeof system === "string" ? system : (system ?? []).map((b) => b.text).join("\n"));
+  };
+  const one = await promptTokens(1);
+  const fifty = await promptTokens(50);
+  skillsFigure = { prompt_tokens_1: one, prompt_tokens_50: fifty, growth_per_skill: round((fifty - one) / 49, 1) };
+}
+
 // ── learner's cycle ──
 let cycle: { check_s: number | null } = { check_s: null };
 if (!values["skip-cycle"]) {
@@ -367,6 +392,17 @@ if (costFigure)
     ],
   );
 else out(`${NA} (s13: the final agent marks no cache breakpoint)\n`);
+out("### Skills (the system prompt with 1 and with 50 skills of about 1 500 tokens each)");
+out();
+if (skillsFigure)
+  table(
+    ["skills", "system-prompt tokens", "figure"],
+    [
+      ["1", String(skillsFigure.prompt_tokens_1), ""],
+      ["50", String(skillsFigure.prompt_tokens_50), `growth_per_skill = ${skillsFigure.growth_per_skill} tokens (goal ≤ 40: a name and a description, never a body)`],
+    ],
+  );
+else out(`${NA} (s16)\n`);
 out("### The learner's cycle");
 out();
 out(cycle.check_s === null ? "skipped (--skip-cycle)" : `npm run check s01: ${cycle.check_s} s (reported, not judged)`);
@@ -387,6 +423,7 @@ const summary = {
   learner_cycle: { ...cycle, ...testCycle },
   context,
   cost: costFigure,
+  skills: skillsFigure,
 };
 
 if (values["update-docs"]) {
