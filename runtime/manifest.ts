@@ -259,6 +259,21 @@ export const LESSONS: Lesson[] = [
         "load_skill: skills.find((s) => s.name === name) ?? throw new ToolError(`no skill is named …; the skills are: …`). In the loop: system: system(root) + skillsPrompt(skills).",
     ],
   },
+  {
+    id: "s17",
+    dir: "s17_mcp",
+    title: "MCP tools",
+    idea: "Tools from MCP servers over stdio with the SDK's client: servers started from an mcpServers config and stopped when the run ends, their tools offered as mcp__<server>__<tool> with their JSON Schemas, results mapped to tool_result blocks (text, images, isError), a server that hangs, crashes or fails an is_error result, never an exception.",
+    entry: "agent.ts",
+    hints: [
+      "Two servers may both have a tool called search: how does the model tell them apart, and which characters may a tool name hold? " +
+        "An MCP result has content blocks and an isError flag; a tool_result has content blocks and is_error: what maps to what, and what must an error result never be? " +
+        "The loop can end in three ways (done, stopped, an exception): in which of them must the servers' processes stop?",
+      "toolName: `mcp__${server}__${tool}`.replace(/[^a-zA-Z0-9_-]/g, \"_\").slice(0, 128). " +
+        "toToolResult: text → { type: \"text\", text }; image with a known mimeType → { type: \"image\", source: { type: \"base64\", media_type: mimeType, data } }; else a short text; never empty; is_error: result.isError === true. " +
+        "runAgent: try { return await agentLoop(llm, history, { ...opts, ...(started ? { mcp: started } : {}) }) } finally { await started?.close() }.",
+    ],
+  },
 ];
 
 /** Finds a lesson by "s01", "1", "01" or "s01_agent_loop". */

@@ -98,3 +98,8 @@ export const S15_CHILD_LOG = "Read logs/auth.log and quote the line that shows a
 export const S16_TASK = "Write the release notes for version 1.2.1: the login lockout off-by-one is fixed.";
 /** The example skills: folders with a SKILL.md each. */
 export const SKILLS_EXAMPLE = resolve(dirname(fileURLToPath(import.meta.url)), "../examples/skills");
+
+/** s17: a question only the example MCP server (examples/mcp-notes) can answer. */
+export const S17_TASK = "What do our team notes say about account lockouts?";
+/** The example MCP server's config file, in the `mcpServers` format. */
+export const MCP_EXAMPLE_CONFIG = resolve(dirname(fileURLToPath(import.meta.url)), "../examples/mcp-notes/mcp.json");
