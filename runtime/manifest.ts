@@ -147,8 +147,8 @@ export const LESSONS: Lesson[] = [
       "Where in the loop does a response arrive, and where does the run end (count the returns)? Which one place could every ending pass through? " +
         "Is a run's cost the cost of its last turn, or of all of them? " +
         "For the table: how do you know an assistant message's stop_reason, when the message itself does not carry it?",
-      "think: const usage = turnUsage(model, response.usage); totals = addTurn(totals, usage); emit({ type: \"think\", turn: turns, message: response, usage, ms: Date.now() - asked }). " +
-        "finish: emit({ type: \"stop\", turn: turns, outcome, totals, ms: Date.now() - startedAt }); return outcome. " +
+      "RunEvents.think: const usage = turnUsage(this.model, message.usage); this.totals = addTurn(this.totals, usage); this.emit({ type: \"think\", turn: this.turn(), message, usage, ms: Date.now() - asked }). " +
+        "RunEvents.stop: this.emit({ type: \"stop\", turn: this.turn(), outcome, totals: this.totals, ms: Date.now() - this.startedAt }); return outcome. " +
         "messageTable: messages.map((m, i) => `[${i}] ${m.role.padEnd(10)} ` + (text → quote(text) | blocks.map(b => describeBlock(b, blocks.length === 1)).join(\" + \")), then for assistant lines the response with sameContent, padEnd(72) + ` stop_reason: …`).",
     ],
   },
@@ -179,7 +179,7 @@ export const LESSONS: Lesson[] = [
         "If you drop the oldest messages, which cut points can never leave a tool_result without its tool_use (or the reverse)? " +
         "When the answer is cut off in its text, what does the model need to see to go on?",
       "cutPoints: every index i >= 2 with messages[i].role === \"assistant\". retryTurn: for (let attempt = 1; ; attempt++) { try { return await send() } catch (e) { if (attempt > retries || !isStreamBreak(e, opts.signal)) throw e; await opts.onRetry?.(attempt, e); await sleep((opts.delayMs ?? 250) * 2 ** (attempt - 1)) } }. " +
-        "Loop: isPromptTooLong(e) → if (recovery.compact(windowOf(e))) continue; else return finish(guard.stop(\"prompt_too_long\", …)). " +
+        "Loop: isPromptTooLong(e) → if (recovery.compact(windowOf(e))) continue; else return events.stop(guard.stop(\"prompt_too_long\", …)). " +
         "max_tokens with a text last block (recovery.canContinue): appendResponse(history, response); history.push({ role: \"user\", content: CONTINUE_PROMPT }); recovery.continuations++; continue.",
     ],
   },

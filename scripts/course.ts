@@ -21,7 +21,6 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline/promises";
-import { createTwoFilesPatch } from "diff";
 import { LESSONS, findLesson, type Lesson } from "../runtime/manifest.ts";
 import { bold, cyan, dim, green, red, yellow } from "../runtime/print.ts";
 import { ROOT, exerciseDir, filesUnder, solutionDir, testFileRel } from "./lib/paths.ts";
@@ -32,9 +31,8 @@ import type { Grade } from "./lib/grade.ts";
 import { checkLesson, currentLesson, statuses } from "./lib/progress.ts";
 import { cachedGrade, cachedResult, loadState, updateState } from "./lib/state.ts";
 import { checkReport, hintLines, listLines } from "./lib/views.ts";
-import { WatchSession, attachTerminal } from "./lib/watch.ts";
-import { firstSyntaxError } from "./lib/syntax.ts";
-import { findMutants, runMutants } from "./lib/mutants.ts";
+// What only one command needs (the TypeScript parser, diff, watch, mutants) is imported by that
+// command: `npm run list` and `hint` start faster without them.
 
 /** A learner's code may loop forever; a check gives up after this long (COURSE_CHECK_TIMEOUT_MS). */
 const checkTimeoutMs = () => Number(process.env.COURSE_CHECK_TIMEOUT_MS) || 180_000;
@@ -59,7 +57,7 @@ const print = (lines: string[]) => {
 
 const LESSON_USAGE = { command: "npm run lesson", usage: "sNN [-- --solution] [task…] (other flags go to the lesson's script)" };
 
-function cmdLesson(args: string[]): number {
+async function cmdLesson(args: string[]): Promise<number> {
   // The words and flags after the id are the lesson script's own (a task, s12's --yes…): they
   // are passed on, and the script refuses what it does not take. The id comes first.
   const swallowed = npmSwallowed();
@@ -72,6 +70,7 @@ function cmdLesson(args: string[]): number {
   const file = join(tree, lesson.dir, lesson.entry);
   if (!existsSync(join(ROOT, file)))
     throw new UsageError(solution ? `${file} is missing from the course.` : `${file} is missing. Restore the exercise with \`npm run reset ${lesson.id}\`.`);
+  const { firstSyntaxError } = await import("./lib/syntax.ts");
   const broken = firstSyntaxError(join(ROOT, tree, lesson.dir), ROOT);
   if (broken) {
     console.error(red(`${tree}/${lesson.dir} does not parse, so it cannot run:\n    ${broken}\nFix the syntax at the line shown and save.`));
@@ -239,7 +238,7 @@ function colorPatch(patch: string): string {
     .join("\n");
 }
 
-function cmdSolution(argv: string[]): number {
+async function cmdSolution(argv: string[]): Promise<number> {
   const { positionals: positional, values } = strictArgs(
     { command: "npm run solution", usage: "sNN [-- --full | --mine]", options: { full: { type: "boolean" }, mine: { type: "boolean" } }, positionals: { max: 1 } },
     argv,
@@ -261,6 +260,7 @@ function cmdSolution(argv: string[]): number {
   const p = flags.has("mine") ? undefined : pristine(lesson);
   const from = p ? "the exercise as given" : "your exercise";
   console.log(dim(`What it adds to ${from} (\`-- --full\` prints the whole files${p ? ", `-- --mine` diffs against your file" : ""}):\n`));
+  const { createTwoFilesPatch } = await import("diff");
   const exFiles = new Set([...(p ? p.files.keys() : filesUnder(exerciseDir(lesson))), ...files]);
   for (const f of [...exFiles].sort()) {
     const mine = join(exerciseDir(lesson), f);
@@ -276,6 +276,7 @@ function cmdSolution(argv: string[]): number {
 
 async function cmdWatch(argv: string[]): Promise<number> {
   strictArgs({ command: "npm run watch", usage: "", options: {} }, argv);
+  const { WatchSession, attachTerminal } = await import("./lib/watch.ts");
   const session = new WatchSession({
     lessons: () => LESSONS,
     check: (lesson, signal) => checkLesson(lesson, { signal, timeoutMs: checkTimeoutMs() }),
@@ -352,20 +353,22 @@ async function cmdVerify(argv: string[]): Promise<number> {
     if (!sol.ok) problems.push(`${l.id}: the solution fails its tests:\n${sol.output.slice(-3000)}`);
     if (ex.ok) problems.push(`${l.id}: the pristine exercise passes its tests (they cannot tell a solved lesson from an unsolved one)`);
   }
-  // Mutants: each lesson's tests must fail a solution with one deliberate, classic bug.
-  const found = findMutants(lessons);
-  problems.push(...found.problems);
-  const graded = await runMutants(found.mutants, (r) =>
-    console.log(`${r.mutant.lesson.id} ${r.mutant.name}: ${r.caught ? green("caught") : red("SURVIVED")} (${r.detail})`),
+  // Mutants (patches in tests/mutants/) must fail with their rule leading; alternatives
+  // (tests/alternatives/) are valid loops that must pass. See scripts/lib/mutants.ts.
+  const { findPatches, runMutants } = await import("./lib/mutants.ts");
+  const found = [findPatches(lessons, "mutant"), findPatches(lessons, "alternative")];
+  for (const f of found) problems.push(...f.problems);
+  const graded = await runMutants(found.flatMap((f) => f.mutants), (r) =>
+    console.log(`${r.mutant.lesson.id} ${r.mutant.kind} ${r.mutant.name}: ${r.caught ? green(r.mutant.kind === "mutant" ? "caught" : "passes") : red("WRONG")} (${r.detail})`),
   );
   for (const r of graded.filter((g) => !g.caught))
-    problems.push(`${r.mutant.lesson.id} ${r.mutant.name} (${r.mutant.file}): ${r.detail}\n${r.output.slice(-2000)}`);
+    problems.push(`${r.mutant.lesson.id} ${r.mutant.kind} ${r.mutant.name} (${r.mutant.file}): ${r.detail}\n${r.output.slice(0, 2000)}`);
   if (problems.length > 0) {
     console.error(red(`\nverify: ${problems.length} problem(s)`));
     for (const p of problems) console.error(`  - ${p}`);
     return 1;
   }
-  console.log(green(`verify: ${lessons === LESSONS ? "all " : ""}${lessons.length} lesson(s) ok (exercises fail, solutions pass, ${graded.length} mutants caught)`));
+  console.log(green(`verify: ${lessons === LESSONS ? "all " : ""}${lessons.length} lesson(s) ok (exercises fail, solutions pass, ${graded.filter((g) => g.mutant.kind === "mutant").length} mutants caught, ${graded.filter((g) => g.mutant.kind === "alternative").length} alternatives pass)`));
   return 0;
 }
 

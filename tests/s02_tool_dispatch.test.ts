@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S02_TASK, S02_WORKSPACE } from "../runtime/scripted/scenarios/s02_tool_dispatch.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { loadLesson, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { loadLesson, scripted , expectSendable , textIn } from "../runtime/testing.ts";
 import { quietLessonFile } from "./support.ts";
 import { ToolError, scratchWorkspace } from "../runtime/tools/files.ts";
 
@@ -56,7 +56,7 @@ const useBlock = (name: string, input: Record<string, unknown> = {}): Anthropic.
 const resultsOf = (m: Anthropic.MessageParam | undefined) => (m?.content ?? []) as Anthropic.ToolResultBlockParam[];
 const callsOf = (m: Anthropic.MessageParam | undefined) =>
   (m?.content as Anthropic.ContentBlock[]).filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
-const textOfResult = (r: Anthropic.ToolResultBlockParam) => (typeof r.content === "string" ? r.content : JSON.stringify(r.content));
+const textOfResult = (r: Anthropic.ToolResultBlockParam) => textIn(r.content);
 
 describe("s02 the registry", () => {
   it("yields one API tool definition per tool, in order, with its schema", () => {
@@ -119,8 +119,7 @@ describe("s02 the loop with the registry", () => {
     const llm = scripted();
     const history: Anthropic.MessageParam[] = [{ role: "user", content: S02_TASK }];
     const final = await lesson.agentLoop(llm, history, new ToolRegistry(defaultTools()), { root });
-    const problems = await transcriptProblems(llm, history);
-    if (problems) throw new Error(problems);
+    await expectSendable(llm, history);
     expect(final.stop_reason).toBe("end_turn");
 
     const asked = history.flatMap((m) => (m.role === "assistant" ? callsOf(m) : []));
@@ -160,8 +159,7 @@ describe("s02 the loop with the registry", () => {
     const llm = scripted({ scenario });
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "mixed" }];
     const final = await lesson.agentLoop(llm, history, new ToolRegistry(tools), { root: process.cwd() });
-    const problems = await transcriptProblems(llm, history);
-    if (problems) throw new Error(problems);
+    await expectSendable(llm, history);
 
     expect(ran).toEqual([
       { tool: "beta", input: { x: "b" } },
@@ -180,6 +178,6 @@ describe("s02 the loop with the registry", () => {
     const llm = scripted();
     const history = await lesson.demo(llm);
     expect(history.length).toBe(12);
-    expect(await transcriptProblems(llm, history)).toBeNull();
+    await expectSendable(llm, history);
   });
 });

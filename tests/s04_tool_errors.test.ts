@@ -11,7 +11,7 @@ import { z } from "zod";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S04_TASK, S04_WORKSPACE } from "../runtime/scripted/scenarios/s04_tool_errors.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { loadLesson, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { loadLesson, scripted , expectSendable , textIn , assertProperty } from "../runtime/testing.ts";
 import { quietLessonFile } from "./support.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 
@@ -88,7 +88,7 @@ function trickyTools() {
 }
 
 const ctx = { root: process.cwd() };
-const textOf = (r: Anthropic.ToolResultBlockParam) => (typeof r.content === "string" ? r.content : JSON.stringify(r.content));
+const textOf = (r: Anthropic.ToolResultBlockParam) => textIn(r.content);
 
 /**
  * What the model must read when a tool ran past its limit (timeoutMessage, the lesson's part of
@@ -204,7 +204,7 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
 
   it("property: for any tool name and any input, it answers the call by id and never throws", async () => {
     const { registry } = trickyTools();
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.constantFrom("greet", "explode", "explode_later", "silent", "nope"), fc.jsonValue(), async (name, input) => {
         const c = toolUse(name, input);
         const r = await safeDispatch(registry, c, ctx);
@@ -221,8 +221,7 @@ async function runLoop(scenario: Scenario, task: string, registry: InstanceType<
   const llm = scripted({ scenario });
   const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
   const final = await lesson.agentLoop(llm, history, registry, ctx);
-  const problems = await transcriptProblems(llm, history);
-  if (problems) throw new Error(problems);
+  await expectSendable(llm, history);
   return { history, final };
 }
 
@@ -250,8 +249,7 @@ describe("s04 the loop goes on after a failure", () => {
     const llm = scripted();
     const history: Anthropic.MessageParam[] = [{ role: "user", content: S04_TASK }];
     const final = await lesson.agentLoop(llm, history, lesson.demoRegistry(), { root });
-    const problems = await transcriptProblems(llm, history);
-    if (problems) throw new Error(problems);
+    await expectSendable(llm, history);
     const errors = history
       .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
       .filter((b): b is Anthropic.ToolResultBlockParam => b.type === "tool_result" && b.is_error === true)

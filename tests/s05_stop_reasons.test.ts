@@ -11,7 +11,7 @@ import { z } from "zod";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S05_NOTES, S05_SMALL_MAX_TOKENS, S05_TASK } from "../runtime/scripted/scenarios/s05_stop_reasons.ts";
 import type { Reply, Scenario } from "../runtime/scripted/types.ts";
-import { loadLesson, quietOutput, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { loadLesson, quietOutput, scripted , expectSendable , assertProperty } from "../runtime/testing.ts";
 import type { ToolContext } from "../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
 
@@ -56,8 +56,7 @@ async function run(scenario: Scenario | undefined, task: string, opts: { maxToke
   const outcome = await lesson.runAgent(llm, history, { registry, ...opts });
   const requests = llm.scripted.exchanges.map((e) => e.request as Anthropic.MessageCreateParams);
   // (After a pause_turn the continued message is two responses end to end: the checker knows.)
-  const problems = await transcriptProblems(llm, history);
-  if (problems) throw new Error(problems);
+  await expectSendable(llm, history);
   return { llm, history, outcome, registry, requests };
 }
 
@@ -191,7 +190,7 @@ describe("s05 property: whatever the model answers, the run ends in an Outcome a
   };
 
   it("holds for random sequences of stop reasons", async () => {
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.array(fc.constantFrom(...kinds), { minLength: 1, maxLength: 6 }), async (script) => {
         const scenario: Scenario = { id: "test-random", title: "random", reply: (ctx) => (ctx.requestIndex < script.length ? reply(script[ctx.requestIndex]!, ctx.requestIndex) : say("final")) };
         const llm = scripted({ scenario, maxRequests: 40 });
@@ -200,7 +199,7 @@ describe("s05 property: whatever the model answers, the run ends in an Outcome a
         expect(["done", "stopped"]).toContain(outcome.status);
         const last = llm.scripted.responses.at(-1)!;
         expect(outcome.status === "done", `stop_reason ${last.stop_reason} gave ${outcome.status}`).toBe(last.stop_reason === "end_turn");
-        expect(await transcriptProblems(llm, history)).toBeNull();
+        await expectSendable(llm, history);
       }),
       { numRuns: 40 },
     );

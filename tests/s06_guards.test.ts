@@ -8,10 +8,10 @@ import type Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
+import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S06_TASK, S06_WORKSPACE } from "../runtime/scripted/scenarios/s06_guards.ts";
 import type { FaultPlan, Scenario } from "../runtime/scripted/types.ts";
-import { loadLesson, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { expectSendable, loadLesson, rule, scripted , assertProperty } from "../runtime/testing.ts";
 import { quietLessonFile } from "./support.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 import type { ToolContext } from "../solutions/s02_tool_dispatch/registry.ts";
@@ -62,8 +62,7 @@ async function run(opts: { scenario?: Scenario; faults?: FaultPlan; history?: An
   const outcome = await lesson.runAgent(llm, history, { registry, root: await workspace(), ...opts.run });
   const responses = [...llm.scripted.responses];
   const requests = llm.scripted.exchanges.length;
-  const problems = await transcriptProblems(llm, history);
-  if (problems) throw new Error(`after stopping with ${outcome.status === "stopped" ? outcome.reason : "done"}: ${problems}`);
+  await expectSendable(llm, history);
   return { outcome, history, registry, responses, requests };
 }
 
@@ -89,6 +88,31 @@ describe("s06 guards: each one stops the run, and the transcript can be sent aga
     expect(polls, `list_files ran ${polls.length} times; maxRepeats is ${DEFAULT_GUARDS.maxRepeats}`).toHaveLength(DEFAULT_GUARDS.maxRepeats);
     const last = history.at(-1)!.content as Anthropic.ToolResultBlockParam[];
     expect(last[0]).toMatchObject({ type: "tool_result", is_error: true });
+  });
+
+  it("repeated_call through the loop: the same tool with DIFFERENT inputs is not a repeat; identical ones are", async () => {
+    const n = DEFAULT_GUARDS.maxRepeats + 2;
+    const scenario: Scenario = {
+      id: "test-different-inputs",
+      title: "one tool, a different input each turn, then an answer",
+      reply: steps(...Array.from({ length: n }, (_, i) => () => ({ content: [text(`Looking at dir${i}.`), call("list_files", { path: `dir${i}` })] })), () => say("Looked everywhere.")),
+    };
+    const { outcome, registry } = await run({ scenario, run: { guards: { maxTurns: n + 5 } } });
+    rule(
+      reason(outcome) === "done",
+      "guard-repeat",
+      `list_files was called ${n} times, each with a different path, and the loop stopped with "${reason(outcome)}": a repeat is the same tool AND the same input. Key the calls by name and input (callKey), not by name alone.`,
+    );
+    const ran = registry.dispatched.filter((c) => c.name === "list_files").length;
+    rule(ran === n, "guard-repeat", `list_files ran ${ran} of ${n} times: calls with different inputs all run.`);
+
+    const same: Scenario = {
+      id: "test-same-input",
+      title: "one tool, the same input each turn",
+      reply: steps(...Array.from({ length: n }, () => () => ({ content: [text("Again."), call("list_files", { path: "dir0" })] })), () => say("Done.")),
+    };
+    const again = await run({ scenario: same, run: { guards: { maxTurns: n + 5 } } });
+    rule(reason(again.outcome) === "repeated_call", "guard-repeat", `the same list_files call came ${n} times and the loop stopped with "${reason(again.outcome)}": identical calls past maxRepeats (${DEFAULT_GUARDS.maxRepeats}) stop the run with "repeated_call".`);
   });
 
   it("keeps the defaults of the guards it is not given", async () => {
@@ -169,7 +193,7 @@ describe("s06 callKey: same name and input, whatever the key order", () => {
       }
       return v;
     };
-    fc.assert(
+    assertProperty(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.nat(10), (input, seed) => {
         expect(callKey({ name: "t", input: shuffle(input, seed) })).toBe(callKey({ name: "t", input }));
       }),
@@ -180,7 +204,7 @@ describe("s06 callKey: same name and input, whatever the key order", () => {
 describe("s06 property: whatever the guards and the model do, every stop leaves a sendable transcript", () => {
   it("holds for random guards and random turns", async () => {
     const turn = fc.constantFrom("poll", "two", "answer", "empty", "refuse");
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(
         fc.record({ maxTurns: fc.integer({ min: 1, max: 5 }), maxRepeats: fc.integer({ min: 1, max: 3 }), tokenBudget: fc.integer({ min: 300, max: 4_000 }) }),
         fc.array(turn, { minLength: 1, maxLength: 6 }),

@@ -14,7 +14,7 @@ import { COMMAND_ATTACKS, FILE_ATTACKS } from "./attacks/s07_cases.ts";
 import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
 import { S07_TASK, S07_WORKSPACE } from "../runtime/scripted/scenarios/s07_safe_tools.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
-import { loadLesson, quietOutput, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { loadLesson, quietOutput, scripted, transcriptProblems , textIn , assertProperty } from "../runtime/testing.ts";
 
 // s07 grades the lesson's own layer (allow-listed environment, process group, read-only policy),
 // so its tools run without the OS sandbox here: tests/tools/sandbox.test.ts tests that one. (Inside
@@ -83,7 +83,7 @@ function registry(opts: Safety = {}) {
 
 async function run(name: string, input: Record<string, unknown>, opts: Safety = {}) {
   const result = await registry(opts).dispatch(callOf(name, input), { root });
-  return { isError: result.is_error === true, text: typeof result.content === "string" ? result.content : JSON.stringify(result.content) };
+  return { isError: result.is_error === true, text: textIn(result.content) };
 }
 
 /** Is the process still running (a zombie waiting to be reaped counts as gone)? */
@@ -142,7 +142,7 @@ describe("s07 the workspace: paths resolve inside the root, or are refused", () 
   it("property: whatever the path, the result is inside the root or the call throws", () => {
     const w = new ws.Workspace(root);
     const segment = fc.constantFrom("..", ".", "src", "a.txt", "out-link", "secret-link.txt", "dangling-link.txt", "new", "");
-    fc.assert(
+    assertProperty(
       fc.property(fc.array(segment, { minLength: 1, maxLength: 6 }), fc.boolean(), (parts, absolute) => {
         const p = (absolute ? `${root}/` : "") + parts.join("/");
         let resolved: string;
@@ -174,7 +174,7 @@ describe("s07 safe bash: a capped, clean process group", () => {
 
   it("property: a variable whose name looks secret never reaches the child", () => {
     const name = fc.tuple(fc.stringMatching(/^[A-Z_]{0,8}$/), fc.constantFrom("KEY", "TOKEN", "SECRET", "PASSWORD", "API_KEY"), fc.stringMatching(/^[A-Z_]{0,8}$/));
-    fc.assert(
+    assertProperty(
       fc.property(name, ([a, s, b]) => !(`${a}${s}${b}` in bash.childEnv({ [`${a}${s}${b}`]: "x", PATH: "/bin" }))),
     );
     expect(bash.childEnv({ ANTHROPIC_MODEL: "m", PATH: "/bin" })).toEqual({ PATH: "/bin" });
@@ -223,7 +223,7 @@ describe("s07 read-only commands run freely; anything else asks first", () => {
 
   it("property: a command with a shell metacharacter outside single quotes is never read-only", () => {
     const meta = fc.constantFrom("$", "`", ";", "&", ">", "<", "\\", "(", "\n", "||");
-    fc.assert(fc.property(fc.constantFrom("ls", "cat src/a.txt", "echo hi"), meta, fc.stringMatching(/^[a-z ]{0,6}$/), (c, m, tail) => !approval.classify(`${c} ${m}${tail}`, root).readOnly));
+    assertProperty(fc.property(fc.constantFrom("ls", "cat src/a.txt", "echo hi"), meta, fc.stringMatching(/^[a-z ]{0,6}$/), (c, m, tail) => !approval.classify(`${c} ${m}${tail}`, root).readOnly));
   });
 
   it("with no terminal and no --yes the approver refuses, saying how to allow it", async () => {
@@ -373,12 +373,12 @@ describe("s07 the loop with safe tools (the default task, scripted)", () => {
       expect(outcome.status).toBe("done");
       const [wc, passwd, marker] = results;
       expect(wc?.is_error ?? false).toBe(false);
-      expect(String(wc?.content)).toMatch(/4 README\.md/);
+      expect(textIn(wc?.content)).toMatch(/4 README\.md/);
       expect(passwd?.is_error).toBe(true);
-      expect(String(passwd?.content)).toMatch(/outside the workspace/);
-      expect(String(passwd?.content)).not.toMatch(/root:x:0/);
+      expect(textIn(passwd?.content)).toMatch(/outside the workspace/);
+      expect(textIn(passwd?.content)).not.toMatch(/root:x:0/);
       expect(marker?.is_error).toBe(true);
-      expect(String(marker?.content)).toMatch(/not read-only/);
+      expect(textIn(marker?.content)).toMatch(/not read-only/);
       expect(existsSync(join(workspace, ".course", "s07-was-here"))).toBe(false);
     } finally {
       restore();

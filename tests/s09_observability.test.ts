@@ -14,7 +14,7 @@ import { scratchCopy } from "../runtime/tools/files.ts";
 import { approveAll } from "../solutions/s07_safe_tools/approval.ts";
 import type { AgentEvent } from "../solutions/s09_observability/events.ts";
 import { parseTranscriptText } from "../docs/.vitepress/theme/transcript.ts";
-import { loadLesson, quietOutput, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { loadLesson, quietOutput, scripted , expectSendable } from "../runtime/testing.ts";
 
 type AgentModule = typeof import("../solutions/s09_observability/agent.ts");
 const agent = await loadLesson<AgentModule>("s09_observability");
@@ -45,7 +45,7 @@ async function seed000(opts: Opts = {}) {
   });
   // The model's answers in this run (checking the transcript below asks it once more).
   const responses = [...llm.scripted.responses];
-  expect(await transcriptProblems(llm, history)).toBeNull();
+  await expectSendable(llm, history);
   return { responses, events, history, outcome };
 }
 

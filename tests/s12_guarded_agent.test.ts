@@ -16,9 +16,10 @@ import { Readable } from "node:stream";
 import { output } from "../runtime/print.ts";
 import { SafeToolRegistry } from "../solutions/s04_tool_errors/define-tool.ts";
 import { terminalApprover } from "../solutions/s07_safe_tools/approval.ts";
-import { textOf } from "../runtime/scripted/conversation.ts";
 import { S12_TASK, S12_TASK_ZH } from "../runtime/scripted/scenarios/s12_guarded_agent.ts";
-import { ROOT, gradedTree, loadLesson, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { call, text, thinking } from "../runtime/scripted/scenarios/script.ts";
+import type { Scenario } from "../runtime/scripted/types.ts";
+import { ROOT, callsIn, expectSendable, gradedTree, loadLesson, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 
 type Agent = typeof import("../solutions/s12_guarded_agent/agent.ts");
 type Cli = typeof import("../solutions/s12_guarded_agent/cli.ts");
@@ -53,7 +54,7 @@ afterEach(() => {
 
 const toolsOf = (m: Anthropic.MessageParam) =>
   typeof m.content === "string" ? [] : m.content.flatMap((b) => (b.type === "tool_use" ? [b.name] : []));
-const answer = (history: Anthropic.MessageParam[]) => textOf(history[history.length - 1]!.content);
+const answer = (history: Anthropic.MessageParam[]) => textIn(history[history.length - 1]!.content);
 
 describe("s12 flags", () => {
   it("reads every flag and the task", () => {
@@ -84,10 +85,10 @@ describe("s12 seed 000's task in the sample repository", () => {
     expect(results.map((r) => r.type)).toEqual(["tool_result", "tool_result"]);
     expect(results.every((r) => !r.is_error)).toBe(true);
     // The test output was real: node --test ran in the workspace and one test failed.
-    expect(textOf((h[2]!.content as Anthropic.ToolResultBlockParam[])[0]!.content)).toMatch(/# fail 1/);
+    expect(textIn(resultsIn(h[2])[0]?.content)).toMatch(/# fail 1/);
     expect(answer(h)).toContain(`src/login.js line ${buggyLine(dir)}`);
     expect(answer(h)).toContain("attempts=3 locked=false");
-    expect(await transcriptProblems(llm, h)).toBeNull();
+    await expectSendable(llm, h);
     // --trace prints the table.
     const out = printed.join("\n");
     expect(out).toMatch(/\[0\] user/);
@@ -99,7 +100,7 @@ describe("s12 seed 000's task in the sample repository", () => {
     const h = await agent.demo(llm);
     expect(h.map(toolsOf)).toEqual([[], ["run_tests"], [], ["read_file", "read_file"], [], []]);
     expect(answer(h)).toMatch(/src\/login\.js line \d+.*off-by-one/);
-    expect(await transcriptProblems(llm, h)).toBeNull();
+    await expectSendable(llm, h);
   });
 
   it("takes the task in seed 000's own words too", async () => {
@@ -198,7 +199,7 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
     };
     return { asked, registry: new SafeToolRegistry(agent.capstoneTools(dir, approve)) };
   }
-  const resultText = (r: Anthropic.ToolResultBlockParam) => textOf(r.content ?? "");
+  const resultText = (r: Anthropic.ToolResultBlockParam) => textIn(r.content);
 
   it("is one of the agent's tools, and --help says so", async () => {
     const { registry } = tools(sample());
@@ -315,7 +316,7 @@ describe("s12 every kind of run leaves a transcript that can be sent again", () 
     const outcome = await agent.runAgent(llm, history, options(dir));
     expect(outcome.status).toBe("done");
     expect(llm.scripted.exchanges.every((e) => (e.request as { stream?: boolean }).stream === true)).toBe(true);
-    expect(await transcriptProblems(llm, history)).toBeNull();
+    await expectSendable(llm, history);
   });
 
   it("an aborted run: stopped, nothing left unanswered", async () => {
@@ -329,7 +330,7 @@ describe("s12 every kind of run leaves a transcript that can be sent again", () 
     controller.abort();
     const outcome = await run;
     expect(outcome.status).toBe("stopped");
-    expect(await transcriptProblems(llm, history)).toBeNull();
+    await expectSendable(llm, history);
   });
 
   it("a recovered run: a cut stream, an overloaded server and a broken event, same answer as a clean run", async () => {
@@ -344,14 +345,51 @@ describe("s12 every kind of run leaves a transcript that can be sent again", () 
     expect(llm.scripted.exchanges.filter((e) => e.fault).length).toBe(3);
     expect(history.map((m) => m.role)).toEqual(cleanHistory.map((m) => m.role));
     expect(history.map(toolsOf)).toEqual(cleanHistory.map(toolsOf));
-    expect(await transcriptProblems(llm, history)).toBeNull();
+    await expectSendable(llm, history);
+  });
+
+  it("a repeated call: stops with repeated_call, the repeated call answered (not run), sendable", async () => {
+    const scenario: Scenario = {
+      id: "test-s12-repeat",
+      title: "the same read, turn after turn",
+      reply: () => ({ content: [thinking("Once more, to be sure."), text("Reading it again."), call("read_file", { path: "src/login.js" })] }),
+    };
+    const llm = scripted({ scenario });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "read it again and again" }];
+    const outcome = await agent.runAgent(llm, history, { ...options(sample()), guards: { maxTurns: 30 } });
+    rule(outcome.status === "stopped" && outcome.reason === "repeated_call", "guard-repeat", `the same read_file call came turn after turn and the run ended with ${JSON.stringify(outcome.status === "stopped" ? outcome.reason : outcome.status)}: it stops with "repeated_call".`);
+    const lastCall = callsIn([...history].reverse().find((m) => m.role === "assistant"))[0];
+    rule(lastCall && resultFor(history, lastCall.id)?.is_error === true, "repeat-answered", "the run stopped on a repeated call and left that call without an is_error tool_result: answer it (not run) before you return.");
+    await expectSendable(llm, history);
+  });
+
+  for (const [label, guards, extra] of [
+    ["max_turns", { maxTurns: 1 }, {}],
+    ["token_budget", { tokenBudget: 10 }, {}],
+    ["timeout", { timeoutMs: 300 }, { latencyMs: 2_000 }],
+  ] as const)
+    it(`the ${label} guard: stopped, and the transcript can be sent again`, async () => {
+      const llm = scripted({ ...extra });
+      const history: Anthropic.MessageParam[] = [{ role: "user", content: S12_TASK }];
+      const outcome = await agent.runAgent(llm, history, { ...options(sample()), guards });
+      rule(outcome.status === "stopped" && outcome.reason === label, `guard-${label === "max_turns" ? "max-turns" : label === "token_budget" ? "budget" : "timeout"}`, `with guards ${JSON.stringify(guards)} the run ended with ${JSON.stringify(outcome.status === "stopped" ? outcome.reason : outcome.status)}, not "${label}".`);
+      await expectSendable(llm, history);
+    });
+
+  it("an API error it cannot recover from: the run fails, and the history it leaves can be sent again", async () => {
+    let failing = true; // every request fails after the first, until the run is over
+    const llm = scripted({ faults: (i) => (i > 0 && failing ? { kind: "server_error" } : null) });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: S12_TASK }];
+    await agent.runAgent(llm, history, options(sample())).catch(() => undefined);
+    failing = false;
+    await expectSendable(llm, history);
   });
 
   it("--max-turns 1 stops with exit code 1 and a sendable transcript", async () => {
     const llm = scripted();
     const result = await agent.run(["--workspace", sample(), "--yes", "--max-turns", "1", S12_TASK], { llm });
     expect(result.exitCode).toBe(1);
-    expect(await transcriptProblems(llm, result.history)).toBeNull();
+    await expectSendable(llm, result.history);
   });
 
   it("--budget and --timeout reach the guards; --verbose shows every turn", async () => {
@@ -362,7 +400,7 @@ describe("s12 every kind of run leaves a transcript that can be sent again", () 
     const timeout = await agent.run(["--workspace", sample(), "--yes", "--timeout", "1", S12_TASK], { llm: slow });
     expect(timeout.exitCode).toBe(1);
     expect(printed.join("\n")).toMatch(/timeout/);
-    expect(await transcriptProblems(slow, timeout.history)).toBeNull();
+    await expectSendable(slow, timeout.history);
     printed = [];
     await agent.run(["--workspace", sample(), "--yes", "--verbose", S12_TASK], { llm: scripted() });
     expect(printed.join("\n")).toMatch(/turn 1 · stop_reason tool_use/);

@@ -8,6 +8,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import cjkFriendly from "markdown-it-cjk-friendly";
 import { defineConfig, type DefaultTheme } from "vitepress";
 import { LESSONS } from "../../runtime/manifest.ts";
 import { lessonPagesPlugin, missingLessonPages, missingPagesMessage, pagesIn, pageTitle } from "../../scripts/docs/pages.ts";
@@ -37,6 +38,7 @@ const GUIDES: { stem: string; en: string; zh: string }[] = [
   { stem: "message-rules", en: "Message pairing rules", zh: "消息配对规则" },
   { stem: "transcripts", en: "Transcript viewer", zh: "对话记录查看器" },
   { stem: "compatibility", en: "Compatible clients", zh: "兼容的客户端" },
+  { stem: "course-map", en: "The loop, growing", zh: "循环的成长" },
   { stem: "contributing", en: "Contributing a lesson", zh: "贡献一课" },
 ];
 
@@ -59,12 +61,33 @@ function folderItems(locale: Locale, folder: string, known: { stem: string; en: 
   return items;
 }
 
+/** A lesson's title in a locale: the heading of its page in that language ("s06 · 防护"), else the manifest's. */
+function lessonTitle(locale: Locale, l: (typeof LESSONS)[number]): string {
+  const file = join(DOCS, locale === "zh" ? "zh" : "", "lessons", `${l.dir}.md`);
+  return existsSync(file) ? pageTitle(file) : `${l.id} · ${l.title}`;
+}
+
 /** Lessons with a page: the locale's own, else the English one; a lesson with neither is left out. */
 function lessonItems(locale: Locale): DefaultTheme.SidebarItem[] {
   return LESSONS.flatMap((l) => {
     const link = pageLink(locale, `lessons/${l.dir}`);
-    return link ? [{ text: `${l.id} · ${l.title}`, link }] : [];
+    return link ? [{ text: lessonTitle(locale, l), link }] : [];
   });
+}
+
+type PrevNext = { text: string; link: string };
+
+/** Previous and next of a lesson page: the neighbouring lessons, never a guide or the appendix. */
+function lessonNeighbours(relativePath: string): { prev: PrevNext | false; next: PrevNext | false } | null {
+  const m = /^(zh\/)?lessons\/(s\d+_[a-z0-9_]+)\.md$/.exec(relativePath);
+  if (!m) return null;
+  const locale: Locale = m[1] ? "zh" : "en";
+  const published = LESSONS.filter((l) => pageLink(locale, `lessons/${l.dir}`));
+  const i = published.findIndex((l) => l.dir === m[2]);
+  if (i < 0) return null;
+  const link = (l: (typeof LESSONS)[number] | undefined): PrevNext | false =>
+    l ? { text: lessonTitle(locale, l), link: pageLink(locale, `lessons/${l.dir}`)! } : false;
+  return { prev: link(published[i - 1]), next: link(published[i + 1]) };
 }
 
 function sidebar(locale: Locale): DefaultTheme.SidebarItem[] {
@@ -128,6 +151,33 @@ export default defineConfig({
     search: {
       provider: "local",
       options: {
+        // Runs at build time only: the generated diff and the folded answers are not what a
+        // search for a word should land on.
+        _render(src, env, md) {
+          const html = md.render(src, env) as string;
+          if ((env as { frontmatter?: { search?: boolean } }).frontmatter?.search === false) return "";
+          return html.replace(/<!--\s*search:skip\s*-->[\s\S]*?<!--\s*\/search:skip\s*-->/g, "");
+        },
+        miniSearch: {
+          options: {
+            // Chinese has no spaces between words: a run of CJK characters is indexed (and a query
+            // split) as overlapping pairs, so "配对规则" finds "消息配对规则". Everything else is
+            // split as MiniSearch does. Self-contained: VitePress sends this function to the browser
+            // as its source text.
+            tokenize: (text: string): string[] => {
+              const out: string[] = [];
+              for (const part of text.split(/[\n\r\p{Z}\p{P}]+/u)) {
+                if (!part) continue;
+                for (const run of part.match(/[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+|[^\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+/g) ?? []) {
+                  if (!/[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]/.test(run)) out.push(run);
+                  else if (run.length === 1) out.push(run);
+                  else for (let i = 0; i + 1 < run.length; i++) out.push(run.slice(i, i + 2));
+                }
+              }
+              return out;
+            },
+          },
+        },
         locales: {
           zh: {
             translations: {
@@ -145,9 +195,18 @@ export default defineConfig({
       },
     },
   },
+  transformPageData(pageData) {
+    const around = lessonNeighbours(pageData.relativePath);
+    if (around) {
+      pageData.frontmatter.prev ??= around.prev;
+      pageData.frontmatter.next ??= around.next;
+    }
+  },
   markdown: {
     config: (md) => {
       md.use(lessonPagesPlugin(ROOT, LESSONS));
+      // **粗体**（含全角标点）也能渲染: CommonMark alone leaves the ** as text next to full-width punctuation.
+      md.use(cjkFriendly as unknown as Parameters<typeof md.use>[0]);
     },
   },
 });

@@ -6,10 +6,11 @@
  * which fields an event has, so a `switch` over it is checked to handle every kind.
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import { todo } from "../../runtime/lesson.ts";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
 import type { Outcome } from "../../solutions/s05_stop_reasons/outcome.ts";
-import type { Totals, TurnUsage } from "./usage.ts";
+import { addTurn, emptyTotals, turnUsage, type Totals, type TurnUsage } from "./usage.ts";
 
 // #region events
 export type AgentEvent =
@@ -60,3 +61,43 @@ export class ObservedRegistry extends SafeToolRegistry {
   }
 }
 // #endregion observed
+
+// #region run-events
+/** The events of one run, for the loop to call: THINK per response, STOP however it ends, tools observed. */
+export class RunEvents {
+  readonly emit: EventSink;
+  /** What the run has cost so far. */
+  totals = emptyTotals();
+  private readonly startedAt = Date.now();
+
+  constructor(
+    private readonly model: string,
+    sink: EventSink | undefined,
+    /** The turn the run is at (for the events' `turn`). */
+    private readonly turn: () => number,
+  ) {
+    this.emit = sink ?? (() => {});
+  }
+
+  /** The same tools, watched: every call, early or not, reports ACT before it runs and OBSERVE after. */
+  observe(tools: ToolRegistry): ObservedRegistry {
+    return new ObservedRegistry(tools, this.emit, this.turn);
+  }
+
+  /** THINK: the response, what it cost, how long since it was `asked` for; the run's totals grow by it. */
+  think(message: Anthropic.Message, asked: number): void {
+    // TODO: the turn's usage is turnUsage(this.model, message.usage); add it to this.totals (addTurn)
+    //       and emit { type: "think", turn: this.turn(), message, usage, ms: Date.now() - asked }.
+    void [message, asked, turnUsage, addTurn];
+    todo("s09 think: emit the think event with the turn's usage, and add it to the totals");
+  }
+
+  /** STOP: every way out of the loop goes through here, so the last event always says how it ended. */
+  stop<O extends Outcome<string>>(outcome: O): O {
+    // TODO: emit the STOP event, { type: "stop", turn: this.turn(), outcome, totals: this.totals,
+    //       ms: Date.now() - this.startedAt }, then return the outcome.
+    void outcome;
+    return todo("s09 stop: emit the stop event with the outcome and the run's totals");
+  }
+}
+// #endregion run-events

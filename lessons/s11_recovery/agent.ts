@@ -28,9 +28,8 @@ import { safeTools } from "../../solutions/s07_safe_tools/safe-tools.ts";
 import { EarlyStart } from "../../solutions/s08_streaming/early-tools.ts";
 import { streamTurn } from "../../solutions/s08_streaming/stream-turn.ts";
 import { DEFAULT_MAX_TOKENS, system, type RunOptions as ObservedOptions } from "../../solutions/s09_observability/agent.ts";
-import { ObservedRegistry, type EventSink } from "../../solutions/s09_observability/events.ts";
+import { RunEvents } from "../../solutions/s09_observability/events.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
-import { addTurn, emptyTotals, turnUsage } from "../../solutions/s09_observability/usage.ts";
 import { replOver } from "../../solutions/s10_conversation/agent.ts";
 import { conversation } from "../../solutions/s10_conversation/terminal.ts";
 import { RETRIES, Recovery, isPromptTooLong, retryTurn, windowOf, type RecoveryLimits } from "./recovery.ts";
@@ -48,23 +47,21 @@ export type RecoveredOutcome = Outcome<ModelStop | GuardStop | "prompt_too_long"
 // #region loop
 /** The loop. `history` grows in place; returns how the run ended. */
 export async function runAgent({ client, model }: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
-  const emit: EventSink = opts.onEvent ?? (() => {});
-  const startedAt = Date.now();
-  let totals = emptyTotals();
   const guard = new RunGuards(opts.guards, opts.signal);
+  const events = new RunEvents(model, opts.onEvent, () => guard.turns);
   const recovery = new Recovery(history, opts.recovery, opts.maxTokens ?? DEFAULT_MAX_TOKENS);
   const tools = opts.registry ?? new SafeToolRegistry(safeTools({ workspace: opts.root ?? process.cwd(), approve: opts.approve ?? terminalApprover() }));
-  const registry = new ObservedRegistry(tools, emit, () => guard.turns);
+  // Every tool call, early or not, passes through here: ACT before it runs, OBSERVE after.
+  const registry = events.observe(tools);
   const ctx: ToolContext = { root: opts.root ?? process.cwd(), signal: guard.signal };
-  const finish = (outcome: RecoveredOutcome): RecoveredOutcome => {
-    emit({ type: "stop", turn: guard.turns, outcome, totals, ms: Date.now() - startedAt });
-    return outcome;
-  };
 
   while (true) {
+    // The guards, before each request. Here history ends with a user message (the task or the
+    // last results, every call answered), so stopping here leaves a transcript that can be sent again.
     const limit = guard.check();
-    if (limit) return finish(limit);
+    if (limit) return events.stop(limit);
 
+    // Read-only calls of this turn may start while the answer is still streaming.
     let early = new EarlyStart(registry, ctx);
     const asked = Date.now();
     let response: Anthropic.Message;
@@ -96,14 +93,16 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
         },
       );
     } catch (e) {
+      // The deadline (or Ctrl-C) aborted the stream: the partial answer is dropped, nothing was
+      // added to history, and the early tools were stopped by the same signal.
       await early.settle();
       const halted = guard.halted();
-      if (halted) return finish(halted);
+      if (halted) return events.stop(halted);
       // Too long for the context window: compact (pairs kept whole) and ask again.
       if (isPromptTooLong(e)) {
         // TODO: while compactions are left, compact the history to the window the error names
         //       (recovery.compact(windowOf(e)) is false when none are left) and `continue`: the same
-        //       turn is asked again. When that is not possible, return finish(guard.stop("prompt_too_long",
+        //       turn is asked again. When that is not possible, return events.stop(guard.stop("prompt_too_long",
         //       "…")) (the history is still sendable).
         void windowOf;
         return todo("s11 loop: prompt too long → compact the history and ask again");
@@ -111,9 +110,8 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
       throw e;
     }
     guard.count(response);
-    const usage = turnUsage(model, response.usage);
-    totals = addTurn(totals, usage);
-    emit({ type: "think", turn: guard.turns, message: response, usage, ms: Date.now() - asked });
+    // THINK: the response, what it cost, how long it took; the run's totals grow by it.
+    events.think(response, asked);
 
     // The model ran out of context while answering: compact, then ask again (nothing appended).
     if (response.stop_reason === "model_context_window_exceeded" && recovery.compactHalf()) {
@@ -133,15 +131,16 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
       if (recovery.raiseLimit(response)) continue;
     }
 
+    // s05: the turn goes into history as it came; then done, paused (ask again), stopped, or tools.
     const next = afterResponse(history, response, guard.turns);
     if (next === "again") continue;
-    if (next !== "tools") return finish(next);
+    if (next !== "tools") return events.stop(next);
     const calls = response.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
     const repeated = guard.repeated(calls);
     if (repeated) {
       await early.settle();
       answerNotRun(history, response, `the run stopped: ${repeated.detail}`);
-      return finish(repeated);
+      return events.stop(repeated);
     }
     history.push({ role: "user", content: await early.results(calls) });
   }

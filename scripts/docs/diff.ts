@@ -1,8 +1,8 @@
 /**
- * "What changed since the previous lesson", generated from the two reference solutions at build
- * time (never written by hand): a unified diff per file of solutions/<previous>/ against
- * solutions/<lesson>/, made with the `diff` package and rendered as ```diff blocks that VitePress
- * highlights. The docs config calls `lessonDiffMarkdown()` for every lesson page.
+ * "What changed since the previous lesson", generated from the two reference solutions (never
+ * written by hand). `lessonDiff` compares the two folders at build time (the page says when no
+ * file changed); the page shows the diff view (docs/.vitepress/theme/LessonDiffView.vue), which
+ * diffs the build's snapshots of any two solutions in the browser.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -102,52 +102,27 @@ const WORDS = {
     intro: (l: Lesson, p: Lesson) =>
       `Generated at build time from \`solutions/${p.dir}/\` → \`solutions/${l.dir}/\` (never edited by hand):`,
     same: "no file changed.",
-    added: "new file",
-    unchanged: "Unchanged:",
-    stayed: (p: Lesson) => `Only in \`solutions/${p.dir}/\` (lessons import earlier mechanisms from there instead of copying them):`,
   },
   zh: {
     first: (l: Lesson) =>
       `${l.id} 是第一课：没有更早的参考答案可以比较。从下一课起，这一节会根据两份参考答案自动生成，准确显示每一课给循环添加了什么。`,
     intro: (l: Lesson, p: Lesson) => `构建时由 \`solutions/${p.dir}/\` → \`solutions/${l.dir}/\` 自动生成（从不手写）：`,
     same: "没有文件变化。",
-    added: "新文件",
-    unchanged: "未变化：",
-    stayed: (p: Lesson) => `只在 \`solutions/${p.dir}/\` 中（后面的课程从那里导入早先的机制，而不是复制）：`,
   },
 } as const;
 
-/** A longest run of backticks in the text, plus one: a fence the diff cannot close early. */
-function fenceFor(text: string): string {
-  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
-  return "`".repeat(longest + 1);
-}
-
-/** The markdown a lesson page shows: a summary line and a code group with one ```diff tab per file. */
+/**
+ * The markdown a lesson page shows: where the diff comes from, then the diff view
+ * (LessonDiffView.vue: a summary card, the code folded until asked, the loop's change first,
+ * any two lessons). Left out of the search index.
+ */
 export function diffMarkdown(d: LessonDiff, lang: Lang): string {
   const w = WORDS[lang];
   if (!d.previous) return `${w.first(d.lesson)}\n`;
-  // A file only in the previous folder is not deleted: a later lesson imports it from there.
   const changed = d.files.filter((f) => f.status === "changed" || f.status === "added");
-  const unchanged = d.files.filter((f) => f.status === "unchanged");
-  const stayed = d.files.filter((f) => f.status === "removed");
-  const out: string[] = [w.intro(d.lesson, d.previous), ""];
-  if (changed.length === 0) {
-    out.push(w.same, "");
-  } else {
-    const summary = changed.map((f) => {
-      const tag = f.status === "added" ? ` (${w.added})` : "";
-      return `\`${f.path}\`${tag} <span class="lesson-diff-stat"><span class="add">+${f.added}</span> <span class="del">−${f.removed}</span></span>`;
-    });
-    out.push(summary.join(" · "), "");
-    out.push('<div class="lesson-diff">', "", "::: code-group", "");
-    for (const f of changed) {
-      const fence = fenceFor(f.patch);
-      out.push(`${fence}diff [${f.path}]`, f.patch, fence, "");
-    }
-    out.push(":::", "", "</div>", "");
-  }
-  if (unchanged.length > 0) out.push(`${w.unchanged} ${unchanged.map((f) => `\`${f.path}\``).join(", ")}`, "");
-  if (stayed.length > 0) out.push(`${w.stayed(d.previous)} ${stayed.map((f) => `\`${f.path}\``).join(", ")}`, "");
+  // The generated text stays out of the search index (docs/.vitepress/config.ts, `_render`).
+  const out: string[] = ["<!-- search:skip -->", "", w.intro(d.lesson, d.previous), ""];
+  if (changed.length === 0) out.push(w.same, "");
+  out.push(`<LessonDiffView lesson="${d.lesson.dir}" />`, "", "<!-- /search:skip -->", "");
   return out.join("\n");
 }

@@ -13,6 +13,11 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Lesson } from "../../runtime/manifest.ts";
 import { diffMarkdown, lessonDiff, type Lang } from "./diff.ts";
+import { DIAGRAMS } from "../../docs/.vitepress/theme/diagrams.ts";
+import { rowsOf } from "../../docs/.vitepress/theme/player.ts";
+import type { FailedRecording, RecordedTranscript } from "../../docs/.vitepress/theme/transcript.ts";
+import { translateReports } from "./report-zh.ts";
+import { exerciseHasRegion, exercisePath, findRegion, isAnswer, parseImport, type CodeImport } from "./regions.ts";
 
 /** The two page files of a lesson, relative to the repository root. */
 export function lessonPagePaths(lesson: Lesson): Record<Lang, string> {
@@ -36,23 +41,204 @@ export function missingPagesMessage(missing: string[]): string {
 const LESSON_PAGE = /^(zh\/)?lessons\/(s\d+_[a-z0-9_]+)\.md$/;
 const DIFF_TAG = /^\s*<LessonDiff\s+id="([^"]+)"\s*\/>\s*$/;
 const VIEWER_TAG = /<TranscriptViewer\b/;
+const PLAYER_TAG = /<LessonPlayer\b/;
+const PICTURE_TAG = /<(IdeaDiagram|LoopDiagram)\b/;
 
-const HEADINGS: Record<Lang, { diff: (prev: string) => string; firstDiff: string; run: string; runIntro: string }> = {
+/** The lesson's picture (diagrams.ts) under the page's first paragraph of prose. */
+function withPicture(src: string, dir: string): string {
+  const lines = src.split("\n");
+  const h1 = lines.findIndex((l) => /^#\s/.test(l));
+  let i = h1 + 1;
+  while (i < lines.length && !/^[^\s<`|#:>-]/.test(lines[i]!)) i++; // the first line of prose
+  while (i < lines.length && lines[i]!.trim() !== "") i++; // the end of its paragraph
+  lines.splice(i, 0, "", `<IdeaDiagram lesson="${dir}" />`);
+  return lines.join("\n");
+}
+
+const HEADINGS: Record<Lang, { diff: (prev: string) => string; firstDiff: string; run: string; playerIntro: string; runIntro: string }> = {
   en: {
     diff: (prev) => `What changed since ${prev}`,
     firstDiff: "What changed since the previous lesson",
     run: "A recorded run",
+    playerIntro:
+      "The reference solution, run against its scripted scenario when this site was built, replayed request by request: the loop's stage lit on the left, `messages[]` growing on the right. Click in the player and use ← → to step, space to play. Open your own run (`.course/runs/*.jsonl`) to replay it the same way.",
     runIntro:
-      "The reference solution, run against its scripted scenario when this site was built: every message in order, each `tool_use` linked to its `tool_result` by id (hover one to light up the other). You can open the transcript of your own run here too.",
+      "Every message of the same run in full, in order, each `tool_use` linked to its `tool_result` by id (hover one to light up the other). You can open the transcript of your own run here too.",
   },
   zh: {
     diff: (prev) => `与 ${prev} 相比的变化`,
     firstDiff: "与上一课相比的变化",
     run: "一次真实运行的记录",
+    playerIntro:
+      "参考答案在本站构建时针对其脚本场景实际运行，这里按请求逐步回放：左边亮起循环当前所在的步骤，右边的 `messages[]` 一条条增长。点一下播放器，用 ← → 单步，空格播放。也可以打开你自己的运行记录（`.course/runs/*.jsonl`），用同样的方式回放。",
     runIntro:
-      "参考答案在本站构建时针对其脚本场景实际运行的结果：按顺序列出每条消息，每个 `tool_use` 都按 id 与它的 `tool_result` 相连（鼠标悬停其中一个，另一个会高亮）。你也可以在这里打开自己运行得到的记录。",
+      "同一次运行的全部消息，按顺序完整列出，每个 `tool_use` 都按 id 与它的 `tool_result` 相连（鼠标悬停其中一个，另一个会高亮）。你也可以在这里打开自己运行得到的记录。",
   },
 };
+
+const CODE_WORDS: Record<Lang, { lines: (a: number, b: number) => string; exercise: string; show: string; yourTurn: string; folded: string }> = {
+  en: {
+    lines: (a, b) => (a === b ? `line ${a}` : `lines ${a}–${b}`),
+    exercise: "your exercise: the TODOs are yours to write",
+    show: "Show the reference solution",
+    yourTurn: "Your turn",
+    folded: "Try the exercise first: this is the code the tests accept, folded until you open it.",
+  },
+  zh: {
+    lines: (a, b) => (a === b ? `第 ${a} 行` : `第 ${a}–${b} 行`),
+    exercise: "你的练习：TODO 由你来写",
+    show: "查看参考答案",
+    yourTurn: "轮到你了",
+    folded: "先自己做练习：下面是能通过测试的参考代码，点开才会显示。",
+  },
+};
+
+/** The "Your turn" heading in either language ("动手"/"动手做" are older names of the same section). */
+export const YOUR_TURN = /^##\s+(Your turn|轮到你了|动手做?)\s*(\{#[\w-]+\})?\s*$/;
+
+const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** A `<<<` import with its file name above it and the file's own line numbers. */
+function codeImport(root: string, imp: CodeImport, lang: Lang, note = ""): string {
+  const file = join(root, imp.path);
+  const region = existsSync(file) ? findRegion(readFileSync(file, "utf8"), imp.region) : null;
+  let rest = imp.rest;
+  let where = "";
+  if (region) {
+    const count = region.lines.length;
+    where = ` <span class="code-file-lines">${CODE_WORDS[lang].lines(region.first, region.first + count - 1)}</span>`;
+    if (!region.nested && !rest.includes("{")) {
+      const ext = /\.([a-z0-9]+)$/i.exec(imp.path)?.[1] ?? "";
+      rest = `{${ext}:line-numbers=${region.first}}${rest ? ` ${rest}` : ""}`;
+    }
+  }
+  const shown = note ? ` <span class="code-file-note">${escapeHtml(note)}</span>` : "";
+  return [
+    `<div class="code-file"><code>${escapeHtml(imp.path)}</code>${where}${shown}</div>`,
+    "",
+    `<<< @/../${imp.path}${imp.region ? `#${imp.region}` : ""}${rest}`,
+    "",
+  ].join("\n");
+}
+
+/** The closed block that holds an exercise's reference code. */
+function foldedAnswers(root: string, imps: CodeImport[], lang: Lang): string {
+  const w = CODE_WORDS[lang];
+  return [
+    "",
+    "<!-- search:skip -->",
+    "",
+    '<div class="reference-solution">',
+    "",
+    `::: details ${w.show}`,
+    w.folded,
+    "",
+    ...imps.map((imp) => codeImport(root, imp, lang)),
+    ":::",
+    "",
+    "</div>",
+    "",
+    "<!-- /search:skip -->",
+    "",
+  ].join("\n");
+}
+
+/**
+ * Every `<<<` import gets its file name and line numbers. An import of an exercise's answer
+ * (regions.ts) is never shown open: on a lesson page the learner's copy of the region takes its
+ * place and the answer moves, folded, to the end of "Your turn" (a section is added when the page
+ * has none); on any other page it is folded where it stands.
+ */
+export function rewriteImports(src: string, root: string, lang: Lang, lessonPage: boolean): string {
+  const answers: CodeImport[] = [];
+  let fence: string | null = null;
+  const lines = src.split("\n").map((line) => {
+    const f = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+    if (f) {
+      if (fence === null) fence = f;
+      else if (f[0] === fence[0] && f.length >= fence.length) fence = null;
+      return line;
+    }
+    if (fence !== null) return line;
+    const imp = parseImport(line);
+    if (!imp) return line;
+    if (!isAnswer(root, imp)) return codeImport(root, imp, lang);
+    if (!lessonPage) return foldedAnswers(root, [imp], lang);
+    answers.push(imp);
+    return exerciseHasRegion(root, imp) ? codeImport(root, { ...imp, path: exercisePath(imp.path)! }, lang, CODE_WORDS[lang].exercise) : "";
+  });
+  if (answers.length === 0) return lines.join("\n");
+  const block = foldedAnswers(root, answers, lang);
+  // Outside fences, the "Your turn" heading and the next heading of the same or a higher level.
+  let at = -1;
+  let end = lines.length;
+  fence = null;
+  for (const [i, line] of lines.entries()) {
+    const f = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+    if (f) {
+      if (fence === null) fence = f;
+      else if (f[0] === fence[0] && f.length >= fence.length) fence = null;
+      continue;
+    }
+    if (fence !== null) continue;
+    if (at < 0 && YOUR_TURN.test(line)) at = i;
+    else if (at >= 0 && /^#{1,2}\s/.test(line)) {
+      end = i;
+      break;
+    }
+  }
+  if (at < 0) return `${lines.join("\n").trimEnd()}\n\n## ${CODE_WORDS[lang].yourTurn} {#your-turn}\n${block}`;
+  if (!/\{#[\w-]+\}\s*$/.test(lines[at]!)) lines[at] = `${lines[at]!.trimEnd()} {#your-turn}`;
+  lines.splice(end, 0, block);
+  return lines.join("\n");
+}
+
+const TABLE_TAG = /^\s*<RecordedTable\s*\/>\s*$/;
+const TABLE_WORDS: Record<Lang, { cols: string[]; missing: string; caption: (n: number, turns: number) => string }> = {
+  en: {
+    cols: ["#", "role", "blocks", "stop_reason", "tokens in / out"],
+    missing: "The recorded run appears here once `npm run docs:build` has recorded this lesson.",
+    caption: (n, turns) => `The transcript of the recorded run below: ${n} messages, ${turns} requests.`,
+  },
+  zh: {
+    cols: ["#", "角色", "内容块", "stop_reason", "token 输入 / 输出"],
+    missing: "`npm run docs:build` 记录这一课之后，这里会显示它的运行记录。",
+    caption: (n, turns) => `下面这次运行记录的对话：${n} 条消息，${turns} 次请求。`,
+  },
+};
+
+/**
+ * The lesson's recorded run as a table (a `<RecordedTable />` line on a lesson page), built from
+ * docs/public/transcripts/<lesson>.json, so what the page says about the run is what the run did.
+ */
+export function recordedTable(root: string, dir: string, lang: Lang): string {
+  const w = TABLE_WORDS[lang];
+  const file = join(root, "docs/public/transcripts", `${dir}.json`);
+  if (!existsSync(file)) return `> ${w.missing}\n`;
+  const rec = JSON.parse(readFileSync(file, "utf8")) as RecordedTranscript | FailedRecording;
+  if (rec.type !== "recorded") return `> ${w.missing}\n`;
+  const rows = rowsOf(rec.messages, rec.turns);
+  const cell = (s: string) => escapeHtml(s);
+  const body = rows.map((r) => {
+    const blocks = r.blocks
+      .map((b) => {
+        const pair = b.colour !== undefined ? ` tv-c${b.colour}` : "";
+        const label = b.kind === "text" ? `“${b.label}”` : b.label;
+        const id = b.id ? ` <code>…${cell(b.id.slice(-6))}</code>` : "";
+        const err = b.isError ? " <b>is_error</b>" : "";
+        return `<span class="lp-block lp-kind-${cell(b.kind)}${pair}"><b>${cell(b.kind)}</b>${label ? ` ${cell(label)}` : ""}${id}${err}</span>`;
+      })
+      .join(" ");
+    const stop = r.role === "assistant" ? `<code>${cell(r.stop ?? "—")}</code>` : "";
+    const tokens = r.usage ? `${r.usage.input_tokens ?? 0} / ${r.usage.output_tokens ?? 0}` : "";
+    return `<tr class="lp-role-${r.role}"><td class="lp-c-index">${r.index}</td><td class="lp-c-role" data-label="${w.cols[1]}">${r.role}</td><td class="lp-c-blocks" data-label="${w.cols[2]}">${blocks}</td><td class="lp-c-stop" data-label="${w.cols[3]}">${stop}</td><td class="lp-c-tokens" data-label="${w.cols[4]}">${tokens}</td></tr>`;
+  });
+  const head = `<tr>${w.cols.map((c, i) => `<th class="${["lp-c-index", "lp-c-role", "lp-c-blocks", "lp-c-stop", "lp-c-tokens"][i]}">${cell(c)}</th>`).join("")}</tr>`;
+  return [
+    `<table class="lp-table run-table" v-pre><caption>${cell(w.caption(rec.messages.length, rec.turns.length))}</caption><thead>${head}</thead><tbody>${body.join("")}</tbody></table>`,
+    "",
+  ].join("\n");
+}
 
 /** Finds a lesson by its id ("s02") or folder ("s02_tool_dispatch"). */
 function lessonByKey(lessons: Lesson[], key: string): Lesson | undefined {
@@ -100,16 +286,19 @@ export function expandLessonPage(src: string, relativePath: string, root: string
       return line;
     }
     if (fence !== null) return line;
+    if (page && TABLE_TAG.test(line)) return `\n${recordedTable(root, page[2]!, lang)}\n`;
     const tag = DIFF_TAG.exec(line);
     if (!tag) return line;
     placedDiff = true;
     return `\n${safeDiff(tag[1]!, relativePath, root, lessons, lang)}\n`;
   });
-  let out = lines.join("\n");
+  let out = rewriteImports(lines.join("\n"), root, lang, page !== null);
+  if (lang === "zh") out = translateReports(out);
   if (!page) return out;
 
   const lesson = lessonByKey(lessons, page[2]!);
   if (!lesson) return out; // a page for a lesson not (yet) in the manifest: left as written
+  if (DIAGRAMS[lesson.dir] && !PICTURE_TAG.test(src)) out = withPicture(out, lesson.dir);
   const h = HEADINGS[lang];
   if (!placedDiff) {
     const index = lessons.indexOf(lesson);
@@ -118,7 +307,10 @@ export function expandLessonPage(src: string, relativePath: string, root: string
     out += `\n\n## ${heading} {#what-changed}\n\n${safeDiff(lesson.dir, relativePath, root, lessons, lang)}\n`;
   }
   if (!VIEWER_TAG.test(src)) {
-    out += `\n\n## ${h.run} {#recorded-run}\n\n${h.runIntro}\n\n<TranscriptViewer lesson="${lesson.dir}" />\n`;
+    const player = PLAYER_TAG.test(src) ? "" : `${h.playerIntro}\n\n<LessonPlayer lesson="${lesson.dir}" />\n\n`;
+    out += `\n\n## ${h.run} {#recorded-run}\n\n${player}${h.runIntro}\n\n<TranscriptViewer lesson="${lesson.dir}" />\n`;
+  } else if (!PLAYER_TAG.test(src)) {
+    out += `\n\n${h.playerIntro}\n\n<LessonPlayer lesson="${lesson.dir}" />\n`;
   }
   return out;
 }

@@ -21,6 +21,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type Anthropic from "@anthropic-ai/sdk";
 import { LESSONS, findLesson, type Lesson } from "../../runtime/manifest.ts";
+import { listFiles } from "./diff.ts";
 import { matchResponses, type FailedRecording, type RecordedTranscript } from "../../docs/.vitepress/theme/transcript.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -164,6 +165,31 @@ async function recordAll(lessons: Lesson[]): Promise<number> {
   return failures.length;
 }
 
+/**
+ * Every lesson's reference solution as one JSON file (docs/public/solutions/<dir>.json: its text
+ * files by path), for the diff view, which compares any two lessons in the browser. Git-ignored,
+ * rewritten on every build like the recordings.
+ */
+export function writeSnapshots(lessons: Lesson[] = LESSONS): number {
+  const out = join(ROOT, "docs/public/solutions");
+  mkdirSync(out, { recursive: true });
+  const wanted = new Set(lessons.map((l) => `${l.dir}.json`));
+  for (const f of readdirSync(out)) if (f.endsWith(".json") && !wanted.has(f)) rmSync(join(out, f));
+  let n = 0;
+  for (const l of lessons) {
+    const dir = join(ROOT, "solutions", l.dir);
+    if (!existsSync(dir)) continue;
+    const files: Record<string, string> = {};
+    for (const f of listFiles(dir)) {
+      const text = readFileSync(join(dir, f), "utf8");
+      if (!text.includes("\u0000")) files[f] = text;
+    }
+    writeFileSync(join(out, `${l.dir}.json`), JSON.stringify({ dir: l.dir, id: l.id, entry: l.entry, files }));
+    n++;
+  }
+  return n;
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args[0] === "--one") {
@@ -177,6 +203,7 @@ async function main(): Promise<void> {
     console.error(`no lesson ${unknown.join(", ")}; the lessons are ${LESSONS.map((l) => l.id).join(", ")}`);
     process.exit(1);
   }
+  console.log(`docs: ${writeSnapshots()} solution snapshot(s) for the diff view`);
   console.log(`docs: recording ${lessons.length} lesson transcript(s) with the scripted model`);
   const failed = await recordAll(lessons as Lesson[]);
   // --strict: a lesson that cannot be recorded fails this command too.

@@ -14,7 +14,9 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { z } from "zod";
 import type { Lesson } from "../../runtime/manifest.ts";
+import { STAGES, courseLang, isRuleId, ruleOfApiMessage, ruleStage, ruleWords, type RuleId, type Stage } from "../../runtime/rules.ts";
 import { ROOT, exerciseDir, filesUnder, testFile, testFileRel } from "./paths.ts";
+import { typeErrors } from "./typecheck.ts";
 
 export type Tree = "lessons" | "solutions";
 
@@ -22,7 +24,9 @@ export type Tree = "lessons" | "solutions";
 export interface Failure {
   /** "describe › test" */
   test: string;
-  kind: "todo" | "api" | "transcript" | "assertion" | "error" | "load";
+  kind: "todo" | "api" | "transcript" | "assertion" | "error" | "load" | "rule" | "types" | "hang";
+  /** The rule it breaks (a key of runtime/rules.ts), when known. */
+  rule?: RuleId;
   /** The explanation, without the stack. */
   message: string;
   /** Where in the learner's file it happened ("lessons/s01_agent_loop/agent.ts:69"), when known. */
@@ -64,7 +68,19 @@ export interface GradeOptions {
   signal?: AbortSignal;
   /** Give up after this long (an endless loop in the learner's code). */
   timeoutMs?: number;
+  /** Type-check the lesson's files too (default: yes, for lessons/). */
+  typecheck?: boolean;
+  /** A folder laid out like solutions/ to grade instead of the tree (COURSE_TREE_DIR; mutants). */
+  treeDir?: string;
+  /** More arguments for vitest (a mutant's shorter test timeout). */
+  vitestArgs?: string[];
 }
+
+/**
+ * A test process that has said nothing for this long (no test started or ended, no request
+ * answered) is blocked by the loop: a `while (true)` with no await. COURSE_HANG_MS.
+ */
+const HANG_MS = Number(process.env.COURSE_HANG_MS) || 40_000;
 
 /** Runs the tests of `lessons` against one tree in ONE vitest process. */
 export async function gradeLessons(lessons: Lesson[], tree: Tree, opts: GradeOptions = {}): Promise<Map<string, Grade>> {
@@ -81,15 +97,29 @@ export async function gradeLessons(lessons: Lesson[], tree: Tree, opts: GradeOpt
   const tmp = mkdtempSync(join(tmpdir(), "course-grade-"));
   const out = join(tmp, "report.json");
   try {
-    const { output, timedOut, aborted } = await runVitest(runnable.map(testFileRel), tree, out, opts);
+    const running = runVitest(runnable.map(testFileRel), tree, out, { ...opts, heartbeatFile: join(tmp, "heartbeat.json") });
+    // While the tests run: the lesson's own files type-checked (a type error leads the verdict).
+    const types = new Map<string, Failure[]>();
+    if (tree === "lessons" && opts.typecheck !== false)
+      for (const l of runnable) {
+        await new Promise((r) => setImmediate(r)); // let the runner start first
+        types.set(l.id, typeFailures(l));
+      }
+    const { output, timedOut, aborted, hung } = await running;
     const parsed = readReport(out);
     for (const l of runnable) {
       const file = parsed?.success ? parsed.data.testResults.find((r) => r.name === testFile(l) || r.name.endsWith(`/${testFileRel(l)}`)) : undefined;
-      if (aborted) grades.set(l.id, loadFailure("the check was stopped.", output));
+      let grade: Grade;
+      if (aborted) grade = loadFailure("the check was stopped.", output);
+      else if (hung) grade = hangFailure(l, hung, output);
       else if (timedOut)
-        grades.set(l.id, loadFailure(`the check did not finish in ${Math.round((opts.timeoutMs ?? 0) / 1000)} s. Is there an endless loop in lessons/${l.dir}?`, output));
-      else if (!file) grades.set(l.id, loadFailure(`the test runner gave no result for ${testFileRel(l)}:\n${lastLines(stripAnsi(output), 15)}`, output));
-      else grades.set(l.id, fromFile(l, file, output));
+        grade = hangFailure(l, `the check did not finish in ${Math.round((opts.timeoutMs ?? 0) / 1000)} s`, output);
+      else if (!file) grade = loadFailure(`the test runner gave no result for ${testFileRel(l)}:\n${lastLines(stripAnsi(output), 15)}`, output);
+      else grade = fromFile(l, file, output);
+      const typeProblems = types.get(l.id) ?? [];
+      if (typeProblems.length > 0 && !grade.failures.some((f) => f.kind === "load" && /does not parse/.test(f.message)))
+        grade = { ...grade, ok: false, failures: order([...typeProblems, ...grade.failures]) };
+      grades.set(l.id, grade);
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -133,12 +163,12 @@ export async function gradeLesson(lesson: Lesson, tree: Tree, opts: GradeOptions
   return (await gradeLessons([lesson], tree, opts)).get(lesson.id)!;
 }
 
-function runVitest(files: string[], tree: Tree, outFile: string, opts: GradeOptions) {
-  const args = [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", ...files, "--reporter=default", "--reporter=json", `--outputFile.json=${outFile}`];
+function runVitest(files: string[], tree: Tree, outFile: string, opts: GradeOptions & { heartbeatFile?: string }) {
+  const args = [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", ...files, "--reporter=default", "--reporter=json", `--outputFile.json=${outFile}`, ...(opts.vitestArgs ?? [])];
   const color = process.stdout.isTTY && !process.env.NO_COLOR;
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: colorEnv({ ...process.env, COURSE_TREE: tree }, Boolean(color)),
+    env: colorEnv({ ...process.env, COURSE_TREE: tree, ...(opts.treeDir ? { COURSE_TREE_DIR: opts.treeDir } : {}), ...(opts.heartbeatFile ? { COURSE_HEARTBEAT_FILE: opts.heartbeatFile } : {}) }, Boolean(color)),
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
@@ -156,15 +186,28 @@ function runVitest(files: string[], tree: Tree, outFile: string, opts: GradeOpti
   let aborted = false;
   const kill = () => (pid !== undefined ? killGroup(pid) : child.kill("SIGKILL"));
   const timer = opts.timeoutMs ? setTimeout(() => ((timedOut = true), kill()), opts.timeoutMs) : undefined;
+  let hung: string | undefined;
+  const started = Date.now();
+  const watchdog = opts.heartbeatFile
+    ? setInterval(() => {
+        const beat = readHeartbeat(opts.heartbeatFile!);
+        const since = Date.now() - (beat?.at ?? started);
+        if (beat && since > HANG_MS) {
+          hung = `the loop did not return: it has blocked the test process for ${Math.round(since / 1000)} s (a loop that never awaits, so nothing else can run). ${beat.last}`.trim();
+          kill();
+        }
+      }, 1000)
+    : undefined;
   const onAbort = () => ((aborted = true), kill());
   opts.signal?.addEventListener("abort", onAbort, { once: true });
   if (opts.signal?.aborted) onAbort();
-  return new Promise<{ output: string; timedOut: boolean; aborted: boolean }>((resolve) => {
+  return new Promise<{ output: string; timedOut: boolean; aborted: boolean; hung?: string }>((resolve) => {
     const done = () => {
       if (pid !== undefined) running.delete(pid);
       if (timer) clearTimeout(timer);
+      if (watchdog) clearInterval(watchdog);
       opts.signal?.removeEventListener("abort", onAbort);
-      resolve({ output, timedOut, aborted });
+      resolve({ output, timedOut, aborted, ...(hung ? { hung } : {}) });
     };
     child.on("close", done);
     child.on("error", (e) => ((output += `\n${e.message}`), done()));
@@ -186,11 +229,44 @@ function lastLines(s: string, n: number): string {
   return s.trimEnd().split("\n").slice(-n).join("\n");
 }
 
+function readHeartbeat(path: string): { at: number; last: string } | undefined {
+  try {
+    const v = JSON.parse(readFileSync(path, "utf8")) as { at?: unknown; last?: unknown };
+    return typeof v.at === "number" ? { at: v.at, last: typeof v.last === "string" ? v.last : "" } : undefined;
+  } catch {
+    return undefined; // not written yet, or being written
+  }
+}
+
+function hangFailure(lesson: Lesson, message: string, output: string): Grade {
+  const where = /^the check did not finish/.test(message) ? `${message}: the loop in lessons/${lesson.dir} did not return.` : message;
+  return { ok: false, passed: 0, total: 0, failures: [{ test: "(the loop)", kind: "hang", rule: "loop-did-not-return", message: where }], output };
+}
+
+function typeFailures(lesson: Lesson): Failure[] {
+  try {
+    return typeErrors(exerciseDir(lesson)).map((p) => ({ test: "(type check)", kind: "types" as const, rule: "type-error" as const, message: p.message, where: p.where }));
+  } catch {
+    return []; // the type checker itself failed: the tests still grade
+  }
+}
+
+/** The failures, the cause first (runtime/rules.ts's stages); the order within a stage is kept. */
+export function order(failures: Failure[]): Failure[] {
+  const rank = (f: Failure): number => {
+    if (f.kind === "load") return -1;
+    if (f.kind === "todo") return -0.5;
+    const stage: Stage | undefined = f.kind === "types" ? "types" : f.kind === "hang" ? "hang" : f.rule ? ruleStage(f.rule) : undefined;
+    return stage ? STAGES.indexOf(stage) : STAGES.length;
+  };
+  return failures.map((f, i) => ({ f, i, r: rank(f) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.f);
+}
+
 function fromFile(lesson: Lesson, file: z.infer<typeof fileResult>, output: string): Grade {
   const tests = file.assertionResults;
   const failed = tests.filter((t) => t.status === "failed");
   const passed = tests.filter((t) => t.status === "passed").length;
-  const failures = failed.map((t) => parseFailure(lesson, [...t.ancestorTitles, t.title].join(" › "), t.failureMessages?.[0] ?? "failed"));
+  const failures = order(failed.map((t) => parseFailure(lesson, [...t.ancestorTitles, t.title].join(" › "), t.failureMessages?.[0] ?? "failed")));
   if (tests.length === 0 || file.status === "failed" && failures.length === 0) {
     failures.unshift({ test: "(loading)", kind: "load", message: loadMessage(lesson, stripAnsi(file.message ?? "the test file failed to load")) });
   }
@@ -234,8 +310,25 @@ export function parseFailure(lesson: Lesson, test: string, raw: string): Failure
   const wrapped = body.startsWith("the loop failed: ");
   if (wrapped) body = body.slice("the loop failed: ".length);
 
-  const todo = /TODO left: ([^\n]*)/.exec(body);
+  const todo = /TODO left: ([^\n]*)/.exec(clean);
   if (todo) return { ...base, kind: "todo", message: todo[1]!.trim(), where: where ?? findTodo(lesson, todo[1]!.trim()) };
+
+  // A hang: the runner's time-out (or its worker lost while blocked).
+  if (/Test timed out in \d+ ?ms|STACK_TRACE_ERROR|Hook timed out/.test(clean))
+    return {
+      ...base,
+      kind: "hang",
+      rule: "loop-did-not-return",
+      message: `the test "${test}" did not finish: the loop did not return (an await that never settles, or a loop with no exit). The other tests of this lesson were skipped.`,
+    };
+
+  // A named rule: "[rule-id] sentence", from RuleError, expect(x, "[rule-id] …"), the transcript
+  // checker, or a property whose failing case broke one. The runner's own words are cut off.
+  const named = namedRule(clean);
+  if (named) {
+    const table = /\n\s*(the smallest failing case:[\s\S]*?)(?:\n\s*at |$)/.exec(clean)?.[1];
+    return { ...base, kind: "rule", rule: named.rule, message: relativize(named.sentence) + (table && !named.sentence.includes(table.trim()) ? `\n${table.trimEnd()}` : "") };
+  }
 
   const api = /^(\d{3}) (\{[\s\S]*\})$/.exec(body);
   if (api) {
@@ -246,12 +339,70 @@ export function parseFailure(lesson: Lesson, test: string, raw: string): Failure
     } catch {
       /* keep the raw body */
     }
-    return { ...base, kind: "api", message: `the API (here, the scripted model) rejected a request your loop sent (${api[1]}):\n${msg}` };
+    return { ...base, kind: "api", rule: ruleOfApiMessage(msg), message: `the API (here, the scripted model) rejected a request your loop sent (${api[1]}):\n${msg}` };
   }
-  if (wrapped || /broken rules? in the transcript|cannot be sent again/.test(body))
-    return { ...base, kind: "transcript", message: wrapped ? `your loop stopped with an error: ${relativize(body)}` : body };
-  if (/^AssertionError/.test(head)) return { ...base, kind: "assertion", message: relativize(body) };
-  return { ...base, kind: "error", message: relativize(head) };
+  if (wrapped) return { ...base, kind: "transcript", rule: "loop-threw", message: `your loop stopped with an error: ${relativize(body)}` };
+  const title = test.split(" › ").pop()!;
+  if (/^AssertionError/.test(head) || isRunnerText(clean)) {
+    // A check written without a rule id: the rule its test's name states, and the test's own
+    // words when it gave some (expect(x, "words")), never the runner's text.
+    const words = /^AssertionError: ([\s\S]+?): expected /.exec(head)?.[1];
+    const said = words && !isRunnerText(words) ? `${words.trim()}. ` : "";
+    return { ...base, kind: "assertion", rule: ruleFromTest(lesson, test), message: `${said}This check is not met: ${title}.` };
+  }
+  // The learner's code threw inside a test of one rule: that rule, and the error in its words.
+  const byName = ruleFromTest(lesson, test);
+  return { ...base, kind: "error", rule: byName === "lesson-rule" ? "loop-threw" : byName, message: relativize(head) };
+}
+
+/** The rule a test's name states (each lesson's test names are written as its rules). */
+const RULE_WORDS: Array<[RegExp, RuleId]> = [
+  [/stop_reason (max_tokens|stop_sequence|refusal|pause_turn)|cut-off|cut off/i, "tools-only-on-tool-use"],
+  [/pause_turn/i, "pause-turn"],
+  [/unknown tool/i, "unknown-tool"],
+  [/invalid input|schema|validat/i, "invalid-input"],
+  [/token_budget|budget|cache read/i, "guard-budget"],
+  [/max_turns|turn limit/i, "guard-max-turns"],
+  [/repeat/i, "guard-repeat"],
+  [/approv|read-only command|not read-only/i, "approval"],
+  [/symlink|workspace|outside|\.\.\/|absolute path|secret|environment/i, "workspace"],
+  [/abort|ctrl-c|cancel/i, "abort-leaves-transcript"],
+  [/timeout|past its time|too long/i, "tool-timeout"],
+  [/continu/i, "continuation"],
+  [/retr|overload|compact|prompt too long|broken stream|stream_cut|stream_error/i, "recovery"],
+  [/stream|delta/i, "streaming"],
+  [/session|resum|\/reset|history across/i, "session"],
+  [/event|usage|cost|trace|jsonl/i, "observability"],
+  [/at the same time|in order|parallel|concurren|overlap|one at a time|neighbour/i, "concurrency"],
+  [/throws?|exception|failure is|fails?:/i, "tool-failure-observed"],
+  [/dispatch|registry|handler/i, "dispatch"],
+  [/outcome/i, "typed-outcome"],
+  [/sent again|sendable/i, "sendable-again"],
+];
+function ruleFromTest(lesson: Lesson, test: string): RuleId {
+  const title = test.split(" › ").pop()!;
+  for (const [re, id] of RULE_WORDS) if (re.test(title)) return lesson.id === "s06" && id === "tool-timeout" ? "guard-timeout" : id;
+  for (const [re, id] of RULE_WORDS) if (re.test(test)) return lesson.id === "s06" && id === "tool-timeout" ? "guard-timeout" : id;
+  return "lesson-rule";
+}
+
+/** The runner's own vocabulary, which never reaches a learner as the message. */
+function isRunnerText(s: string): boolean {
+  return /\bexpected\b[\s\S]*\bto\b|Object\.is|Counterexample|Property failed|toEqual|toBe\(/.test(s);
+}
+
+/** The first "[rule-id] sentence" in a failure's text, with the runner's additions cut off. */
+function namedRule(text: string): { rule: RuleId; sentence: string } | undefined {
+  const re = /\[([a-z][a-z0-9-]*)\] /g;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (!isRuleId(m[1]!)) continue;
+    let sentence = text.slice(m.index + m[0].length);
+    sentence = sentence.split(/\n\s+at |\n\s*- Expected|\n\s*\+ Received|\nCounterexample|\nShrunk \d+ time|\n\s*Hint:/)[0]!;
+    // expect(x, "[rule] sentence") adds ": expected … to …" after the sentence.
+    sentence = sentence.replace(/: expected [\s\S]*$/, "").replace(/ \/\/ Object\.is equality[\s\S]*$/, "");
+    return { rule: m[1]! as RuleId, sentence: sentence.trimEnd() };
+  }
+  return undefined;
 }
 
 /** Where the `todo("…")` with this text is, when the stack does not say. */
@@ -265,12 +416,13 @@ function findTodo(lesson: Lesson, text: string): string | undefined {
   return undefined;
 }
 
-/** What `npm run check` prints for a failed grade: the first broken rule first. */
-export function explain(lesson: Lesson, grade: Grade): string[] {
+/** What `npm run check` prints for a failed grade: the first broken rule first, in words. */
+export function explain(lesson: Lesson, grade: Grade, lang = courseLang()): string[] {
   const first = grade.failures[0];
   if (!first) return [`${lesson.id}: every test passes.`];
   const lines: string[] = [];
   const at = first.where ? ` (${first.where})` : "";
+  const tag = first.rule ? `[${first.rule}] ` : "";
   switch (first.kind) {
     case "load":
       lines.push(first.message);
@@ -278,20 +430,32 @@ export function explain(lesson: Lesson, grade: Grade): string[] {
     case "todo":
       lines.push(`A TODO is left${at}:`, `    ${first.message}`, "  Replace that todo(…) call with your code: the // TODO: comments above it say what to write.");
       break;
+    case "types": {
+      const all = grade.failures.filter((f) => f.kind === "types");
+      lines.push(`${tag}lessons/${lesson.dir} does not type-check (${all.length === 1 ? "1 error" : `${all.length} errors`}):`);
+      for (const f of all) lines.push(`  ${f.where}  ${f.message}`);
+      break;
+    }
+    case "hang":
+      lines.push(`${tag}${first.message}`);
+      break;
     case "api":
-      lines.push(`In the test "${first.test}",`, ...first.message.split("\n").map((l) => `  ${l}`));
+      lines.push(`In the test "${first.test}", ${tag}`, ...first.message.split("\n").map((l) => `  ${l}`));
       lines.push(`  messages.N is history[N] in your loop${first.where ? `; the request was sent from ${first.where}` : ""}.`);
       break;
+    case "rule":
     case "transcript":
-      lines.push(`In the test "${first.test}":`, indent(first.message, "  "));
-      break;
     case "assertion":
-      lines.push(`The test "${first.test}" failed:`, `  ${first.message}`);
-      if (first.testLine) lines.push(`  (the expectation is at ${first.testLine}${first.where ? `; your code was at ${first.where}` : ""})`);
+      lines.push(`In the test "${first.test}":`, indent(`${tag}${first.message}`, "  "));
+      if (first.where) lines.push(`  (your code was at ${first.where})`);
       break;
     case "error":
       lines.push(`In the test "${first.test}", your code threw${at}:`, `  ${first.message}`);
       break;
+  }
+  if (first.rule) {
+    const w = ruleWords(first.rule, lang);
+    lines.push("", lang === "zh" ? `规则：${w.what}` : `The rule: ${w.what}`, lang === "zh" ? `怎么做：${w.fix}` : `What to do: ${w.fix}`);
   }
   return lines;
 }

@@ -121,3 +121,29 @@ export function restore(lesson: Lesson, p: Pristine): { written: string[]; remov
   }
   return { written, removed };
 }
+
+/**
+ * Is each lesson's folder pristine? The same answer as isPristine() for every lesson, in two git
+ * commands in a clone (`git status` of lessons/ against HEAD, untracked files included) instead of
+ * a `git show` per file: `npm run list` stays fast. Without git, the snapshot comparison.
+ */
+export function pristineStates(lessons: Lesson[]): Map<string, boolean | undefined> {
+  const out = new Map<string, boolean | undefined>();
+  if (hasGit()) {
+    const atHead = git(["ls-tree", "-z", "--name-only", "HEAD", "--", "lessons/"]);
+    const status = git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", "lessons/"]);
+    if (atHead.ok && status.ok) {
+      const committed = new Set(atHead.out.toString().split("\0").filter(Boolean));
+      const changed = new Set<string>();
+      for (const entry of status.out.toString().split("\0")) {
+        const m = /(?:^|\s)lessons\/([^/]+)\//.exec(entry);
+        if (m) changed.add(m[1]!);
+      }
+      for (const l of lessons)
+        out.set(l.id, committed.has(`lessons/${l.dir}`) ? existsSync(exerciseDir(l)) && !changed.has(l.dir) : isPristine(l));
+      return out;
+    }
+  }
+  for (const l of lessons) out.set(l.id, isPristine(l));
+  return out;
+}

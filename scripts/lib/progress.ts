@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import type { Lesson } from "../../runtime/manifest.ts";
 import { gradeLesson, gradeLessons, type Grade, type GradeOptions } from "./grade.ts";
 import { exerciseDir } from "./paths.ts";
-import { isPristine } from "./pristine.ts";
+import { pristineStates } from "./pristine.ts";
 import { cachedResult, lessonHash, loadState, recordResult } from "./state.ts";
 
 export type LessonState = "done" | "current" | "in progress" | "not started" | "missing";
@@ -59,6 +59,7 @@ export async function doneMap(lessons: Lesson[], opts: { run?: boolean } & Grade
 /** Every lesson with its state. `run: false` answers from the cache alone (unknown = not done). */
 export async function statuses(lessons: Lesson[], opts: { run?: boolean } & GradeOptions = {}): Promise<LessonStatus[]> {
   const done = await doneMap(lessons, opts);
+  const untouched = pristineStates(lessons.filter((l) => done.get(l.id) !== true));
   let currentSeen = false;
   return lessons.map((lesson) => {
     if (!existsSync(exerciseDir(lesson))) return { lesson, state: "missing" };
@@ -67,7 +68,7 @@ export async function statuses(lessons: Lesson[], opts: { run?: boolean } & Grad
       currentSeen = true;
       return { lesson, state: "current" };
     }
-    return { lesson, state: isPristine(lesson) === false ? "in progress" : "not started" };
+    return { lesson, state: untouched.get(lesson.id) === false ? "in progress" : "not started" };
   });
 }
 

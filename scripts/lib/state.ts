@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { dirname, join, relative, resolve } from "node:path";
 import { z } from "zod";
 import type { Lesson } from "../../runtime/manifest.ts";
+import { isRuleId, type RuleId } from "../../runtime/rules.ts";
 import type { Grade } from "./grade.ts";
 import { ROOT, STATE_DIR, exerciseDir, filesUnder, testFile } from "./paths.ts";
 
@@ -18,7 +19,8 @@ const savedGrade = z.object({
   failures: z.array(
     z.object({
       test: z.string(),
-      kind: z.enum(["todo", "api", "transcript", "assertion", "error", "load"]),
+      kind: z.enum(["todo", "api", "transcript", "assertion", "error", "load", "rule", "types", "hang"]),
+      rule: z.custom<RuleId>((v) => typeof v === "string" && isRuleId(v)).optional(),
       message: z.string(),
       where: z.string().optional(),
       testLine: z.string().optional(),

@@ -4,7 +4,9 @@
  */
 import { LESSONS, type Lesson } from "../../runtime/manifest.ts";
 import { bold, dim, green, red, yellow } from "../../runtime/print.ts";
+import { courseLang, ruleWords } from "../../runtime/rules.ts";
 import { explain, type Grade } from "./grade.ts";
+import { cachedGrade, loadState } from "./state.ts";
 import type { LessonState, LessonStatus } from "./progress.ts";
 
 function nextLesson(lesson: Lesson): Lesson | undefined {
@@ -63,7 +65,22 @@ export function hintLines(lesson: Lesson, level: 1 | 2, { watch = false } = {}):
           : `Need more? Run \`npm run hint ${lesson.id}\` again (or \`npm run hint ${lesson.id} -- --more\`): the next hint is stronger, closer to the code.`,
       ),
     );
+  lines.push(...ruleHint(lesson));
   return lines;
+}
+
+/** The rule the last check of this lesson broke, from the rule catalog (runtime/rules.ts). */
+function ruleHint(lesson: Lesson): string[] {
+  let rule;
+  try {
+    rule = cachedGrade(loadState(), lesson)?.failures[0]?.rule;
+  } catch {
+    return []; // the lesson's files are gone: no last check to speak of
+  }
+  if (!rule) return [];
+  const lang = courseLang();
+  const w = ruleWords(rule, lang);
+  return ["", bold(lang === "zh" ? `上次检查违反的规则 [${rule}]：` : `The rule your last check broke [${rule}]:`), `  ${w.what}`, `  ${w.fix}`];
 }
 
 const MARK: Record<LessonState, string> = {

@@ -6,10 +6,13 @@
  * tools, and bad input to the course itself. With --json, the last line is:
  *
  *   {"fuzz":{"runs":N,"invariant_violations":N,"crashes":N},"faults":{"total":N,"survived":N},
- *    "attacks":{"tried":N,"escaped":N},"bad_inputs":{"tried":N,"handled":N}}
+ *    "attacks":{"corpus":N,"tried":N,"escaped":N,"sandbox":"bubblewrap"|"none","modes":[…]},
+ *    "bad_inputs":{"tried":N,"handled":N}}
  *
- * `attacks` counts only the attacks a lesson claims to stop, against that lesson's tools; the
- * others are in the table, marked "not claimed". --update-docs writes the tables into
+ * `attacks.corpus` is the number of attacks; each runs against the lessons' toolsets in every mode
+ * the machine has (with the OS sandbox, with it and every command approved, without it).
+ * `tried`/`escaped` count only the runs a lesson claims to stop; the others are in the table,
+ * marked "not claimed". `sandbox` says whether the sandbox was on for the sandboxed modes. --update-docs writes the tables into
  * docs/guide/reliability.md (between its "latest" markers). Exit code 1 when any figure fails.
  */
 import { spawn } from "node:child_process";
@@ -18,7 +21,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { npmSwallowed } from "../lib/args.ts";
 import { ROOT } from "../../runtime/testing.ts";
-import { ATTACK_ENV, ATTACKS, presentToolsets, type AttackResult } from "./attacks.ts";
+import { ATTACK_ENV, BOUNDARY_ATTACKS, ATTACKS, presentToolsets, type AttackReport, type AttackResult } from "./attacks.ts";
 import { runBadInputs, type BadInputResult } from "./bad-inputs.ts";
 import { FAULT_CASES, runFaults, type FaultResult } from "./faults.ts";
 import { fuzzLesson, type FuzzStats } from "./fuzz.ts";
@@ -117,9 +120,10 @@ if (parts.has("faults") && adapters.length > 0) {
 
 // ── attacks ── (a child process whose environment holds canaries where the API keys would be)
 let attacks: AttackResult[] = [];
+let attackReport: Omit<AttackReport, "results"> = { corpus: 0, sandbox: "none", modes: [] };
 const toolsets = parts.has("attacks") ? await presentToolsets() : [];
 if (parts.has("attacks")) {
-  attacks = await new Promise<AttackResult[]>((resolve, reject) => {
+  const report = await new Promise<AttackReport>((resolve, reject) => {
     const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "scripts/reliability/attacks.ts")], {
       cwd: ROOT,
       env: { ...process.env, ...ATTACK_ENV },
@@ -130,26 +134,30 @@ if (parts.has("attacks")) {
     child.on("close", (code) => {
       const last = text.trim().split("\n").pop() ?? "";
       try {
-        resolve(JSON.parse(last) as AttackResult[]);
+        resolve(JSON.parse(last) as AttackReport);
       } catch {
         reject(new Error(`the attack run failed (exit ${code}): ${text.slice(-500)}`));
       }
     });
   });
-  const sets = [...new Set(attacks.map((a) => a.toolset))];
+  attacks = report.results;
+  attackReport = { corpus: report.corpus, sandbox: report.sandbox, modes: report.modes };
+  out(`Sandbox: ${report.sandbox === "bubblewrap" ? "bubblewrap (on)" : "none (off: bwrap cannot start here)"}; modes run: ${report.modes.join(", ")}.`);
+  out();
+  const sets = [...new Set(attacks.map((a) => `${a.toolset} · ${a.mode}`))];
   for (const t of toolsets) out(`- ${t.id}: used by ${t.lessons.join(", ") || "no lesson present"}${t.claims ? " (they claim to stop the attacks marked claimed)" : " (no claim: run to show what the attacks do)"}`);
   out();
   const corpus = [...new Map(attacks.map((a) => [a.attack, a])).values()];
-  out(`### Attack corpus (${corpus.length} attacks × ${sets.length} toolsets)`);
+  out(`### Attack corpus (${report.corpus} attacks; ${sets.length} toolset × mode columns)`);
   out();
   const verdict = (r: AttackResult | undefined) =>
     !r ? "n/a" : r.escaped === null ? "not run" : r.escaped ? (r.claimed ? "ESCAPED" : "escapes (not claimed)") : "stopped";
   table(
     ["attack", "group", ...sets],
-    corpus.map((a) => [a.what, a.group, ...sets.map((s) => verdict(attacks.find((r) => r.attack === a.attack && r.toolset === s)))]),
+    corpus.map((a) => [a.what, a.group, ...sets.map((s) => verdict(attacks.find((r) => r.attack === a.attack && `${r.toolset} · ${r.mode}` === s)))]),
   );
-  for (const r of attacks) if (r.claimed && r.escaped) out(`ESCAPED: ${r.what} (${r.toolset}): ${r.detail}`);
-  for (const a of ATTACKS) if (a.note) out(`- not claimed by any lesson: ${a.what}: ${a.note}.`);
+  for (const r of attacks) if (r.claimed && r.escaped) out(`ESCAPED: ${r.what} (${r.toolset} · ${r.mode}): ${r.detail}`);
+  for (const a of [...ATTACKS, ...BOUNDARY_ATTACKS]) if (a.note) out(`- ${a.what}: ${a.note}${a.sandboxOnly ? " (claimed only with the sandbox)" : ""}.`);
   out();
 }
 
@@ -170,7 +178,13 @@ const summary = {
     crashes: fuzz.reduce((n, s) => n + s.crashes, 0),
   },
   faults: { total: faults.filter((f) => f.verdict !== "n/a").length, survived: faults.filter((f) => f.verdict === "recovered" || f.verdict === "clear stop").length },
-  attacks: { tried: claimedAttacks.length, escaped: claimedAttacks.filter((a) => a.escaped).length },
+  attacks: {
+    corpus: attackReport.corpus,
+    tried: claimedAttacks.length,
+    escaped: claimedAttacks.filter((a) => a.escaped).length,
+    sandbox: attackReport.sandbox,
+    modes: attackReport.modes,
+  },
   bad_inputs: { tried: bad.length, handled: bad.filter((b) => b.handled).length },
 };
 out(

@@ -45,7 +45,8 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
   let retried = false;
 
   while (true) {
-    // s06's guards, before each request: history ends with every call answered.
+    // The guards, before each request. Here history ends with a user message (the task or the
+    // last results, every call answered), so stopping here leaves a transcript that can be sent again.
     const limit = guard.check();
     if (limit) return limit;
 
@@ -86,11 +87,13 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
       continue;
     }
 
+    // s05: the turn goes into history as it came; then done, paused (ask again), stopped, or tools.
     const next = afterResponse(history, response, guard.turns);
     if (next === "again") continue;
     if (next !== "tools") return next;
 
-    // s06: a repeated call stops the run, the turn's calls answered (not run).
+    // A call the model keeps repeating (same tool, same input) stops the run. subtle: the turn's
+    // calls are still answered (not run), or the transcript would end on an unanswered tool_use.
     const calls = response.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
     const repeated = guard.repeated(calls);
     if (repeated) {

@@ -25,11 +25,10 @@ import { safeTools } from "../../solutions/s07_safe_tools/safe-tools.ts";
 import { DEFAULT_MAX_TOKENS, system, type RunOptions as StreamingOptions } from "../../solutions/s08_streaming/agent.ts";
 import { EarlyStart } from "../../solutions/s08_streaming/early-tools.ts";
 import { streamTurn } from "../../solutions/s08_streaming/stream-turn.ts";
-import { ObservedRegistry, fanOut, type AgentEvent, type EventSink } from "./events.ts";
+import { RunEvents, fanOut, type AgentEvent, type EventSink } from "./events.ts";
 import { RunLog } from "./jsonl.ts";
 import { createLogger } from "./log.ts";
 import { messageTable } from "./trace.ts";
-import { addTurn, emptyTotals, turnUsage } from "./usage.ts";
 
 export { system, DEFAULT_MAX_TOKENS };
 
@@ -41,28 +40,23 @@ export interface RunOptions extends StreamingOptions {
 // #region loop
 /** The loop. `history` grows in place; returns how the run ended. */
 export async function runAgent({ client, model }: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<GuardedOutcome> {
-  const emit: EventSink = opts.onEvent ?? (() => {});
-  const startedAt = Date.now();
-  let totals = emptyTotals();
   const guard = new RunGuards(opts.guards, opts.signal);
+  // THINK, ACT, OBSERVE and STOP (events.ts): the loop says when, RunEvents says what.
+  const events = new RunEvents(model, opts.onEvent, () => guard.turns);
   const tools = opts.registry ?? new SafeToolRegistry(safeTools({ workspace: opts.root ?? process.cwd(), approve: opts.approve ?? terminalApprover() }));
   // Every tool call, early or not, passes through here: ACT before it runs, OBSERVE after.
-  const registry = new ObservedRegistry(tools, emit, () => guard.turns);
+  const registry = events.observe(tools);
   const ctx: ToolContext = { root: opts.root ?? process.cwd(), signal: guard.signal };
   let maxTokens = opts.maxTokens ?? DEFAULT_MAX_TOKENS;
   let retried = false;
-  // STOP: every way out of the loop goes through here, so the last event always says how it ended.
-  const finish = (outcome: GuardedOutcome): GuardedOutcome => {
-    emit({ type: "stop", turn: guard.turns, outcome, totals, ms: Date.now() - startedAt });
-    return outcome;
-  };
 
   while (true) {
-    // s06's guards, before each request: history ends with every call answered.
+    // The guards, before each request. Here history ends with a user message (the task or the
+    // last results, every call answered), so stopping here leaves a transcript that can be sent again.
     const limit = guard.check();
-    if (limit) return finish(limit);
+    if (limit) return events.stop(limit);
 
-    // s08: streamed, read-only calls started while the answer still arrives.
+    // Read-only calls of this turn may start while the answer is still streaming.
     const early = new EarlyStart(registry, ctx);
     const asked = Date.now();
     let response: Anthropic.Message;
@@ -81,34 +75,40 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
         guard.signal,
       );
     } catch (e) {
+      // The deadline (or Ctrl-C) aborted the stream: the partial answer is dropped, nothing was
+      // added to history, and the early tools were stopped by the same signal.
       await early.settle();
       const halted = guard.halted();
-      if (halted) return finish(halted);
+      if (halted) return events.stop(halted);
       throw e;
     }
     guard.count(response);
     // THINK: the response, what it cost, how long it took; the run's totals grow by it.
-    const usage = turnUsage(model, response.usage);
-    totals = addTurn(totals, usage);
-    emit({ type: "think", turn: guard.turns, message: response, usage, ms: Date.now() - asked });
+    events.think(response, asked);
 
-    // s05: a cut-off answer is asked again, once, with a larger limit; nothing of it is kept.
+    // subtle: cut off by max_tokens, the last block may be a tool_use whose input never finished
+    // (it arrives as {}). Run none of it, store none of it: ask again, once, with a larger limit.
     if (response.stop_reason === "max_tokens" && !retried) {
       await early.settle();
       retried = true;
       maxTokens *= 4;
+      say(dim(`  max_tokens: the answer was cut off; asking again with max_tokens ${maxTokens}`));
       continue;
     }
+
+    // s05: the turn goes into history as it came; then done, paused (ask again), stopped, or tools.
     const next = afterResponse(history, response, guard.turns);
     if (next === "again") continue;
-    if (next !== "tools") return finish(next);
+    if (next !== "tools") return events.stop(next);
 
+    // A call the model keeps repeating (same tool, same input) stops the run. subtle: the turn's
+    // calls are still answered (not run), or the transcript would end on an unanswered tool_use.
     const calls = response.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
     const repeated = guard.repeated(calls);
     if (repeated) {
       await early.settle();
       answerNotRun(history, response, `the run stopped: ${repeated.detail}`);
-      return finish(repeated);
+      return events.stop(repeated);
     }
 
     // All the calls of the turn, early or not; the observed registry reports each one as it runs.

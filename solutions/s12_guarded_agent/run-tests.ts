@@ -108,7 +108,8 @@ export function runTestsTool(root: string, opts: RunTestsOptions = {}): CheckedT
  */
 export function guardedTools(root: string, approve: Approver, opts: Omit<RunTestsOptions, "approve" | "changes"> = {}): CheckedTool[] {
   const changes = new ChangeLog();
-  return [...safeTools({ workspace: root, approve, onChange: changes.note }), runTestsTool(root, { ...opts, approve, changes })];
+  const limits = { ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}), ...(opts.maxOutput !== undefined ? { maxOutput: opts.maxOutput } : {}) };
+  return [...safeTools({ workspace: root, approve, onChange: changes.note, ...limits }), runTestsTool(root, { ...opts, approve, changes })];
 }
 
 /** One word for bash, inside single quotes (where nothing is special but the quote itself). */

@@ -3,14 +3,18 @@
  * `npm test`): the lesson diff, the lesson-page rewriting, the missing-page check, and how the
  * transcript viewer reads a learner's JSONL or JSON.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Lesson } from "../../runtime/manifest.ts";
 import { diffFile, diffMarkdown, lessonDiff } from "../../scripts/docs/diff.ts";
-import { expandLessonPage, missingLessonPages } from "../../scripts/docs/pages.ts";
+import { expandLessonPage, missingLessonPages, rewriteImports } from "../../scripts/docs/pages.ts";
+import { answerLines, isAnswer, parseImport, todoRegions } from "../../scripts/docs/regions.ts";
+import { diffLessons, splitRows, type Snapshot } from "../../docs/.vitepress/theme/diffmodel.ts";
+import { playerSteps, rowsOf, short } from "../../docs/.vitepress/theme/player.ts";
 import { transcriptOf } from "../../scripts/docs/record-transcripts.ts";
 import { linkTools, matchResponses, matchTurns, parseTranscriptText, TranscriptFileError } from "../../docs/.vitepress/theme/transcript.ts";
 
@@ -72,17 +76,13 @@ describe("lesson diff", () => {
     expect(agent.patch).toContain("+  guard();");
   });
 
-  it("renders one ```diff tab per changed file, with stats, and names the unchanged ones", () => {
+  it("places the diff view, says where the diff comes from, and keeps it out of the search index", () => {
     const md = diffMarkdown(lessonDiff(root, LESSONS, "s02_second"), "en");
-    expect(md).toContain("::: code-group");
-    expect(md).toContain("```diff [agent.ts]");
-    expect(md).toContain("```diff [guards.ts]");
-    expect(md).not.toContain("```diff [same.ts]");
-    expect(md).toMatch(/Unchanged: `same.ts`/);
-    // old.ts stays in s01's folder (later lessons import from there): named, not shown as deleted.
-    expect(md).not.toContain("```diff [old.ts]");
-    expect(md).toMatch(/Only in `solutions\/s01_first\/`.*: `old.ts`/);
-    expect(md).toContain('<span class="add">+1</span>');
+    expect(md).toContain("`solutions/s01_first/` → `solutions/s02_second/`");
+    expect(md).toContain('<LessonDiffView lesson="s02_second" />');
+    expect(md.indexOf("<!-- search:skip -->")).toBeLessThan(md.indexOf("<LessonDiffView"));
+    expect(md.indexOf("<!-- /search:skip -->")).toBeGreaterThan(md.indexOf("<LessonDiffView"));
+    expect(md).not.toContain("no file changed");
   });
 
   it("says the first lesson has nothing to compare with, and names a missing solution folder", () => {
@@ -95,7 +95,8 @@ describe("lesson pages", () => {
   it("appends the generated diff and the recorded run to a lesson page that does not place them", () => {
     const out = expandLessonPage("# s02\n\nText.\n", "lessons/s02_second.md", root, LESSONS);
     expect(out).toContain("## What changed since s01 {#what-changed}");
-    expect(out).toContain("```diff [agent.ts]");
+    expect(out).toContain('<LessonDiffView lesson="s02_second" />');
+    expect(out).toContain('<LessonPlayer lesson="s02_second" />');
     expect(out).toContain('<TranscriptViewer lesson="s02_second" />');
     const zh = expandLessonPage("# s02\n", "zh/lessons/s02_second.md", root, LESSONS);
     expect(zh).toContain("## 与 s01 相比的变化");
@@ -105,7 +106,7 @@ describe("lesson pages", () => {
     const src = '# s02\n\n<LessonDiff id="s02" />\n\n```md\n<LessonDiff id="s02" />\n```\n\n<TranscriptViewer lesson="s02_second" />\n';
     const out = expandLessonPage(src, "lessons/s02_second.md", root, LESSONS);
     expect(out).not.toContain("{#what-changed}");
-    expect(out.match(/```diff \[agent.ts\]/g)).toHaveLength(1);
+    expect(out.match(/<LessonDiffView /g)).toHaveLength(1);
     expect(out).toContain('```md\n<LessonDiff id="s02" />\n```');
     expect(out.match(/<TranscriptViewer/g)).toHaveLength(1);
   });
@@ -235,5 +236,126 @@ describe("transcript viewer: reading files", () => {
     expect(transcriptOf(messages)).toBe(messages);
     expect(transcriptOf({ history: messages })).toBe(messages);
     expect(transcriptOf({ outcome: "done" })).toBeNull();
+  });
+});
+
+describe("answers folded until asked (regions.ts, the page rewriter)", () => {
+  beforeAll(() => {
+    write("lessons/s02_second/agent.ts", "// #region loop\nwhile (true) {\n  // TODO: call step() and guard()\n  todo(\"s02\");\n}\n// #endregion loop\n// #region given\nconst given = 1;\n// #endregion given\n");
+    write("solutions/s02_second/agent.ts", "const a = 1;\n// #region loop\nwhile (true) {\n  step();\n  guardTheLoopCarefully();\n}\n// #endregion loop\n// #region given\nconst given = 1;\n// #endregion given\n");
+  });
+
+  it("knows a region with a TODO in the learner's copy is an answer, and which lines only the answer has", () => {
+    const loop = parseImport("<<< @/../solutions/s02_second/agent.ts#loop")!;
+    const given = parseImport("<<< @/../solutions/s02_second/agent.ts#given")!;
+    expect(isAnswer(root, loop)).toBe(true);
+    expect(isAnswer(root, given)).toBe(false);
+    expect(todoRegions(root, "s02_second").map((r) => r.region)).toEqual(["loop"]);
+    expect(answerLines(root, loop, 8)).toEqual(["guardTheLoopCarefully();"]);
+  });
+
+  it("shows the learner's copy in place and folds the answer, titled in the page's language, after Your turn", () => {
+    const src = "# s02\n\nText.\n\n<<< @/../solutions/s02_second/agent.ts#loop\n\n<<< @/../solutions/s02_second/agent.ts#given\n\n## Your turn\n\nDo it.\n\n## Later\n";
+    const out = rewriteImports(src, root, "en", true);
+    const yourTurn = out.indexOf("## Your turn {#your-turn}");
+    const folded = out.indexOf("::: details Show the reference solution");
+    expect(yourTurn).toBeGreaterThan(0);
+    expect(folded).toBeGreaterThan(yourTurn);
+    expect(folded).toBeLessThan(out.indexOf("## Later"));
+    expect(out.slice(0, yourTurn)).toContain("<<< @/../lessons/s02_second/agent.ts#loop{ts:line-numbers=2}");
+    expect(out.slice(0, yourTurn)).not.toContain("solutions/s02_second/agent.ts#loop");
+    expect(out.slice(folded)).toContain("<<< @/../solutions/s02_second/agent.ts#loop{ts:line-numbers=3}");
+    expect(out).toContain("<<< @/../solutions/s02_second/agent.ts#given{ts:line-numbers=9}");
+    const zh = rewriteImports(src.replace("## Your turn", "## 动手"), root, "zh", true);
+    expect(zh).toContain("::: details 查看参考答案");
+    expect(zh).toContain("## 动手 {#your-turn}");
+    // A page without the section gets one; a guide page folds the answer where it stands.
+    expect(rewriteImports("# s02\n\n<<< @/../solutions/s02_second/agent.ts#loop\n", root, "en", true)).toMatch(/## Your turn \{#your-turn\}[\s\S]*Show the reference solution/);
+    expect(rewriteImports("# Guide\n\n<<< @/../solutions/s02_second/agent.ts#loop\n", root, "en", false)).toMatch(/^# Guide\n\n[\s\S]*::: details Show the reference solution/);
+  });
+});
+
+describe("the step-through player's steps", () => {
+  const use = (id: string): Anthropic.ContentBlockParam => ({ type: "tool_use", id, name: "bash", input: {} });
+  const result = (id: string): Anthropic.ContentBlockParam => ({ type: "tool_result", tool_use_id: id, content: "ok" });
+
+  it("walks the loop request by request: task, call, append, check, tools, results … done", () => {
+    const messages: Anthropic.MessageParam[] = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: [use("a"), use("b")] },
+      { role: "user", content: [result("a"), result("b")] },
+      { role: "assistant", content: [{ type: "text", text: "done" }] },
+    ];
+    const steps = playerSteps(messages, [{ index: 1, stop_reason: "tool_use" }, { index: 3, stop_reason: "end_turn" }]);
+    expect(steps.map((s) => s.stage)).toEqual(["task", "call", "append", "check", "tools", "results", "call", "append", "check", "done"]);
+    expect(steps.map((s) => s.shown)).toEqual([1, 1, 2, 2, 2, 3, 3, 4, 4, 4]);
+    expect(steps[4]!.tools).toEqual(["bash", "bash"]);
+    expect(steps.at(-1)!.request).toBe(2);
+    const rows = rowsOf(messages, []);
+    expect(rows[1]!.blocks.map((b) => b.colour)).toEqual(rows[2]!.blocks.map((b) => b.colour));
+  });
+
+  it("ends a run the loop stopped itself (a guard after the results) on a done step, and reads stop_reason from the blocks when the file has none", () => {
+    const messages: Anthropic.MessageParam[] = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: [use("a")] },
+      { role: "user", content: [result("a")] },
+    ];
+    const steps = playerSteps(messages, []);
+    expect(steps[3]!.stop).toBe("tool_use");
+    expect(steps.at(-1)).toMatchObject({ stage: "done", shown: 3, halted: true });
+  });
+
+  it("cuts a long text at a word, with one ellipsis", () => {
+    expect(short("The directory has 14 entries: README.md, docs, package.json, more", 41)).toBe("The directory has 14 entries: README.md …");
+  });
+});
+
+describe("the diff view's model", () => {
+  const snap = (dir: string, files: Record<string, string>): Snapshot => ({ dir, id: dir.slice(0, 3), entry: "agent.ts", files });
+
+  it("leads with the loop's change, then the new mechanism; folds comment, import and rename-only hunks", () => {
+    const filler = Array.from({ length: 12 }, (_, i) => `const f${i} = ${i};`).join("\n");
+    const before = `import { a } from "./a.ts";\n// old comment\n${filler}\nconst task = "s01 task";\n${filler}\n// #region loop\nwhile (true) {\n  step();\n}\n// #endregion loop\n`;
+    const after = `import { a, b } from "./b.ts";\n// new comment\n${filler}\nconst task = "s02 task";\n${filler}\n// #region loop\nwhile (true) {\n  step();\n  guard();\n}\n// #endregion loop\n`;
+    const m = diffLessons(snap("s01_x", { "agent.ts": before }), snap("s02_y", { "agent.ts": after, "guards.ts": "export function guard() {}\n" }));
+    expect(m.files.map((f) => f.path)).toEqual(["agent.ts", "guards.ts"]);
+    const kinds = m.files[0]!.hunks.map((h) => h.kind);
+    expect(kinds[0]).toBe("loop");
+    expect(kinds.slice(1).every((k) => k === "cosmetic")).toBe(true);
+    expect(m.files[1]!.hunks[0]!.kind).toBe("new");
+    expect(m.summary.exportsAdded).toEqual(["guard"]);
+    expect(m.summary.filesAdded).toEqual(["guards.ts"]);
+    const loop = m.files[0]!.hunks[0]!;
+    const added = loop.lines.find((l) => l.type === "+")!;
+    expect(added.text).toBe("  guard();");
+    expect(after.split("\n")[added.new! - 1]).toBe("  guard();");
+    const rows = splitRows(loop);
+    expect(rows.some((r) => r.left === undefined && r.right?.type === "+")).toBe(true);
+  });
+});
+
+describe("one glossary (docs/guide/glossary.md) on the Chinese pages", () => {
+  it("uses the glossary's word for agent, guard and Your turn everywhere", () => {
+    const repo = join(dirname(fileURLToPath(import.meta.url)), "../..");
+    const pages: string[] = [];
+    const walk = (d: string) => {
+      for (const name of readdirSync(d)) {
+        const p = join(d, name);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (name.endsWith(".md")) pages.push(p);
+      }
+    };
+    walk(join(repo, "docs/zh"));
+    expect(pages.length).toBeGreaterThan(10);
+    const avoid: [RegExp, string][] = [
+      [/智能体/, "agent"],
+      [/护栏/, "防护"],
+      [/^##\s+(动手|动手做|你来试)\s*$/m, "## 轮到你了"],
+    ];
+    const found = pages.flatMap((p) =>
+      avoid.filter(([re]) => re.test(readFileSync(p, "utf8"))).map(([re, use]) => `${p.slice(repo.length + 1)}: ${re.source} (the glossary says ${use})`),
+    );
+    expect(found).toEqual([]);
   });
 });

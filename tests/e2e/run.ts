@@ -3,12 +3,19 @@
  *
  * Builds the site (`npm run docs:build`; skip with --no-build), serves docs/.vitepress/dist on
  * 127.0.0.1 with a small static server on a free port, and drives it in headless Chromium
- * (Debian's /usr/bin/chromium, through playwright-core): the home pages, every lesson page of the
- * manifest in both languages (its code blocks, its generated diff, its recorded run with every
- * tool_use linked to its tool_result), opening a learner's own JSONL in the viewer, the language
- * switch, local search, no console errors anywhere, and no dead internal link (a crawl of every
- * page). Screenshots of a lesson page at desktop and phone widths go to
- * docs/.vitepress/cache/e2e/. Prints one line per check and exits non-zero when any fails.
+ * (Debian's /usr/bin/chromium, through playwright-core). On every lesson page of the manifest, in
+ * both languages: imported code, the exercise's answers folded until asked (no line only the
+ * reference solution has is visible before "Show the reference solution" is opened), the lesson's
+ * picture labelled in the page's language, the diff view (summary card, code folded, the loop's
+ * change first, line numbers, split view, any two lessons), the recorded run with every tool_use
+ * linked to its tool_result, and the step-through player stepped through the whole run from the
+ * keyboard. Then: a learner's own JSONL in the viewer and the player, the language switch, local
+ * search (Chinese words inside longer ones, no generated diff in the results), Chinese navigation
+ * and report blocks, previous/next kept inside the lessons, no dead internal link (a crawl), every
+ * page at 1280 and 390 px without sideways scroll or raw `**`, and no console errors anywhere.
+ * Screenshots of every lesson page (and details at desktop and phone widths) go to
+ * docs/.vitepress/cache/e2e/ (git-ignored), kept as the run's artifacts. Prints one line per
+ * check and exits non-zero when any fails.
  *
  *   npm run test:e2e [-- --no-build] [-- --only s01]
  */
@@ -21,6 +28,7 @@ import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { LESSONS, findLesson, type Lesson } from "../../runtime/manifest.ts";
 import { missingLessonPages } from "../../scripts/docs/pages.ts";
+import { answerLines, findRegion, importsIn, todoRegions } from "../../scripts/docs/regions.ts";
 import { strictArgsOrExit } from "../../scripts/lib/args.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -132,6 +140,55 @@ function toolUseCount(rec: Recording): number {
   return n;
 }
 
+const squash = (s: string) => s.replace(/\s+/g, " ").trim();
+
+/** The page's text a reader can see: text nodes under .vp-doc whose element is rendered (not in a closed <details>). */
+async function visibleText(page: Page): Promise<string> {
+  const text = await page.locator(".vp-doc").first().evaluate((root) => {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    const parts: string[] = [];
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement;
+      if (el && el.checkVisibility({ contentVisibilityAuto: true, opacityProperty: true, visibilityProperty: true }) && !el.closest("details:not([open]) > :not(summary)"))
+        parts.push(n.textContent ?? "");
+    }
+    return parts.join("");
+  });
+  return squash(text);
+}
+
+/**
+ * An exercise's answer stays folded until asked (issue 14): no line that only the reference
+ * solution of a TODO region has (regions.ts) is visible on the lesson page; the page has a closed
+ * "Show the reference solution" block, and opening it shows the answers of the regions it imports.
+ */
+async function checkAnswersFolded(page: Page, lesson: Lesson, zh: boolean): Promise<void> {
+  const regions = todoRegions(ROOT, lesson.dir);
+  const answers = regions.flatMap((r) => answerLines(ROOT, r, 24).map((line) => ({ where: `${r.path}#${r.region}`, line })));
+  const before = await visibleText(page);
+  const open = answers.filter((a) => before.includes(squash(a.line)));
+  expect(open.length === 0, `the answer to ${open[0]?.where} shows before it is asked for: "${open[0]?.line}" (fold it under "Your turn")`);
+  const source = readFileSync(join(ROOT, zh ? "docs/zh" : "docs", "lessons", `${lesson.dir}.md`), "utf8");
+  const imported = new Set(importsIn(source).map((i) => `${i.path}#${i.region}`));
+  const shownAnswers = answers.filter((a) => imported.has(a.where));
+  if (shownAnswers.length === 0) return;
+  const fold = page.locator(".reference-solution details");
+  expect((await fold.count()) >= 1, "no folded reference solution on a page that imports an exercise's answer");
+  const summary = squash((await fold.first().locator("summary").textContent()) ?? "");
+  const want = zh ? "查看参考答案" : "Show the reference solution";
+  expect(summary === want, `the folded block is titled "${summary}", not "${want}"`);
+  expect(!(await fold.first().evaluate((d) => (d as HTMLDetailsElement).open)), "the reference solution is open before it is asked for");
+  const yourTurn = await page.locator("h2#your-turn").count();
+  expect(yourTurn === 1, 'no "Your turn" heading (#your-turn) on the page');
+  const after = await page.locator("h2#your-turn ~ .reference-solution details").count();
+  expect(after >= 1, 'the folded reference solution is not after "Your turn"');
+  for (let i = 0; i < (await fold.count()); i++) await fold.nth(i).locator("summary").click();
+  const opened = await visibleText(page);
+  const missing = [...new Set(shownAnswers.map((a) => a.where))].filter((w) => !shownAnswers.some((a) => a.where === w && opened.includes(squash(a.line))));
+  expect(missing.length === 0, `opening "${want}" does not show the answer to ${missing.join(", ")}`);
+  for (let i = 0; i < (await fold.count()); i++) await fold.nth(i).locator("summary").click();
+}
+
 /** The lesson page's checks, in one language. */
 async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index: number, zh: boolean): Promise<void> {
   const url = `${origin}${zh ? "/zh" : ""}/lessons/${lesson.dir}`;
@@ -143,13 +200,20 @@ async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index
   const code = await page.locator('.vp-doc div[class*="language-"]:not(.language-diff) pre code').count();
   expect(code >= 1, "no code block: a lesson page imports its code from solutions/ with <<<");
 
-  // The generated diff (appended as #what-changed, or placed by the page with <LessonDiff />).
-  if (index > 0) {
-    const diffs = await page.locator(".lesson-diff div.language-diff pre code").count();
-    const text = (await page.locator(".vp-doc").textContent()) ?? "";
-    const unchanged = text.includes("no file changed") || text.includes("没有文件变化");
-    expect(diffs >= 1 || unchanged, `no generated diff against ${LESSONS[index - 1]!.id}`);
-  }
+  // The diff view (appended as #what-changed, or placed by the page with <LessonDiff />): a summary
+  // card, the code folded (it holds the answers), opened it leads with the loop's change.
+  if (index > 0) await checkDiffView(page, lesson, LESSONS[index - 1]!);
+
+  await checkAnswersFolded(page, lesson, zh);
+
+  // The lesson's picture: an SVG drawn with text labels, in the page's language.
+  const pictures = page.locator(".vp-doc .course-diagram:not(.lp-diagram) svg");
+  expect((await pictures.count()) >= 1, `no picture of the lesson's idea: add an entry for ${lesson.dir} to docs/.vitepress/theme/diagrams.ts`);
+  const labels = (await pictures.first().locator("text").allTextContents()).map((l) => l.trim()).filter(Boolean);
+  expect(labels.length >= 3, `the picture has ${labels.length} labels`);
+  if (zh) expect(labels.some((l) => /[\u4e00-\u9fff]/.test(l)), `the picture's labels are not in Chinese: ${labels.slice(0, 3).join(" | ")}`);
+  const box = await pictures.first().boundingBox();
+  expect(box && box.width > 200 && box.height > 60, "the picture is not drawn (no size)");
 
   // The recorded run, with every tool_use linked to its tool_result.
   const res = await fetch(`${origin}/transcripts/${lesson.dir}.json`);
@@ -179,12 +243,104 @@ async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index
   }
   const stops = await page.locator(".tv-stop").count();
   expect(stops >= 1, "no stop_reason shown on the assistant turns");
+
+  await checkPlayer(page, rec.messages!.length, toolUseCount(rec));
+}
+
+/** The loop region of a lesson's entry file, as written. */
+function loopOf(l: Lesson): string | null {
+  const file = join(ROOT, "solutions", l.dir, l.entry);
+  if (!existsSync(file)) return null;
+  const r = findRegion(readFileSync(file, "utf8"), "loop");
+  return r ? r.lines.join("\n") : null;
+}
+
+async function checkDiffView(page: Page, lesson: Lesson, previous: Lesson): Promise<void> {
+  const view = page.locator(".ldv").first();
+  expect((await view.count()) === 1, `no diff view against ${previous.id}`);
+  await view.locator(".ldv-card").waitFor({ timeout: 10_000 });
+  const title = squash((await view.locator(".ldv-card-title strong").textContent()) ?? "");
+  expect(title === `${previous.id} → ${lesson.id}`, `the diff card compares "${title}", not ${previous.id} → ${lesson.id}`);
+  expect((await view.locator(".ldv-files").count()) === 0, "the diff's code is open before it is asked for (it holds the exercise's answers)");
+  if ((await view.locator(".ldv-open").count()) === 0) return; // no file changed
+  await view.locator(".ldv-open").click();
+  const kinds = await view.locator(".ldv-hunk").evaluateAll((els) => els.map((e) => e.getAttribute("data-kind") ?? ""));
+  expect(kinds.length >= 1, "the opened diff shows no hunk");
+  if (loopOf(lesson) !== loopOf(previous)) expect(kinds[0] === "loop", `the diff leads with a "${kinds[0]}" hunk, not the loop's change`);
+  const numbers = await view.locator(".ldv-code td.ldv-n").first().textContent();
+  expect(/^\d+$/.test(squash(numbers ?? "")), "the diff shows no line numbers");
+  await view.locator(".ldv-split").click();
+  expect((await view.locator(".ldv-files.ldv-split .ldv-code tr").first().locator("td").count()) === 4, "the split view is not two columns of numbered lines");
+  await view.locator(".ldv-unified").click();
+  // Any two lessons: compare with the first lesson.
+  const first = LESSONS[0]!;
+  await view.locator("select.ldv-from").selectOption(first.dir);
+  await page.waitForFunction((want) => document.querySelector(".ldv-card-title strong")?.textContent?.trim() === want, `${first.id} → ${lesson.id}`, { timeout: 5000 });
+  await view.locator(".ldv-open").click().catch(() => {});
+}
+
+/** The player's state: its step, the stage it lights, the rows of its table. */
+async function playerState(page: Page): Promise<{ step: number; stage: string; lit: string[]; rows: number }> {
+  const player = page.locator(".lp").first();
+  return {
+    step: Number(await player.getAttribute("data-step")),
+    stage: (await player.getAttribute("data-stage")) ?? "",
+    lit: await player.locator(".lp-node.lp-lit").evaluateAll((els) => els.map((e) => e.getAttribute("data-node") ?? "")),
+    rows: await player.locator(".lp-row").count(),
+  };
+}
+
+/**
+ * The step-through player steps through the whole run from the keyboard: the table grows one
+ * message at a time to every message of the recording, the diagram lights the stage the caption
+ * names, tool calls run and their results are appended, the run ends "done"; ids are paired by
+ * colour; ▶ plays on its own.
+ */
+async function checkPlayer(page: Page, messages: number, toolUses: number): Promise<void> {
+  const player = page.locator(".lp").first();
+  expect((await player.count()) === 1, "no step-through player on the page");
+  await player.locator(".lp-row").first().waitFor({ timeout: 10_000 });
+  await player.focus();
+  await page.keyboard.press("Home");
+  let s = await playerState(page);
+  expect(s.step === 0 && s.rows === 1 && s.stage === "task", `Home does not go to the first step (step ${s.step}, ${s.rows} rows, stage ${s.stage})`);
+  const seen = new Set<string>([s.stage]);
+  let rows = s.rows;
+  for (let i = 0; i < 400 && s.stage !== "done"; i++) {
+    await page.keyboard.press("ArrowRight");
+    const next = await playerState(page);
+    expect(next.step === s.step + 1, `→ went from step ${s.step} to ${next.step}`);
+    expect(next.rows >= rows && next.rows <= rows + 1, `the table went from ${rows} to ${next.rows} rows in one step`);
+    expect(next.lit.length === 1 && next.lit[0] === next.stage, `the diagram lights ${next.lit.join(",") || "nothing"} at stage ${next.stage}`);
+    rows = next.rows;
+    s = next;
+    seen.add(s.stage);
+  }
+  await page.keyboard.press("End");
+  s = await playerState(page);
+  expect(s.stage === "done", `the last step is "${s.stage}", not "done"`);
+  expect(s.rows === messages, `at the end the table shows ${s.rows} messages, the recording has ${messages}`);
+  for (const stage of ["call", "append", "check", "done", ...(toolUses > 0 ? ["tools", "results"] : [])])
+    expect(seen.has(stage), `stepping through never reached the "${stage}" stage`);
+  const pairs = await player.locator(".lp-block[data-pair]").evaluateAll((els) =>
+    els.map((e) => ({ id: e.getAttribute("data-pair") ?? "", kind: e.className, colour: getComputedStyle(e).borderLeftColor })),
+  );
+  for (const use of pairs.filter((p) => p.kind.includes("lp-kind-tool_use"))) {
+    const result = pairs.find((p) => p.id === use.id && p.kind.includes("lp-kind-tool_result"));
+    expect(result, `the player shows no tool_result for ${use.id}`);
+    expect(result.colour === use.colour, `tool_use ${use.id} and its result have different colours in the player`);
+  }
+  expect(pairs.filter((p) => p.kind.includes("lp-kind-tool_use")).length === toolUses, "the player's table does not show every tool_use");
+  await page.keyboard.press("Home");
+  await player.locator(".lp-play").click();
+  await page.waitForFunction(() => Number(document.querySelector(".lp")?.getAttribute("data-step")) >= 2, null, { timeout: 8000 });
+  await player.locator(".lp-play").click();
 }
 
 // ---------------------------------------------------------------- the crawl
 
 /** Every internal link of every page reachable from the home pages answers 200, anchors included. */
-async function crawl(origin: string, starts: string[]): Promise<{ pages: number; links: number; dead: string[] }> {
+async function crawl(origin: string, starts: string[]): Promise<{ pages: number; links: number; dead: string[]; html: string[] }> {
   const seen = new Set<string>();
   const html = new Map<string, string>();
   const dead: string[] = [];
@@ -222,7 +378,8 @@ async function crawl(origin: string, starts: string[]): Promise<{ pages: number;
       if (body !== "" && !seen.has(target)) queue.push(target);
     }
   }
-  return { pages: seen.size, links, dead };
+  const pagesSeen = [...seen].filter((p) => (html.get(p) ?? "") !== "");
+  return { pages: seen.size, links, dead, html: pagesSeen };
 }
 
 // ---------------------------------------------------------------- main
@@ -296,18 +453,74 @@ async function main(): Promise<number> {
       expect((await page.locator("html").getAttribute("lang")) === "en-US", "html lang is not en-US after switching back");
     });
 
-    for (const [home, query] of [["/", "tool_result"], ["/zh/", "消息配对"]] as const)
+    // Chinese has no spaces: "配对规则" is found inside "消息配对规则" (a CJK tokenizer in the config).
+    for (const [home, query, want] of [["/", "tool_result", ""], ["/zh/", "消息配对", "/zh/guide/message-rules"], ["/zh/", "配对规则", "/zh/guide/message-rules"]] as const)
       await check(`local search on ${home} finds "${query}"`, async () => {
         await open(page, `${origin}${home}`);
         await page.locator(".VPNavBarSearch button").click();
         await page.locator(".VPLocalSearchBox input").fill(query);
         await page.locator(".VPLocalSearchBox .result").first().waitFor({ timeout: 5000 });
-        const href = await page.locator(".VPLocalSearchBox .result").first().getAttribute("href");
-        expect(href?.startsWith(home), `the first result (${href}) is not in the ${home} locale`);
+        const hrefs = await page.locator(".VPLocalSearchBox .result").evaluateAll((els) => els.map((e) => e.getAttribute("href") ?? ""));
+        expect(hrefs[0]?.startsWith(home), `the first result (${hrefs[0]}) is not in the ${home} locale`);
+        if (want) expect(hrefs.slice(0, 5).some((h) => h.startsWith(want)), `${want} is not among the first results: ${hrefs.slice(0, 5).join(", ")}`);
         await page.keyboard.press("Escape");
       });
 
-    await check("viewer opens a learner's JSONL run: pairs linked, is_error marked, stop_reason shown", async () => {
+    // The generated diffs are not in the index: a search for a word of the loop lands on prose.
+    await check('local search: no result is a generated "What changed" section', async () => {
+      await open(page, `${origin}/`);
+      await page.locator(".VPNavBarSearch button").click();
+      await page.locator(".VPLocalSearchBox input").fill("tool");
+      await page.locator(".VPLocalSearchBox .result").first().waitFor({ timeout: 5000 });
+      const first = (await page.locator(".VPLocalSearchBox .result").first().textContent()) ?? "";
+      expect(!/What changed/.test(first), `the first result for "tool" is a generated diff: ${squash(first).slice(0, 80)}`);
+      const excerpts = await page.locator(".VPLocalSearchBox .result .excerpt").allTextContents();
+      const diffy = excerpts.find((e) => /^\s*[-+]{1}\s{2,}\S/m.test(e) || /solutions\/s\d+_\w+\/ → /.test(e));
+      expect(!diffy, `a result shows diff text: ${squash(diffy ?? "").slice(0, 80)}`);
+      await page.keyboard.press("Escape");
+    });
+
+    await check("Chinese navigation: every sidebar entry and the previous/next links of the zh lesson pages are Chinese", async () => {
+      await open(page, `${origin}/zh/lessons/${first.dir}`);
+      const items = (await page.locator(".VPSidebar .VPSidebarItem .text").allTextContents()).map(squash).filter(Boolean);
+      expect(items.length > LESSONS.length, `the zh sidebar has only ${items.length} entries`);
+      const english = items.filter((t) => !/[\u4e00-\u9fff]/.test(t));
+      expect(english.length === 0, `English in the zh sidebar: ${english.join(" | ")}`);
+      for (const l of lessons) {
+        await open(page, `${origin}/zh/lessons/${l.dir}`);
+        const labels = (await page.locator(".VPDocFooter .pager .title").allTextContents()).map(squash);
+        const english2 = labels.filter((t) => !/[\u4e00-\u9fff]/.test(t));
+        expect(english2.length === 0, `${l.id}: previous/next titles not in Chinese: ${english2.join(" | ")}`);
+      }
+    });
+
+    await check("the generated report blocks of the zh benchmarks and reliability pages are in Chinese", async () => {
+      for (const path of ["/zh/guide/benchmarks", "/zh/guide/reliability"]) {
+        await open(page, origin + path);
+        const heads = (await page.locator(".vp-doc h3").allTextContents()).map(squash);
+        const english = heads.filter((h) => !/[\u4e00-\u9fff]/.test(h));
+        expect(heads.length > 0 && english.length === 0, `${path}: headings not in Chinese: ${english.join(" | ") || "(no headings)"}`);
+        const ths = (await page.locator(".vp-doc table th").allTextContents()).map(squash).filter((t) => /^[a-z][a-z /,]+$/i.test(t) && !/^(s\d+|n\/a)$/.test(t));
+        expect(ths.length === 0, `${path}: English column names: ${[...new Set(ths)].slice(0, 6).join(" | ")}`);
+      }
+    });
+
+    await check("previous/next stay inside the lessons (the first has no previous, the last no next)", async () => {
+      for (const zh of [false, true]) {
+        const p = zh ? "/zh" : "";
+        for (const [i, l] of LESSONS.entries()) {
+          if (!lessons.includes(l)) continue;
+          await open(page, `${origin}${p}/lessons/${l.dir}`);
+          const prev = await page.locator(".VPDocFooter .pager-link.prev").getAttribute("href").catch(() => null);
+          const next = await page.locator(".VPDocFooter .pager-link.next").getAttribute("href").catch(() => null);
+          const want = (j: number) => (LESSONS[j] ? `${p}/lessons/${LESSONS[j]!.dir}` : null);
+          expect(prev === want(i - 1), `${p}/lessons/${l.dir}: previous is ${prev}, not ${want(i - 1)}`);
+          expect(next === want(i + 1), `${p}/lessons/${l.dir}: next is ${next}, not ${want(i + 1)}`);
+        }
+      }
+    });
+
+    await check("viewer and player open a learner's JSONL run: pairs linked, is_error marked, stop_reason shown, replayed step by step", async () => {
       await open(page, `${origin}/guide/transcripts`);
       const messages = [
         { role: "user", content: "list the files" },
@@ -335,6 +548,21 @@ async function main(): Promise<number> {
       await page.locator("input.tv-file").setInputFiles({ name: "broken.jsonl", mimeType: "text/plain", buffer: Buffer.from('{"type":"think"}\nnot json\n') });
       const err = await page.locator(".tv-error").textContent({ timeout: 5000 });
       expect(err?.includes("line 2 is not JSON"), `a broken file gives "${err}"`);
+
+      // The same file in a lesson page's player: replayed step by step, its stop_reasons shown.
+      await open(page, `${origin}/lessons/${first.dir}`);
+      await page.locator(".lp-row").first().waitFor({ timeout: 10_000 });
+      await page.locator("input.lp-file").setInputFiles({ name: "my-run.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(jsonl) });
+      await page.waitForFunction(() => document.querySelector(".lp-source")?.textContent?.includes("my-run.jsonl"), null, { timeout: 5000 });
+      await page.locator(".lp").focus();
+      await page.keyboard.press("End");
+      const end = await playerState(page);
+      expect(end.rows === 4 && end.stage === "done", `the player replays the file to ${end.rows} rows at stage ${end.stage}, not 4 rows and "done"`);
+      const playerStops = (await page.locator(".lp-row .lp-c-stop code").allTextContents()).join("|");
+      expect(playerStops === "tool_use|end_turn", `the player shows stop_reasons ${playerStops}`);
+      await page.locator("input.lp-file").setInputFiles({ name: "broken.jsonl", mimeType: "text/plain", buffer: Buffer.from("not json\n") });
+      const perr = await page.locator(".lp-error").textContent({ timeout: 5000 });
+      expect(perr?.includes("line 1 is not JSON"), `a broken file in the player gives "${perr}"`);
     });
 
     await check("screenshots of a lesson page at desktop and phone widths", async () => {
@@ -352,7 +580,7 @@ async function main(): Promise<number> {
           await page.screenshot({ path: `${stem}-top.png` });
           const box = await page.locator(".tv").first().boundingBox();
           if (box) await page.screenshot({ path: `${stem}-viewer.png`, fullPage: true, clip: { x: 0, y: box.y - 20, width: viewport.width, height: Math.min(box.height + 40, 1400) } });
-          if ((await page.locator(".lesson-diff").count()) > 0) await page.locator(".lesson-diff").first().screenshot({ path: `${stem}-diff.png` });
+          if ((await page.locator(".ldv").count()) > 0) await page.locator(".ldv").first().screenshot({ path: `${stem}-diff.png` });
         }
       }
       // Dark mode (the theme follows the system's preference).
@@ -383,11 +611,47 @@ async function main(): Promise<number> {
       await page.setViewportSize({ width: 1280, height: 900 });
     });
 
+    let everyPage: string[] = [];
     await check("no dead internal links (crawl of every page, anchors included)", async () => {
-      const { pages, links, dead } = await crawl(origin, ["/", "/zh/", ...lessons.flatMap((l) => [`/lessons/${l.dir}`, `/zh/lessons/${l.dir}`])]);
+      const { pages, links, dead, html } = await crawl(origin, ["/", "/zh/", ...lessons.flatMap((l) => [`/lessons/${l.dir}`, `/zh/lessons/${l.dir}`])]);
+      everyPage = html;
       expect(pages > 5, `the crawl found only ${pages} pages`);
       expect(dead.length === 0, `${dead.length} dead of ${links}: ${dead.slice(0, 8).join("; ")}`);
       console.log(`        ${pages} pages, ${links} links`);
+    });
+
+    // Every page of the site, both languages, at a laptop's and a phone's width.
+    for (const [name, viewport] of [["1280 px", { width: 1280, height: 900 }], ["390 px", { width: 390, height: 844 }]] as const)
+      await check(`every page (${everyPage.length}) at ${name}: nothing scrolls sideways, no raw ** left by the markdown`, async () => {
+        await page.setViewportSize(viewport);
+        const wide: string[] = [];
+        const stars: string[] = [];
+        for (const path of everyPage) {
+          await open(page, origin + path);
+          const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          if (overflow > 1) wide.push(`${path} (${overflow}px)`);
+          const raw = await page.locator(".vp-doc").first().evaluate((root) => {
+            const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+            for (let n = walker.nextNode(); n; n = walker.nextNode())
+              if (n.textContent?.includes("**") && !n.parentElement?.closest("pre, code")) return n.textContent.trim().slice(0, 60);
+            return "";
+          }).catch(() => "");
+          if (raw) stars.push(`${path}: "${raw}"`);
+        }
+        await page.setViewportSize({ width: 1280, height: 900 });
+        expect(wide.length === 0, `${wide.length} page(s) scroll sideways: ${wide.slice(0, 6).join(", ")}`);
+        expect(stars.length === 0, `raw ** shows on ${stars.length} page(s): ${stars.slice(0, 4).join("; ")}`);
+      });
+
+    // A lesson page's screenshots, kept as the run's artifacts (docs/.vitepress/cache/e2e, git-ignored).
+    await check("screenshots of every lesson page (en, zh-CN)", async () => {
+      mkdirSync(SHOTS, { recursive: true });
+      for (const l of lessons)
+        for (const zh of [false, true]) {
+          await open(page, `${origin}${zh ? "/zh" : ""}/lessons/${l.dir}`);
+          await page.locator(".lp-row").first().waitFor({ timeout: 10_000 });
+          await page.screenshot({ path: join(SHOTS, `page-${l.dir}-${zh ? "zh" : "en"}.png`), fullPage: true });
+        }
     });
 
     await check("no console errors on any page visited", async () => {

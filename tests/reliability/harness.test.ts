@@ -7,7 +7,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkTranscript } from "../../runtime/transcript.ts";
 import { scripted } from "../../runtime/testing.ts";
-import { ATTACKS, CANARY_KEY, presentToolsets, runAttack, s07Cases } from "../../scripts/reliability/attacks.ts";
+import { ATTACKS, CANARY_KEY, presentToolsets, runAttack, s07Cases, type Toolset } from "../../scripts/reliability/attacks.ts";
 import { BAD_INPUTS, runBadInput } from "../../scripts/reliability/bad-inputs.ts";
 import { FAULT_CASES, runFault } from "../../scripts/reliability/faults.ts";
 import { presentAdapters, type LessonAdapter } from "../../scripts/reliability/lessons.ts";
@@ -61,7 +61,6 @@ describe("attack corpus (sample)", () => {
     // One of each group, plus every block-list bypass (the ones a reader is most likely to doubt).
     .filter((a, i, all) => a.group === "block-list bypass" || all.findIndex((b) => b.group === a.group) === i);
   const safe = toolsets.find((t) => t.claims);
-  const plain = toolsets.find((t) => !t.claims);
 
   it("has at least 30 attacks, besides s07's own cases", async () => {
     expect(ATTACKS.length).toBeGreaterThanOrEqual(30);
@@ -74,9 +73,28 @@ describe("attack corpus (sample)", () => {
     expect(escaped.map((r) => `${r.what}: ${r.detail}`)).toEqual([]);
   });
 
-  it.skipIf(!plain)("the harm checks see an escape: the runtime's unconfined tools (s02–s06) leak the canary and the key", async () => {
-    const leak = await runAttack(ATTACKS.find((a) => a.id === "read-dotdot")!, plain!);
-    const key = await runAttack(ATTACKS.find((a) => a.id === "env-echo")!, plain!);
+  it("the harm checks see an escape: tools with no boundary at all leak the canary and the key", async () => {
+    // A stand-in for tools without any check or sandbox: node's own fs, and bash with this
+    // process's environment. (The runtime's tools are no such thing any more: they run in the sandbox.)
+    const { readFileSync } = await import("node:fs");
+    const { resolve } = await import("node:path");
+    const { execFileSync } = await import("node:child_process");
+    const open: Toolset = {
+      id: "no boundary",
+      lessons: [],
+      claims: false,
+      hasTimeout: false,
+      tools: new Set(["read_file", "bash"]),
+      registry: (s) => ({
+        dispatch: async (call) => {
+          const input = call.input as { path?: string; command?: string };
+          const text = call.name === "read_file" ? readFileSync(resolve(s.ws, input.path!), "utf8") : execFileSync("bash", ["-c", input.command!], { cwd: s.ws, encoding: "utf8" });
+          return { type: "tool_result", tool_use_id: call.id, content: text };
+        },
+      }),
+    };
+    const leak = await runAttack(ATTACKS.find((a) => a.id === "read-dotdot")!, open);
+    const key = await runAttack(ATTACKS.find((a) => a.id === "env-echo")!, open);
     expect(leak.escaped).toBe(true);
     expect(key.escaped).toBe(true);
   });

@@ -1,5 +1,5 @@
 /**
- * The s01 grading catches broken loops. Each file in tests/mutants/s01/ is the s01 loop with one
+ * The s01 grading catches broken loops. Each patch in tests/mutants/s01/ gives the s01 loop one
  * classic mistake; the very checks that grade s01 (tests/s01_agent_loop.grading.ts) must FAIL it
  * with a message naming the broken rule, while the reference solution passes them all. Last, the
  * real command: a mutant copied into lessons/ of a temporary copy of the course fails
@@ -11,7 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findLesson } from "../../runtime/manifest.ts";
 import { quietOutput, ROOT } from "../../runtime/testing.ts";
+import { findPatches, materialize } from "../../scripts/lib/mutants.ts";
 import { PART_ONE, PART_TWO, type S01Lesson } from "../s01_agent_loop.grading.ts";
 
 const MUTANTS: Array<[string, RegExp]> = [
@@ -21,7 +23,7 @@ const MUTANTS: Array<[string, RegExp]> = [
   ["drops_thinking", /\[not-verbatim\] messages\[1\] is not the model's response as it was sent: its thinking block was dropped/],
   ["edits_thinking", /\[not-verbatim\] messages\[1\] is not the model's response as it was sent: its thinking block was changed/],
   ["returns_unanswered", /\[unanswered-tool-use\] messages\[1\] asks for toolu_\w+ \(bash\) and nothing answers/],
-  ["never_stops", /requests already answered and the loop keeps calling\. Does it stop when stop_reason is not "tool_use"\?/],
+  ["never_stops", /\[stop-when-done\] the loop kept calling the model/],
 ];
 
 /** Runs every s01 check on a lesson module; returns the failure messages. */
@@ -39,6 +41,16 @@ async function grade(lesson: S01Lesson): Promise<string[]> {
 
 const load = async (file: string) => (await import(pathToFileURL(join(ROOT, file)).href)) as S01Lesson;
 
+/** A mutant is a patch (tests/mutants/s01/<name>.patch): applied to a temporary copy of solutions/. */
+const copies: Array<() => void> = [];
+afterAll(() => copies.forEach((c) => c()));
+async function loadMutant(name: string): Promise<S01Lesson> {
+  const [mutant] = findPatches([findLesson("s01")!], "mutant").mutants.filter((m) => m.name === name);
+  const { dir, cleanup } = materialize(mutant!);
+  copies.push(cleanup);
+  return (await import(pathToFileURL(join(dir, "s01_agent_loop/agent.ts")).href)) as S01Lesson;
+}
+
 describe("s01 grading against broken loops", () => {
   let restore: () => void = () => {};
   beforeAll(() => {
@@ -51,7 +63,7 @@ describe("s01 grading against broken loops", () => {
   });
 
   it.each(MUTANTS)("%s fails, naming the broken rule", async (name, rule) => {
-    const failures = await grade(await load(`tests/mutants/s01/${name}.ts`));
+    const failures = await grade(await loadMutant(name));
     expect(failures.length).toBeGreaterThan(0);
     expect(failures.join("\n")).toMatch(rule);
   });
@@ -65,9 +77,10 @@ describe("npm run check s01 on a mutant in lessons/ (a temporary copy of the cou
     for (const entry of ["runtime", "tests", "scripts", "lessons", "solutions", "package.json", "vitest.config.ts", "tsconfig.json"])
       cpSync(join(ROOT, entry), join(dir, entry), { recursive: true });
     symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
-    // The mutant sits one folder deeper than a lesson: its imports climb one level less there.
-    const mutant = readFileSync(join(ROOT, "tests/mutants/s01/text_before_results.ts"), "utf8").replaceAll("../../../", "../../");
-    writeFileSync(join(dir, "lessons/s01_agent_loop/agent.ts"), mutant);
+    const [patch] = findPatches([findLesson("s01")!], "mutant").mutants.filter((m) => m.name === "text_before_results");
+    const { dir: patched, cleanup } = materialize(patch!);
+    copies.push(cleanup);
+    writeFileSync(join(dir, "lessons/s01_agent_loop/agent.ts"), readFileSync(join(patched, "s01_agent_loop/agent.ts"), "utf8"));
 
     const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
       const child = spawn("npm", ["run", "--silent", "check", "s01"], {
@@ -83,6 +96,6 @@ describe("npm run check s01 on a mutant in lessons/ (a temporary copy of the cou
     expect(r.code, r.out).toBe(1);
     expect(r.out).toMatch(/\[results-first\] messages\[2\]\.content\[0\] is a text block before the tool_result for toolu_\w+: tool_result blocks must come first/);
     // The real lessons/ was never touched.
-    expect(readFileSync(join(ROOT, "lessons/s01_agent_loop/agent.ts"), "utf8")).not.toContain("MUTANT");
+    expect(readFileSync(join(ROOT, "lessons/s01_agent_loop/agent.ts"), "utf8")).not.toContain("BUG:");
   }, 120_000);
 });

@@ -29,7 +29,7 @@ export const s01AgentLoop: Scenario = {
       if (result.is_error) return say(`The command failed: ${out.split("\n")[0]}`);
       const files = out.split("\n").filter((l) => l.trim().length > 0);
       const shown = files.slice(0, 8).join(", ");
-      return say(`The directory has ${files.length} entries: ${shown}${files.length > 8 ? ", …" : ""}.`);
+      return say(`The directory has ${files.length} entries: ${shown}${files.length > 8 ? ` and ${files.length - 8} more` : ""}.`);
     },
   ),
 };

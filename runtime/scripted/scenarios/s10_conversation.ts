@@ -9,7 +9,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { Reply, Scenario, TurnContext } from "../types.ts";
 import { textOf } from "../conversation.ts";
 import { intents } from "./intents.ts";
-import { call, say, text } from "./script.ts";
+import { call, say, text, thinking } from "./script.ts";
 import { S10_FOLLOW_UP, S10_SLOW, S10_TASK } from "../../tasks.ts";
 
 export { S10_FOLLOW_UP, S10_SLOW, S10_TASK };
@@ -41,7 +41,7 @@ function listCall(ctx: TurnContext) {
 function reply(ctx: TurnContext): Reply {
   const prompt = ctx.prompt.trim();
   if (prompt === S10_TASK) {
-    if (ctx.step === 0) return { content: [text("I'll list the files."), listCall(ctx)] };
+    if (ctx.step === 0) return { content: [thinking("The user wants the listing; one call does it."), text("I'll list the files."), listCall(ctx)] };
     const r = ctx.results[0];
     if (!r || r.is_error) return say(`I could not list the files${r ? `: ${ctx.resultText(r).split("\n")[0]}` : ""}.`);
     const list = entries(ctx.resultText(r));
@@ -54,7 +54,7 @@ function reply(ctx: TurnContext): Reply {
     return say(`Earlier in this session I found ${last.length} entries; the first was ${last[0]}.`);
   }
   if (/\b(wait|slow)\b/i.test(prompt)) {
-    if (ctx.step === 0) return { content: [text("Running a slow command."), call("bash", { command: "sleep 20; echo finished" })] };
+    if (ctx.step === 0) return { content: [thinking("A slow command, as asked."), text("Running a slow command."), call("bash", { command: "sleep 20; echo finished" })] };
     return say("The slow command finished.");
   }
   return intents.reply(ctx);

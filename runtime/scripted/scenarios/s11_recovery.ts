@@ -15,7 +15,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { textOf } from "../conversation.ts";
 import type { Reply, Scenario, TurnContext } from "../types.ts";
 import { intents } from "./intents.ts";
-import { call, say, text } from "./script.ts";
+import { call, say, text, thinking } from "./script.ts";
 import { CONTINUE_PROMPT, S11_TASK } from "../../tasks.ts";
 
 export { CONTINUE_PROMPT, S11_TASK };
@@ -80,7 +80,7 @@ function reply(ctx: TurnContext): Reply {
     return say(rest.trim().length > 0 ? rest : "(That was the whole answer.)");
   }
   if (prompt !== S11_TASK) return intents.reply(ctx);
-  if (ctx.step === 0) return { content: [text("I'll read both files at once."), ...fileCalls(ctx)] };
+  if (ctx.step === 0) return { content: [thinking("Both files are needed; they can be read at once."), text("I'll read both files at once."), ...fileCalls(ctx)] };
   const { readme, pkg } = filesFrom(ctx.messages);
   if (!readme && !pkg) return say("I could not read README.md or package.json.");
   return say(fullAnswer(readme, pkg));

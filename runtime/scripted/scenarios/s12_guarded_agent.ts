@@ -16,7 +16,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Reply, Scenario, TurnContext } from "../types.ts";
 import { intents } from "./intents.ts";
-import { call, firstLines, say, text } from "./script.ts";
+import { call, firstLines, say, text, thinking } from "./script.ts";
 import { S12_TASK, S12_TASK_ZH } from "../../tasks.ts";
 
 export { S12_TASK, S12_TASK_ZH };
@@ -52,6 +52,7 @@ function afterTests(ctx: TurnContext): Reply {
   const dir = packageDir(ctx, out);
   return {
     content: [
+      thinking(`${failed} failing; the log and the source together should show why.`),
       text(`${failed} of ${total} tests fail: "${name}". I'll read the log and the source at the same time.`),
       call(read, { path: dir + S12_LOG }),
       call(read, { path: dir + S12_SOURCE }),
@@ -105,7 +106,7 @@ function explain(ctx: TurnContext): Reply {
 function reply(ctx: TurnContext): Reply {
   const task = ctx.prompt.trim();
   if (task !== S12_TASK && task !== S12_TASK_ZH) return intents.reply(ctx);
-  if (ctx.step === 0) return { content: [text("First I'll run the login module's tests."), runTestsCall(ctx)] };
+  if (ctx.step === 0) return { content: [thinking("Start from the failing tests."), text("First I'll run the login module's tests."), runTestsCall(ctx)] };
   if (ctx.step === 1) return afterTests(ctx);
   if (ctx.step === 2) return explain(ctx);
   return say("I have already explained the failure above.");

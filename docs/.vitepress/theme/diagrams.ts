@@ -1,0 +1,330 @@
+/**
+ * One picture per lesson, as data: boxes on a grid and arrows between them, every label in both
+ * languages. IdeaDiagram.vue draws them as SVG (text stays text: searchable, translatable, sharp).
+ * Lesson pages get their lesson's picture under the first paragraph automatically
+ * (scripts/docs/pages.ts), and the home page's syllabus shows it too. A new lesson needs one entry
+ * here, keyed by its folder; a lesson without one is named by the browser test.
+ */
+
+/** A label in both languages. */
+export interface Words {
+  en: string;
+  zh: string;
+}
+
+export type BoxKind = "user" | "assistant" | "call" | "tool" | "done" | "error" | "guard" | "safe" | "plain";
+
+export interface Box {
+  id: string;
+  /** Grid column and row (0-based); `span`/`rows` widen or heighten the box over more cells. */
+  col: number;
+  row: number;
+  span?: number;
+  rows?: number;
+  label: Words;
+  sub?: Words;
+  kind?: BoxKind;
+  /** A monospace label (code). */
+  mono?: boolean;
+}
+
+export interface Arrow {
+  from: string;
+  to: string;
+  label?: Words;
+  /** Drawn dashed: the way back round the loop. */
+  back?: boolean;
+  /** Leave and enter on this side, running along it (a loop's way back); "below" runs under every box. */
+  side?: "left" | "right" | "below";
+}
+
+export interface Diagram {
+  title: Words;
+  caption: Words;
+  cols: number;
+  rows: number;
+  boxes: Box[];
+  arrows: Arrow[];
+  /** A label along the bottom, under the columns (a time line's axis). */
+  axis?: Words;
+}
+
+const w = (en: string, zh: string): Words => ({ en, zh });
+
+export const DIAGRAMS: Record<string, Diagram> = {
+  s01_agent_loop: {
+    title: w("The agent loop", "Agent 循环"),
+    caption: w('The loop goes round until stop_reason is not "tool_use".', "循环一直转，直到 stop_reason 不再是 \"tool_use\"。"),
+    cols: 2,
+    rows: 4,
+    boxes: [
+      { id: "task", col: 0, row: 0, label: w("user: the task", "user：任务"), kind: "user" },
+      { id: "call", col: 0, row: 1, label: w("messages.create()", "messages.create()"), sub: w("append the reply unchanged", "原样追加回复"), kind: "call", mono: true },
+      { id: "tools", col: 0, row: 2, label: w("run each tool_use", "运行每个 tool_use"), kind: "tool" },
+      { id: "results", col: 0, row: 3, label: w("ONE user message", "同一条 user 消息"), sub: w("a tool_result per id", "每个 id 一个 tool_result"), kind: "user" },
+      { id: "done", col: 1, row: 1, label: w("done", "结束"), sub: w("return the response", "返回这次响应"), kind: "done" },
+    ],
+    arrows: [
+      { from: "task", to: "call" },
+      { from: "call", to: "tools", label: w("tool_use", "tool_use") },
+      { from: "call", to: "done", label: w("any other", "其他") },
+      { from: "tools", to: "results" },
+      { from: "results", to: "call", back: true, side: "left" },
+    ],
+  },
+  s02_tool_dispatch: {
+    title: w("Dispatch by name", "按名字分派"),
+    caption: w(
+      "One registry: the API's tool list, and the handler for each call; an unknown name is answered, never thrown.",
+      "一个注册表：既给出 API 的工具列表，也为每个调用找到处理函数；未知的名字得到回答，而不是抛出异常。",
+    ),
+    cols: 3,
+    rows: 3,
+    boxes: [
+      { id: "use", col: 0, row: 1, label: w("tool_use", "tool_use"), sub: w("{ id, name, input }", "{ id, name, input }"), kind: "assistant", mono: true },
+      { id: "reg", col: 1, row: 1, label: w("registry.dispatch()", "registry.dispatch()"), sub: w("look the name up", "按名字查找"), kind: "call", mono: true },
+      { id: "defs", col: 1, row: 0, label: w("registry.definitions()", "registry.definitions()"), sub: w("tools: [...] of every request", "每次请求的 tools: [...]"), kind: "plain", mono: true },
+      { id: "run", col: 2, row: 0, label: w("read_file · edit_file · bash …", "read_file · edit_file · bash …"), sub: w("tool.run(input, ctx)", "tool.run(input, ctx)"), kind: "tool" },
+      { id: "unknown", col: 1, row: 2, label: w("no such tool", "没有这个工具"), sub: w("is_error: the tools that exist", "is_error：列出现有的工具"), kind: "error" },
+      { id: "result", col: 2, row: 2, label: w("tool_result", "tool_result"), sub: w("tool_use_id = the call's id", "tool_use_id = 调用的 id"), kind: "user", mono: true },
+    ],
+    arrows: [
+      { from: "use", to: "reg" },
+      { from: "defs", to: "reg", label: w("same objects", "同一组对象") },
+      { from: "reg", to: "run", label: w("found", "找到") },
+      { from: "reg", to: "unknown", label: w("unknown", "未知") },
+      { from: "run", to: "result" },
+      { from: "unknown", to: "result" },
+    ],
+  },
+  s03_parallel_tools: {
+    title: w("Batches on a time line", "时间线上的批次"),
+    caption: w(
+      "Read-only calls side by side run at the same time; a write runs alone; the answers go back in ONE message, in the order asked.",
+      "相邻的只读调用同时运行；写操作单独运行；所有回答按提问的顺序放进同一条消息。",
+    ),
+    cols: 4,
+    rows: 4,
+    axis: w("time →", "时间 →"),
+    boxes: [
+      { id: "a", col: 0, row: 0, label: w("A read_file log", "A read_file 日志"), kind: "tool" },
+      { id: "b", col: 0, row: 1, label: w("B read_file source", "B read_file 源码"), kind: "tool" },
+      { id: "c", col: 1, row: 2, label: w("C edit_file", "C edit_file"), sub: w("writes: alone", "会写入：单独运行"), kind: "guard" },
+      { id: "d", col: 2, row: 3, label: w("D bash: run tests", "D bash：运行测试"), sub: w("not read-only: alone", "不是只读：单独运行"), kind: "guard" },
+      { id: "msg", col: 3, row: 0, rows: 4, label: w("ONE user message", "同一条 user 消息"), sub: w("results A, B, C, D", "结果 A、B、C、D"), kind: "user" },
+    ],
+    arrows: [
+      { from: "a", to: "c" },
+      { from: "b", to: "c" },
+      { from: "c", to: "d" },
+      { from: "d", to: "msg" },
+    ],
+  },
+  s04_tool_errors: {
+    title: w("Errors are observations", "错误也是观察结果"),
+    caption: w(
+      "Whatever happens, the call gets a tool_result; a failure is one with is_error, and the model acts on it.",
+      "无论发生什么，调用都会得到一个 tool_result；失败就是带 is_error 的结果，模型据此调整。",
+    ),
+    cols: 4,
+    rows: 3,
+    boxes: [
+      { id: "use", col: 0, row: 0, label: w("tool_use", "tool_use"), kind: "assistant", mono: true },
+      { id: "schema", col: 1, row: 0, label: w("input fits the schema?", "输入符合 schema？"), sub: w("zod", "zod"), kind: "guard" },
+      { id: "run", col: 2, row: 0, label: w("run it, with a deadline", "带时限地运行"), kind: "tool" },
+      { id: "ok", col: 3, row: 0, label: w("tool_result", "tool_result"), sub: w("its output", "它的输出"), kind: "user", mono: true },
+      { id: "bad", col: 1, row: 1, label: w("is_error: what was wrong", "is_error：哪里不对"), sub: w("nothing ran", "什么都没运行"), kind: "error" },
+      { id: "threw", col: 2, row: 1, label: w("is_error: threw / too slow", "is_error：抛出异常 / 超时"), sub: w("the tool is told to stop", "工具收到停止信号"), kind: "error" },
+      { id: "next", col: 1, row: 2, span: 3, label: w("every call answered: the model reads it and tries again", "每个调用都有回答：模型读到它，再试一次"), kind: "assistant" },
+    ],
+    arrows: [
+      { from: "use", to: "schema" },
+      { from: "schema", to: "run", label: w("yes", "是") },
+      { from: "schema", to: "bad", label: w("no", "否") },
+      { from: "run", to: "ok" },
+      { from: "run", to: "threw", label: w("fails", "失败") },
+      { from: "bad", to: "next" },
+      { from: "threw", to: "next" },
+      { from: "ok", to: "next" },
+    ],
+  },
+  s05_stop_reasons: {
+    title: w("The stop_reason decision", "按 stop_reason 决定"),
+    caption: w("Every stop_reason has its own answer; only end_turn is success.", "每个 stop_reason 都有自己的处理；只有 end_turn 才算成功。"),
+    cols: 3,
+    rows: 5,
+    boxes: [
+      { id: "resp", col: 0, row: 2, label: w("the response", "这次响应"), sub: w("response.stop_reason", "response.stop_reason"), kind: "assistant" },
+      { id: "end", col: 2, row: 0, label: w("done", "完成"), sub: w("store the answer", "保存回答"), kind: "done" },
+      { id: "tool", col: 2, row: 1, label: w("run the tools, go round", "运行工具，再来一轮"), kind: "tool" },
+      { id: "max", col: 2, row: 2, label: w("cut off: run nothing", "被截断：什么都不运行"), sub: w("ask again with more max_tokens", "用更大的 max_tokens 重问"), kind: "guard" },
+      { id: "pause", col: 2, row: 3, label: w("send the turn back", "把这一轮发回去"), sub: w("the model goes on", "模型继续"), kind: "call" },
+      { id: "other", col: 2, row: 4, label: w("stopped, with the reason", "停止，并说明原因"), kind: "error" },
+    ],
+    arrows: [
+      { from: "resp", to: "end", label: w("end_turn", "end_turn") },
+      { from: "resp", to: "tool", label: w("tool_use", "tool_use") },
+      { from: "resp", to: "max", label: w("max_tokens", "max_tokens") },
+      { from: "resp", to: "pause", label: w("pause_turn", "pause_turn") },
+      { from: "resp", to: "other", label: w("refusal · stop_sequence · …", "refusal · stop_sequence · …") },
+    ],
+  },
+  s06_guards: {
+    title: w("Guard checkpoints", "防护检查点"),
+    caption: w(
+      "The loop stops itself at a checkpoint, and only where every tool_use already has its answer.",
+      "循环在检查点自己停下，而且只在每个 tool_use 都已有回答的地方停。",
+    ),
+    cols: 3,
+    rows: 2,
+    boxes: [
+      { id: "g1", col: 0, row: 0, label: w("before a request", "请求之前"), sub: w("turns · tokens · deadline", "轮数 · token · 时限"), kind: "guard" },
+      { id: "call", col: 1, row: 0, label: w("messages.create()", "messages.create()"), kind: "call", mono: true },
+      { id: "tools", col: 2, row: 0, label: w("run the tools", "运行工具"), sub: w("every call answered", "每个调用都有回答"), kind: "tool" },
+      { id: "g2", col: 2, row: 1, label: w("the same call again?", "同一个调用又来了？"), sub: w("name + input repeated", "名字和输入都重复"), kind: "guard" },
+      { id: "halt", col: 1, row: 1, label: w("halted: the reason", "停止：说明原因"), sub: w("transcript can be sent again", "对话记录可以再次发送"), kind: "error" },
+    ],
+    arrows: [
+      { from: "g1", to: "call", label: w("ok", "通过") },
+      { from: "call", to: "tools" },
+      { from: "tools", to: "g2" },
+      { from: "g2", to: "halt", label: w("repeat", "重复") },
+      { from: "g1", to: "halt", label: w("over a limit", "超出限制") },
+      { from: "g2", to: "g1", back: true, side: "below", label: w("next turn", "下一轮") },
+    ],
+  },
+  s07_safe_tools: {
+    title: w("Two layers", "两层防护"),
+    caption: w(
+      "The tools' own checks catch mistakes early and explain them; the boundary that holds is the one the operating system enforces.",
+      "工具自己的检查尽早发现错误并说明原因；真正挡得住的，是操作系统强制执行的边界。",
+    ),
+    cols: 3,
+    rows: 2,
+    boxes: [
+      { id: "call", col: 0, row: 0, label: w("a tool call", "一次工具调用"), sub: w("path or command from the model", "来自模型的路径或命令"), kind: "assistant" },
+      { id: "checks", col: 1, row: 0, label: w("1 · the tools' checks", "1 · 工具自己的检查"), sub: w("real path in the workspace? approved?", "真实路径在工作区内？已批准？"), kind: "guard" },
+      { id: "box", col: 2, row: 0, label: w("2 · the sandbox", "2 · 沙箱"), sub: w("the kernel limits what it reaches", "由内核限制它能碰到什么"), kind: "safe" },
+      { id: "refused", col: 1, row: 1, label: w("is_error: refused", "is_error：拒绝"), sub: w("says why and what to do", "说明原因和该怎么做"), kind: "error" },
+      { id: "runs", col: 2, row: 1, label: w("runs", "运行"), sub: w("clean env · output cap · timeout", "干净环境 · 输出上限 · 超时"), kind: "tool" },
+    ],
+    arrows: [
+      { from: "call", to: "checks" },
+      { from: "checks", to: "box", label: w("passes", "通过") },
+      { from: "checks", to: "refused", label: w("no", "否") },
+      { from: "box", to: "runs" },
+    ],
+  },
+  s08_streaming: {
+    title: w("Stream events and an early start", "流式事件和提前启动"),
+    caption: w(
+      "A read-only call starts at its block's content_block_stop, while the message is still streaming; the transcript is the same.",
+      "只读调用在它的块收到 content_block_stop 时就启动，此时消息还在流式传来；对话记录不变。",
+    ),
+    cols: 4,
+    rows: 2,
+    axis: w("time →", "时间 →"),
+    boxes: [
+      { id: "start", col: 0, row: 0, label: w("message_start", "message_start"), kind: "call", mono: true },
+      { id: "text", col: 1, row: 0, label: w("text_delta …", "text_delta …"), sub: w("printed as it arrives", "边到边打印"), kind: "assistant", mono: true },
+      { id: "json", col: 2, row: 0, label: w("input_json_delta …", "input_json_delta …"), sub: w("content_block_stop: call known", "content_block_stop：调用已知"), kind: "assistant", mono: true },
+      { id: "stop", col: 3, row: 0, label: w("message_stop", "message_stop"), sub: w("stop_reason: tool_use", "stop_reason：tool_use"), kind: "call", mono: true },
+      { id: "early", col: 2, row: 1, span: 2, label: w("read-only tool already running", "只读工具已经在运行"), kind: "tool" },
+    ],
+    arrows: [
+      { from: "start", to: "text" },
+      { from: "text", to: "json" },
+      { from: "json", to: "stop" },
+      { from: "json", to: "early", label: w("start early", "提前启动") },
+    ],
+  },
+  s09_observability: {
+    title: w("Events and where they go", "事件及其去向"),
+    caption: w("The loop emits one typed event per step; listeners decide what to do with it.", "循环每一步发出一个有类型的事件；由监听者决定如何处理。"),
+    cols: 3,
+    rows: 3,
+    boxes: [
+      { id: "loop", col: 0, row: 1, label: w("the loop", "循环"), sub: w("emit(event)", "emit(event)"), kind: "call" },
+      { id: "events", col: 1, row: 1, label: w("think · act · observe · stop", "think · act · observe · stop"), sub: w("usage and cost per turn", "每轮的用量和费用"), kind: "assistant", mono: true },
+      { id: "log", col: 2, row: 0, label: w("logger", "日志"), sub: w("one line per event", "每个事件一行"), kind: "plain" },
+      { id: "jsonl", col: 2, row: 1, label: w(".course/runs/*.jsonl", ".course/runs/*.jsonl"), sub: w("replay it in the player", "可以在播放器里回放"), kind: "user", mono: true },
+      { id: "trace", col: 2, row: 2, label: w("--trace table", "--trace 表格"), kind: "plain", mono: true },
+    ],
+    arrows: [
+      { from: "loop", to: "events" },
+      { from: "events", to: "log" },
+      { from: "events", to: "jsonl" },
+      { from: "events", to: "trace" },
+    ],
+  },
+  s10_conversation: {
+    title: w("A session's life", "一个会话的生命周期"),
+    caption: w(
+      "One history across questions, saved after every turn; Ctrl-C ends the turn, not the session.",
+      "多个问题共用一份历史，每轮之后保存；Ctrl-C 结束的是这一轮，而不是整个会话。",
+    ),
+    cols: 3,
+    rows: 2,
+    boxes: [
+      { id: "ask", col: 0, row: 0, label: w("> a question", "> 一个问题"), sub: w("appended to the history", "追加到历史"), kind: "user" },
+      { id: "turn", col: 1, row: 0, label: w("the agent loop", "Agent 循环"), sub: w("one turn", "一轮"), kind: "call" },
+      { id: "save", col: 2, row: 0, label: w("save the session", "保存会话"), sub: w("resume it later, word for word", "以后原样恢复"), kind: "done" },
+      { id: "cancel", col: 1, row: 1, label: w("Ctrl-C", "Ctrl-C"), sub: w("abort; leave a whole history", "中止；留下完整的历史"), kind: "error" },
+    ],
+    arrows: [
+      { from: "ask", to: "turn" },
+      { from: "turn", to: "save" },
+      { from: "turn", to: "cancel" },
+      { from: "cancel", to: "save" },
+      { from: "save", to: "ask", back: true, side: "below", label: w("next question", "下一个问题") },
+    ],
+  },
+  s11_recovery: {
+    title: w("Who recovers", "由谁来恢复"),
+    caption: w(
+      "The SDK retries what it can; the loop handles what only the history can fix: a broken stream, a full context.",
+      "SDK 重试它能处理的；循环处理只有历史才能修复的：中断的流、装满的上下文。",
+    ),
+    cols: 3,
+    rows: 3,
+    boxes: [
+      { id: "req", col: 0, row: 1, label: w("a request fails", "一次请求失败"), kind: "error" },
+      { id: "sdk", col: 1, row: 0, label: w("the SDK", "SDK"), sub: w("429 · 5xx · 529: back off, retry", "429 · 5xx · 529：退避重试"), kind: "call" },
+      { id: "retry", col: 1, row: 1, label: w("the loop: send the turn again", "循环：重发这一轮"), sub: w("the stream broke; nothing appended", "流断了；什么都没追加"), kind: "tool" },
+      { id: "compact", col: 1, row: 2, label: w("the loop: compact", "循环：压缩"), sub: w("prompt too long; pairs kept whole", "提示太长；配对保持完整"), kind: "guard" },
+      { id: "go", col: 2, row: 1, label: w("the loop goes on", "循环继续"), kind: "done" },
+    ],
+    arrows: [
+      { from: "req", to: "sdk" },
+      { from: "req", to: "retry" },
+      { from: "req", to: "compact" },
+      { from: "sdk", to: "go" },
+      { from: "retry", to: "go" },
+      { from: "compact", to: "go" },
+    ],
+  },
+  s12_guarded_agent: {
+    title: w("The capstone's parts", "综合项目的组成"),
+    caption: w("One command, every mechanism of the course around the same loop.", "一个命令，课程里的每个机制都围绕同一个循环。"),
+    cols: 3,
+    rows: 3,
+    boxes: [
+      { id: "cli", col: 0, row: 1, label: w("npm run agent", "npm run agent"), sub: w("flags · task or REPL", "参数 · 任务或 REPL"), kind: "user", mono: true },
+      { id: "loop", col: 1, row: 1, label: w("the loop", "循环"), sub: w("stream · guards · recovery", "流式 · 防护 · 恢复"), kind: "call" },
+      { id: "tools", col: 2, row: 0, label: w("safe tools + run_tests", "安全工具 + run_tests"), sub: w("workspace · approval · sandbox", "工作区 · 批准 · 沙箱"), kind: "tool" },
+      { id: "events", col: 2, row: 1, label: w("events", "事件"), sub: w("log · JSONL · cost", "日志 · JSONL · 费用"), kind: "plain" },
+      { id: "session", col: 2, row: 2, label: w("session", "会话"), sub: w("saved, resumable", "已保存，可恢复"), kind: "done" },
+    ],
+    arrows: [
+      { from: "cli", to: "loop" },
+      { from: "loop", to: "tools" },
+      { from: "loop", to: "events" },
+      { from: "loop", to: "session" },
+    ],
+  },
+};
+
+/** The lesson's picture, if it has one. */
+export function diagramFor(dir: string): Diagram | undefined {
+  return DIAGRAMS[dir];
+}

@@ -1,0 +1,324 @@
+/**
+ * The rule catalog: every rule the grading checks, by id, with what it means and how to fix it,
+ * in English and Chinese (zh-CN). One file, read by `npm run check` (beside the failure that
+ * names the rule), by `npm run hint` (the rule the last check broke) and by the docs' message
+ * rules page (docs/guide/message-rules.md and docs/zh/guide/message-rules.md, between the
+ * `rule-catalog` markers; `npx tsx scripts/lib/rules-doc.ts` writes that table).
+ *
+ * `stage` orders a check's findings, the cause first: the file does not parse → it does not
+ * type-check → the loop never returned → the history did not grow / lost the assistant turn →
+ * the pairing rules every request must keep → the lesson's own rules.
+ */
+
+export type Lang = "en" | "zh";
+
+export const STAGES = ["syntax", "types", "hang", "growth", "pairing", "lesson"] as const;
+export type Stage = (typeof STAGES)[number];
+
+interface Words {
+  /** The rule, in one sentence. */
+  what: string;
+  /** What to do when it is broken. */
+  fix: string;
+}
+
+interface RuleEntry {
+  stage: Stage;
+  en: Words;
+  zh: Words;
+}
+
+const r = (stage: Stage, en: [string, string], zh: [string, string]): RuleEntry => ({
+  stage,
+  en: { what: en[0], fix: en[1] },
+  zh: { what: zh[0], fix: zh[1] },
+});
+
+export const RULES = {
+  // ── the file itself ──
+  "syntax-error": r(
+    "syntax",
+    ["The lesson's files must parse as TypeScript.", "Fix the syntax at the line shown (a missing bracket, quote or comma) and save."],
+    ["课程文件必须能被解析为 TypeScript。", "修正所示行的语法（缺少括号、引号或逗号），然后保存。"],
+  ),
+  "type-error": r(
+    "types",
+    ["The lesson's files must type-check: the SDK's types say what each request and block may contain.", "Read the message at the line shown; make the value match the type it names (often a missing field or a wrong block shape)."],
+    ["课程文件必须通过类型检查：SDK 的类型规定了每个请求和内容块可以包含什么。", "阅读所示行的信息，让值符合它指出的类型（通常是缺少字段或内容块形状不对）。"],
+  ),
+  // ── the loop ends ──
+  "loop-did-not-return": r(
+    "hang",
+    ["The loop must return: after a response whose stop_reason is not tool_use, or when a guard stops it.", "Look at the last request the loop made: return when the model is not waiting for tool results, and make sure every await can finish."],
+    ["循环必须返回：在 stop_reason 不是 tool_use 的响应之后，或被某个保护机制停止时。", "查看循环发出的最后一个请求：模型不再等待工具结果时就返回，并确保每个 await 都能完成。"],
+  ),
+  "loop-threw": r(
+    "hang",
+    ["The loop must not throw on what the lesson says it handles.", "Read the error and the line it came from; catch it where the lesson says, or fix the request that the API refused."],
+    ["循环不能在课程要求它处理的情况下抛出异常。", "阅读错误及其来源行；在课程指定的位置捕获它，或修正被 API 拒绝的请求。"],
+  ),
+  "stop-when-done": r(
+    "hang",
+    ["When stop_reason is not tool_use (end_turn, max_tokens, stop_sequence, refusal), the model is not waiting for results: the loop stops instead of calling again.", "Return right after you append the response when response.stop_reason !== \"tool_use\" (pause_turn only where the lesson says to continue)."],
+    ["当 stop_reason 不是 tool_use（end_turn、max_tokens、stop_sequence、refusal）时，模型并不在等待结果：循环应停止，而不是再次调用。", "追加响应后，若 response.stop_reason !== \"tool_use\" 就立即返回（仅在课程要求时对 pause_turn 继续）。"],
+  ),
+  // ── the history grows ──
+  "history-not-grown": r(
+    "growth",
+    ["The loop works on the history it was given: each response and each batch of results is pushed onto that same array.", "Push onto the `history` parameter itself (history.push(...)); do not build a new array the caller never sees."],
+    ["循环在传入的 history 上工作：每个响应和每批结果都追加到同一个数组。", "直接对参数 history 调用 history.push(...)；不要新建一个调用方看不到的数组。"],
+  ),
+  "assistant-turn-missing": r(
+    "growth",
+    ["Every response goes into the history as an assistant message before its tool results.", "Right after each create()/stream, push { role: \"assistant\", content: response.content }."],
+    ["每个响应都要先作为 assistant 消息放入 history，然后才是它的工具结果。", "每次 create()/stream 之后，立即 push { role: \"assistant\", content: response.content }。"],
+  ),
+  // ── the pairing rules (runtime/transcript.ts) ──
+  "first-message-user": r(
+    "pairing",
+    ["A conversation starts with a user message.", "Start the history with { role: \"user\", content: task }."],
+    ["对话必须以 user 消息开始。", "history 的第一条应是 { role: \"user\", content: task }。"],
+  ),
+  "roles-alternate": r(
+    "pairing",
+    ["Roles alternate: user, assistant, user, …", "Append each response once, then ONE user message with all of that turn's results."],
+    ["角色必须交替：user、assistant、user……", "每个响应只追加一次，然后追加一条包含本轮全部结果的 user 消息。"],
+  ),
+  "empty-message": r(
+    "pairing",
+    ["Every message has content (only a final assistant turn may be empty).", "Do not store an empty response or an empty user message; leave it out."],
+    ["每条消息都要有内容（只有最后的 assistant 轮可以为空）。", "不要保存空响应或空的 user 消息，直接略过。"],
+  ),
+  "empty-text": r(
+    "pairing",
+    ["Text blocks are never empty.", "Leave an empty text block out, or say \"(no output)\"."],
+    ["文本块不能为空。", "省略空文本块，或写成 \"(no output)\"。"],
+  ),
+  "wrong-role-block": r(
+    "pairing",
+    ["tool_use and thinking blocks belong to the assistant; tool_result blocks to the user.", "Put each block in the message of its role."],
+    ["tool_use 和 thinking 块属于 assistant，tool_result 块属于 user。", "把每个块放进其角色对应的消息里。"],
+  ),
+  "unanswered-tool-use": r(
+    "pairing",
+    ["Every tool_use is answered by a tool_result with its id in the very next user message, even when the loop stops.", "Answer each call (is_error: true with a reason if you did not run it) before you send again or return."],
+    ["每个 tool_use 都要在紧接着的 user 消息中有同 id 的 tool_result，即使循环要停止。", "再次发送或返回之前回答每个调用（没有运行的用 is_error: true 并说明原因）。"],
+  ),
+  "results-split": r(
+    "pairing",
+    ["All the results of one turn go in ONE user message.", "Collect the results in an array and push one user message with all of them."],
+    ["同一轮的所有结果放在同一条 user 消息里。", "把结果收集到一个数组中，然后追加一条包含全部结果的 user 消息。"],
+  ),
+  "results-first": r(
+    "pairing",
+    ["tool_result blocks come first in the user message; any text goes after them.", "Put the results first, then the text."],
+    ["user 消息中 tool_result 块必须排在最前，文本放在其后。", "先放结果，再放文本。"],
+  ),
+  "orphan-result": r(
+    "pairing",
+    ["A tool_result answers a tool_use of the message right before it.", "Use block.id of the call you ran as tool_use_id."],
+    ["tool_result 必须回答前一条消息中的 tool_use。", "用所运行调用的 block.id 作为 tool_use_id。"],
+  ),
+  "duplicate-result": r(
+    "pairing",
+    ["Each tool_use gets exactly one tool_result.", "Answer each id once."],
+    ["每个 tool_use 只能有一个 tool_result。", "每个 id 只回答一次。"],
+  ),
+  "duplicate-tool-use-id": r(
+    "pairing",
+    ["tool_use ids are unique in a conversation.", "Append each response once; do not copy an assistant turn."],
+    ["对话中 tool_use 的 id 必须唯一。", "每个响应只追加一次，不要复制 assistant 轮。"],
+  ),
+  "error-result-empty": r(
+    "pairing",
+    ["An error result says what went wrong.", "Give is_error results a message the model can act on."],
+    ["错误结果要说明出了什么问题。", "给 is_error 结果写上模型能据以行动的信息。"],
+  ),
+  "not-verbatim": r(
+    "pairing",
+    ["The assistant's turn goes back exactly as it came: every block, thinking and its signature included, in order, in every later request.", "Push response.content itself; do not filter, rebuild or edit its blocks."],
+    ["assistant 轮必须原样发回：所有块（包括 thinking 及其签名）按原顺序，在之后的每个请求中都如此。", "直接追加 response.content，不要过滤、重建或修改其中的块。"],
+  ),
+  "api-rejected": r(
+    "pairing",
+    ["Every request is one the API accepts.", "Read the API's message: it names the message and block at fault."],
+    ["每个请求都必须能被 API 接受。", "阅读 API 返回的信息：它会指出出错的消息和块。"],
+  ),
+  "sendable-again": r(
+    "pairing",
+    ["However the loop stops, the history it leaves can be sent to the API again.", "Before you return, answer every tool_use and leave no empty or half-built message."],
+    ["无论循环如何停止，留下的 history 都必须能再次发送给 API。", "返回前回答每个 tool_use，不留空消息或未完成的消息。"],
+  ),
+  // ── the lessons' own rules ──
+  "tool-definition": r(
+    "lesson",
+    ["Each tool has a name, a description and a JSON schema of its input.", "Check the tool definition against the lesson: its name and its input_schema's required fields."],
+    ["每个工具都有名称、描述和输入的 JSON schema。", "对照课程检查工具定义：名称以及 input_schema 的 required 字段。"],
+  ),
+  "raw-call": r(
+    "lesson",
+    ["Part one makes one request with the tools and returns the model's message as it came.", "Call client.messages.create once with model, max_tokens, tools and the task, and return the response."],
+    ["第一部分发送一次带工具的请求，并原样返回模型的消息。", "调用一次 client.messages.create（包含 model、max_tokens、tools 和任务），并返回响应。"],
+  ),
+  "tools-only-on-tool-use": r(
+    "lesson",
+    ["Tools run only when stop_reason is tool_use; on any other stop reason the loop ends without running them.", "Check response.stop_reason before running any block: a tool_use in a max_tokens response may be cut off."],
+    ["只有 stop_reason 为 tool_use 时才运行工具；其他停止原因下循环结束且不运行工具。", "运行任何块之前先检查 response.stop_reason：max_tokens 响应里的 tool_use 可能被截断。"],
+  ),
+  "pause-turn": r(
+    "lesson",
+    ["pause_turn means the model paused a long turn: send the history back as it is so it can continue.", "On pause_turn, append the response and call again without adding a user message."],
+    ["pause_turn 表示模型暂停了较长的一轮：原样发回 history 让它继续。", "遇到 pause_turn 时，追加响应并再次调用，不要添加 user 消息。"],
+  ),
+  "result-by-id": r(
+    "lesson",
+    ["Each tool's output goes back under the id of the call that asked for it.", "Build each tool_result from the same block you ran: tool_use_id: block.id, content: that call's output."],
+    ["每个工具的输出都要用发起该调用的 id 返回。", "用所运行的那个块构造 tool_result：tool_use_id: block.id，content 为该调用的输出。"],
+  ),
+  "result-is-output": r(
+    "lesson",
+    ["A tool_result carries what the tool really returned (its output or its error), not a placeholder.", "Put the tool's output (string or text blocks) in content."],
+    ["tool_result 携带工具真实的返回（输出或错误），而不是占位符。", "把工具的输出（字符串或文本块）放进 content。"],
+  ),
+  "tool-failure-observed": r(
+    "lesson",
+    ["A tool that fails is an observation for the model, not the end of the loop.", "Turn the failure into a tool_result (is_error: true, with the reason) and go on."],
+    ["工具失败是给模型的观察结果，而不是循环的终点。", "把失败转成 tool_result（is_error: true 并写明原因），然后继续。"],
+  ),
+  "unknown-tool": r(
+    "lesson",
+    ["A call to a tool that does not exist gets an is_error result naming the tools there are.", "Look the name up in the registry; when it is missing, answer with is_error: true and the list of names."],
+    ["调用不存在的工具时，返回 is_error 结果并列出现有工具。", "在注册表中查找名称；找不到时回答 is_error: true 并附上名称列表。"],
+  ),
+  "dispatch": r(
+    "lesson",
+    ["Each call runs the handler registered under its name, with its input.", "Dispatch by block.name through the registry and pass block.input."],
+    ["每个调用按名称运行注册的处理函数，并传入其输入。", "通过注册表按 block.name 分派，并传入 block.input。"],
+  ),
+  "concurrency": r(
+    "lesson",
+    ["Concurrency-safe tools of one turn run at the same time; the others one at a time, in order.", "Start the safe calls together (Promise.all / allSettled) and await the unsafe ones one by one."],
+    ["同一轮中并发安全的工具同时运行；其他工具按顺序逐个运行。", "同时启动安全的调用（Promise.all / allSettled），不安全的逐个 await。"],
+  ),
+  "invalid-input": r(
+    "lesson",
+    ["An input that does not match the tool's schema is answered, in words for the model, and the tool is not run.", "Validate with the tool's zod schema; on failure return is_error: true saying what was wrong."],
+    ["不符合工具 schema 的输入要用模型能读懂的话回答，并且不运行工具。", "用工具的 zod schema 校验；失败时返回 is_error: true 并说明问题。"],
+  ),
+  "tool-timeout": r(
+    "lesson",
+    ["A tool that takes too long is stopped and answered with an error.", "Race the tool against a timer (AbortSignal.timeout) and answer is_error: true when it fires."],
+    ["耗时过长的工具要被停止，并以错误回答。", "让工具与计时器赛跑（AbortSignal.timeout），超时后回答 is_error: true。"],
+  ),
+  "typed-outcome": r(
+    "lesson",
+    ["The loop returns an outcome that says how it ended (done, stopped and why).", "Return the lesson's outcome object for each stop reason."],
+    ["循环返回说明其结束方式的结果（完成、停止及原因）。", "针对每种停止原因返回课程规定的结果对象。"],
+  ),
+  "guard-max-turns": r(
+    "lesson",
+    ["The loop stops after the maximum number of turns, leaving a transcript that can be sent again.", "Count turns; when the limit is reached, answer any pending calls and return a stopped outcome."],
+    ["循环在达到最大轮数后停止，并留下可再次发送的记录。", "统计轮数；达到上限时回答未完成的调用并返回 stopped 结果。"],
+  ),
+  "guard-budget": r(
+    "lesson",
+    ["The token budget counts input, output, cache read and cache creation tokens.", "Add all four usage fields of every response to the total."],
+    ["token 预算统计 input、output、cache read 和 cache creation。", "把每个响应 usage 的四个字段都加进总数。"],
+  ),
+  "guard-timeout": r(
+    "lesson",
+    ["The wall-clock guard aborts the request in flight and stops the loop.", "Pass an AbortSignal to the request and stop when it fires."],
+    ["时钟保护会中止进行中的请求并停止循环。", "给请求传入 AbortSignal，触发时停止。"],
+  ),
+  "guard-repeat": r(
+    "lesson",
+    ["The repeat guard stops identical calls (same tool AND same input) and leaves different inputs alone.", "Key each call by its name and its input (stable JSON), and count repeats of that key."],
+    ["重复保护会阻止完全相同的调用（相同工具且相同输入），不同输入的调用不受影响。", "用名称加输入（稳定的 JSON）作为每个调用的键，并统计该键的重复次数。"],
+  ),
+  "workspace": r(
+    "lesson",
+    ["File tools stay inside the workspace: no .., no absolute path outside, no symlink out.", "Resolve the real path and check it is inside the workspace before you touch the file."],
+    ["文件工具只能在工作区内：不能用 ..、外部绝对路径或指向外部的符号链接。", "先解析真实路径并确认它在工作区内，再操作文件。"],
+  ),
+  "approval": r(
+    "lesson",
+    ["A command that is not read-only runs only after approval.", "Ask before running it; a refusal is an is_error result."],
+    ["非只读命令只有在批准后才能运行。", "运行前先询问；被拒绝时返回 is_error 结果。"],
+  ),
+  "streaming": r(
+    "lesson",
+    ["The streamed message is the same message: text as it arrives, tool input rebuilt from its JSON deltas.", "Use the stream's events for printing and its final message (or a message you build from every event) for the history."],
+    ["流式得到的消息与普通消息相同：文本随到随显示，工具输入由 JSON 增量重建。", "用流的事件来打印，用最终消息（或由所有事件构建的消息）放入 history。"],
+  ),
+  "abort-leaves-transcript": r(
+    "lesson",
+    ["An aborted turn leaves the history as it was before the turn, or complete: never half a turn.", "On abort, drop the unfinished assistant turn (or answer its calls) before you return."],
+    ["被中止的一轮要让 history 保持该轮之前的状态或完整状态，绝不能只有半轮。", "中止时丢弃未完成的 assistant 轮（或回答其调用）后再返回。"],
+  ),
+  "observability": r(
+    "lesson",
+    ["Each step emits its event, and usage and cost add up over the run.", "Emit think / act / observe events in order and add every response's usage."],
+    ["每一步发出对应事件，usage 和成本在整次运行中累计。", "按顺序发出 think / act / observe 事件，并累加每个响应的 usage。"],
+  ),
+  "session": r(
+    "lesson",
+    ["A conversation keeps one history across turns, saved and resumed as it was.", "Append each turn to the same history; save and load it without changing its messages."],
+    ["对话在多轮之间保持同一个 history，保存和恢复时保持原样。", "把每轮追加到同一个 history；保存和加载时不要改动消息。"],
+  ),
+  "recovery": r(
+    "lesson",
+    ["Faults are recovered as the lesson says: retries configured, a broken stream retried, a long history compacted with every pair kept, a cut-off answer continued.", "Follow the lesson's recipe for the fault named in the test."],
+    ["按课程要求从故障中恢复：配置重试、重试中断的流、压缩过长的 history 并保留每个配对、续写被截断的回答。", "按测试中指出的故障，照课程的做法处理。"],
+  ),
+  "continuation": r(
+    "lesson",
+    ["After max_tokens cut an answer, the loop asks the model to continue (a user message, string or text blocks) and keeps both parts.", "Append the cut response, then a user message asking to continue, and call again."],
+    ["回答被 max_tokens 截断后，循环请模型继续（一条 user 消息，字符串或文本块均可）并保留两部分。", "追加被截断的响应，再追加请求继续的 user 消息，然后再次调用。"],
+  ),
+  "repeat-answered": r(
+    "lesson",
+    ["When the agent stops on a repeated call, that call is still answered, so the transcript can be sent again.", "Answer the repeated tool_use with is_error: true (why it was not run) before you return."],
+    ["代理因重复调用而停止时，仍要回答该调用，使记录可以再次发送。", "返回前用 is_error: true（说明未运行的原因）回答重复的 tool_use。"],
+  ),
+  "lesson-rule": r(
+    "lesson",
+    ["The behaviour the test's name describes.", "Read the test's name and the lesson's TODO for that part; run `npm run hint` for guiding questions."],
+    ["测试名称所描述的行为。", "阅读测试名称和课程中该部分的 TODO；运行 `npm run hint` 获取引导问题。"],
+  ),
+} satisfies Record<string, RuleEntry>;
+
+export type RuleId = keyof typeof RULES;
+
+export function isRuleId(id: string): id is RuleId {
+  return Object.hasOwn(RULES, id);
+}
+
+/** The learner's language: COURSE_LANG, else the locale (LC_ALL, LC_MESSAGES, LANG); zh* → Chinese. */
+export function courseLang(env: NodeJS.ProcessEnv = process.env): Lang {
+  const pick = env.COURSE_LANG || env.LC_ALL || env.LC_MESSAGES || env.LANG || "";
+  return /^zh/i.test(pick) ? "zh" : "en";
+}
+
+export function ruleWords(id: RuleId, lang: Lang = courseLang()): Words {
+  return RULES[id][lang];
+}
+
+export function ruleStage(id: string): Stage | undefined {
+  return isRuleId(id) ? RULES[id].stage : undefined;
+}
+
+/** The pairing rule behind an API refusal (the scripted model uses the API's own messages). */
+export function ruleOfApiMessage(msg: string): RuleId {
+  if (/without `?tool_result`? blocks immediately after/.test(msg)) return "unanswered-tool-use";
+  if (/unexpected `?tool_use_id`?/.test(msg)) return "orphan-result";
+  if (/single result|multiple `?tool_result`?/.test(msg)) return "duplicate-result";
+  if (/ids must be unique/.test(msg)) return "duplicate-tool-use-id";
+  if (/non-empty content/.test(msg)) return "empty-message";
+  if (/text content blocks must/.test(msg)) return "empty-text";
+  if (/can only be in/.test(msg)) return "wrong-role-block";
+  if (/thinking|signature/.test(msg)) return "not-verbatim";
+  if (/content cannot be empty if `?is_error`?/.test(msg)) return "error-result-empty";
+  if (/alternate|consecutive/.test(msg)) return "roles-alternate";
+  return "api-rejected";
+}
+

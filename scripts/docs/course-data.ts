@@ -1,0 +1,83 @@
+/**
+ * Figures about the course, measured from the sources at build time (never written by hand): per
+ * lesson, the lines of its loop (the `loop` region of its entry file), the lines of its whole
+ * solution, and what it adds to the one before (files, exported functions/classes/types, tools).
+ * The home page's syllabus and the "loop, growing" page draw these (docs/.vitepress/theme/
+ * course.data.ts loads them); a lesson added to the manifest appears with its own figures.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Lesson } from "../../runtime/manifest.ts";
+import { listFiles } from "./diff.ts";
+import { findRegion } from "./regions.ts";
+
+export interface LessonFigures {
+  id: string;
+  dir: string;
+  title: string;
+  /** The heading of the lesson's Chinese page without its "sNN · ", when it has one. */
+  titleZh: string;
+  idea: string;
+  /** Lines of the `loop` region of the entry file (code lines: no blanks, no comment-only lines). */
+  loopLines: number;
+  /** Code lines of every .ts file of the solution folder. */
+  codeLines: number;
+  filesAdded: string[];
+  /** Exported names new in this lesson (not exported by the previous lesson's solution). */
+  exportsAdded: string[];
+  /** Tool names new in this lesson's solution (`name: "…"` in a tool definition). */
+  toolsAdded: string[];
+}
+
+const codeLines = (lines: string[]) => lines.filter((l) => l.trim() !== "" && !/^\s*(\/\/|\/\*|\*)/.test(l)).length;
+
+function exportsOf(text: string): string[] {
+  return [...text.matchAll(/^export\s+(?:async\s+)?(?:function\*?|class|const|let|interface|type|enum)\s+([A-Za-z_$][\w$]*)/gm)].map((m) => m[1]!);
+}
+
+function toolsOf(text: string): string[] {
+  // A tool definition names itself next to its description or input schema.
+  return [...text.matchAll(/\bname:\s*"([a-z][a-z0-9_]*)"\s*,\s*\n?\s*(?:description|input_schema|inputSchema|readOnly|schema)\b/g)].map((m) => m[1]!);
+}
+
+function folderFacts(root: string, dir: string): { files: string[]; exports: Set<string>; tools: Set<string>; code: number } {
+  const base = join(root, "solutions", dir);
+  const files = listFiles(base).filter((f) => f.endsWith(".ts"));
+  const exports = new Set<string>();
+  const tools = new Set<string>();
+  let code = 0;
+  for (const f of files) {
+    const text = readFileSync(join(base, f), "utf8");
+    exportsOf(text).forEach((e) => exports.add(e));
+    toolsOf(text).forEach((t) => tools.add(t));
+    code += codeLines(text.split("\n"));
+  }
+  return { files, exports, tools, code };
+}
+
+export function courseFigures(root: string, lessons: Lesson[]): LessonFigures[] {
+  let before: ReturnType<typeof folderFacts> | null = null;
+  let toolsSoFar = new Set<string>();
+  return lessons.map((l) => {
+    const facts = folderFacts(root, l.dir);
+    const entry = join(root, "solutions", l.dir, l.entry);
+    const loop = existsSync(entry) ? findRegion(readFileSync(entry, "utf8"), "loop") : null;
+    const zhPage = join(root, "docs/zh/lessons", `${l.dir}.md`);
+    const zhHeading = existsSync(zhPage) ? (/^#\s+(.+)$/m.exec(readFileSync(zhPage, "utf8"))?.[1] ?? "") : "";
+    const figures: LessonFigures = {
+      id: l.id,
+      dir: l.dir,
+      title: l.title,
+      titleZh: zhHeading.replace(/^s\d+\s*·\s*/, "").trim() || l.title,
+      idea: l.idea,
+      loopLines: loop ? codeLines(loop.lines) : 0,
+      codeLines: facts.code,
+      filesAdded: before ? facts.files.filter((f) => !before!.files.includes(f)) : facts.files,
+      exportsAdded: [...facts.exports].filter((e) => !before?.exports.has(e)),
+      toolsAdded: [...facts.tools].filter((t) => !toolsSoFar.has(t)),
+    };
+    before = facts;
+    toolsSoFar = new Set([...toolsSoFar, ...facts.tools]);
+    return figures;
+  });
+}

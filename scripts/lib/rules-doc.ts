@@ -1,0 +1,67 @@
+/**
+ * The rule catalog (runtime/rules.ts) as a table in the docs' message-rules page, English and
+ * Chinese, between the markers
+ *
+ *   <!-- rule-catalog:start -->  …  <!-- rule-catalog:end -->
+ *
+ * `npx tsx scripts/lib/rules-doc.ts` writes both pages; `--check` exits 1 when one is out of date
+ * (tests/rules.test.ts runs the same comparison).
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { RULES, STAGES, type Lang, type RuleId } from "../../runtime/rules.ts";
+import { ROOT } from "./paths.ts";
+
+export const PAGES: Record<Lang, string> = {
+  en: join(ROOT, "docs/guide/message-rules.md"),
+  zh: join(ROOT, "docs/zh/guide/message-rules.md"),
+};
+
+const START = "<!-- rule-catalog:start -->";
+const END = "<!-- rule-catalog:end -->";
+
+const STAGE_NAMES: Record<Lang, Record<(typeof STAGES)[number], string>> = {
+  en: { syntax: "1 · it parses", types: "2 · it type-checks", hang: "3 · the loop returns", growth: "4 · the history grows", pairing: "5 · the pairing rules", lesson: "6 · the lesson's own rules" },
+  zh: { syntax: "1 · 能解析", types: "2 · 通过类型检查", hang: "3 · 循环能返回", growth: "4 · history 在增长", pairing: "5 · 配对规则", lesson: "6 · 各课自己的规则" },
+};
+
+const cell = (s: string) => s.replaceAll("|", "\\|").replaceAll("\n", " ");
+
+/** The generated block (markers included) for one language. */
+export function catalogBlock(lang: Lang): string {
+  const intro =
+    lang === "en"
+      ? "Every failure `npm run check` reports names one of these rules, in brackets (`[results-first]`), with what it means and what to do. When several are broken, the one earliest in this order leads: it is usually the cause of the others. The language follows `COURSE_LANG` (`en` or `zh`) or your locale."
+      : "`npm run check` 报告的每个失败都会用方括号标出下列规则之一（如 `[results-first]`），并说明含义和做法。同时违反多条时，按下表顺序最靠前的一条排在最前：它通常是其他问题的原因。语言由 `COURSE_LANG`（`en` 或 `zh`）或系统区域设置决定。";
+  const head = lang === "en" ? "| rule | stage | what it says | what to do |\n| --- | --- | --- | --- |" : "| 规则 | 阶段 | 含义 | 怎么做 |\n| --- | --- | --- | --- |";
+  const ids = (Object.keys(RULES) as RuleId[]).sort((a, b) => STAGES.indexOf(RULES[a].stage) - STAGES.indexOf(RULES[b].stage));
+  const rows = ids.map((id) => {
+    const w = RULES[id][lang];
+    return `| \`${id}\` | ${STAGE_NAMES[lang][RULES[id].stage]} | ${cell(w.what)} | ${cell(w.fix)} |`;
+  });
+  return [START, "", "<!-- generated from runtime/rules.ts by scripts/lib/rules-doc.ts: edit the catalog, not this table -->", "", intro, "", head, ...rows, "", END].join("\n");
+}
+
+/** The page with its catalog block replaced (or appended under a heading when it has none). */
+export function withCatalog(page: string, lang: Lang): string {
+  const block = catalogBlock(lang);
+  const a = page.indexOf(START);
+  const b = page.indexOf(END);
+  if (a >= 0 && b > a) return page.slice(0, a) + block + page.slice(b + END.length);
+  const heading = lang === "en" ? "## Every rule the check names" : "## 检查会指出的所有规则";
+  return `${page.trimEnd()}\n\n${heading}\n\n${block}\n`;
+}
+
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  const check = process.argv.includes("--check");
+  let stale = false;
+  for (const lang of ["en", "zh"] as const) {
+    const page = readFileSync(PAGES[lang], "utf8");
+    const next = withCatalog(page, lang);
+    if (next === page) continue;
+    stale = true;
+    if (!check) writeFileSync(PAGES[lang], next);
+    console.log(`${check ? "out of date" : "wrote"}: ${PAGES[lang].slice(ROOT.length + 1)}`);
+  }
+  process.exitCode = check && stale ? 1 : 0;
+}

@@ -1,0 +1,183 @@
+/**
+ * The grading itself: the rule catalog is whole in both languages and the docs show it; a check's
+ * verdict leads with the cause and never shows the runner's own words; the content helpers and
+ * the transcript rules accept every shape of the same transcript the API accepts (a property).
+ * (That each lesson's check fails its broken loops and passes its valid ones is `npm run verify`,
+ * from the patches in tests/mutants/ and tests/alternatives/.)
+ */
+import { readFileSync } from "node:fs";
+import type Anthropic from "@anthropic-ai/sdk";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { findLesson } from "../../runtime/manifest.ts";
+import { RULES, STAGES, courseLang, ruleOfApiMessage, type RuleId } from "../../runtime/rules.ts";
+import { checkTranscript } from "../../runtime/transcript.ts";
+import { RuleError, assertProperty, messageTable, resultFor, resultsIn, textIn, userTexts } from "../../runtime/testing.ts";
+import { explain, order, parseFailure, type Failure, type Grade } from "../../scripts/lib/grade.ts";
+import { RAW_WORDS } from "../../scripts/lib/mutants.ts";
+import { PAGES, withCatalog } from "../../scripts/lib/rules-doc.ts";
+
+const s01 = findLesson("s01")!;
+const gradeOf = (failures: Failure[]): Grade => ({ ok: false, passed: 0, total: failures.length, failures, output: "" });
+
+describe("the rule catalog", () => {
+  it("every rule has what it says and what to do, in English and Chinese", () => {
+    for (const [id, r] of Object.entries(RULES)) {
+      expect(STAGES, id).toContain(r.stage);
+      for (const lang of ["en", "zh"] as const) {
+        expect(r[lang].what.trim().length, `${id} ${lang}`).toBeGreaterThan(5);
+        expect(r[lang].fix.trim().length, `${id} ${lang}`).toBeGreaterThan(5);
+      }
+      expect(r.zh.what, id).toMatch(/[\u4e00-\u9fff]/);
+    }
+  });
+
+  it("the docs' message-rules pages (en, zh-CN) show the catalog as it is", () => {
+    for (const lang of ["en", "zh"] as const) {
+      const page = readFileSync(PAGES[lang], "utf8");
+      expect(withCatalog(page, lang), `${PAGES[lang]} is out of date: npx tsx scripts/lib/rules-doc.ts`).toBe(page);
+      for (const id of Object.keys(RULES)) expect(page).toContain(`\`${id}\``);
+    }
+  });
+
+  it("the language follows COURSE_LANG, then the locale", () => {
+    expect(courseLang({ COURSE_LANG: "zh" })).toBe("zh");
+    expect(courseLang({ LANG: "zh_CN.UTF-8" })).toBe("zh");
+    expect(courseLang({ COURSE_LANG: "en", LANG: "zh_CN.UTF-8" })).toBe("en");
+    expect(courseLang({})).toBe("en");
+  });
+
+  it("an API refusal names its pairing rule", () => {
+    expect(ruleOfApiMessage("messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1.")).toBe("unanswered-tool-use");
+    expect(ruleOfApiMessage("messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9.")).toBe("orphan-result");
+    expect(ruleOfApiMessage("messages.3: all messages must have non-empty content except for the optional final assistant message")).toBe("empty-message");
+  });
+});
+
+describe("a verdict in words, the cause first", () => {
+  const raw: Array<[string, string]> = [
+    ["a bare assertion", "AssertionError: expected true to be false // Object.is equality\n    at /x/tests/s01_agent_loop.test.ts:3:4"],
+    ["a numeric comparison", "AssertionError: expected 4171.75 to be greater than or equal to 4202.74"],
+    ["a length", "AssertionError: expected [] to have a length of 1 but got +0"],
+    ["a property", "Error: Property failed after 3 tests\n{ seed: 1, path: \"2\", endOnFailure: true }\nCounterexample: [[{\"role\":\"user\"}]]\nShrunk 4 time(s)\nGot AssertionError: expected 1 to be 2"],
+    ["a worker lost", "Error: [vitest-worker]: Timeout calling \"onTaskUpdate\"\nSTACK_TRACE_ERROR"],
+    ["a time-out", "Error: Test timed out in 20000ms.\nIf this is a long-running test, pass a timeout value as the last argument"],
+  ];
+  for (const [what, text] of raw)
+    it(`never shows the runner's words: ${what}`, () => {
+      const f = parseFailure(s01, "s01 part two › stops at end_turn", text);
+      const verdict = explain(s01, gradeOf([f]), "en").join("\n");
+      expect(verdict).not.toMatch(RAW_WORDS);
+      expect(f.rule, verdict).toBeDefined();
+    });
+
+  it("a time-out is the loop not returning", () => {
+    expect(parseFailure(s01, "a › b", "Error: Test timed out in 20000ms.").rule).toBe("loop-did-not-return");
+  });
+
+  it("a rule's sentence comes through whole, without the runner's tail", () => {
+    const long = "the tool_result for toolu_1 does not carry the command's output ".repeat(6).trim();
+    const f = parseFailure(s01, "a › b", `AssertionError: [result-is-output] ${long}: expected false to be true // Object.is equality`);
+    expect(f.rule).toBe("result-is-output");
+    expect(f.message).toBe(long);
+    const thrown = parseFailure(s01, "a › b", `RuleError: ${new RuleError("history-not-grown", "the history did not grow.").message}\n    at x (/a/b.ts:1:1)`);
+    expect(thrown).toMatchObject({ rule: "history-not-grown", message: "the history did not grow." });
+  });
+
+  it("the words a check gave come through; the runner's comparison does not", () => {
+    const f = parseFailure(s01, "s03 › runs three at once", "AssertionError: three 200 ms read-only calls took 612 ms: did they run one after another?: expected 612 to be less than 450");
+    expect(f.message).toContain("did they run one after another?");
+    expect(f.message).not.toMatch(RAW_WORDS);
+  });
+
+  it("orders the findings: type error, then a hang, then growth, then pairing, then the lesson's rules", () => {
+    const f = (rule: RuleId, kind: Failure["kind"] = "rule"): Failure => ({ test: rule, kind, rule, message: rule });
+    const got = order([f("guard-repeat"), f("results-first"), f("history-not-grown"), f("loop-did-not-return", "hang"), f("type-error", "types")]);
+    expect(got.map((x) => x.rule)).toEqual(["type-error", "loop-did-not-return", "history-not-grown", "results-first", "guard-repeat"]);
+  });
+
+  it("a failing property names its rule and shows the smallest case as a message table", () => {
+    const history: Anthropic.MessageParam[] = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "bash", input: {} }] },
+    ];
+    let thrown: unknown;
+    try {
+      assertProperty(
+        fc.property(fc.constant(history), (h) => {
+          if (checkTranscript(h).length > 0) throw new RuleError("unanswered-tool-use", "a call is left unanswered");
+        }),
+      );
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(RuleError);
+    const message = (thrown as RuleError).message;
+    expect(message).toMatch(/^\[unanswered-tool-use\] a call is left unanswered/);
+    expect(message).toContain(messageTable(history));
+    expect(message).not.toMatch(RAW_WORDS);
+  });
+
+  it("the verdict ends with the rule and what to do, in the learner's language", () => {
+    const g = gradeOf([{ test: "t", kind: "rule", rule: "results-first", message: "messages[2].content[0] is a text block" }]);
+    expect(explain(s01, g, "en").join("\n")).toContain(RULES["results-first"].en.fix);
+    expect(explain(s01, g, "zh").join("\n")).toContain(RULES["results-first"].zh.fix);
+  });
+});
+
+// ── every shape of the same transcript ─────────────────────────────────────────────────────
+
+interface Turn {
+  question: string;
+  calls: Array<{ name: string; out: string; err: boolean }>;
+  answer: string;
+}
+const word = fc.stringMatching(/^[a-z][a-z ]{0,11}[a-z]$/);
+const turnArb: fc.Arbitrary<Turn> = fc.record({
+  question: word,
+  calls: fc.array(fc.record({ name: fc.constantFrom("bash", "read_file"), out: word, err: fc.boolean() }), { maxLength: 3 }),
+  answer: word,
+});
+
+/** One transcript, in one of the shapes the API takes: strings or text blocks, results in any order. */
+function build(turns: Turn[], shape: { blocks: boolean; resultBlocks: boolean; reverse: boolean }): Anthropic.MessageParam[] {
+  const out: Anthropic.MessageParam[] = [];
+  let id = 0;
+  const say = (t: string) => (shape.blocks ? [{ type: "text" as const, text: t }] : t);
+  for (const t of turns) {
+    out.push({ role: "user", content: say(t.question) });
+    if (t.calls.length > 0) {
+      const uses = t.calls.map((c) => ({ type: "tool_use" as const, id: `toolu_${id++}`, name: c.name, input: { q: c.out } }));
+      out.push({ role: "assistant", content: [{ type: "text", text: "working" }, ...uses] });
+      const results = t.calls.map((c, i) => ({
+        type: "tool_result" as const,
+        tool_use_id: uses[i]!.id,
+        content: shape.resultBlocks ? [{ type: "text" as const, text: c.out }] : c.out,
+        ...(c.err ? { is_error: true } : {}),
+      }));
+      out.push({ role: "user", content: shape.reverse ? results.reverse() : results });
+    }
+    out.push({ role: "assistant", content: [{ type: "text", text: t.answer }] });
+  }
+  return out;
+}
+
+describe("every shape of the same transcript is read the same", () => {
+  it("property: strings or text blocks, results in any order: the same rules hold, the same texts and results are read", () => {
+    const shapes = fc.record({ blocks: fc.boolean(), resultBlocks: fc.boolean(), reverse: fc.boolean() });
+    assertProperty(
+      fc.property(fc.array(turnArb, { minLength: 1, maxLength: 4 }), shapes, (turns, shape) => {
+        const plain = build(turns, { blocks: false, resultBlocks: false, reverse: false });
+        const other = build(turns, shape);
+        if (checkTranscript(other).length > 0) throw new RuleError("sendable-again", `a valid shape was refused: ${checkTranscript(other)[0]!.message}`);
+        if (JSON.stringify(userTexts(plain)) !== JSON.stringify(userTexts(other))) throw new RuleError("lesson-rule", "user texts read differently by shape");
+        for (const m of plain)
+          for (const r of resultsIn(m)) {
+            const same = resultFor(other, r.tool_use_id);
+            if (!same || textIn(same.content) !== textIn(r.content)) throw new RuleError("result-by-id", `the result for ${r.tool_use_id} reads differently by shape`);
+          }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
