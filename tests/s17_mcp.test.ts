@@ -5,6 +5,7 @@
  * isError → is_error); a server that hangs, crashes, errors or does not start is an is_error result
  * or a reported problem, never an exception; and the servers are stopped when the run ends.
  */
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,8 +13,9 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
 import { call, say } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { MCP_EXAMPLE_CONFIG, S17_TASK } from "../runtime/tasks.ts";
-import { driveLoop, loadLesson, scripted } from "../runtime/testing.ts";
+import { MCP_EXAMPLE_CONFIG, S12_TASK, S17_TASK } from "../runtime/tasks.ts";
+import { ROOT, driveLoop, gradedTree, loadLesson, scripted } from "../runtime/testing.ts";
+import { scratchCopy } from "../runtime/tools/files.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
 import { quietLessonFile } from "./support.ts";
 
@@ -148,5 +150,50 @@ describe("s17 the pieces: config, names, results", () => {
     expect(failed.is_error).toBe(true);
     expect(textOf(failed).length, "an is_error result is never empty (the API refuses that)").toBeGreaterThan(0);
     expect(textOf(mcp.toToolResult("toolu_3", { content: [] }))).not.toBe("");
+  });
+});
+
+/**
+ * `npm run agent`'s command (tsx and the file package.json names, of the tree being graded) as a
+ * process in `cwd`: stdin is a pipe, not a terminal; no --yes; no key, so the scripted model answers.
+ */
+function agentProcess(cwd: string, args: string[]) {
+  const script = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.agent as string;
+  const [bin, file] = script.split(" ");
+  expect(bin).toBe("tsx");
+  expect(file, "npm run agent runs the latest lesson, s17").toMatch(/^solutions\/s17_mcp\//);
+  const entry = join(ROOT, file!.replace(/^solutions\//, `${gradedTree()}/`));
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
+  for (const name of ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "MODEL_ID"]) delete env[name];
+  return spawnSync(join(ROOT, "node_modules", ".bin", "tsx"), [entry, ...args], { cwd, env, input: "", encoding: "utf8", timeout: 90_000 });
+}
+
+describe("s17 the final agent: npm run agent", () => {
+  it("solves seed 000's task offline with no terminal and no --yes, and exits 0", async () => {
+    const dir = keep(await scratchCopy(join(ROOT, "examples", "login-service")));
+    const r = agentProcess(dir, [S12_TASK]);
+    expect(r.stderr).not.toMatch(/Error:|at .*\.ts:\d+/);
+    expect(r.stdout).toContain("→ run_tests");
+    expect(r.stdout).toMatch(/src\/login\.js line \d+/);
+    expect(r.stdout).toMatch(/off-by-one/);
+    expect(r.status).toBe(0);
+  });
+
+  it("--mcp-config examples/mcp-notes/mcp.json: uses a tool of the example MCP server offline, and exits 0", () => {
+    const r = agentProcess(ROOT, ["--mcp-config", "examples/mcp-notes/mcp.json", S17_TASK]);
+    expect(r.stdout, "the model called the server's tool").toContain("→ mcp__notes__search");
+    expect(r.stdout, "and answered from its note").toMatch(/locks after 3 failed logins/);
+    expect(r.status).toBe(0);
+  });
+
+  it("a bad --mcp-config or --skills is one line and exit 2; --help names both", () => {
+    const missing = agentProcess(ROOT, ["--mcp-config", "nope.json", "hi"]);
+    expect(missing.stdout).toMatch(/--mcp-config nope\.json: no such file/);
+    expect(missing.status).toBe(2);
+    expect(agentProcess(ROOT, ["--skills", "/definitely/not/here", "hi"]).status).toBe(2);
+    expect(agentProcess(ROOT, ["--mcp-config"]).status).toBe(2);
+    const help = agentProcess(ROOT, ["--help"]);
+    expect(help.stdout).toMatch(/--mcp-config FILE/);
+    expect(help.stdout).toMatch(/--skills DIR/);
   });
 });
