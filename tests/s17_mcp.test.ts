@@ -21,8 +21,10 @@ import { quietLessonFile } from "./support.ts";
 
 type Agent = typeof import("../solutions/s17_mcp/agent.ts");
 type Mcp = typeof import("../solutions/s17_mcp/mcp.ts");
+type Program = typeof import("../solutions/s17_mcp/program.ts");
 type Options = NonNullable<Parameters<Agent["runAgent"]>[2]>;
 const lesson = await loadLesson<Agent>("s17_mcp");
+const program = await loadLesson<Program>("s17_mcp", "program.ts");
 const mcp = await loadLesson<Mcp>("s17_mcp", "mcp.ts");
 const keep = quietLessonFile();
 
@@ -169,31 +171,30 @@ function agentProcess(cwd: string, args: string[]) {
 }
 
 describe("s17 the final agent: npm run agent", () => {
-  it("solves seed 000's task offline with no terminal and no --yes, and exits 0", async () => {
+  it("solves seed 000's task offline, with approval refused (no --yes, no terminal), and exits 0", async () => {
     const dir = keep(await scratchCopy(join(ROOT, "examples", "login-service")));
-    const r = agentProcess(dir, [S12_TASK]);
-    expect(r.stderr).not.toMatch(/Error:|at .*\.ts:\d+/);
-    expect(r.stdout).toContain("→ run_tests");
-    expect(r.stdout).toMatch(/src\/login\.js line \d+/);
-    expect(r.stdout).toMatch(/off-by-one/);
-    expect(r.status).toBe(0);
+    const { exitCode, history } = await program.run(["--workspace", dir, S12_TASK], { llm: scripted() });
+    expect(exitCode).toBe(0);
+    const answer = JSON.stringify(history[history.length - 1]!.content);
+    expect(answer).toMatch(/src\/login\.js line \d+/);
+    expect(answer).toMatch(/off-by-one/);
   });
 
-  it("--mcp-config examples/mcp-notes/mcp.json: uses a tool of the example MCP server offline, and exits 0", () => {
+  it("as a process: `npm run agent -- --mcp-config examples/mcp-notes/mcp.json \"…\"` uses a tool of the example MCP server offline, and exits 0", () => {
     const r = agentProcess(ROOT, ["--mcp-config", "examples/mcp-notes/mcp.json", S17_TASK]);
+    expect(r.stderr).not.toMatch(/Error:|at .*\.ts:\d+/);
     expect(r.stdout, "the model called the server's tool").toContain("→ mcp__notes__search");
     expect(r.stdout, "and answered from its note").toMatch(/locks after 3 failed logins/);
     expect(r.status).toBe(0);
   });
 
-  it("a bad --mcp-config or --skills is one line and exit 2; --help names both", () => {
-    const missing = agentProcess(ROOT, ["--mcp-config", "nope.json", "hi"]);
-    expect(missing.stdout).toMatch(/--mcp-config nope\.json: no such file/);
-    expect(missing.status).toBe(2);
-    expect(agentProcess(ROOT, ["--skills", "/definitely/not/here", "hi"]).status).toBe(2);
-    expect(agentProcess(ROOT, ["--mcp-config"]).status).toBe(2);
-    const help = agentProcess(ROOT, ["--help"]);
-    expect(help.stdout).toMatch(/--mcp-config FILE/);
-    expect(help.stdout).toMatch(/--skills DIR/);
+  it("a bad --mcp-config or --skills is one line and exit 2; --help names both", async () => {
+    const quiet = { llm: scripted() };
+    expect((await program.run(["--mcp-config", "nope.json", "hi"], quiet)).exitCode).toBe(2);
+    expect((await program.run(["--skills", "/definitely/not/here", "hi"], quiet)).exitCode).toBe(2);
+    expect((await program.run(["--mcp-config"], quiet)).exitCode).toBe(2);
+    expect(program.partTwoFlags(["--skills=dir", "-v", "--mcp-config", "f.json", "task"])).toEqual({ skills: "dir", mcpConfig: "f.json", rest: ["-v", "task"] });
+    expect(() => program.partTwoFlags(["--mcp-config", "--yes"])).toThrow(/needs a value/);
+    expect(program.AGENT_USAGE).toMatch(/--mcp-config FILE[\s\S]*--skills DIR/);
   });
 });
