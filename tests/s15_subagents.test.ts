@@ -147,7 +147,7 @@ describe("s15 a child's limits: its tools, its guards, its failures", () => {
   });
 });
 
-describe("s15 the budget and the depth", () => {
+describe("s15 the parent's budget", () => {
   it("the parent's budget counts its children's tokens, cache reads and writes included", async () => {
     // First, a run without a budget, to measure: the parent's first turn, the child's tokens.
     const probe = scripted({ scenario: delegating("Look around.") });
@@ -169,6 +169,9 @@ describe("s15 the budget and the depth", () => {
     expect(outcome.status === "stopped" && outcome.reason, `a budget of ${budget}: the parent spent ${all(parentFirst)}, its child ${childAll} (${childAll - childPlain} of it cache)`).toBe("token_budget");
   });
 
+});
+
+describe("s15 how deep agents nest", () => {
   it(`nesting is bounded: agents that always delegate stop at maxDepth (default ${MAX_DEPTH})`, async () => {
     const recursive: Scenario = {
       id: "test-recursive",

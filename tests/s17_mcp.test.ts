@@ -61,9 +61,8 @@ async function gone(pid: number, ms = 10_000): Promise<boolean> {
 }
 
 describe("s17 the example MCP server's tools, through the loop", () => {
-  it("offers them as mcp__notes__<tool> with the server's JSON Schemas, calls them, answers, and stops the server at the end", async () => {
-    const pidFile = join(keep(mkdtempSync(join(tmpdir(), "mcp-pid-"))), "pid");
-    const { llm, history, outcome } = await runWith("s17_mcp", { mcpServers: notesConfig({ MCP_NOTES_PIDFILE: pidFile }) }, S17_TASK);
+  it("offers them as mcp__notes__<tool> with the input the server describes, calls them, and answers", async () => {
+    const { llm, history, outcome } = await runWith("s17_mcp", { mcpServers: notesConfig() }, S17_TASK);
     expect(outcome.status).toBe("done");
     const tools = (llm.scripted.exchanges[0]!.request as { tools: Anthropic.Tool[] }).tools;
     const search = tools.find((t) => t.name === "mcp__notes__search");
@@ -71,11 +70,18 @@ describe("s17 the example MCP server's tools, through the loop", () => {
     expect(search!.input_schema, "with the server's own JSON Schema").toMatchObject({ type: "object", properties: { query: { type: "string" } }, required: ["query"] });
     expect(tools.every((t) => API_TOOL_NAME.test(t.name)), "every tool name is one the API accepts").toBe(true);
     expect(textOf(resultsOf(history[4]!)[0]!)).toMatch(/locks after 3 failed logins/);
-    const pid = Number(readFileSync(pidFile, "utf8"));
-    expect(await gone(pid), `the server's process (pid ${pid}) must be stopped when the run ends`).toBe(true);
   });
 
-  it("maps results: text, an image block, isError → is_error; the transcript can be sent again", async () => {
+  it("stops the server's process when the run ends, done or stopped by a guard", async () => {
+    for (const guards of [{}, { maxTurns: 1 }]) {
+      const pidFile = join(keep(mkdtempSync(join(tmpdir(), "mcp-pid-"))), "pid");
+      await runWith("s17_mcp", { mcpServers: notesConfig({ MCP_NOTES_PIDFILE: pidFile }), guards }, S17_TASK);
+      const pid = Number(readFileSync(pidFile, "utf8"));
+      expect(await gone(pid), `the server's process (pid ${pid}) must be stopped when the run ends`).toBe(true);
+    }
+  });
+
+  it("maps results: text, an image block, isError → is_error", async () => {
     const scenario: Scenario = {
       id: "test-mcp-results",
       title: "calls three tools",
