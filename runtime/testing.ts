@@ -293,6 +293,7 @@ export async function driveLoop<T>(
 ): Promise<T> {
   const before = history.length;
   const snapshot = JSON.stringify(history);
+  const answeredBefore = llm.scripted?.responses.length ?? 0;
   let result: T;
   let timer: NodeJS.Timeout | undefined;
   const ms = opts.timeoutMs ?? LOOP_TIMEOUT_MS;
@@ -315,7 +316,7 @@ export async function driveLoop<T>(
       hungAt ??= "driveLoop";
       throw new RuleError("loop-did-not-return", `the loop did not return within ${Math.round(ms / 1000)} s. ${lastRequestLine(llm.scripted)}`);
     }
-    const growth = growthProblem(llm, history, before, snapshot);
+    const growth = growthProblem(llm, history, before, snapshot, answeredBefore);
     if (growth) throw growth;
     const exhausted = llm.scripted?.exchanges.at(-1)?.error?.message?.includes("requests already answered");
     if (exhausted)
@@ -334,7 +335,7 @@ export async function driveLoop<T>(
   } finally {
     if (timer) clearTimeout(timer);
   }
-  const growth = growthProblem(llm, history, before, snapshot);
+  const growth = growthProblem(llm, history, before, snapshot, answeredBefore);
   if (growth) throw growth;
   const violations = checkTranscript(history, { responses: llm.scripted?.responses, ...opts });
   if (violations.length > 0) {
@@ -363,13 +364,16 @@ function growthProblem(
   history: Anthropic.MessageParam[],
   before: number,
   snapshot: string,
+  answeredBefore = 0,
 ): RuleError | undefined {
   const responses = llm.scripted?.responses ?? [];
-  if (responses.length === 0) return undefined;
+  // Only the answers the loop itself asked for: a test may make a first call before it drives the loop.
+  const newAnswers = responses.length - answeredBefore;
+  if (newAnswers <= 0) return undefined;
   if (history.length <= before && JSON.stringify(history) === snapshot)
     return new RuleError(
       "history-not-grown",
-      `the model answered ${responses.length} time(s), but the history you were given still has its ${before} message(s): the loop must push each response (and its results) onto that same array.`,
+      `the model answered ${newAnswers} time(s), but the history you were given still has its ${before} message(s): the loop must push each response (and its results) onto that same array.`,
     );
   const inHistory = new Set(history.filter((m) => m.role === "assistant").flatMap((m) => callsIn(m).map((c) => c.id)));
   const answered = new Set(history.flatMap((m) => resultsIn(m).map((r) => r.tool_use_id)));

@@ -138,9 +138,9 @@ describe("s09 --trace: seed 000's message table", () => {
     const calls = toolUses(history);
     expect(lines).toHaveLength(6);
     expect(lines[0]).toBe(`[0] user       "${S12_TASK}"`);
-    expect(lines[1]).toMatch(new RegExp(`^\\[1\\] assistant  text \\+ tool_use\\(id=${calls[0]!.id}, bash\\)\\s+stop_reason: tool_use$`));
+    expect(lines[1]).toMatch(new RegExp(`^\\[1\\] assistant  (?:thinking \\+ )?text \\+ tool_use\\(id=${calls[0]!.id}, bash\\)\\s+stop_reason: tool_use$`));
     expect(lines[2]).toBe(`[2] user       tool_result(tool_use_id=${calls[0]!.id})`);
-    expect(lines[3]).toMatch(new RegExp(`^\\[3\\] assistant  text \\+ tool_use\\(id=${calls[1]!.id}, read_file\\) \\+ tool_use\\(id=${calls[2]!.id}, read_file\\)\\s+stop_reason: tool_use$`));
+    expect(lines[3]).toMatch(new RegExp(`^\\[3\\] assistant  (?:thinking \\+ )?text \\+ tool_use\\(id=${calls[1]!.id}, read_file\\) \\+ tool_use\\(id=${calls[2]!.id}, read_file\\)\\s+stop_reason: tool_use$`));
     expect(lines[4]).toBe(`[4] user       tool_result(tool_use_id=${calls[1]!.id}) + tool_result(tool_use_id=${calls[2]!.id})`);
     expect(lines[5]).toMatch(/^\[5\] assistant {2}text\("The failing test is .*"\)\s+stop_reason: end_turn$/);
   });
@@ -198,7 +198,7 @@ describe("s09 the script: --trace and the run log", () => {
     });
     const out = `${r.stdout}${r.stderr}`;
     expect(r.status, out).toBe(0);
-    for (const line of [/^\[0\] user {7}"Run the login module's tests/m, /^\[1\] assistant {2}text \+ tool_use\(id=toolu_\w+, bash\)\s+stop_reason: tool_use$/m, /^\[5\] assistant {2}text\(.*stop_reason: end_turn$/m])
+    for (const line of [/^\[0\] user {7}"Run the login module's tests/m, /^\[1\] assistant {2}(?:thinking \+ )?text \+ tool_use\(id=toolu_\w+, bash\)\s+stop_reason: tool_use$/m, /^\[5\] assistant {2}text\(.*stop_reason: end_turn$/m])
       expect(out).toMatch(line);
     const path = /run log: (\S+\.jsonl)/.exec(out)?.[1];
     expect(path, out).toBeDefined();

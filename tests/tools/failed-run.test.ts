@@ -70,7 +70,7 @@ function llmOf(replies: Reply[]) {
   let n = 0;
   const client = new Anthropic({
     apiKey: "sk-test",
-    maxRetries: 1,
+    maxRetries: 0,
     fetch: (async () => {
       const reply = replies[Math.min(n++, replies.length - 1)]!;
       return reply();

@@ -121,4 +121,28 @@ describe("the OS sandbox is really used where it can start", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_300));
     expect(existsSync(join(ws, "late")), "a setsid process outlived its sandbox").toBe(false);
   });
+
+  it.skipIf(info.kind === "none")(`with the course itself as the workspace, its .env and .course/ are not there${skip}`, async () => {
+    const { ROOT } = await import("../../runtime/testing.ts");
+    mkdirSync(join(ROOT, ".course"), { recursive: true });
+    const probe = join(ROOT, ".course", `sandbox-probe-${process.pid}`);
+    writeFileSync(probe, "COURSE-STATE-SECRET\n");
+    try {
+      const proc = spawnTool(["bash", "-c", `cat ${probe} 2>&1; ls -A .course | wc -l; test -s .env && echo env-visible || echo env-hidden`], { workspace: ROOT });
+      const text = await new Promise<string>((resolve) => {
+        let t = "";
+        proc.child.stdout.on("data", (c: Buffer) => (t += c.toString()));
+        proc.child.stderr.on("data", (c: Buffer) => (t += c.toString()));
+        proc.child.on("close", () => {
+          proc.killAll();
+          proc.cleanup();
+          resolve(t);
+        });
+      });
+      expect(text, ".course/ was readable inside the sandbox").not.toContain("COURSE-STATE-SECRET");
+      expect(text).toContain("env-hidden");
+    } finally {
+      rmSync(probe, { force: true });
+    }
+  });
 });
