@@ -40,6 +40,8 @@ export interface ScriptedModelOptions {
    * Tests set it so a loop that never stops fails quickly with a clear message.
    */
   maxRequests?: number;
+  /** The request size limit in bytes (default the API's, 32 MB); a larger body gets 413. */
+  maxRequestBytes?: number;
 }
 
 export const SCRIPTED_MODEL_NAME = "scripted model (offline)";
@@ -78,7 +80,7 @@ export interface RecordedExchange {
 const BETA_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*-\d{4}-\d{2}-\d{2}$/;
 
 /** The Messages API's request size limit (32 MB): a larger body gets 413 request_too_large. */
-const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
 /** The anthropic-version values the API knows are dates; the SDK sends its own, curl users 2023-06-01. */
 const VERSION = /^\d{4}-\d{2}-\d{2}$/;
@@ -147,7 +149,7 @@ export class ScriptedModel {
       });
 
     const raw = await req.text();
-    if (Buffer.byteLength(raw) > MAX_REQUEST_BYTES)
+    if (Buffer.byteLength(raw) > (this.options.maxRequestBytes ?? MAX_REQUEST_BYTES))
       return errorResponse({ status: 413, type: "request_too_large", message: "Request exceeds the maximum allowed number of bytes." });
     let body: unknown;
     try {

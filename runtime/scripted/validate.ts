@@ -318,6 +318,10 @@ function validateTools(tools: unknown): ApiError | null {
     if (t.input_schema.type !== "object") return bad(`tools.${i}.custom.input_schema.type: Input should be 'object'`);
     if (t.description !== undefined && typeof t.description !== "string")
       return bad(`tools.${i}.custom.description: Input should be a valid string`);
+    if (!isSchema(t.input_schema))
+      return bad(
+        `tools.${i}.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft 2020-12 (https://json-schema.org/draft/2020-12). Learn more about tool use at https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview.`,
+      );
     for (const combinator of ["oneOf", "allOf", "anyOf"])
       if (combinator in t.input_schema)
         return bad(`tools.${i}.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level`);
@@ -327,6 +331,40 @@ function validateTools(tools: unknown): ApiError | null {
     names.add(t.name);
   }
   return null;
+}
+
+const SCHEMA_TYPES = ["object", "array", "string", "number", "integer", "boolean", "null"];
+const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+const SCHEMA_LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
+const SCHEMA_ONE = ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedProperties", "unevaluatedItems", "additionalItems"];
+
+/**
+ * The structure JSON Schema (2020-12) gives its keywords, checked where a mistake is common: a
+ * type name that does not exist, `properties` that are not schemas, `required` that is not a
+ * list of names. Not a full meta-schema check.
+ */
+function isSchema(schema: unknown, depth = 0): boolean {
+  if (typeof schema === "boolean") return true;
+  if (!isObj(schema) || depth > 64) return false;
+  const type = schema.type;
+  if (type !== undefined) {
+    const types = Array.isArray(type) ? type : [type];
+    if (types.length === 0 || !types.every((x) => typeof x === "string" && SCHEMA_TYPES.includes(x))) return false;
+  }
+  if (schema.required !== undefined && (!Array.isArray(schema.required) || !schema.required.every((r) => typeof r === "string"))) return false;
+  if (schema.enum !== undefined && !Array.isArray(schema.enum)) return false;
+  for (const key of SCHEMA_MAPS) {
+    const map = schema[key];
+    if (map === undefined) continue;
+    if (!isObj(map) || !Object.values(map).every((s) => isSchema(s, depth + 1))) return false;
+  }
+  for (const key of SCHEMA_LISTS) {
+    const list = schema[key];
+    if (list === undefined) continue;
+    if (!Array.isArray(list) || list.length === 0 || !list.every((s) => isSchema(s, depth + 1))) return false;
+  }
+  for (const key of SCHEMA_ONE) if (schema[key] !== undefined && !isSchema(schema[key], depth + 1)) return false;
+  return true;
 }
 
 function cacheControlError(cc: unknown, at: string): ApiError | null {

@@ -14,6 +14,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { betaZodTool } from "@anthropic-ai/sdk/helpers/beta/zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { MAX_REQUEST_BYTES } from "../../runtime/scripted/model.ts";
 import { MODELS } from "../../runtime/scripted/models.ts";
 import {
   CountTokens,
@@ -88,6 +89,24 @@ const VALID: Case[] = [
   ok("top-level cache_control", base({ cache_control: { type: "ephemeral" } })),
   ok("a server tool beside a client tool", base({ tools: [bash, { type: "web_search_20250305", name: "web_search", max_uses: 3 }] })),
   ok("the text editor server tool", base({ tools: [{ type: "text_editor_20250728", name: "str_replace_based_edit_tool" }] })),
+  ok("a rich input_schema (nested objects, arrays, enums, $defs, anyOf inside)", base({
+    tools: [{
+      name: "plan",
+      input_schema: {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "object",
+        properties: {
+          steps: { type: "array", items: { $ref: "#/$defs/step" }, minItems: 1 },
+          mode: { type: "string", enum: ["fast", "careful"] },
+          limit: { anyOf: [{ type: "integer" }, { type: "null" }] },
+          tags: { type: ["array", "null"], items: { type: "string" } },
+        },
+        required: ["steps"],
+        additionalProperties: false,
+        $defs: { step: { type: "object", properties: { cmd: { type: "string" } }, required: ["cmd"] } },
+      },
+    }],
+  })),
   ok("a client tool with type custom", base({ tools: [{ type: "custom", ...bash }] })),
   ok("an image (base64)", base({ messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: PNG } }, { type: "text", text: "what is this?" }] }] })),
   ok("an image (url)", base({ messages: [{ role: "user", content: [{ type: "image", source: { type: "url", url: "https://example.com/a.png" } }, { type: "text", text: "and this?" }] }] })),
@@ -149,6 +168,8 @@ const INVALID: Case[] = [
   bad("a server tool type that does not exist", base({ tools: [{ type: "web_search_20990101", name: "web_search" }] }), /^tools\.0: Input tag 'web_search_20990101'/),
   bad("a client tool without input_schema", base({ tools: [{ name: "bash", description: "Run" }] }), "tools.0.custom.input_schema: Field required"),
   bad("a client tool with OpenAI's parameters", base({ tools: [{ name: "bash", parameters: { type: "object" } }] }), EXTRA("tools.0.custom.parameters")),
+  bad("an input_schema that is not JSON Schema (a type that does not exist)", base({ tools: [{ name: "t", input_schema: { type: "object", properties: { n: { type: "int" } } } }] }), /^tools\.0\.custom\.input_schema: JSON schema is invalid\. It must match JSON Schema draft 2020-12/),
+  bad("an input_schema whose required is not a list", base({ tools: [bash, { name: "t", input_schema: { type: "object", required: "n" } }] }), /^tools\.1\.custom\.input_schema: JSON schema is invalid/),
   bad("anyOf at the top of input_schema", base({ tools: [{ name: "pick", input_schema: { type: "object", anyOf: [{ required: ["a"] }] } }] }), "tools.0.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf at the top level"),
   bad("tool_choice without tools", base({ tool_choice: { type: "auto" } }), /^tool_choice: /),
   bad("tool_choice any without tools", base({ tool_choice: { type: "any" } }), /^tool_choice: /),
@@ -159,7 +180,6 @@ const INVALID: Case[] = [
   bad("thinking while tool_choice forces a tool", base({ max_tokens: 4096, tools: [bash], tool_choice: { type: "any" }, thinking: { type: "enabled", budget_tokens: 1024 } }), "Thinking may not be enabled when tool_choice forces tool use."),
   bad("a thinking budget not below max_tokens", base({ max_tokens: 1024, thinking: { type: "enabled", budget_tokens: 1024 } }), "`max_tokens` must be greater than `thinking.budget_tokens`"),
   bad("thinking with a temperature other than 1", base({ max_tokens: 4096, temperature: 0.3, thinking: { type: "enabled", budget_tokens: 1024 } }), /^`temperature` may only be set to 1 when thinking is enabled\./),
-  { name: "a body over 32 MB", body: base({ system: "x".repeat(33 * 1024 * 1024) }), status: 413, type: "request_too_large" },
   bad("an unknown thinking type", base({ thinking: { type: "deep" } }), /^thinking: Input tag 'deep'/),
   bad("service_tier priority", base({ service_tier: "priority" }), "service_tier: Input should be 'auto' or 'standard_only'"),
   bad("metadata with another key", base({ metadata: { user_id: "u", session: "s" } }), EXTRA("metadata.session")),
@@ -258,6 +278,21 @@ describe("a corpus of requests: the API's status, error type and words", () => {
     expect(res.headers.get("request-id")).toBe(body.request_id);
     if (typeof c.message === "string") expect(body.error.message).toBe(c.message);
     else if (c.message) expect(body.error.message).toMatch(c.message);
+  });
+
+  it("refuses a body over the size limit (the API's 32 MB; 2 kB here, to keep the test fast) with 413 request_too_large", async () => {
+    expect(MAX_REQUEST_BYTES).toBe(32 * 1024 * 1024);
+    const small = await startServer({ port: 0, host: "127.0.0.1", maxRequestBytes: 2048 });
+    try {
+      const res = await send({ name: "", body: base({ system: "x".repeat(3000) }), status: 413 }, small.url);
+      const body = (await res.json()) as { error: { type: string } };
+      expect(res.status).toBe(413);
+      expect(shapeProblems(ErrorBody, body)).toEqual([]);
+      expect(body.error.type).toBe("request_too_large");
+      expect((await send({ name: "", body: base(), status: 200 }, small.url)).status).toBe(200);
+    } finally {
+      await small.close();
+    }
   });
 
   it("refuses message threads with the error_code the SDK's threads recover from", async () => {
