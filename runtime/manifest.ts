@@ -197,6 +197,83 @@ export const LESSONS: Lesson[] = [
         "return { root: flags.workspace, approve: terminalApprover({ yes: flags.yes }), guards, onEvent: onEvent ?? createLogger({ verbose: flags.verbose }) }.",
     ],
   },
+  {
+    id: "s13",
+    dir: "s13_caching",
+    title: "Prompt caching",
+    idea: "The loop marks prompt-cache breakpoints itself: the last tool and the system prompt once, the newest messages moved forward every turn, never more than four and never stored in the history; each turn's usage shows what the cache wrote and read.",
+    entry: "agent.ts",
+    hints: [
+      "Which part of a request is the same from one turn to the next, and which part grows? A marker caches everything BEFORE it: where should the last one go? " +
+        "The API refuses a fifth cache_control marker: what happens after six turns if you put a marker on the history's newest message and leave it there? " +
+        "Should the transcript you save say cache_control at all?",
+      "withCacheBreakpoints: tools.map((t, i) => i === tools.length - 1 ? { ...t, cache_control: EPHEMERAL } : t); system as [{ type: \"text\", text, cache_control }]; " +
+        "const messages = [...prompt.messages]; messages[newest] = markLastBlock(messages[newest]) (and the user message before the previous one). " +
+        "markLastBlock copies: const blocks = typeof content === \"string\" ? [{ type: \"text\", text: content }] : [...content]; blocks[last] = marked(blocks[last]). " +
+        "In the loop: const request = { model, max_tokens: maxTokens, ...(opts.cache === false ? prompt : withCacheBreakpoints(prompt)) }.",
+    ],
+  },
+  {
+    id: "s14",
+    dir: "s14_planning",
+    title: "Planning",
+    idea: "A todo tool whose state the loop owns: the model rewrites the whole list, at most one item in progress, a bad list refused with is_error; the loop shows the progress, and when the plan has been left alone for N turns adds a reminder as text AFTER that turn's tool results.",
+    entry: "agent.ts",
+    hints: [
+      "If the plan lived only in the model's messages, who could check it? What should the model learn when it marks two items in progress, and what happens to the old plan? " +
+        "A user message that answers tool calls: which blocks must come first in it? Where can a reminder go, then, without a message of its own? " +
+        "How do you keep a stale plan from being recalled on every single turn?",
+      "Plan.update: const doing = items.filter((i) => i.status === \"in_progress\"); if (doing.length > 1) throw new ToolError(`… work on one at a time … The plan was not changed.`); then this.list = …; this.touchedAt = turn; return this.render(). " +
+        "staleReminder: if (plan.open === 0 || turn - Math.max(plan.touchedAt, plan.remindedAt) < after) return null; plan.remindedAt = turn; return `<reminder>…${plan.render()}</reminder>`. " +
+        "In the loop: const reminder = staleReminder(plan, guard.turns, opts.remindAfter ?? REMIND_AFTER); history.push({ role: \"user\", content: reminder ? [...results, { type: \"text\", text: reminder }] : results }).",
+    ],
+  },
+  {
+    id: "s15",
+    dir: "s15_subagents",
+    title: "Subagents",
+    idea: "A task tool that runs the same loop as a child: a fresh history, read-only tools its parent has, its own guards and a share of the parent's budget; only its final answer returns, its transcript saved beside the parent's; independent tasks run at once; a child that stops or fails is an is_error result; its tokens count in the parent's budget; nesting is bounded.",
+    entry: "agent.ts",
+    hints: [
+      "What should the child see of the parent's conversation, and what should the parent see of the child's? If a child's tool_use reached the parent's history, what would the API say? " +
+        "Who pays for a child's tokens, and when should the parent learn of them: at the end, or as they are spent? " +
+        "What stops an agent that always delegates from delegating forever?",
+      "In the loop: const spend = (n) => { guard.used += n; opts.onTokens?.(n) }; after guard.count(response): opts.onTokens?.(tokensOf(response.usage)); " +
+        "the registry gets the task tool only when depth < maxDepth: new ObservedRegistry(depth < maxDepth ? withTool(own, task) : own, …). " +
+        "In taskTool's run: refuse tools not in the parent's read-only ones; runChild([{ role: \"user\", content: prompt }], { registry: subset, guards: { ...CHILD_GUARDS, tokenBudget: share }, signal: ctx.signal, depth: depth + 1, onTokens }); " +
+        "a child whose outcome is not done → throw new ToolError(`… did not finish: ${describeOutcome(outcome)}`); else return its final text.",
+    ],
+  },
+  {
+    id: "s16",
+    dir: "s16_skills",
+    title: "Skills",
+    idea: "Skills as folders with a SKILL.md (YAML front matter: name, description; a body of instructions): the system prompt lists only names and descriptions, a load_skill tool returns a body when the model asks, so the prompt stays small however many skills there are.",
+    entry: "agent.ts",
+    hints: [
+      "What does the model need to know up front to decide that a skill applies, and what only once it has decided? " +
+        "Front matter is YAML: what does a hand-made split on \":\" do to a description that spans two lines, or holds a colon? " +
+        "A broken SKILL.md among fifty: should the agent refuse to start, or say which one and go on?",
+      "parseSkill: const m = /^---\\r?\\n([\\s\\S]*?)\\r?\\n---\\r?\\n?([\\s\\S]*)$/.exec(text); data = parse(m[1]) (yaml); FrontMatter.safeParse(data); return { name, description, body: m[2].trim(), file }. " +
+        "skillsPrompt: [\"\", \"Skills: … load_skill …\", ...skills.map((s) => `- ${s.name}: ${s.description}`)].join(\"\\n\"). " +
+        "load_skill: skills.find((s) => s.name === name) ?? throw new ToolError(`no skill is named …; the skills are: …`). In the loop: system: system(root) + skillsPrompt(skills).",
+    ],
+  },
+  {
+    id: "s17",
+    dir: "s17_mcp",
+    title: "MCP tools",
+    idea: "Tools from MCP servers over stdio with the SDK's client: servers started from an mcpServers config and stopped when the run ends, their tools offered as mcp__<server>__<tool> with their JSON Schemas, results mapped to tool_result blocks (text, images, isError), a server that hangs, crashes or fails an is_error result, never an exception.",
+    entry: "agent.ts",
+    hints: [
+      "Two servers may both have a tool called search: how does the model tell them apart, and which characters may a tool name hold? " +
+        "An MCP result has content blocks and an isError flag; a tool_result has content blocks and is_error: what maps to what, and what must an error result never be? " +
+        "The loop can end in three ways (done, stopped, an exception): in which of them must the servers' processes stop?",
+      "toolName: `mcp__${server}__${tool}`.replace(/[^a-zA-Z0-9_-]/g, \"_\").slice(0, 128). " +
+        "toToolResult: text → { type: \"text\", text }; image with a known mimeType → { type: \"image\", source: { type: \"base64\", media_type: mimeType, data } }; else a short text; never empty; is_error: result.isError === true. " +
+        "runAgent: try { return await agentLoop(llm, history, { ...opts, ...(started ? { mcp: started } : {}) }) } finally { await started?.close() }.",
+    ],
+  },
 ];
 
 /** Finds a lesson by "s01", "1", "01" or "s01_agent_loop". */

@@ -81,3 +81,25 @@ export const CONTINUE_PROMPT = "Continue exactly where you stopped, without repe
 export const S12_TASK = "Run the login module's tests and find out why one fails.";
 /** Seed 000's own words for the same task. */
 export const S12_TASK_ZH = "跑一下 login 模块的测试，有失败就查清楚原因。";
+
+/** Part II (s13–s17). s13: a long session on the sample repository, one file per turn. */
+export const S13_TASK = "Read the login service's files one at a time, then summarise what it does.";
+
+/** s14: a task of several steps, on a scratch copy of the sample repository. */
+export const S14_TASK = "Plan it, then fix the failing login test: run the tests, find the cause, fix it, and run them again.";
+
+/** s15: two independent look-ups handed to subagents, then an explanation (sample repository). */
+export const S15_TASK = "Find out why one login test fails: have one helper read the source and another read the log, at the same time, then explain.";
+/** The prompts the s15 parent gives its two children (the scripted model answers them as tasks). */
+export const S15_CHILD_SOURCE = "Read src/login.js and quote the line that decides when an account is locked, with its line number.";
+export const S15_CHILD_LOG = "Read logs/auth.log and quote the line that shows an account not locked after too many failed attempts.";
+
+/** s16: a task that one of the example skills (examples/skills) is written for. */
+export const S16_TASK = "Write the release notes for version 1.2.1: the login lockout off-by-one is fixed.";
+/** The example skills: folders with a SKILL.md each. */
+export const SKILLS_EXAMPLE = resolve(dirname(fileURLToPath(import.meta.url)), "../examples/skills");
+
+/** s17: a question only the example MCP server (examples/mcp-notes) can answer. */
+export const S17_TASK = "What do our team notes say about account lockouts?";
+/** The example MCP server's config file, in the `mcpServers` format. */
+export const MCP_EXAMPLE_CONFIG = resolve(dirname(fileURLToPath(import.meta.url)), "../examples/mcp-notes/mcp.json");

@@ -178,14 +178,13 @@ describe("s12 seed 000's task in the sample repository", () => {
 });
 
 /**
- * `npm run agent`'s command (tsx and the agent's file, of the tree being graded) as a process in
+ * s12's program (tsx and s12's agent.ts, of the tree being graded) as a process in
  * `cwd`: stdin is a pipe, not a terminal; no --yes; no key, so the scripted model answers.
  */
 function agentProcess(cwd: string, args: string[]) {
-  const script = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.agent as string;
-  const [bin, file] = script.split(" ");
-  expect(bin).toBe("tsx");
-  const entry = join(ROOT, file!.replace(/^solutions\//, `${gradedTree()}/`));
+  // s12's own program: `npm run agent` runs the latest lesson (s17), which builds on it and is
+  // graded with s17 (tests/s17_mcp.test.ts); this lesson's check must not depend on later ones.
+  const entry = join(ROOT, gradedTree(), "s12_guarded_agent", "agent.ts");
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
   for (const name of ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "MODEL_ID"]) delete env[name];
   return spawnSync(join(ROOT, "node_modules", ".bin", "tsx"), [entry, ...args], { cwd, env, input: "", encoding: "utf8", timeout: 60_000 });

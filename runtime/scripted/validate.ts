@@ -182,6 +182,9 @@ export function validateRequest(body: unknown, opts: ValidateOptions): ApiError 
   const rangeError = validateSampling(body);
   if (rangeError) return rangeError;
 
+  const breakpoints = countCacheControl(body);
+  if (breakpoints > 4) return bad(`A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`);
+
   const messages = body.messages as unknown[];
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
@@ -221,6 +224,15 @@ export function validateRequest(body: unknown, opts: ValidateOptions): ApiError 
       return bad("messages: final assistant content cannot end with trailing whitespace");
   }
   return validatePairing(messages as Obj[]) ?? validateThinking(messages as Obj[], opts);
+}
+
+/** Cache breakpoints in a request: tools, system blocks and message blocks with a cache_control. */
+function countCacheControl(body: Obj): number {
+  const marked = (b: unknown) => isObj(b) && isObj(b.cache_control);
+  const tools = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
+  const system = Array.isArray(body.system) ? (body.system as unknown[]) : [];
+  const blocks = Array.isArray(body.messages) ? (body.messages as unknown[]).flatMap((m) => (isObj(m) && Array.isArray(m.content) ? (m.content as unknown[]) : [])) : [];
+  return [...tools, ...system, ...blocks].filter(marked).length;
 }
 
 /** temperature, top_p, top_k and extended thinking's budget, as the API bounds them. */

@@ -13,12 +13,15 @@
  *   context growth   input tokens per turn over a 20-turn session that reads a 30 000-character
  *                    file each turn: without and with read_file's output cap, and with
  *                    cache_control on the last message (the share of input read from cache)
+ *   cost             the final agent's dollar cost on that session with its own cache breakpoints
+ *                    over the same session with them turned off (`cache: false`, s13+); list
+ *                    prices: cache writes 1.25×, cache reads 0.1×, output 5× of input
  *
  * With --json the last line is one JSON object (see docs/guide/benchmarks.md). A figure whose
  * lesson is not in the course yet prints "n/a (lesson not present)" and is null in the JSON.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -28,6 +31,7 @@ import { SCRIPTED_MODEL_ID, type Llm } from "../../runtime/client.ts";
 import { output } from "../../runtime/print.ts";
 import { ScriptedModel, type ScriptedModelOptions } from "../../runtime/scripted/model.ts";
 import { ROOT } from "../../runtime/testing.ts";
+import { estimateTokens } from "../../runtime/tokens.ts";
 import { readFile, READ_MAX_CHARS } from "../../runtime/tools/files.ts";
 import { presentAdapters, type FuzzTool, type LessonAdapter } from "../reliability/lessons.ts";
 import { planScenario, withDescription, type Plan } from "../reliability/plan.ts";
@@ -209,7 +213,7 @@ progress(`context growth: ${final.lesson.id}, 20 turns`);
 const dir = mkdtempSync(join(tmpdir(), "course-bench-"));
 writeFileSync(join(dir, "big.log"), Array.from({ length: 1_000 }, (_, i) => `line ${String(i).padStart(5, "0")}: ${"x".repeat(22)}`).join("\n"));
 const reader = (max: number) => [tool(async () => readFile(dir, "big.log", max))];
-const session = async (max: number, cache: boolean) => {
+const session = async (max: number, cache: boolean, extra: Record<string, unknown> = {}) => {
   let marked = false;
   const markLast = (body: Record<string, unknown>) => {
     const messages = body.messages as Anthropic.MessageParam[] | undefined;
@@ -226,7 +230,7 @@ const session = async (max: number, cache: boolean) => {
   const history: Anthropic.MessageParam[] = [{ role: "user", content: "Benchmark task: read the log, twenty times." }];
   let stopped = "";
   try {
-    const r = await final.run(llm, history, reader(max), { guards: { maxTurns: 10_000, tokenBudget: 1e12, maxRepeats: 1e6 } });
+    const r = await final.run(llm, history, reader(max), { guards: { maxTurns: 10_000, tokenBudget: 1e12, maxRepeats: 1e6 }, extra });
     if (r.kind === "outcome" && r.status !== "done") stopped = `stopped: ${r.reason}`;
   } catch (e) {
     stopped = `failed: ${(e as Error).message.slice(0, 80)}`;
@@ -235,12 +239,19 @@ const session = async (max: number, cache: boolean) => {
   const input = usage.map((u) => u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0));
   const read = usage.reduce((n, u) => n + (u.cache_read_input_tokens ?? 0), 0);
   const total = input.reduce((a, b) => a + b, 0);
-  return { turns: input.length, total, last: input[input.length - 1] ?? 0, cacheShare: total > 0 ? read / total : 0, stopped, marked };
+  // In units of the input price: what a turn costs at list prices.
+  const cost = usage.reduce((n, u) => n + u.input_tokens + 1.25 * (u.cache_creation_input_tokens ?? 0) + 0.1 * (u.cache_read_input_tokens ?? 0) + 5 * u.output_tokens, 0);
+  return { turns: input.length, total, last: input[input.length - 1] ?? 0, cacheShare: total > 0 ? read / total : 0, stopped, marked, cost };
 };
 const fileChars = readFileSync(join(dir, "big.log"), "utf8").length;
 const uncapped = await session(Number.MAX_SAFE_INTEGER, false);
 const capped = await session(READ_MAX_CHARS, false);
 const cached = await session(READ_MAX_CHARS, true);
+// The final agent's own breakpoints (s13+), against the same agent with them turned off.
+const marksItself = /withCacheBreakpoints\(/.test(readFileSync(join(ROOT, "solutions", final.lesson.dir, final.lesson.entry), "utf8"));
+const own = marksItself ? cached : null; // the agent marked its own breakpoints there (the bench added none)
+const unmarked = marksItself ? await session(READ_MAX_CHARS, false, { cache: false }) : null;
+const costFigure = own && unmarked && unmarked.cost > 0 ? { cached_over_uncached: round(own.cost / unmarked.cost, 3), cached_units: Math.round(own.cost), uncached_units: Math.round(unmarked.cost) } : null;
 rmSync(dir, { recursive: true, force: true });
 const context = {
   turns: capped.turns,
@@ -250,6 +261,30 @@ const context = {
   tokens_last_turn_capped: capped.last,
   cache_read_share: round(cached.cacheShare, 3),
 };
+
+// ── skills: the system prompt with 1 and with 50 skills (s16+) ──
+let skillsFigure: { prompt_tokens_1: number; prompt_tokens_50: number; growth_per_skill: number } | null = null;
+const skillsModule = join(ROOT, "solutions", "s16_skills", "skills.ts");
+if (/skillsPrompt\(/.test(readFileSync(join(ROOT, "solutions", final.lesson.dir, final.lesson.entry), "utf8")) && existsSync(skillsModule)) {
+  progress(`skills: ${final.lesson.id}, 1 vs 50 skills`);
+  const { loadSkills } = (await import(skillsModule)) as typeof import("../../solutions/s16_skills/skills.ts");
+  const promptTokens = async (n: number) => {
+    const dir = mkdtempSync(join(tmpdir(), "course-bench-skills-"));
+    for (let i = 0; i < n; i++) {
+      mkdirSync(join(dir, `skill-${i}`));
+      // Each body is about 1 500 tokens of instructions, as real skills are.
+      writeFileSync(join(dir, `skill-${i}`, "SKILL.md"), `---\nname: skill-${i}\ndescription: Does task number ${i} the way this team likes it.\n---\n\n${"Step by step instructions. ".repeat(230)}\n`);
+    }
+    const { llm } = bench({ scenario: planScenario(withDescription({ turns: [{ blocks: [{ type: "text", text: "ok" }], stop: "natural" }] })) });
+    await final.run(llm, [{ role: "user", content: "Benchmark task." }], [tool(async () => "ok")], { extra: { skills: loadSkills(dir).skills } });
+    rmSync(dir, { recursive: true, force: true });
+    const system = (llm.scripted.exchanges[0]?.request as { system?: string | Array<{ text: string }> } | undefined)?.system;
+    return estimateTokens(typeof system === "string" ? system : (system ?? []).map((b) => b.text).join("\n"));
+  };
+  const one = await promptTokens(1);
+  const fifty = await promptTokens(50);
+  skillsFigure = { prompt_tokens_1: one, prompt_tokens_50: fifty, growth_per_skill: round((fifty - one) / 49, 1) };
+}
 
 // ── learner's cycle ──
 let cycle: { check_s: number | null } = { check_s: null };
@@ -378,7 +413,29 @@ table(
     ],
   ],
 );
-for (const r of [uncapped, capped, cached]) if (r.stopped) out(`note: a session ${r.stopped}`);
+for (const r of [uncapped, capped, cached, own, unmarked]) if (r?.stopped) out(`note: a session ${r.stopped}`);
+out("### Cost of caching (the same 20-turn session, list prices in units of the input price)");
+out();
+if (costFigure)
+  table(
+    ["run", "cost", "figure"],
+    [
+      [`${final.lesson.id} with its own cache breakpoints`, String(costFigure.cached_units), `cached_over_uncached = ${costFigure.cached_over_uncached} (goal ≤ 0.35)`],
+      [`${final.lesson.id} with cache: false`, String(costFigure.uncached_units), ""],
+    ],
+  );
+else out(`${NA} (s13: the final agent marks no cache breakpoint)\n`);
+out("### Skills (the system prompt with 1 and with 50 skills of about 1 500 tokens each)");
+out();
+if (skillsFigure)
+  table(
+    ["skills", "system-prompt tokens", "figure"],
+    [
+      ["1", String(skillsFigure.prompt_tokens_1), ""],
+      ["50", String(skillsFigure.prompt_tokens_50), `growth_per_skill = ${skillsFigure.growth_per_skill} tokens (goal ≤ 40: a name and a description, never a body)`],
+    ],
+  );
+else out(`${NA} (s16)\n`);
 out("### The learner's cycle");
 out();
 out(cycle.check_s === null ? "skipped (--skip-cycle)" : `npm run check s01: ${cycle.check_s} s (reported, not judged)`);
@@ -400,6 +457,8 @@ const summary = {
   loop_overhead: overhead,
   learner_cycle: { ...cycle, ...testCycle, ...checkParts },
   context,
+  cost: costFigure,
+  skills: skillsFigure,
 };
 
 if (values["update-docs"]) {

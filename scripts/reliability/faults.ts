@@ -61,6 +61,15 @@ export function applies(c: FaultCase, adapter: LessonAdapter): boolean {
   return true;
 }
 
+/**
+ * Messages as text to compare, the way the API reads them: a request's cache_control markers
+ * (s13+ put them on a copy of the history) and a string content written as one text block aside.
+ */
+function comparable(messages: Anthropic.MessageParam[]): string {
+  const plain = messages.map((m) => ({ role: m.role, content: typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content }));
+  return JSON.stringify(plain, (key, value: unknown) => (key === "cache_control" ? undefined : value));
+}
+
 export async function runFault(adapter: LessonAdapter, c: FaultCase, retries: number): Promise<FaultResult> {
   const base = { lesson: adapter.lesson.id, fault: c.id, retries };
   if (!applies(c, adapter)) return { ...base, verdict: "n/a", detail: c.needs === "streaming" ? "does not stream" : "takes no signal" };
@@ -99,7 +108,7 @@ export async function runFault(adapter: LessonAdapter, c: FaultCase, retries: nu
     .map((x) => (x.request as { messages?: Anthropic.MessageParam[] }).messages)
     .filter((m): m is Anthropic.MessageParam[] => Array.isArray(m));
   const before = sent[Math.min(faultAt, sent.length - 1)] ?? [];
-  const kept = JSON.stringify(history.slice(0, before.length)) === JSON.stringify(before);
+  const kept = comparable(history.slice(0, before.length)) === comparable(before);
   if (!kept) return { ...base, verdict: "FAILED", detail: "messages that were already in the transcript were lost or changed" };
   const problems = await transcriptProblems(llm, history);
   if (problems) return { ...base, verdict: "FAILED", detail: problems.split("\n").slice(0, 2).join(" ") };

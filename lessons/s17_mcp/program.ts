@@ -1,0 +1,87 @@
+/**
+ * The final agent, `npm run agent`: s12's program (flags, one task or the conversation, the run
+ * log, --trace) around the latest loop, s17's: s12's guarded loop with prompt caching (s13), a
+ * plan (s14), subagents (s15), skills (s16) and MCP servers (s17), inside s07/s12's workspace,
+ * sandbox and approval rules. Two flags more than s12: --mcp-config FILE and --skills DIR.
+ *
+ * Run: npm run agent -- [--mcp-config FILE] [--skills DIR] [s12's flags] ["task"]   (--help for all)
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import type { Llm } from "../../runtime/client.ts";
+import { runMain } from "../../runtime/lesson.ts";
+import { red, say, yellow } from "../../runtime/print.ts";
+import { replOver } from "../../solutions/s10_conversation/agent.ts";
+import { optionsFrom as capstoneOptions } from "../../solutions/s12_guarded_agent/agent.ts";
+import { USAGE, UsageError } from "../../solutions/s12_guarded_agent/cli.ts";
+import { capstoneProgram, type RunResult } from "../../solutions/s12_guarded_agent/program.ts";
+import { loadSkills, type Skill } from "../../solutions/s16_skills/skills.ts";
+import { runAgent, type RunOptions } from "./agent.ts";
+import { McpConfigError, readMcpConfig, type ServerConfig } from "./mcp.ts";
+
+export const AGENT_USAGE = `${USAGE}
+
+The final agent (s13–s17) adds:
+  --mcp-config FILE    start the MCP servers of FILE ({ "mcpServers": { … } }) for each run; their tools are
+                       mcp__<server>__<tool>. A server runs as your process, outside the sandbox.
+                       Example: --mcp-config examples/mcp-notes/mcp.json
+  --skills DIR         the skills of DIR (<skill>/SKILL.md each): listed in the system prompt, loaded on demand
+It marks prompt-cache breakpoints, keeps a plan (todo), and hands sub-tasks to subagents (task).`;
+
+/** --mcp-config and --skills taken out of argv (as "--flag value" or "--flag=value"); the rest is s12's. */
+export function partTwoFlags(argv: readonly string[]): { mcpConfig?: string; skills?: string; rest: string[] } {
+  const out: { mcpConfig?: string; skills?: string; rest: string[] } = { rest: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const [flag, inline] = arg.startsWith("--") ? (arg.split(/=(.*)/s) as [string, string | undefined]) : [arg, undefined];
+    if (flag !== "--mcp-config" && flag !== "--skills") {
+      out.rest.push(arg);
+      continue;
+    }
+    const value = inline ?? argv[++i];
+    if (value === undefined || value === "" || (inline === undefined && value.startsWith("--"))) throw new UsageError(`${flag} needs a value: ${flag === "--skills" ? "a folder of skills" : "a file in the mcpServers format"}`);
+    if (flag === "--mcp-config") out.mcpConfig = value;
+    else out.skills = value;
+  }
+  return out;
+}
+
+/** The whole program: flags in, exit code and transcript out (tests pass their own model). */
+export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSignal } = {}): Promise<RunResult> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    say(AGENT_USAGE);
+    return { exitCode: 0, history: [] };
+  }
+  let mcpServers: Record<string, ServerConfig> | undefined;
+  let skills: Skill[] = [];
+  let rest: string[];
+  try {
+    const flags = partTwoFlags(argv);
+    rest = flags.rest;
+    if (flags.mcpConfig) mcpServers = readMcpConfig(flags.mcpConfig);
+    if (flags.skills) {
+      const loaded = loadSkills(flags.skills);
+      if (loaded.skills.length === 0 && loaded.problems.length > 0 && /no such folder/.test(loaded.problems[0]!)) throw new UsageError(`--skills ${loaded.problems[0]}`);
+      for (const p of loaded.problems) say(yellow(`skill skipped: ${p}`));
+      skills = loaded.skills;
+    }
+  } catch (e) {
+    if (!(e instanceof UsageError || e instanceof McpConfigError)) throw e;
+    say(red(e.message));
+    return { exitCode: 2, history: [] as Anthropic.MessageParam[] };
+  }
+  const extra: Partial<RunOptions> = { ...(skills.length > 0 ? { skills } : {}), ...(mcpServers ? { mcpServers } : {}) };
+  const program = capstoneProgram<RunOptions>({
+    runAgent,
+    optionsFrom: (flags, onEvent) => ({ ...capstoneOptions(flags, onEvent), ...extra }),
+    createRepl: replOver<RunOptions>(runAgent),
+  });
+  return program(rest, deps);
+}
+
+runMain(import.meta.url, async () => {
+  // Ctrl-C stops a one-shot run cleanly (the REPL handles its own Ctrl-C).
+  const controller = new AbortController();
+  process.once("SIGINT", () => controller.abort());
+  const { exitCode } = await run(process.argv.slice(2), { signal: controller.signal });
+  process.exitCode = exitCode;
+});

@@ -1,0 +1,185 @@
+/**
+ * s17 · tools from MCP servers, over stdio, with the SDK's client.
+ *
+ * Each server is a process the agent starts (its command from a config file in the `mcpServers`
+ * format). The client lists its tools; each becomes an API tool named `mcp__<server>__<tool>`
+ * with the server's JSON Schema as its input_schema. A call is sent to the server, and its result
+ * mapped to a tool_result: text and image content become text and image blocks, `isError`
+ * becomes is_error. A server that crashes, hangs past the call's time limit or fails to start is
+ * an is_error result (or a problem reported at the start) with a plain message, never an
+ * exception in the loop. `close()` stops every server: the loop calls it when the run ends.
+ *
+ * An MCP server runs as YOUR process, outside the sandbox of s07/s12, with the environment given
+ * here (the SDK's short safe list, plus the config's `env`): trust it as you trust any program.
+ */
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type Anthropic from "@anthropic-ai/sdk";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { z } from "zod";
+import { CourseError } from "../../runtime/env.ts";
+import type { ToolContext, ToolRegistry, ToolSpec } from "../../solutions/s02_tool_dispatch/registry.ts";
+import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
+
+/** One server of an `mcpServers` config: the command that starts it. */
+const ServerConfig = z.object({
+  command: z.string().min(1),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+  cwd: z.string().optional(),
+});
+export type ServerConfig = z.input<typeof ServerConfig>;
+const McpConfig = z.object({ mcpServers: z.record(z.string().regex(/^[a-zA-Z0-9_-]{1,40}$/, "letters, digits, _ and - only"), ServerConfig) });
+
+export class McpConfigError extends CourseError {
+  override name = "McpConfigError";
+}
+
+/** Reads a config file: `{ "mcpServers": { "<name>": { "command", "args"?, "env"?, "cwd"? } } }`. Servers start in the file's folder. */
+export function readMcpConfig(file: string): Record<string, ServerConfig> {
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new McpConfigError(`--mcp-config ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : `not valid JSON (${(e as Error).message})`}`);
+  }
+  const parsed = McpConfig.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new McpConfigError(`--mcp-config ${file}: ${issue.path.join(".") || "(the file)"}: ${issue.message}. Expected { "mcpServers": { "<name>": { "command": "…", "args": ["…"] } } }`);
+  }
+  const dir = dirname(resolve(file));
+  return Object.fromEntries(Object.entries(parsed.data.mcpServers).map(([name, s]) => [name, { ...s, cwd: resolve(dir, s.cwd ?? ".") }]));
+}
+
+/** The API name of a server's tool: `mcp__<server>__<tool>`, only the characters the API allows. */
+export function toolName(server: string, tool: string): string {
+  return `mcp__${server}__${tool}`.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 128);
+}
+
+// #region map-result
+type CallResult = { content?: unknown; isError?: unknown; structuredContent?: unknown };
+const IMAGE_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"] as const;
+
+/** An MCP call's result as a tool_result: text and images as blocks, isError as is_error. */
+export function toToolResult(id: string, result: CallResult): Anthropic.ToolResultBlockParam {
+  const blocks: Array<Anthropic.TextBlockParam | Anthropic.ImageBlockParam> = [];
+  for (const c of Array.isArray(result.content) ? (result.content as Array<Record<string, unknown>>) : []) {
+    if (c.type === "text" && typeof c.text === "string" && c.text) blocks.push({ type: "text", text: c.text });
+    else if (c.type === "image" && IMAGE_TYPES.includes(c.mimeType as (typeof IMAGE_TYPES)[number]) && typeof c.data === "string")
+      blocks.push({ type: "image", source: { type: "base64", media_type: c.mimeType as (typeof IMAGE_TYPES)[number], data: c.data } });
+    else blocks.push({ type: "text", text: `[${String(c.type)} content${typeof c.mimeType === "string" ? ` (${c.mimeType})` : ""}: not shown]` });
+  }
+  if (blocks.length === 0 && result.structuredContent !== undefined) blocks.push({ type: "text", text: JSON.stringify(result.structuredContent) });
+  if (blocks.length === 0) blocks.push({ type: "text", text: result.isError ? "The tool failed and said nothing more." : "(no output)" });
+  return { type: "tool_result", tool_use_id: id, content: blocks, ...(result.isError === true ? { is_error: true } : {}) };
+}
+// #endregion map-result
+
+interface Connected {
+  name: string;
+  client: Client;
+  tools: Array<{ name: string; description?: string; inputSchema: Record<string, unknown> }>;
+  pid: number | null;
+  /** Set when the server's process is gone. */
+  gone?: string;
+}
+
+export class McpServers {
+  private constructor(
+    private readonly servers: Connected[],
+    /** Servers that could not be started, and why. */
+    readonly problems: string[],
+    private readonly callTimeoutMs: number,
+  ) {}
+
+  /** Starts every server and lists its tools; one that fails to start is a problem, not a crash. */
+  static async start(configs: Record<string, ServerConfig>, opts: { startTimeoutMs?: number; callTimeoutMs?: number } = {}): Promise<McpServers> {
+    const started = await Promise.all(
+      Object.entries(configs).map(async ([name, raw]): Promise<Connected | string> => {
+        const config = ServerConfig.parse(raw);
+        const transport = new StdioClientTransport({ command: config.command, args: config.args, env: { ...getDefaultEnvironment(), ...config.env }, stderr: "pipe", ...(config.cwd ? { cwd: config.cwd } : {}) });
+        let stderr = "";
+        transport.stderr?.on("data", (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-2_000)));
+        const client = new Client({ name: "agent-loop-course", version: "1.0.0" });
+        try {
+          await client.connect(transport, { timeout: opts.startTimeoutMs ?? 20_000 });
+          const { tools } = await client.listTools(undefined, { timeout: opts.startTimeoutMs ?? 20_000 });
+          const server: Connected = { name, client, tools: tools as Connected["tools"], pid: transport.pid };
+          client.onclose = () => void (server.gone ??= `the server's process ended${stderr.trim() ? ` (its last words: ${stderr.trim().split("\n").slice(-2).join(" / ")})` : ""}`);
+          return server;
+        } catch (e) {
+          await client.close().catch(() => {});
+          return `MCP server "${name}" (${config.command} ${config.args.join(" ")}) did not start: ${(e as Error).message}${stderr.trim() ? `; it said: ${stderr.trim().split("\n").slice(-3).join(" / ")}` : ""}`;
+        }
+      }),
+    );
+    return new McpServers(
+      started.filter((s): s is Connected => typeof s !== "string"),
+      started.filter((s): s is string => typeof s === "string"),
+      opts.callTimeoutMs ?? 60_000,
+    );
+  }
+
+  // #region tools
+  /** Every server's tools, as the API sees them (the JSON Schema is the server's own). */
+  specs(): ToolSpec[] {
+    return this.servers.flatMap((s) =>
+      s.tools.map((t) => {
+        const { $schema: _ignored, ...schema } = t.inputSchema;
+        return {
+          name: toolName(s.name, t.name),
+          description: `${t.description ?? t.name} (from the MCP server "${s.name}")`,
+          input_schema: { ...schema, type: "object" } as Anthropic.Tool.InputSchema,
+          run: () => "", // never called: McpRegistry sends these calls to the server
+        };
+      }),
+    );
+  }
+
+  /** Sends one call to its server; every failure becomes an is_error result that says what happened. */
+  async call(call: Anthropic.ToolUseBlock, signal?: AbortSignal): Promise<Anthropic.ToolResultBlockParam> {
+    const server = this.servers.find((s) => s.tools.some((t) => toolName(s.name, t.name) === call.name));
+    const tool = server?.tools.find((t) => toolName(server.name, t.name) === call.name);
+    const fail = (why: string): Anthropic.ToolResultBlockParam => ({ type: "tool_result", tool_use_id: call.id, is_error: true, content: why });
+    if (!server || !tool) return fail(`Unknown MCP tool "${call.name}".`);
+    if (server.gone) return fail(`The MCP server "${server.name}" is not running: ${server.gone}. Its tools cannot be used in this run.`);
+    try {
+      const result = await server.client.callTool({ name: tool.name, arguments: call.input as Record<string, unknown> }, undefined, { timeout: this.callTimeoutMs, ...(signal ? { signal } : {}) });
+      return toToolResult(call.id, result as CallResult);
+    } catch (e) {
+      const message = (e as Error).message;
+      if (/timed out|timeout/i.test(message)) return fail(`The MCP server "${server.name}" did not answer ${tool.name} within ${this.callTimeoutMs / 1000} s; the call was abandoned.`);
+      if (server.gone || /closed/i.test(message)) return fail(`The MCP server "${server.name}" stopped during ${tool.name}: ${server.gone ?? message}.`);
+      return fail(`The MCP server "${server.name}" failed on ${tool.name}: ${message}`);
+    }
+  }
+  // #endregion tools
+
+  /** Stops every server (the loop calls it when the run ends). */
+  async close(): Promise<void> {
+    await Promise.all(this.servers.map((s) => s.client.close().catch(() => {})));
+  }
+
+  /** The pids of the servers' processes (tests check they are gone after close()). */
+  pids(): number[] {
+    return this.servers.flatMap((s) => (s.pid ? [s.pid] : []));
+  }
+}
+
+// #region registry
+/** A registry with the servers' tools added: their calls go to the servers, the others as before. */
+export class McpRegistry extends SafeToolRegistry {
+  constructor(
+    private readonly base: ToolRegistry,
+    private readonly mcp: McpServers,
+  ) {
+    super([...base.names().map((n) => base.get(n)!), ...mcp.specs()]);
+  }
+
+  override dispatch(call: Anthropic.ToolUseBlock, ctx?: ToolContext): Promise<Anthropic.ToolResultBlockParam> {
+    return call.name.startsWith("mcp__") && !this.base.get(call.name) ? this.mcp.call(call, ctx?.signal) : this.base.dispatch(call, ctx);
+  }
+}
+// #endregion registry

@@ -1,0 +1,165 @@
+/**
+ * s13_caching: the loop marks prompt-cache breakpoints itself. Grades lessons/ or solutions/
+ * (COURSE_TREE). Every request the loop sends is read back from the scripted model: the last
+ * tool, the system prompt and the newest message carry a marker, never more than four in all
+ * (the API refuses a fifth), and the markers move forward instead of piling up. The history keeps
+ * none: the transcript is the same with caching as without. Over a long session the share of the
+ * input read from the cache rises, and the budget counts cache tokens.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
+import { S13_TASK } from "../runtime/tasks.ts";
+import type { Scenario } from "../runtime/scripted/types.ts";
+import { ROOT, driveLoop, loadLesson, scripted } from "../runtime/testing.ts";
+import { scratchCopy } from "../runtime/tools/files.ts";
+import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
+import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
+import { quietLessonFile } from "./support.ts";
+
+type Agent = typeof import("../solutions/s13_caching/agent.ts");
+type Cache = typeof import("../solutions/s13_caching/cache.ts");
+const lesson = await loadLesson<Agent>("s13_caching");
+const cache = await loadLesson<Cache>("s13_caching", "cache.ts");
+
+const keep = quietLessonFile();
+const SAMPLE = `${ROOT}/examples/login-service`;
+
+type Request = { system?: unknown; tools?: Array<Record<string, unknown>>; messages: Anthropic.MessageParam[] };
+type Llm = ReturnType<typeof scripted>;
+type Options = NonNullable<Parameters<Agent["runAgent"]>[2]>;
+
+/**
+ * Runs the lesson's loop and checks the transcript can be sent again (driveLoop); returns the
+ * requests the LOOP sent and the responses it got (not the check's own request).
+ */
+async function runLoop(llm: Llm, history: Anthropic.MessageParam[], opts: Options) {
+  let sent = 0;
+  const outcome = await driveLoop(llm, history, async () => {
+    const o = await lesson.runAgent(llm, history, opts);
+    sent = llm.scripted.exchanges.length;
+    return o;
+  });
+  const exchanges = llm.scripted.exchanges.slice(0, sent);
+  return { outcome, requests: exchanges.map((e) => e.request as Request), responses: exchanges.flatMap((e) => (e.response ? [e.response] : [])) };
+}
+const isMarked = (b: unknown) => typeof b === "object" && b !== null && Boolean((b as { cache_control?: unknown }).cache_control);
+const blocks = (m: Anthropic.MessageParam): unknown[] => (typeof m.content === "string" ? [m.content] : m.content);
+/** Indexes of the messages that carry a marker on any block. */
+const markedMessages = (r: Request) => r.messages.flatMap((m, i) => (blocks(m).some(isMarked) ? [i] : []));
+
+/** The default task on a scratch copy of the sample repository. */
+async function defaultRun(opts: { cache?: boolean } = {}) {
+  const llm = scripted({ scenario: "s13_caching" });
+  const root = keep(await scratchCopy(SAMPLE));
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: S13_TASK }];
+  return { history, ...(await runLoop(llm, history, { root, approve: refuseAll, ...opts })) };
+}
+
+/** A tool that returns `size` characters, and a model that calls it `turns` times, then answers. */
+function longSession(turns: number, size = 2_000) {
+  const registry = new SafeToolRegistry([
+    defineTool({ name: "read_chunk", description: "Reads chunk n of a long file.", input: z.object({ n: z.number() }), readOnly: true, run: ({ n }) => `chunk ${n}: ${"x".repeat(size)}` }),
+  ]);
+  const scenario: Scenario = {
+    id: "test-long-session",
+    title: "reads a chunk per turn",
+    reply: (ctx) => (ctx.step < turns ? { content: [text(`Chunk ${ctx.step}.`), call("read_chunk", { n: ctx.step })] } : say("Read them all.")),
+  };
+  return { registry, scenario };
+}
+
+describe("s13 breakpoints on every request: tools and system once, the newest message each turn", () => {
+  it("marks the last tool, the system prompt and the newest message of every request, with at most 4 markers", async () => {
+    const { requests, outcome } = await defaultRun();
+    expect(outcome.status).toBe("done");
+    expect(requests.length, "the default task takes several turns").toBeGreaterThanOrEqual(4);
+    requests.forEach((r, n) => {
+      const where = `request ${n + 1} of ${requests.length}`;
+      expect(cache.countBreakpoints(r), `${where}: the API takes at most 4 cache_control markers`).toBeLessThanOrEqual(4);
+      const tools = r.tools ?? [];
+      expect(isMarked(tools[tools.length - 1]), `${where}: mark the LAST tool definition, so all the tools are cached`).toBe(true);
+      expect(tools.slice(0, -1).some(isMarked), `${where}: one marker covers every tool before it: mark only the last`).toBe(false);
+      expect(Array.isArray(r.system) && isMarked((r.system as unknown[]).at(-1)), `${where}: the system prompt goes out as a text block with cache_control`).toBe(true);
+      const newest = r.messages[r.messages.length - 1]!;
+      expect(isMarked(blocks(newest).at(-1)), `${where}: the newest message's last block carries the moving marker`).toBe(true);
+    });
+  });
+
+  it("moves the message markers forward: only the newest message and the user message before it carry one", async () => {
+    const { registry, scenario } = longSession(12);
+    const llm = scripted({ scenario });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Read every chunk." }];
+    const { requests } = await runLoop(llm, history, { registry, guards: { maxRepeats: 100 } });
+    expect(requests).toHaveLength(13);
+    requests.forEach((r, n) => {
+      const last = r.messages.length - 1;
+      const allowed = [last, last - 2].filter((i) => i >= 0);
+      const extra = markedMessages(r).filter((i) => !allowed.includes(i));
+      expect(extra, `request ${n + 1}: messages ${extra.join(", ")} still carry a marker from an earlier turn (markers must move, not pile up)`).toEqual([]);
+      expect(cache.countBreakpoints(r)).toBeLessThanOrEqual(4);
+    });
+  });
+});
+
+describe("s13 the transcript is unchanged by caching", () => {
+  it("keeps no cache_control in the history, and the same transcript as a run without breakpoints", async () => {
+    const cached = await defaultRun();
+    const plain = await defaultRun({ cache: false });
+    const marked = cached.history.flatMap((m, i) => (blocks(m).some(isMarked) ? [i] : []));
+    expect(marked, `messages ${marked.join(", ")} of the history hold a cache_control marker: put markers on a copy of the request, not on the history`).toEqual([]);
+    // Tool-use ids differ between the runs (they are random on the real API): compare without them.
+    const shape = (h: Anthropic.MessageParam[]) => JSON.parse(JSON.stringify(h).replace(/"toolu_[A-Za-z0-9]+"/g, '"toolu"')) as unknown;
+    expect(shape(cached.history)).toEqual(shape(plain.history));
+    expect(plain.requests.every((r) => cache.countBreakpoints(r) === 0), "cache: false sends no marker at all").toBe(true);
+  });
+
+  it("withCacheBreakpoints changes nothing it is given, and marks a copy (any history shape)", () => {
+    const block = fc.oneof(
+      fc.record({ type: fc.constant("text" as const), text: fc.string({ minLength: 1 }) }),
+      fc.record({ type: fc.constant("tool_result" as const), tool_use_id: fc.constant("toolu_1"), content: fc.string({ minLength: 1 }) }),
+    );
+    const message = fc.record({ role: fc.constantFrom("user" as const, "assistant" as const), content: fc.oneof(fc.string({ minLength: 1 }), fc.array(block, { minLength: 1, maxLength: 4 })) });
+    fc.assert(
+      fc.property(fc.array(message, { minLength: 1, maxLength: 12 }), fc.nat(3), fc.boolean(), (messages, ntools, asBlocks) => {
+        const tools: Anthropic.Tool[] = Array.from({ length: ntools }, (_, i) => ({ name: `t${i}`, input_schema: { type: "object" } }));
+        const system = asBlocks ? [{ type: "text" as const, text: "You are an agent." }] : "You are an agent.";
+        const prompt = { system, tools, messages };
+        const before = structuredClone(prompt);
+        const out = cache.withCacheBreakpoints(prompt);
+        expect(prompt, "withCacheBreakpoints must not change the history, tools or system it is given").toEqual(before);
+        expect(cache.countBreakpoints(out)).toBeLessThanOrEqual(4);
+        expect(isMarked(blocks(out.messages[out.messages.length - 1]!).at(-1)), "the newest message's last block is marked").toBe(true);
+        const plain = (m: Anthropic.MessageParam) => JSON.parse(JSON.stringify(typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content).replace(/,"cache_control":\{"type":"ephemeral"\}/g, "")) as unknown;
+        expect(out.messages.map(plain), "the request's messages say the same as the history, markers aside").toEqual(messages.map(plain));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("s13 a long session reads more and more from the cache", () => {
+  it("the share of each turn's input read from the cache rises turn after turn", async () => {
+    const { registry, scenario } = longSession(15);
+    const llm = scripted({ scenario });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Read every chunk." }];
+    const { responses } = await runLoop(llm, history, { registry, guards: { maxRepeats: 100 } });
+    const shares = responses.map((m) => cache.cacheReadShare(m.usage));
+    expect(shares[0], "the first turn has nothing cached yet").toBe(0);
+    for (let t = 2; t < shares.length; t++)
+      expect(shares[t]!, `turn ${t + 1} read ${(shares[t]! * 100).toFixed(0)}% from the cache, turn ${t} ${(shares[t - 1]! * 100).toFixed(0)}%: each turn should read what the last one wrote`).toBeGreaterThanOrEqual(shares[t - 1]! - 0.01);
+    expect(shares.at(-1)!, "by the end nearly all of the input is read from the cache").toBeGreaterThan(0.85);
+  });
+
+  it("the budget counts the cache tokens: cached turns report input_tokens of almost nothing", async () => {
+    const { registry, scenario } = longSession(30);
+    const llm = scripted({ scenario });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Read every chunk." }];
+    const { outcome, responses } = await runLoop(llm, history, { registry, guards: { tokenBudget: 8_000, maxRepeats: 100 } });
+    expect(outcome.status === "stopped" && outcome.reason, "a budget of 8 000 tokens is spent long before 30 turns of 500 tokens each").toBe("token_budget");
+    const fresh = responses.reduce((n, m) => n + m.usage.input_tokens + m.usage.output_tokens, 0);
+    expect(fresh, "test setup: without cache tokens the budget would never be reached").toBeLessThan(8_000);
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * s14_planning: a plan the loop owns. Grades lessons/ or solutions/ (COURSE_TREE). The model
+ * rewrites the whole list with the `todo` tool; the loop keeps at most one item in progress and
+ * refuses a bad list with an is_error result (the old plan stays). When the plan has not been
+ * touched for N turns, the loop adds a reminder as a text block AFTER that turn's tool results,
+ * never before them, never as a message of its own, and not again every turn. Every transcript
+ * must be one the API takes again.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
+import { S14_STEPS } from "../runtime/scripted/scenarios/s14_planning.ts";
+import type { Scenario } from "../runtime/scripted/types.ts";
+import { S14_TASK } from "../runtime/tasks.ts";
+import { ROOT, driveLoop, loadLesson, scripted } from "../runtime/testing.ts";
+import { scratchCopy } from "../runtime/tools/files.ts";
+import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
+import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
+import { quietLessonFile } from "./support.ts";
+
+type Agent = typeof import("../solutions/s14_planning/agent.ts");
+type PlanModule = typeof import("../solutions/s14_planning/plan.ts");
+const lesson = await loadLesson<Agent>("s14_planning");
+const { Plan } = await loadLesson<PlanModule>("s14_planning", "plan.ts");
+
+const keep = quietLessonFile();
+type Item = { content: string; status: "pending" | "in_progress" | "completed" };
+type Options = NonNullable<Parameters<Agent["runAgent"]>[2]>;
+
+const isReminder = (b: Anthropic.ContentBlockParam) => b.type === "text" && /reminder/i.test(b.text) && /plan/i.test(b.text);
+const blocksOf = (m: Anthropic.MessageParam): Anthropic.ContentBlockParam[] => (typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content);
+/** Indexes of the user messages that carry a reminder. */
+const reminders = (h: Anthropic.MessageParam[]) => h.flatMap((m, i) => (m.role === "user" && i > 0 && blocksOf(m).some(isReminder) ? [i] : []));
+
+/** Where every reminder sits: in a user message that answers tool calls, after ALL its tool_result blocks. */
+function expectRemindersAfterResults(history: Anthropic.MessageParam[]) {
+  for (const i of reminders(history)) {
+    const blocks = blocksOf(history[i]!);
+    const firstText = blocks.findIndex((b) => b.type === "text");
+    const lastResult = blocks.map((b) => b.type).lastIndexOf("tool_result");
+    expect(lastResult, `messages[${i}]: the reminder must ride in the user message of the turn's tool results, not in a message of its own`).toBeGreaterThanOrEqual(0);
+    expect(firstText, `messages[${i}]: the reminder text comes AFTER every tool_result block (the API refuses text before them)`).toBeGreaterThan(lastResult);
+  }
+}
+
+/** Runs the loop (transcript checked by driveLoop); the plan is passed in so the test can read it. */
+async function run(scenario: Scenario | string, opts: Options = {}, task = "Do the task.") {
+  const llm = scripted({ scenario });
+  const plan = new Plan();
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
+  const outcome = await driveLoop(llm, history, () => lesson.runAgent(llm, history, { plan, approve: refuseAll, ...opts }));
+  return { outcome, history, plan };
+}
+
+/** A model that writes a plan once, then reads a different chunk every turn for `turns` turns. */
+function busyModel(turns: number, first: Item[] = [{ content: "Read the chunks", status: "in_progress" }, { content: "Sum up", status: "pending" }]): { scenario: Scenario; registry: SafeToolRegistry } {
+  const registry = new SafeToolRegistry([
+    defineTool({ name: "read_chunk", description: "Reads chunk n.", input: z.object({ n: z.number() }), readOnly: true, run: ({ n }) => `chunk ${n}` }),
+  ]);
+  const scenario: Scenario = {
+    id: "test-busy",
+    title: "plans once, then works without touching the plan",
+    reply: (ctx) => {
+      const step = ctx.messages.filter((m) => m.role === "assistant").length;
+      if (step === 0) return { content: [text("Plan."), call("todo", { items: first })] };
+      if (step <= turns) return { content: [call("read_chunk", { n: step })] };
+      return say("Done.");
+    },
+  };
+  return { scenario, registry };
+}
+
+describe("s14 the default task: a plan, kept up to date, on the sample repository", () => {
+  it("plans, is reminded once after three untouched turns (after the results), updates the plan, and finishes it", async () => {
+    const llm = scripted({ scenario: "s14_planning" });
+    const plan = new Plan();
+    const root = keep(await scratchCopy(`${ROOT}/examples/login-service`));
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: S14_TASK }];
+    const outcome = await driveLoop(llm, history, () => lesson.runAgent(llm, history, { root, plan, approve: refuseAll }));
+    expect(outcome.status).toBe("done");
+    expect(reminders(history), "one reminder, in the results of the 4th turn (the plan was written in the 1st)").toEqual([8]);
+    expectRemindersAfterResults(history);
+    expect(plan.items.map((i) => i.content)).toEqual(S14_STEPS);
+    expect(plan.items.every((i) => i.status === "completed"), "the loop's plan is the model's last list").toBe(true);
+  });
+});
+
+describe("s14 the reminder: after N untouched turns, after the results, not every turn", () => {
+  it.each([2, 3, 5])("remindAfter %i: the first reminder comes exactly N turns after the plan was written, then at most every N turns", async (n) => {
+    const { scenario, registry } = busyModel(12);
+    const { history } = await run(scenario, { registry, remindAfter: n, guards: { maxRepeats: 100 } });
+    const at = reminders(history);
+    expectRemindersAfterResults(history);
+    // The plan is written in turn 1; the results of turn t are messages[2t].
+    expect(at[0], `with remindAfter ${n}, the first reminder belongs in the results of turn ${1 + n} (messages[${2 * (1 + n)}])`).toBe(2 * (1 + n));
+    for (let k = 1; k < at.length; k++) expect(at[k]! - at[k - 1]!, "a reminder is not repeated every turn: wait N turns again").toBeGreaterThanOrEqual(2 * n);
+  });
+
+  it("no reminder when there is no plan, or when every item is completed", async () => {
+    const { registry } = busyModel(6);
+    const noPlan: Scenario = { id: "test-no-plan", title: "never plans", reply: (ctx) => (ctx.step < 6 ? { content: [call("read_chunk", { n: ctx.step })] } : say("Done.")) };
+    expect(reminders((await run(noPlan, { registry, remindAfter: 2 })).history)).toEqual([]);
+    const finished = busyModel(6, [{ content: "Everything", status: "completed" }]);
+    expect(reminders((await run(finished.scenario, { registry: finished.registry, remindAfter: 2 })).history)).toEqual([]);
+  });
+});
+
+describe("s14 the list: at most one item in progress; a bad list is refused and changes nothing", () => {
+  const lists: Item[][] = [
+    [{ content: "a", status: "in_progress" }, { content: "b", status: "pending" }],
+    [{ content: "a", status: "in_progress" }, { content: "b", status: "in_progress" }],
+    [{ content: "a", status: "completed" }, { content: "b", status: "in_progress" }],
+  ];
+  const writer = (seq: Item[][]): Scenario => ({
+    id: "test-writer",
+    title: "writes lists",
+    reply: (ctx) => (ctx.step < seq.length ? { content: [call("todo", { items: seq[ctx.step]! })] } : say("Done.")),
+  });
+
+  it("answers two items in_progress with is_error, keeps the old plan, and takes the next good list", async () => {
+    const { history, plan } = await run(writer(lists));
+    const result = (i: number) => (history[i]!.content as Anthropic.ToolResultBlockParam[])[0]!;
+    expect(result(2).is_error ?? false).toBe(false);
+    expect(result(4).is_error, "two items in_progress: the todo call is answered with is_error").toBe(true);
+    expect(JSON.stringify(result(4).content), "the error says which rule: one item in progress at a time").toMatch(/in_progress/);
+    expect(plan.items).toEqual(lists[2]);
+  });
+
+  it("property: after any sequence of lists, the plan is the last good one, with at most one item in progress", async () => {
+    const item = fc.record({ content: fc.constantFrom("a", "b", "c", "d"), status: fc.constantFrom("pending" as const, "in_progress" as const, "completed" as const) });
+    const good = (l: Item[]) => l.filter((i) => i.status === "in_progress").length <= 1 && new Set(l.map((i) => i.content)).size === l.length;
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(item, { maxLength: 4 }), { minLength: 1, maxLength: 5 }), async (seq) => {
+        const { plan } = await run(writer(seq), { guards: { maxRepeats: 100 } });
+        const expected = [...seq].reverse().find(good) ?? [];
+        expect(plan.items.filter((i) => i.status === "in_progress").length).toBeLessThanOrEqual(1);
+        expect(plan.items).toEqual(expected);
+      }),
+      { numRuns: 25 },
+    );
+  });
+});

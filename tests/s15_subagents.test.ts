@@ -1,0 +1,194 @@
+/**
+ * s15_subagents: the task tool runs the same loop as a child. Grades lessons/ or solutions/
+ * (COURSE_TREE). Only the child's final answer comes back as the tool_result; no block of a child
+ * ever appears in the parent's history, and each child's transcript is valid on its own.
+ * Independent tasks run at the same time. A child that stops on a guard or fails is an is_error
+ * result. The parent's budget counts the children's tokens, cache tokens included. A child never
+ * gets a tool its parent lacks, and nesting stops at maxDepth.
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import { describe, expect, it } from "vitest";
+import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
+import type { Scenario } from "../runtime/scripted/types.ts";
+import { S15_TASK } from "../runtime/tasks.ts";
+import { ROOT, driveLoop, loadLesson, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { scratchCopy } from "../runtime/tools/files.ts";
+import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
+import { quietLessonFile } from "./support.ts";
+
+type Agent = typeof import("../solutions/s15_subagents/agent.ts");
+type TaskModule = typeof import("../solutions/s15_subagents/task-tool.ts");
+type ChildRun = import("../solutions/s15_subagents/task-tool.ts").ChildRun;
+type Options = NonNullable<Parameters<Agent["runAgent"]>[2]>;
+const lesson = await loadLesson<Agent>("s15_subagents");
+const { MAX_DEPTH } = await loadLesson<TaskModule>("s15_subagents", "task-tool.ts");
+
+const keep = quietLessonFile();
+const sample = async () => keep(await scratchCopy(`${ROOT}/examples/login-service`));
+type Llm = ReturnType<typeof scripted>;
+
+const blocksOf = (m: Anthropic.MessageParam) => (typeof m.content === "string" ? [] : m.content);
+const idsIn = (h: Anthropic.MessageParam[]) =>
+  new Set(h.flatMap((m) => blocksOf(m).flatMap((b) => (b.type === "tool_use" ? [b.id] : b.type === "tool_result" ? [b.tool_use_id] : []))));
+const resultsOf = (m: Anthropic.MessageParam) => blocksOf(m).filter((b): b is Anthropic.ToolResultBlockParam => b.type === "tool_result");
+const textOfResult = (r: Anthropic.ToolResultBlockParam) => (typeof r.content === "string" ? r.content : (r.content ?? []).map((b) => (b.type === "text" ? b.text : "")).join(""));
+
+/** Runs the parent loop; collects every child run. */
+async function run(llm: Llm, task: string, opts: Options = {}) {
+  const children: ChildRun[] = [];
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
+  const outcome = await driveLoop(llm, history, () => lesson.runAgent(llm, history, { root: opts.root ?? process.cwd(), approve: refuseAll, onChild: (c) => children.push(c), ...opts }));
+  return { outcome, history, children };
+}
+
+/** The requests of one conversation (by its first user text), in order. */
+const requestsOf = (llm: Llm, first: string) =>
+  llm.scripted.exchanges.map((e) => e.request as { messages: Anthropic.MessageParam[]; tools?: Array<{ name: string }> }).filter((r) => {
+    const m = r.messages[0]!;
+    return (typeof m.content === "string" ? m.content : blocksOf(m).map((b) => (b.type === "text" ? b.text : "")).join("")) === first;
+  });
+
+describe("s15 the default task: two subagents at once, only their answers come back", () => {
+  it("runs both children concurrently, each on a fresh history, and explains from their answers", async () => {
+    const llm = scripted({ latencyMs: 60 });
+    const { outcome, history, children } = await run(llm, S15_TASK, { root: await sample() });
+    expect(outcome.status).toBe("done");
+    expect(history.map((m) => m.role), "the parent's history: the task, one turn with two task calls, their two results, the answer").toEqual(["user", "assistant", "user", "assistant"]);
+    const results = resultsOf(history[2]!);
+    expect(results.map((r) => r.is_error ?? false)).toEqual([false, false]);
+    expect(textOfResult(results[0]!), "the tool_result is the child's final answer").toMatch(/src\/login\.js line \d+/);
+    expect(children).toHaveLength(2);
+    for (const c of children) {
+      expect(c.history[0], `${c.id}: a child starts on a fresh history holding only its prompt`).toMatchObject({ role: "user" });
+      expect(c.history.length, `${c.id}: its own turns stay in its own transcript`).toBeGreaterThanOrEqual(4);
+      expect(await transcriptProblems(llm, c.history), `${c.id}'s transcript must be valid and sendable on its own`).toBeNull();
+    }
+    const [a, b] = [...children].sort((x, y) => x.startedAt - y.startedAt);
+    expect(b!.startedAt, "independent tasks run at the same time: the second child starts before the first ends").toBeLessThan(a!.endedAt);
+  });
+
+  it("no child block ever appears in the parent's history", async () => {
+    const llm = scripted();
+    const { history, children } = await run(llm, S15_TASK, { root: await sample() });
+    const parentIds = idsIn(history);
+    for (const c of children) {
+      const leaked = [...idsIn(c.history)].filter((id) => parentIds.has(id));
+      expect(leaked, `${c.id}'s tool calls leaked into the parent's history: only its final answer belongs there`).toEqual([]);
+    }
+    expect(history.length).toBe(4);
+  });
+});
+
+/** A parent that hands one task (with `tools`) and then reports what came back. */
+function delegating(prompt: string, tools?: string[]): Scenario {
+  return {
+    id: "test-delegate",
+    title: "delegates once",
+    reply: (ctx) => {
+      if (ctx.firstPrompt !== "Delegate.") return ctx.step === 0 && ctx.tools.includes("list_files") ? { content: [call("list_files", { path: "." })] } : say("child done");
+      if (ctx.step === 0) return { content: [text("Delegating."), call("task", { description: "child", prompt, ...(tools ? { tools } : {}) })] };
+      return say(`got: ${ctx.results.map((r) => `${r.is_error ? "ERROR " : ""}${ctx.resultText(r)}`).join(" | ")}`);
+    },
+  };
+}
+
+describe("s15 a child's limits: its tools, its guards, its failures", () => {
+  it("a child never gets a tool its parent lacks, nor one that writes: refused with is_error, nothing run", async () => {
+    for (const tools of [["write_file"], ["bash"], ["read_file", "no_such_tool"]]) {
+      const llm = scripted({ scenario: delegating("Look around.", tools) });
+      const { history, children } = await run(llm, "Delegate.");
+      const r = resultsOf(history[2]!)[0]!;
+      expect(r.is_error, `tools ${JSON.stringify(tools)}: the task call is answered with is_error`).toBe(true);
+      expect(children, "no child was started").toHaveLength(0);
+    }
+  });
+
+  it("the child is offered only the tools it was given (a subset of its parent's)", async () => {
+    const llm = scripted({ scenario: delegating("Look around.", ["list_files"]) });
+    await run(llm, "Delegate.");
+    const parentTools = new Set(requestsOf(llm, "Delegate.")[0]!.tools!.map((t) => t.name));
+    const childRequests = requestsOf(llm, "Look around.");
+    expect(childRequests.length).toBeGreaterThan(0);
+    for (const r of childRequests) {
+      const names = (r.tools ?? []).map((t) => t.name);
+      expect(names.filter((n) => !parentTools.has(n)), "a child's tools are all its parent's").toEqual([]);
+      expect(names, "the child has the tool it was given").toContain("list_files");
+      expect(names, "and not the ones it was not given").not.toContain("read_file");
+    }
+  });
+
+  it("a child that stops on a guard becomes an is_error result, and the parent goes on", async () => {
+    const looping: Scenario = {
+      id: "test-child-loops",
+      title: "a child that never stops",
+      reply: (ctx) => {
+        if (ctx.firstPrompt === "Delegate.")
+          return ctx.step === 0 ? { content: [call("task", { description: "poll", prompt: "Poll forever." })] } : say(`got: ${ctx.results.map((r) => (r.is_error ? "ERROR " : "") + ctx.resultText(r)).join("")}`);
+        return { content: [call("list_files", { path: "." })] };
+      },
+    };
+    const llm = scripted({ scenario: looping });
+    const { outcome, history, children } = await run(llm, "Delegate.");
+    expect(outcome.status, "the parent is not stopped by its child's guard").toBe("done");
+    const r = resultsOf(history[2]!)[0]!;
+    expect(r.is_error, "a child stopped by a guard (repeated_call) is an is_error result").toBe(true);
+    expect(textOfResult(r)).toMatch(/repeated_call|stopped/);
+    expect(await transcriptProblems(llm, children[0]!.history), "the stopped child's transcript is still valid").toBeNull();
+  });
+
+  it("a child whose requests fail becomes an is_error result, not an exception in the parent", async () => {
+    // Every request of the child gets a 500 (the parent's requests are answered).
+    const llm = scripted({ scenario: delegating("Look around."), faults: (_i, body) => (JSON.stringify((body as { messages: unknown[] }).messages[0]).includes("Look around.") ? { kind: "server_error" } : null) });
+    const { outcome, history } = await run(llm, "Delegate.");
+    expect(outcome.status).toBe("done");
+    const r = resultsOf(history[2]!)[0]!;
+    expect(r.is_error).toBe(true);
+    expect(textOfResult(r)).toMatch(/subagent/);
+  });
+});
+
+describe("s15 the parent's budget", () => {
+  it("the parent's budget counts its children's tokens, cache reads and writes included", async () => {
+    // First, a run without a budget, to measure: the parent's first turn, the child's tokens.
+    const probe = scripted({ scenario: delegating("Look around.") });
+    await run(probe, "Delegate.");
+    const usageOf = (llm: Llm, first: string) =>
+      llm.scripted.exchanges.filter((e) => e.response && requestsOf(llm, first).includes(e.request as never)).map((e) => e.response!.usage);
+    const parentFirst = usageOf(probe, "Delegate.")[0]!;
+    const all = (u: Anthropic.Usage) => u.input_tokens + u.output_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+    const child = usageOf(probe, "Look around.");
+    const childAll = child.reduce((n, u) => n + all(u), 0);
+    const childPlain = child.reduce((n, u) => n + u.input_tokens + u.output_tokens, 0);
+    expect(childAll - childPlain, "test setup: the child's requests are cached").toBeGreaterThan(200);
+    // A budget the parent alone (and the child without its cache tokens) stays under: with all of
+    // the child's tokens, it is spent before the parent's second request.
+    const budget = all(parentFirst) + childPlain + Math.floor((childAll - childPlain) / 2);
+    expect(all(parentFirst) * 2, "test setup: the parent alone has room for its second turn").toBeLessThan(budget);
+    const llm = scripted({ scenario: delegating("Look around.") });
+    const { outcome } = await run(llm, "Delegate.", { guards: { tokenBudget: budget } });
+    expect(outcome.status === "stopped" && outcome.reason, `a budget of ${budget}: the parent spent ${all(parentFirst)}, its child ${childAll} (${childAll - childPlain} of it cache)`).toBe("token_budget");
+  });
+
+});
+
+describe("s15 how deep agents nest", () => {
+  it(`nesting is bounded: agents that always delegate stop at maxDepth (default ${MAX_DEPTH})`, async () => {
+    const recursive: Scenario = {
+      id: "test-recursive",
+      title: "always delegates",
+      reply: (ctx) =>
+        ctx.step === 0 && ctx.tools.includes("task")
+          ? { content: [call("task", { description: "deeper", prompt: `Go deeper (${ctx.firstPrompt.length}).` + "." })] }
+          : say(ctx.step === 0 ? "no task tool here: answering" : `got: ${ctx.results.map((r) => ctx.resultText(r)).join("")}`),
+    };
+    for (const maxDepth of [1, 2, 3]) {
+      const llm = scripted({ scenario: recursive });
+      const { outcome, children } = await run(llm, "Go deep.", { maxDepth });
+      expect(outcome.status).toBe("done");
+      expect(Math.max(...children.map((c) => c.depth)), `maxDepth ${maxDepth}: the deepest child runs at depth ${maxDepth}, and has no task tool`).toBe(maxDepth);
+    }
+    const llm = scripted({ scenario: recursive });
+    const { children } = await run(llm, "Go deep.");
+    expect(Math.max(...children.map((c) => c.depth))).toBe(MAX_DEPTH);
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * s16_skills: skills as folders with a SKILL.md. Grades lessons/ or solutions/ (COURSE_TREE). The
+ * front matter is parsed (name, description) and checked; a broken SKILL.md is reported in plain
+ * words and left out. The system prompt the loop sends lists names and descriptions only; the
+ * body arrives through load_skill, on demand. The prompt stays small as skills are added: 50
+ * skills cost it 50 short lines, never their bodies.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type Anthropic from "@anthropic-ai/sdk";
+import { describe, expect, it } from "vitest";
+import { call, say } from "../runtime/scripted/scenarios/script.ts";
+import type { Scenario } from "../runtime/scripted/types.ts";
+import { S16_TASK, SKILLS_EXAMPLE } from "../runtime/tasks.ts";
+import { ROOT, driveLoop, loadLesson, scripted } from "../runtime/testing.ts";
+import { estimateTokens } from "../runtime/tokens.ts";
+import { scratchCopy } from "../runtime/tools/files.ts";
+import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
+import { quietLessonFile } from "./support.ts";
+
+type Agent = typeof import("../solutions/s16_skills/agent.ts");
+type Skills = typeof import("../solutions/s16_skills/skills.ts");
+const lesson = await loadLesson<Agent>("s16_skills");
+const skills = await loadLesson<Skills>("s16_skills", "skills.ts");
+const keep = quietLessonFile();
+
+/** A folder of `n` skills whose bodies are long (each body holds a marker the prompt must not). */
+function skillDir(n: number, bodyChars = 6_000): string {
+  const dir = keep(mkdtempSync(join(tmpdir(), "skills-")));
+  for (let i = 0; i < n; i++) {
+    mkdirSync(join(dir, `skill-${i}`));
+    const body = `BODY-MARKER-${i}\n${"Step by step instructions. ".repeat(Math.ceil(bodyChars / 26))}`;
+    writeFileSync(join(dir, `skill-${i}`, "SKILL.md"), `---\nname: skill-${i}\ndescription: Does task number ${i} the way this team likes it.\n---\n\n${body}\n`);
+  }
+  return dir;
+}
+
+const systemOf = (r: unknown) => {
+  const s = (r as { system?: string | Array<{ text: string }> }).system;
+  return typeof s === "string" ? s : (s ?? []).map((b) => b.text).join("\n");
+};
+
+/** One turn of the loop with these skills; the system prompt it sent. */
+async function firstSystemPrompt(list: readonly import("../solutions/s16_skills/skills.ts").Skill[]) {
+  const llm = scripted({ scenario: { id: "test-answer", title: "answers", reply: () => say("ok") } });
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: "Hello." }];
+  await driveLoop(llm, history, () => lesson.runAgent(llm, history, { skills: list, approve: refuseAll }));
+  return { system: systemOf(llm.scripted.exchanges[0]!.request), tools: ((llm.scripted.exchanges[0]!.request as { tools?: Array<{ name: string }> }).tools ?? []).map((t) => t.name) };
+}
+
+describe("s16 SKILL.md: front matter parsed with a YAML library, checked, bad files reported", () => {
+  it("reads name, description and body (quoted values, comments and multi-line descriptions too)", () => {
+    const s = skills.parseSkill('---\n# a comment\nname: "deploy"\ndescription: >-\n  Ships the service:\n  build, test, release.\n---\n\n# Deploy\nDo it.\n', "x/SKILL.md");
+    expect(s).toMatchObject({ name: "deploy", description: "Ships the service: build, test, release.", body: "# Deploy\nDo it." });
+  });
+
+  it.each([
+    ["no front matter", "# Just a body\n", /front matter/],
+    ["broken YAML", "---\nname: [unclosed\n---\nbody\n", /YAML/],
+    ["no description", "---\nname: deploy\n---\nbody\n", /description/],
+    ["a bad name", "---\nname: Deploy It!\ndescription: x\n---\nbody\n", /name/],
+  ])("refuses %s with a message that names the file and the fix", (_what, text, why) => {
+    expect(() => skills.parseSkill(text, "skills/x/SKILL.md"), "a SkillError (loadSkills reports those and goes on)").toThrow(skills.SkillError);
+    expect(() => skills.parseSkill(text, "skills/x/SKILL.md")).toThrow(why);
+    expect(() => skills.parseSkill(text, "skills/x/SKILL.md")).toThrow(/skills\/x\/SKILL\.md/);
+  });
+
+  it("loadSkills keeps the good skills and reports the broken ones, without a crash", () => {
+    const dir = skillDir(2, 100);
+    mkdirSync(join(dir, "broken"));
+    writeFileSync(join(dir, "broken", "SKILL.md"), "no front matter here\n");
+    mkdirSync(join(dir, "twin"));
+    writeFileSync(join(dir, "twin", "SKILL.md"), "---\nname: skill-0\ndescription: the same name again\n---\nx\n");
+    const { skills: found, problems } = skills.loadSkills(dir);
+    expect(found.map((s) => s.name)).toEqual(["skill-0", "skill-1"]);
+    expect(problems.join("\n")).toMatch(/broken\/SKILL\.md/);
+    expect(problems.join("\n")).toMatch(/skill-0/);
+    expect(skills.loadSkills(join(dir, "nope")).problems.join("")).toMatch(/no such folder/);
+  });
+});
+
+describe("s16 progressive disclosure: names and descriptions in the prompt, bodies on demand", () => {
+  it("the system prompt the loop sends lists every name and description, and no body", async () => {
+    const list = skills.loadSkills(skillDir(3)).skills;
+    const { system, tools } = await firstSystemPrompt(list);
+    for (const s of list) {
+      expect(system, `the system prompt lists "${s.name}" with its description`).toContain(s.name);
+      expect(system).toContain(s.description);
+    }
+    expect(system, "no skill's body belongs in the system prompt: load_skill returns it when asked").not.toMatch(/BODY-MARKER/);
+    expect(tools, "the model gets the load_skill tool").toContain("load_skill");
+  });
+
+  it("the prompt stays small: 50 skills cost it about 50 short lines, not 50 bodies", async () => {
+    const one = await firstSystemPrompt(skills.loadSkills(skillDir(1)).skills);
+    const fifty = await firstSystemPrompt(skills.loadSkills(skillDir(50)).skills);
+    const grew = estimateTokens(fifty.system) - estimateTokens(one.system);
+    const bodies = 49 * estimateTokens("x".repeat(6_000));
+    expect(grew, `49 more skills added ${grew} tokens to the system prompt (their bodies are ${bodies}): list names and descriptions only`).toBeLessThan(49 * 40);
+    expect(grew, "and every one of them is listed").toBeGreaterThan(49 * 5);
+  });
+
+  it("load_skill returns the body of the skill asked for; an unknown name is is_error listing the skills", async () => {
+    const list = skills.loadSkills(skillDir(2, 200)).skills;
+    const scenario: Scenario = {
+      id: "test-load",
+      title: "loads skills",
+      reply: (ctx) => (ctx.step === 0 ? { content: [call("load_skill", { name: "skill-1" }), call("load_skill", { name: "nope" })] } : say("ok")),
+    };
+    const llm = scripted({ scenario });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Load them." }];
+    await driveLoop(llm, history, () => lesson.runAgent(llm, history, { skills: list, approve: refuseAll }));
+    const [good, bad] = history[2]!.content as Anthropic.ToolResultBlockParam[];
+    expect(JSON.stringify(good!.content)).toContain("BODY-MARKER-1");
+    expect(good!.is_error ?? false).toBe(false);
+    expect(bad!.is_error).toBe(true);
+    expect(JSON.stringify(bad!.content)).toMatch(/skill-0.*skill-1/);
+  });
+
+  it("the default task loads the release-notes skill and writes NOTES.md in its format", async () => {
+    const root = keep(await scratchCopy(`${ROOT}/examples/login-service`));
+    const llm = scripted();
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: S16_TASK }];
+    const outcome = await driveLoop(llm, history, () => lesson.runAgent(llm, history, { root, approve: refuseAll, skills: skills.loadSkills(SKILLS_EXAMPLE).skills }));
+    expect(outcome.status).toBe("done");
+    const notes = readFileSync(join(root, "NOTES.md"), "utf8");
+    expect(notes).toMatch(/^## 1\.2\.1\n\n### Fixed\n- Fixed /);
+  });
+});

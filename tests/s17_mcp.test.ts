@@ -1,0 +1,206 @@
+/**
+ * s17_mcp: tools from MCP servers over stdio. Grades lessons/ or solutions/ (COURSE_TREE). The
+ * example server (examples/mcp-notes) runs for real, offline. Its tools reach the API as
+ * mcp__<server>__<tool> with their JSON Schemas; results map to tool_result blocks (text, image,
+ * isError → is_error); a server that hangs, crashes, errors or does not start is an is_error result
+ * or a reported problem, never an exception; and the servers are stopped when the run ends.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type Anthropic from "@anthropic-ai/sdk";
+import { describe, expect, it } from "vitest";
+import { call, say } from "../runtime/scripted/scenarios/script.ts";
+import type { Scenario } from "../runtime/scripted/types.ts";
+import { MCP_EXAMPLE_CONFIG, S12_TASK, S17_TASK } from "../runtime/tasks.ts";
+import { ROOT, driveLoop, gradedTree, loadLesson, scripted } from "../runtime/testing.ts";
+import { scratchCopy } from "../runtime/tools/files.ts";
+import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
+import { quietLessonFile } from "./support.ts";
+
+type Agent = typeof import("../solutions/s17_mcp/agent.ts");
+type Mcp = typeof import("../solutions/s17_mcp/mcp.ts");
+type Program = typeof import("../solutions/s17_mcp/program.ts");
+type Options = NonNullable<Parameters<Agent["runAgent"]>[2]>;
+const lesson = await loadLesson<Agent>("s17_mcp");
+const program = await loadLesson<Program>("s17_mcp", "program.ts");
+const mcp = await loadLesson<Mcp>("s17_mcp", "mcp.ts");
+const keep = quietLessonFile();
+
+const API_TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
+const resultsOf = (m: Anthropic.MessageParam): Anthropic.ToolResultBlockParam[] =>
+  typeof m.content === "string" ? [] : (m.content as Anthropic.ContentBlockParam[]).filter((b): b is Anthropic.ToolResultBlockParam => b.type === "tool_result");
+const textOf = (r: Anthropic.ToolResultBlockParam) => (typeof r.content === "string" ? r.content : (r.content ?? []).map((b) => (b.type === "text" ? b.text : "")).join("\n"));
+
+/** The example server's config, with test switches in its environment. */
+function notesConfig(env: Record<string, string> = {}) {
+  const config = mcp.readMcpConfig(MCP_EXAMPLE_CONFIG);
+  return { notes: { ...config.notes!, env: { ...config.notes!.env, ...env } } };
+}
+
+async function runWith(scenario: Scenario | string, opts: Options, task = "Use the notes.") {
+  const llm = scripted({ scenario });
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
+  const outcome = await driveLoop(llm, history, () => lesson.runAgent(llm, history, { approve: refuseAll, ...opts }));
+  return { llm, history, outcome };
+}
+
+/** Resolves once the process is gone (checked as events allow; fails after `ms`). */
+async function gone(pid: number, ms = 10_000): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+describe("s17 the example MCP server's tools, through the loop", () => {
+  it("offers them as mcp__notes__<tool> with the input the server describes, calls them, and answers", async () => {
+    const { llm, history, outcome } = await runWith("s17_mcp", { mcpServers: notesConfig() }, S17_TASK);
+    expect(outcome.status).toBe("done");
+    const tools = (llm.scripted.exchanges[0]!.request as { tools: Anthropic.Tool[] }).tools;
+    const search = tools.find((t) => t.name === "mcp__notes__search");
+    expect(search, "the server's search tool is offered as mcp__notes__search").toBeDefined();
+    expect(search!.input_schema, "with the server's own JSON Schema").toMatchObject({ type: "object", properties: { query: { type: "string" } }, required: ["query"] });
+    expect(tools.every((t) => API_TOOL_NAME.test(t.name)), "every tool name is one the API accepts").toBe(true);
+    expect(textOf(resultsOf(history[4]!)[0]!)).toMatch(/locks after 3 failed logins/);
+  });
+
+  it("stops the server's process when the run ends, done or stopped by a guard", async () => {
+    for (const guards of [{}, { maxTurns: 1 }]) {
+      const pidFile = join(keep(mkdtempSync(join(tmpdir(), "mcp-pid-"))), "pid");
+      await runWith("s17_mcp", { mcpServers: notesConfig({ MCP_NOTES_PIDFILE: pidFile }), guards }, S17_TASK);
+      const pid = Number(readFileSync(pidFile, "utf8"));
+      expect(await gone(pid), `the server's process (pid ${pid}) must be stopped when the run ends`).toBe(true);
+    }
+  });
+
+  it("maps results: text, an image block, isError → is_error", async () => {
+    const scenario: Scenario = {
+      id: "test-mcp-results",
+      title: "calls three tools",
+      reply: (ctx) => (ctx.step === 0 ? { content: [call("mcp__notes__diagram", {}), call("mcp__notes__read_note", { id: "nope" }), call("mcp__notes__read_note", {})] } : say("ok")),
+    };
+    const { history } = await runWith(scenario, { mcpServers: notesConfig() });
+    const [diagram, unknown, invalid] = resultsOf(history[2]!);
+    expect(diagram!.is_error ?? false).toBe(false);
+    expect(Array.isArray(diagram!.content) && diagram!.content.map((b) => b.type), "text and image content become text and image blocks").toEqual(["text", "image"]);
+    expect(unknown!.is_error, "a result the server marks isError is an is_error tool_result").toBe(true);
+    expect(textOf(unknown!)).toMatch(/No note has the id "nope"/);
+    expect(invalid!.is_error, "input the server refuses is an is_error result too").toBe(true);
+  });
+});
+
+describe("s17 a server that fails is an is_error result with a clear message, never an exception", () => {
+  it("hangs (past the call's limit), crashes during a call, then is gone: three is_error results, the run goes on", async () => {
+    const scenario: Scenario = {
+      id: "test-mcp-faults",
+      title: "hang, crash, call again",
+      reply: (ctx) => {
+        const steps = [call("mcp__notes__hang", {}), call("mcp__notes__crash", {}), call("mcp__notes__search", { query: "x" })];
+        return ctx.step < steps.length ? { content: [steps[ctx.step]!] } : say("ok");
+      },
+    };
+    const { history, outcome } = await runWith(scenario, { mcpServers: notesConfig({ MCP_NOTES_FAULTS: "1" }), mcpCallTimeoutMs: 500 });
+    expect(outcome.status, "the loop survives its server").toBe("done");
+    const [hang, crash, after] = [2, 4, 6].map((i) => resultsOf(history[i]!)[0]!);
+    expect(hang!.is_error, "a hung call is is_error").toBe(true);
+    expect(textOf(hang!), "and says the server did not answer in time").toMatch(/did not answer|time/i);
+    expect(crash!.is_error, "a crash during the call is is_error").toBe(true);
+    expect(textOf(crash!), "and says the server stopped").toMatch(/stopped|ended|closed|not running/i);
+    expect(after!.is_error, "a call to a server that is gone is is_error").toBe(true);
+    expect(textOf(after!)).toMatch(/not running|stopped|closed/i);
+  });
+
+  it("a server that does not start is reported, and the run goes on without its tools", async () => {
+    const problems: string[] = [];
+    const scenario: Scenario = { id: "test-mcp-none", title: "answers", reply: (ctx) => say(`tools: ${ctx.tools.filter((t) => t.startsWith("mcp__")).join(",") || "none"}`) };
+    const { outcome, llm } = await runWith(scenario, { mcpServers: { broken: { command: "/definitely/not/a/command" } }, onMcpProblem: (p) => problems.push(p) });
+    expect(outcome.status).toBe("done");
+    expect(problems.join("\n"), "the problem names the server").toMatch(/broken/);
+    expect((llm.scripted.exchanges[0]!.request as { tools: Anthropic.Tool[] }).tools.some((t) => t.name.startsWith("mcp__broken"))).toBe(false);
+  });
+});
+
+describe("s17 the pieces: config, names, results", () => {
+  it("readMcpConfig reads the mcpServers format and refuses a bad file with a message that says what is wrong", () => {
+    const config = mcp.readMcpConfig(MCP_EXAMPLE_CONFIG);
+    expect(Object.keys(config)).toEqual(["notes"]);
+    expect(() => mcp.readMcpConfig("/definitely/not/here.json")).toThrow(/no such file/);
+    const dir = keep(mkdtempSync(join(tmpdir(), "mcp-config-")));
+    const write = (name: string, text: string) => {
+      const file = join(dir, name);
+      writeFileSync(file, text);
+      return file;
+    };
+    expect(() => mcp.readMcpConfig(write("bad.json", "{ not json"))).toThrow(/not valid JSON/);
+    expect(() => mcp.readMcpConfig(write("shape.json", JSON.stringify({ servers: {} })))).toThrow(/mcpServers/);
+    expect(() => mcp.readMcpConfig(write("cmd.json", JSON.stringify({ mcpServers: { x: { args: [] } } })))).toThrow(/command/);
+  });
+
+  it("toolName namespaces the tool and keeps to the characters and length the API allows", () => {
+    expect(mcp.toolName("notes", "search")).toBe("mcp__notes__search");
+    for (const [server, tool] of [["my.server", "do thing/now"], ["s", "t".repeat(300)]] as const) expect(mcp.toolName(server, tool)).toMatch(API_TOOL_NAME);
+  });
+
+  it("toToolResult maps text, image, isError, unknown and empty content", () => {
+    const r = mcp.toToolResult("toolu_1", { content: [{ type: "text", text: "hi" }, { type: "image", data: "AAAA", mimeType: "image/png" }, { type: "audio", data: "x", mimeType: "audio/wav" }] });
+    expect(r).toMatchObject({ type: "tool_result", tool_use_id: "toolu_1" });
+    expect((r.content as Array<{ type: string }>).map((b) => b.type)).toEqual(["text", "image", "text"]);
+    expect(r.is_error ?? false).toBe(false);
+    const failed = mcp.toToolResult("toolu_2", { content: [], isError: true });
+    expect(failed.is_error).toBe(true);
+    expect(textOf(failed).length, "an is_error result is never empty (the API refuses that)").toBeGreaterThan(0);
+    expect(textOf(mcp.toToolResult("toolu_3", { content: [] }))).not.toBe("");
+  });
+});
+
+/**
+ * `npm run agent`'s command (tsx and the file package.json names, of the tree being graded) as a
+ * process in `cwd`: stdin is a pipe, not a terminal; no --yes; no key, so the scripted model answers.
+ */
+function agentProcess(cwd: string, args: string[]) {
+  const script = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.agent as string;
+  const [bin, file] = script.split(" ");
+  expect(bin).toBe("tsx");
+  expect(file, "npm run agent runs the latest lesson, s17").toMatch(/^solutions\/s17_mcp\//);
+  const entry = join(ROOT, file!.replace(/^solutions\//, `${gradedTree()}/`));
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
+  for (const name of ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "MODEL_ID"]) delete env[name];
+  return spawnSync(join(ROOT, "node_modules", ".bin", "tsx"), [entry, ...args], { cwd, env, input: "", encoding: "utf8", timeout: 90_000 });
+}
+
+describe("s17 the final agent: npm run agent", () => {
+  it("solves seed 000's task offline, with approval refused (no --yes, no terminal), and exits 0", async () => {
+    const dir = keep(await scratchCopy(join(ROOT, "examples", "login-service")));
+    const { exitCode, history } = await program.run(["--workspace", dir, S12_TASK], { llm: scripted() });
+    expect(exitCode).toBe(0);
+    const answer = JSON.stringify(history[history.length - 1]!.content);
+    expect(answer).toMatch(/src\/login\.js line \d+/);
+    expect(answer).toMatch(/off-by-one/);
+  });
+
+  it("as a process: `npm run agent -- --mcp-config examples/mcp-notes/mcp.json \"…\"` uses a tool of the example MCP server offline, and exits 0", () => {
+    const r = agentProcess(ROOT, ["--mcp-config", "examples/mcp-notes/mcp.json", S17_TASK]);
+    expect(r.stderr).not.toMatch(/Error:|at .*\.ts:\d+/);
+    expect(r.stdout, "the model called the server's tool").toContain("→ mcp__notes__search");
+    expect(r.stdout, "and answered from its note").toMatch(/locks after 3 failed logins/);
+    expect(r.status).toBe(0);
+  });
+
+  it("a bad --mcp-config or --skills is one line and exit 2; --help names both", async () => {
+    const quiet = { llm: scripted() };
+    expect((await program.run(["--mcp-config", "nope.json", "hi"], quiet)).exitCode).toBe(2);
+    expect((await program.run(["--skills", "/definitely/not/here", "hi"], quiet)).exitCode).toBe(2);
+    expect((await program.run(["--mcp-config"], quiet)).exitCode).toBe(2);
+    expect(program.partTwoFlags(["--skills=dir", "-v", "--mcp-config", "f.json", "task"])).toEqual({ skills: "dir", mcpConfig: "f.json", rest: ["-v", "task"] });
+    expect(() => program.partTwoFlags(["--mcp-config", "--yes"])).toThrow(/needs a value/);
+    expect(program.AGENT_USAGE).toMatch(/--mcp-config FILE[\s\S]*--skills DIR/);
+  });
+});
