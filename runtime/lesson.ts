@@ -87,8 +87,23 @@ export function runMain(metaUrl: string, main: () => Promise<void>): void {
       if (process.env.DEBUG) console.error(e);
       else console.error("  (run with DEBUG=1 to see where it came from)");
     }
-    process.exitCode = e instanceof TodoError ? 2 : 1;
+    process.exitCode = e instanceof TodoError || e instanceof LessonUsageError ? 2 : 1;
   });
+}
+
+/** The flags a lesson script takes (each lesson reads the ones it uses); any other is a mistake. */
+export const LESSON_FLAGS = ["yes", "verbose", "trace"] as const;
+
+/** A flag no lesson script takes: one line naming it and the usage, exit 2. */
+export class LessonUsageError extends CourseError {
+  override name = "LessonUsageError";
+}
+
+/** Refuses a `--flag` that is not one of LESSON_FLAGS (a typo such as --verbos must not pass unseen). */
+export function checkLessonFlags(argv: string[]): void {
+  const unknown = argv.find((a) => a.startsWith("--") && !(LESSON_FLAGS as readonly string[]).includes(a.slice(2)));
+  if (unknown)
+    throw new LessonUsageError(`unknown flag ${unknown}. usage: npx tsx <lesson file> [${LESSON_FLAGS.map((f) => `--${f}`).join("] [")}] [task…]`);
 }
 
 /** The task from the command line, or the lesson's default task. */
@@ -152,6 +167,7 @@ function answerOf(result: unknown): Anthropic.Message | undefined {
 
 /** Runs a lesson as a script: banner, task, workspace, the run, its answer and its transcript's state. */
 export async function runLesson<R>(spec: LessonSpec<R>, argv = process.argv.slice(2)): Promise<void> {
+  checkLessonFlags(argv);
   const llm = selectModel(spec.model);
   say(llm.banner);
   const task = taskFromArgs(spec.task, argv);

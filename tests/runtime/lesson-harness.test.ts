@@ -8,7 +8,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { runLesson, scratchFor, transcriptOf, type LessonContext, type LessonSpec } from "../../runtime/lesson.ts";
+import { LessonUsageError, runLesson, scratchFor, transcriptOf, type LessonContext, type LessonSpec } from "../../runtime/lesson.ts";
 import { output } from "../../runtime/print.ts";
 
 const offline = { env: { COURSE_OFFLINE: "1" } };
@@ -34,6 +34,19 @@ afterEach(() => {
 });
 
 describe("runLesson", () => {
+  it("refuses a flag no lesson takes, in one line with the usage, before anything runs", async () => {
+    let ran = false;
+    const spec = { task: "t", model: offline, run: async () => void (ran = true) };
+    for (const bad of ["--verbos", "--frobnicate", "--yes=no"]) {
+      const e = await capture(spec, [bad]).catch((x: unknown) => x);
+      expect(e, bad).toBeInstanceOf(LessonUsageError);
+      expect((e as Error).message, bad).toBe(`unknown flag ${bad}. usage: npx tsx <lesson file> [--yes] [--verbose] [--trace] [task…]`);
+    }
+    expect(ran, "nothing ran").toBe(false);
+    await capture(spec, ["--verbose", "a", "task"]);
+    expect(ran, "a known flag and a task run").toBe(true);
+  });
+
   it("the default task: banner, a scratch workspace with the lesson's files, the answer, the outcome, the transcript's state", async () => {
     let seen: LessonContext | undefined;
     const out = await capture({
