@@ -113,6 +113,8 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
       throw e;
     }
     guard.count(response); // its tokens, cache reads and writes included (s06)
+    // s08: a turn that did not end with tool_use runs none of its calls: the early ones are stopped.
+    if (response.stop_reason !== "tool_use") await early.settle();
     const usage = turnUsage(model, response.usage);
     totals = addTurn(totals, usage);
     emit({ type: "think", turn: guard.turns, message: response, usage, ms: Date.now() - asked });

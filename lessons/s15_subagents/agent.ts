@@ -124,6 +124,8 @@ export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts
       throw e;
     }
     guard.count(response); // its tokens, cache reads and writes included (s06)
+    // s08: a turn that did not end with tool_use runs none of its calls: the early ones are stopped.
+    if (response.stop_reason !== "tool_use") await early.settle();
     // TODO: pass this response's tokens (tokensOf, cache included) up through opts.onTokens: a
     //       child's spending counts in its parent's budget.
     void tokensOf; // (delete this line when you use it)

@@ -120,6 +120,8 @@ export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts
       throw e;
     }
     guard.count(response); // its tokens, cache reads and writes included (s06)
+    // s08: a turn that did not end with tool_use runs none of its calls: the early ones are stopped.
+    if (response.stop_reason !== "tool_use") await early.settle();
     opts.onTokens?.(tokensOf(response.usage)); // a child's, passed up to its parent's budget
     const usage = turnUsage(model, response.usage);
     totals = addTurn(totals, usage);

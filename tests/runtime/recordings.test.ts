@@ -54,6 +54,19 @@ describe("recorded transcripts hold answers as the API sends them", () => {
     expect(recordingProblems({ messages: messages!, turns })).toEqual([]);
   });
 
+  it("s05, recorded as the recorder does it: a pause_turn answer joined with its continuation keeps the API's usage shape, with summed counts", async () => {
+    const { demo } = (await import("../../solutions/s05_stop_reasons/agent.ts")) as { demo: (llm: unknown) => Promise<unknown> };
+    const llm = scriptedLlm({ maxRequests: 20 });
+    const messages = transcriptOf(await demo(llm));
+    expect(messages, "s05's demo(llm) returns its transcript").not.toBeNull();
+    const { turns } = matchResponses(messages!, llm.scripted.responses);
+    const joined = turns.find((t) => t.merged && t.merged.length > 1);
+    expect(joined, "s05's run joins a pause_turn answer with its continuation").toBeDefined();
+    const parts = llm.scripted.responses.filter((r) => joined!.merged!.includes(r.stop_reason)).slice(-joined!.merged!.length);
+    expect(joined!.usage?.output_tokens).toBe(parts.reduce((n, r) => n + r.usage.output_tokens, 0));
+    expect(recordingProblems({ messages: messages!, turns })).toEqual([]);
+  });
+
   it("the check finds a key the API never sends (citations: null) and a usage with nulls", () => {
     const messages: Anthropic.MessageParam[] = [
       { role: "user", content: "hi" },

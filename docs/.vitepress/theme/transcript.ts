@@ -98,8 +98,14 @@ const USAGE_KEYS = ["input_tokens", "output_tokens", "cache_read_input_tokens", 
 
 function sumUsage(rs: SeenResponse[]): Partial<Anthropic.Usage> | null {
   if (rs.every((r) => !r.usage)) return null;
-  const sum: Partial<Record<(typeof USAGE_KEYS)[number], number>> = {};
+  // The joined turn's usage keeps the shape the API sends (the last part's keys), with its counts summed.
+  const last = [...rs].reverse().find((r) => r.usage)!.usage!;
+  const sum: Record<string, unknown> = { ...last };
   for (const k of USAGE_KEYS) sum[k] = rs.reduce((n, r) => n + (r.usage?.[k] ?? 0), 0);
+  if (last.cache_creation) {
+    const part = (k: "ephemeral_5m_input_tokens" | "ephemeral_1h_input_tokens") => rs.reduce((n, r) => n + (r.usage?.cache_creation?.[k] ?? 0), 0);
+    sum.cache_creation = { ephemeral_5m_input_tokens: part("ephemeral_5m_input_tokens"), ephemeral_1h_input_tokens: part("ephemeral_1h_input_tokens") };
+  }
   return sum as Partial<Anthropic.Usage>;
 }
 
