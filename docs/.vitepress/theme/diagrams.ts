@@ -322,6 +322,113 @@ export const DIAGRAMS: Record<string, Diagram> = {
       { from: "loop", to: "session" },
     ],
   },
+  s13_caching: {
+    title: w("Where the cache breakpoints go", "缓存断点放在哪里"),
+    caption: w(
+      "The loop marks tools and system once and the newest message each turn: at most four marks, moved, never piled up.",
+      "循环给工具和 system 标一次，每轮再标最新的消息：最多四个标记，只移动，从不堆积。",
+    ),
+    cols: 4,
+    rows: 2,
+    boxes: [
+      { id: "tools", col: 0, row: 0, label: w("tools", "工具"), sub: w("mark 1: once", "标记 1：一次"), kind: "tool" },
+      { id: "system", col: 1, row: 0, label: w("system", "system"), sub: w("mark 2: once", "标记 2：一次"), kind: "plain", mono: true },
+      { id: "old", col: 2, row: 0, label: w("earlier messages", "更早的消息"), sub: w("read from the cache (0.1×)", "从缓存读取（0.1×）"), kind: "done" },
+      { id: "new", col: 3, row: 0, label: w("newest message", "最新的消息"), sub: w("mark moves here each turn", "每轮把标记移到这里"), kind: "user" },
+      { id: "usage", col: 1, row: 1, span: 2, label: w("usage: cache reads and writes", "用量：缓存读取与写入"), sub: w("counted by s06's budget", "计入 s06 的预算"), kind: "guard" },
+    ],
+    arrows: [
+      { from: "tools", to: "system" },
+      { from: "system", to: "old" },
+      { from: "old", to: "new" },
+      { from: "new", to: "usage" },
+    ],
+  },
+  s14_planning: {
+    title: w("A plan the loop owns", "由循环掌管的计划"),
+    caption: w(
+      "The model rewrites the todo list; when the plan goes stale, a reminder follows the turn's tool results, never before them.",
+      "模型重写 todo 列表；计划久未更新时，提醒放在这一轮的工具结果之后，绝不放在它们之前。",
+    ),
+    cols: 3,
+    rows: 2,
+    boxes: [
+      { id: "call", col: 0, row: 0, label: w("todo tool call", "todo 工具调用"), sub: w("the whole list, rewritten", "整张列表重写"), kind: "call" },
+      { id: "plan", col: 1, row: 0, label: w("the plan", "计划"), sub: w("at most one in progress", "最多一项进行中"), kind: "tool" },
+      { id: "progress", col: 2, row: 0, label: w("progress shown", "显示进度"), kind: "done" },
+      { id: "results", col: 0, row: 1, label: w("tool_result blocks first", "先放 tool_result 块"), kind: "user", mono: false },
+      { id: "reminder", col: 1, row: 1, label: w("then the reminder", "然后是提醒"), sub: w("only when the plan is stale", "仅在计划久未更新时"), kind: "guard" },
+    ],
+    arrows: [
+      { from: "call", to: "plan" },
+      { from: "plan", to: "progress" },
+      { from: "results", to: "reminder" },
+    ],
+  },
+  s15_subagents: {
+    title: w("A child loop per task", "每个任务一个子循环"),
+    caption: w(
+      "The task tool runs a child loop with a fresh history and fewer tools; only its final answer comes back as the tool_result.",
+      "task 工具用全新的历史和更少的工具运行一个子循环；只有它的最终回答作为 tool_result 返回。",
+    ),
+    cols: 3,
+    rows: 2,
+    boxes: [
+      { id: "parent", col: 0, row: 0, rows: 2, label: w("the parent loop", "父循环"), sub: w("its budget counts the children", "它的预算包括子循环"), kind: "call" },
+      { id: "a", col: 1, row: 0, label: w("child A", "子循环 A"), sub: w("fresh history · read-only tools", "全新历史 · 只读工具"), kind: "tool" },
+      { id: "b", col: 1, row: 1, label: w("child B", "子循环 B"), sub: w("runs beside A", "与 A 并行"), kind: "tool" },
+      { id: "answer", col: 2, row: 0, label: w("final answer → tool_result", "最终回答 → tool_result"), kind: "done" },
+      { id: "fail", col: 2, row: 1, label: w("a guard or a failure → is_error", "防护或失败 → is_error"), kind: "error" },
+    ],
+    arrows: [
+      { from: "parent", to: "a" },
+      { from: "parent", to: "b" },
+      { from: "a", to: "answer" },
+      { from: "b", to: "fail" },
+    ],
+  },
+  s16_skills: {
+    title: w("Skills on demand", "按需加载的技能"),
+    caption: w(
+      "The prompt lists each skill's name and description; load_skill brings a body only when the model asks for it.",
+      "提示词只列出每个技能的名称和描述；只有模型要求时，load_skill 才取来正文。",
+    ),
+    cols: 3,
+    rows: 2,
+    boxes: [
+      { id: "folders", col: 0, row: 0, label: w("skills/*/SKILL.md", "skills/*/SKILL.md"), sub: w("front matter: name, description", "前言：名称、描述"), kind: "plain", mono: true },
+      { id: "prompt", col: 1, row: 0, label: w("system prompt", "系统提示词"), sub: w("names and descriptions only", "只有名称和描述"), kind: "user" },
+      { id: "load", col: 2, row: 0, label: w("load_skill", "load_skill"), sub: w("the body, when asked", "需要时取来正文"), kind: "call", mono: true },
+      { id: "small", col: 1, row: 1, label: w("the prompt stays small", "提示词保持很小"), sub: w("50 skills, a few hundred tokens", "50 个技能，几百个 token"), kind: "done" },
+    ],
+    arrows: [
+      { from: "folders", to: "prompt" },
+      { from: "prompt", to: "load" },
+      { from: "prompt", to: "small" },
+    ],
+  },
+  s17_mcp: {
+    title: w("Tools from MCP servers", "来自 MCP 服务器的工具"),
+    caption: w(
+      "The loop lists a server's tools, names them mcp__server__tool, calls them, and turns every failure into an is_error result.",
+      "循环列出服务器的工具，命名为 mcp__server__tool，调用它们，并把每个失败变成 is_error 结果。",
+    ),
+    cols: 3,
+    rows: 2,
+    boxes: [
+      { id: "config", col: 0, row: 0, label: w("mcpServers config", "mcpServers 配置"), sub: w("started over stdio", "通过 stdio 启动"), kind: "plain", mono: true },
+      { id: "server", col: 1, row: 0, label: w("MCP server", "MCP 服务器"), sub: w("tools/list · tools/call", "tools/list · tools/call"), kind: "tool" },
+      { id: "loop", col: 2, row: 0, label: w("the agent loop", "Agent 循环"), sub: w("mcp__notes__search", "mcp__notes__search"), kind: "call" },
+      { id: "error", col: 1, row: 1, label: w("crash · hang · isError", "崩溃 · 挂起 · isError"), sub: w("→ an is_error tool_result", "→ 一个 is_error 的 tool_result"), kind: "error" },
+      { id: "close", col: 2, row: 1, label: w("servers closed at the end", "结束时关闭服务器"), kind: "done" },
+    ],
+    arrows: [
+      { from: "config", to: "server" },
+      { from: "server", to: "loop" },
+      { from: "server", to: "error" },
+      { from: "loop", to: "close" },
+    ],
+  },
 };
 
 /** The lesson's picture, if it has one. */
