@@ -12,7 +12,7 @@
  * Run as a script (`node --import tsx scripts/lib/warm-runner.ts`), this file is the child.
  */
 import { fork, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -149,6 +149,10 @@ async function child(): Promise<void> {
   const vitest = await createVitest("test", { watch: false, reporters: [{ onInit() {} }] });
   process.on("message", async (m: Request) => {
     try {
+      // The warm server does not watch files: drop every learner file it has transformed, so a
+      // save is read afresh (without this a re-check grades the file as it was before the save).
+      for (const f of readdirSync(join(ROOT, "lessons"), { recursive: true, encoding: "utf8" }))
+        if (f.endsWith(".ts")) vitest.invalidateFile(join(ROOT, "lessons", f));
       const result = await vitest.runTestFiles(m.files.map((f) => join(ROOT, f)), false);
       const files: FileReport[] = result.testModules.map((mod) => {
         const tests = [...mod.children.allTests()].map((t) => {
