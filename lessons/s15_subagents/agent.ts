@@ -12,7 +12,6 @@
  * Run: npx tsx lessons/s15_subagents/agent.ts ["your task"]    Check: npm run check s15
  * Your work is here (the budget a child spends, the depth) and in task-tool.ts (the child's run).
  */
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
@@ -35,7 +34,7 @@ import { capstoneTools } from "../../solutions/s12_guarded_agent/agent.ts";
 import { withCacheBreakpoints } from "../../solutions/s13_caching/cache.ts";
 import { Plan, staleReminder, todoTool } from "../../solutions/s14_planning/plan.ts";
 import { DEFAULT_MAX_TOKENS, REMIND_AFTER, system, withTool, type RecoveredOutcome, type RunOptions as PlanningOptions } from "../../solutions/s14_planning/agent.ts";
-import { MAX_DEPTH, taskTool, type ChildRun } from "./task-tool.ts";
+import { MAX_DEPTH, saveChildren, taskTool, type ChildRun } from "./task-tool.ts";
 
 export { system, DEFAULT_MAX_TOKENS, type RecoveredOutcome };
 
@@ -170,16 +169,6 @@ export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts
   }
 }
 // #endregion loop
-
-/** Writes each child's transcript beside the parent's run log: .course/runs/<run>/<child>.json. */
-export function saveChildren(dir: string, children: ChildRun[]): string[] {
-  mkdirSync(dir, { recursive: true });
-  return children.map((c) => {
-    const file = join(dir, `${c.id}-depth${c.depth}.json`);
-    writeFileSync(file, JSON.stringify({ description: c.description, depth: c.depth, outcome: c.outcome ? describeOutcome(c.outcome) : c.error, messages: c.history }, null, 1));
-    return file;
-  });
-}
 
 /** The default task on a scratch copy of the sample repository. */
 export const demo = (llm: Llm, task = S15_TASK) =>

@@ -12,6 +12,8 @@
  * tool is read-only for s03's batches), and two children that could write would race. A child
  * never gets a tool its parent does not have, and below `maxDepth` there is no task tool at all.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { z } from "zod";
 import { ToolError } from "../../runtime/tools/files.ts";
@@ -131,3 +133,13 @@ export function taskTool(opts: TaskToolOptions): CheckedTool {
   });
 }
 // #endregion task-tool
+
+/** Writes each child's transcript beside the parent's run log: .course/runs/<run>/<child>.json. */
+export function saveChildren(dir: string, children: ChildRun[]): string[] {
+  mkdirSync(dir, { recursive: true });
+  return children.map((c) => {
+    const file = join(dir, `${c.id}-depth${c.depth}.json`);
+    writeFileSync(file, JSON.stringify({ description: c.description, depth: c.depth, outcome: c.outcome ? describeOutcome(c.outcome) : c.error, messages: c.history }, null, 1));
+    return file;
+  });
+}
