@@ -32,6 +32,34 @@ describe("the scripted model's answers", () => {
     expect(callOf(m)).toMatchObject({ name, input });
   });
 
+  it.each([
+    ["What do the notes say about releases?", "releases"],
+    ["search the notes for on-call", "on-call"],
+    ["笔记里关于发布说了什么？", "release"],
+  ])("a question about the team's notes (%j) searches an MCP notes server for %j, whatever the server is called", async (prompt, query) => {
+    const m = await ask(prompt, ["bash", "mcp__team__search", "mcp__team__read_note"]);
+    expect(callOf(m)).toMatchObject({ name: "mcp__team__search", input: { query } });
+    // Without such a server, the same question is not mistaken for another intent.
+    const none = await ask(prompt, ["bash"]);
+    expect(callOf(none)).toBeUndefined();
+  });
+
+  it("a notes conversation reads the first hit, then answers quoting it; no hit is said so", async () => {
+    const { client } = scriptedLlm({}, { maxRetries: 0 });
+    const tools = [tool("mcp__notes__search"), tool("mcp__notes__read_note")];
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "what do our notes say about releases?" }];
+    const answers = ["releases: Releases", "# Releases\n\nWe release on Tuesdays."];
+    for (const out of answers) {
+      const m = await client.messages.create({ model: "m", max_tokens: 500, tools, messages: history });
+      history.push({ role: "assistant", content: m.content }, { role: "user", content: [{ type: "tool_result", tool_use_id: callOf(m)!.id, content: out }] });
+    }
+    const reads = history[3]!.content as Anthropic.ContentBlockParam[];
+    expect(reads.find((b) => b.type === "tool_use")).toMatchObject({ name: "mcp__notes__read_note", input: { id: "releases" } });
+    const last = await client.messages.create({ model: "m", max_tokens: 500, tools, messages: history });
+    expect(last.stop_reason).toBe("end_turn");
+    expect(last.content).toEqual([{ type: "text", text: expect.stringContaining("We release on Tuesdays.") }]);
+  });
+
   it("anything else, or no suitable tool: the honest offline notice, end_turn", async () => {
     for (const [prompt, tools] of [["write me a sonnet about the sea", ["bash"]], ["list the files", []]] as const) {
       const m = await ask(prompt, [...tools]);

@@ -4,12 +4,13 @@
  * answer that this is the offline model and how to use a real one.
  */
 import type { Reply, Scenario, TurnContext } from "../types.ts";
+import { notesReply } from "./notes.ts";
 import { call, firstLines, say, text } from "./script.ts";
 
 export const OFFLINE_NOTICE =
   "I am the scripted model (offline), not a real language model. I can answer this course's own " +
   "lesson tasks and a few requests: list the files, read a file (\"read README.md\"), run a command " +
-  "(\"run `ls -la`\"), run the tests. For anything else, put ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL " +
+  "(\"run `ls -la`\"), run the tests, and (with the example MCP notes server) questions about the team's notes. For anything else, put ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL " +
   "for a compatible endpoint) in .env and run again.";
 
 type Intent = { name: string; input: Record<string, unknown>; say: string };
@@ -54,6 +55,9 @@ export const intents: Scenario = {
   id: "intents",
   title: "Free-form prompts: a few recognised intents, else an honest offline notice",
   reply(ctx): Reply {
+    // A question about the team's notes, with an MCP notes server connected (s17, the final agent).
+    const notes = notesReply(ctx);
+    if (notes) return notes;
     if (ctx.step === 0 || ctx.results.length === 0) {
       const intent = intentOf(ctx);
       if (!intent) return say(OFFLINE_NOTICE);
