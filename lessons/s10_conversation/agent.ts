@@ -17,9 +17,9 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
 import { selectModel, type Llm } from "../../runtime/client.ts";
-import { runMain, todo } from "../../runtime/lesson.ts";
+import { runMain, scratchFor, todo } from "../../runtime/lesson.ts";
 import { printTurnEnd, say } from "../../runtime/print.ts";
-import { S10_FOLLOW_UP, S10_TASK } from "../../runtime/tasks.ts";
+import { S10_FOLLOW_UP, S10_TASK, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
 import type { EventSink } from "../../solutions/s09_observability/events.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import { runAgent, type RunOptions } from "../../solutions/s09_observability/agent.ts";
@@ -60,9 +60,10 @@ export function replOver<O extends { signal?: AbortSignal; onEvent?: EventSink }
 export const createRepl = replOver<RunOptions>(runAgent);
 // #endregion repl
 
-/** The default conversation: a question, a follow-up that needs the first answer, saved. */
+/** The default conversation, on a scratch copy of the sample repository: a question, a follow-up that needs the first answer, saved. */
 export async function demo(llm: Llm): Promise<Anthropic.MessageParam[]> {
-  const repl = createRepl(llm, { dir: mkdtempSync(join(tmpdir(), "s10-sessions-")), name: "demo" });
+  const root = await scratchFor(SAMPLE_REPOSITORY);
+  const repl = createRepl(llm, { dir: mkdtempSync(join(tmpdir(), "s10-sessions-")), name: "demo", agent: { root } });
   for (const line of [S10_TASK, S10_FOLLOW_UP, "/save"]) await repl.handle(line);
   return repl.history;
 }
