@@ -35,12 +35,12 @@ export interface RunOptions extends SkilledOptions {
   onMcpProblem?: (problem: string) => void;
 }
 
+// #region loop
 /** NEW: the MCP servers' tools beside the others; their calls go to the servers (children get none: they are not read-only). */
 export const mcpTools =
   (servers: McpServers): Extension =>
   () => ({ tools: (tools) => new McpRegistry(tools, servers) });
 
-// #region loop
 /** The run: the MCP servers started, s16's loop with their tools, the servers stopped however the loop ended. */
 export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
   // NEW: servers live as long as the run: started here, closed in `finally` (done, stopped or thrown).
