@@ -67,6 +67,7 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
     const limit = guard.check();
     if (limit) return events.stop(limit);
 
+    // What this turn sends: the system prompt, the tools and the history (a later lesson sends a changed copy).
     const prompt = extend.request({ system: extend.system(system(ctx.root)), tools: registry.definitions(), messages: history });
     // Read-only calls of this turn may start while the answer is still streaming.
     let early = new EarlyStart(registry, ctx);
