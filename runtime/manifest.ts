@@ -210,7 +210,7 @@ export const LESSONS: Lesson[] = [
       "withCacheBreakpoints: tools.map((t, i) => i === tools.length - 1 ? { ...t, cache_control: EPHEMERAL } : t); system as [{ type: \"text\", text, cache_control }]; " +
         "const messages = [...prompt.messages]; messages[newest] = markLastBlock(messages[newest]) (and the user message before the previous one). " +
         "markLastBlock copies: const blocks = typeof content === \"string\" ? [{ type: \"text\", text: content }] : [...content]; blocks[last] = marked(blocks[last]). " +
-        "In the loop: const request = { model, max_tokens: maxTokens, ...(opts.cache === false ? prompt : withCacheBreakpoints(prompt)) }.",
+        "In agent.ts, the request hook: (prompt) => (opts.cache === false ? prompt : withCacheBreakpoints(prompt)).",
     ],
   },
   {
@@ -225,7 +225,7 @@ export const LESSONS: Lesson[] = [
         "How do you keep a stale plan from being recalled on every single turn?",
       "Plan.update: const doing = items.filter((i) => i.status === \"in_progress\"); if (doing.length > 1) throw new ToolError(`… work on one at a time … The plan was not changed.`); then this.list = …; this.touchedAt = turn; return this.render(). " +
         "staleReminder: if (plan.open === 0 || turn - Math.max(plan.touchedAt, plan.remindedAt) < after) return null; plan.remindedAt = turn; return `<reminder>…${plan.render()}</reminder>`. " +
-        "In the loop: const reminder = staleReminder(plan, guard.turns, opts.remindAfter ?? REMIND_AFTER); history.push({ role: \"user\", content: reminder ? [...results, { type: \"text\", text: reminder }] : results }).",
+        "In agent.ts, the answer hook: const reminder = staleReminder(plan, guard.turns, opts.remindAfter ?? REMIND_AFTER); return reminder ? [...results, { type: \"text\", text: reminder }] : results.",
     ],
   },
   {
@@ -238,8 +238,8 @@ export const LESSONS: Lesson[] = [
       "What should the child see of the parent's conversation, and what should the parent see of the child's? If a child's tool_use reached the parent's history, what would the API say? " +
         "Who pays for a child's tokens, and when should the parent learn of them: at the end, or as they are spent? " +
         "What stops an agent that always delegates from delegating forever?",
-      "In the loop: const spend = (n) => { guard.used += n; opts.onTokens?.(n) }; after guard.count(response): opts.onTokens?.(tokensOf(response.usage)); " +
-        "the registry gets the task tool only when depth < maxDepth: new ObservedRegistry(depth < maxDepth ? withTool(own, task) : own, …). " +
+      "In agent.ts's hooks: const spend = (n) => { guard.used += n; opts.onTokens?.(n) }; counted: (response) => opts.onTokens?.(tokensOf(response.usage)); " +
+        "the tools hook adds the task tool only when depth < maxDepth: return depth < maxDepth ? withTool(own, task) : own. " +
         "In taskTool's run: refuse tools not in the parent's read-only ones; runChild([{ role: \"user\", content: prompt }], { registry: subset, guards: { ...CHILD_GUARDS, tokenBudget: share }, signal: ctx.signal, depth: depth + 1, onTokens }); " +
         "a child whose outcome is not done → throw new ToolError(`… did not finish: ${describeOutcome(outcome)}`); else return its final text.",
     ],
@@ -256,7 +256,7 @@ export const LESSONS: Lesson[] = [
         "A broken SKILL.md among fifty: should the agent refuse to start, or say which one and go on?",
       "parseSkill: const m = /^---\\r?\\n([\\s\\S]*?)\\r?\\n---\\r?\\n?([\\s\\S]*)$/.exec(text); data = parse(m[1]) (yaml); FrontMatter.safeParse(data); return { name, description, body: m[2].trim(), file }. " +
         "skillsPrompt: [\"\", \"Skills: … load_skill …\", ...skills.map((s) => `- ${s.name}: ${s.description}`)].join(\"\\n\"). " +
-        "load_skill: skills.find((s) => s.name === name) ?? throw new ToolError(`no skill is named …; the skills are: …`). In the loop: system: system(root) + skillsPrompt(skills).",
+        "load_skill: skills.find((s) => s.name === name) ?? throw new ToolError(`no skill is named …; the skills are: …`). In agent.ts, the system hook: (text) => text + skillsPrompt(skills).",
     ],
   },
   {
@@ -271,7 +271,7 @@ export const LESSONS: Lesson[] = [
         "The loop can end in three ways (done, stopped, an exception): in which of them must the servers' processes stop?",
       "toolName: `mcp__${server}__${tool}`.replace(/[^a-zA-Z0-9_-]/g, \"_\").slice(0, 128). " +
         "toToolResult: text → { type: \"text\", text }; image with a known mimeType → { type: \"image\", source: { type: \"base64\", media_type: mimeType, data } }; else a short text; never empty; is_error: result.isError === true. " +
-        "runAgent: try { return await agentLoop(llm, history, { ...opts, ...(started ? { mcp: started } : {}) }) } finally { await started?.close() }.",
+        "runAgent: try { return await skilledLoop(llm, history, { ...opts, extensions }) } finally { await started?.close() }.",
     ],
   },
 ];

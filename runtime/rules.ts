@@ -285,6 +285,97 @@ export const RULES = {
     ["The behaviour the test's name describes.", "Read the test's name and the lesson's TODO for that part; run `npm run hint` for guiding questions."],
     ["测试名称所描述的行为。", "阅读测试名称和课程中该部分的 TODO；运行 `npm run hint` 获取引导问题。"],
   ),
+  // ── Part II (s13–s17): the loop delegating and reaching out. Kept together, at the end. ──
+  "cache-placement": r(
+    "lesson",
+    ["Every request marks the last tool, the system prompt and the newest message with cache_control; the message markers move forward each turn.", "Mark a copy of each request: the last tool definition, the system prompt as a text block, the newest message's last block (and the user message before the previous one)."],
+    ["每个请求都给最后一个工具、系统提示和最新的消息加上 cache_control；消息上的标记每轮向前移动。", "在每个请求的副本上加标记：最后一个工具定义、作为文本块的系统提示、最新消息的最后一个块（以及上上条之前的那条 user 消息）。"],
+  ),
+  "cache-max-four": r(
+    "lesson",
+    ["A request carries at most four cache_control markers: the API refuses a fifth.", "Place the markers afresh on a copy of every request (two fixed, two that move), so old ones never add up."],
+    ["一个请求最多带四个 cache_control 标记：API 会拒绝第五个。", "每个请求都在副本上重新放标记（两个固定、两个移动），旧标记就不会累积。"],
+  ),
+  "cache-not-in-history": r(
+    "lesson",
+    ["Cache markers go on the request, never into the history: the transcript is the same with caching as without.", "Build the request's system, tools and messages as new arrays with marked copies of the blocks; leave `history` untouched."],
+    ["缓存标记放在请求上，绝不放进 history：有无缓存，记录都相同。", "用新数组和加了标记的块副本构造请求的 system、tools 和 messages；不要改动 `history`。"],
+  ),
+  "plan-one-in-progress": r(
+    "lesson",
+    ["The plan keeps at most one item in progress; a list that breaks a rule is answered with is_error and the old plan stays.", "Check the model's whole list before it replaces the plan; throw a ToolError that names the rule, and keep the old list."],
+    ["计划中最多只有一项处于进行中；违反规则的列表以 is_error 回答，旧计划保持不变。", "在模型的整份列表替换计划之前先检查它；抛出说明规则的 ToolError，并保留旧列表。"],
+  ),
+  "plan-reminder": r(
+    "lesson",
+    ["A plan left untouched for N turns is recalled once, in a text block after that turn's tool results; not every turn, and not when nothing is open.", "Remind only when the plan has open items and N turns passed since it was written or last recalled; put the text after every tool_result of the message."],
+    ["计划 N 轮未更新时提醒一次，放在该轮工具结果之后的文本块中；不是每轮都提醒，没有未完成项时也不提醒。", "只在计划有未完成项、且距上次写入或提醒已过 N 轮时提醒；把文本放在消息中所有 tool_result 之后。"],
+  ),
+  "subagent-isolation": r(
+    "lesson",
+    ["A child runs on a fresh history holding only its prompt; only its final answer returns, as the task call's tool_result.", "Start the child's history with [{ role: \"user\", content: prompt }]; return the text of its last answer, and keep its transcript apart."],
+    ["子循环在只含其提示的全新 history 上运行；只有它的最终回答作为 task 调用的 tool_result 返回。", "子循环的 history 以 [{ role: \"user\", content: prompt }] 开始；返回它最后回答的文本，它的记录单独保存。"],
+  ),
+  "subagent-tools": r(
+    "lesson",
+    ["A child gets only the tools it is given, and only read-only ones its parent has; any other is refused with is_error, nothing run.", "Check the names asked for against the parent's read-only tools before the child starts; build the child's registry from those names only."],
+    ["子循环只能拿到分配给它的工具，且只能是父循环拥有的只读工具；其他的以 is_error 拒绝，什么都不运行。", "子循环开始前，把请求的名称与父循环的只读工具对照；只用这些名称构造子循环的注册表。"],
+  ),
+  "subagent-errors": r(
+    "lesson",
+    ["A child that stops on a guard or fails becomes an is_error result, never an exception in the parent.", "Catch the child's failure and turn it, and any outcome but done, into a ToolError that says why."],
+    ["因保护机制停止或失败的子循环变成 is_error 结果，绝不在父循环中抛出异常。", "捕获子循环的失败，把它以及除 done 以外的任何结果转成说明原因的 ToolError。"],
+  ),
+  "subagent-budget": r(
+    "lesson",
+    ["The parent's budget counts every token its children spend, as they spend it, cache tokens included.", "Pass each response's tokensOf(usage) up through onTokens, and add what a child spends to the parent's guard.used."],
+    ["父循环的预算统计子循环花掉的每个 token，边花边算，包括缓存 token。", "通过 onTokens 把每个响应的 tokensOf(usage) 向上传，并把子循环的花费加到父循环的 guard.used。"],
+  ),
+  "subagent-depth": r(
+    "lesson",
+    ["Agents nest at most maxDepth deep: an agent at maxDepth gets no task tool.", "Add the task tool only while depth < maxDepth; a child runs at its parent's depth + 1."],
+    ["代理最多嵌套 maxDepth 层：处于 maxDepth 的代理没有 task 工具。", "只在 depth < maxDepth 时添加 task 工具；子循环的深度是父循环的 depth + 1。"],
+  ),
+  "skill-front-matter": r(
+    "lesson",
+    ["A SKILL.md's front matter is parsed as YAML and checked (name, description); a broken file is reported by name and left out.", "Split the front matter at its \"---\" lines, parse it with the yaml library, check it with the zod schema, and throw a SkillError that names the file."],
+    ["SKILL.md 的 front matter 按 YAML 解析并检查（name、description）；损坏的文件按名称报告并略过。", "在 \"---\" 行处分出 front matter，用 yaml 库解析，用 zod schema 检查，并抛出指明文件的 SkillError。"],
+  ),
+  "skills-disclosure": r(
+    "lesson",
+    ["The system prompt lists each skill's name and description, never its body: bodies come from load_skill, on demand.", "Append one line per skill (name: description) to the system prompt; return the body only from the load_skill tool."],
+    ["系统提示只列出每个技能的名称和描述，绝不包含正文：正文按需由 load_skill 返回。", "在系统提示后每个技能追加一行（名称: 描述）；正文只从 load_skill 工具返回。"],
+  ),
+  "skill-load": r(
+    "lesson",
+    ["load_skill returns the body of the skill asked for; an unknown name is an is_error result listing the skills there are.", "Look the name up among the skills; return its body, or throw a ToolError with the list of names."],
+    ["load_skill 返回所请求技能的正文；未知名称返回 is_error 结果并列出现有技能。", "在技能中查找该名称；返回它的正文，或抛出附带名称列表的 ToolError。"],
+  ),
+  "mcp-tools": r(
+    "lesson",
+    ["An MCP server's tools reach the API as mcp__<server>__<tool>, with the server's own JSON Schema and a name the API accepts.", "Name each tool mcp__<server>__<tool> (only a-z, A-Z, 0-9, _ and -, at most 128 characters) and pass its inputSchema as input_schema."],
+    ["MCP 服务器的工具以 mcp__<server>__<tool> 的名称、服务器自己的 JSON Schema 提供给 API，名称须为 API 接受的格式。", "把每个工具命名为 mcp__<server>__<tool>（只用 a-z、A-Z、0-9、_ 和 -，最多 128 个字符），并把 inputSchema 作为 input_schema。"],
+  ),
+  "mcp-results": r(
+    "lesson",
+    ["An MCP result becomes a tool_result: text and images as blocks, isError as is_error, never empty.", "Map each content item to a text or image block, set is_error when isError is true, and say something when there is no content."],
+    ["MCP 结果转成 tool_result：文本和图片成为块，isError 成为 is_error，内容绝不为空。", "把每个内容项映射为文本或图片块，isError 为 true 时设置 is_error，没有内容时也要写点说明。"],
+  ),
+  "mcp-errors": r(
+    "lesson",
+    ["A server that hangs, crashes or does not start is an is_error result or a reported problem, never an exception in the loop.", "Give each call a time limit, catch the client's errors and turn them into is_error results; report a server that did not start and go on."],
+    ["挂起、崩溃或无法启动的服务器成为 is_error 结果或被报告的问题，绝不在循环中抛出异常。", "给每个调用设置时间限制，捕获客户端错误并转成 is_error 结果；报告无法启动的服务器，然后继续。"],
+  ),
+  "mcp-close": r(
+    "lesson",
+    ["The MCP servers a run started are stopped when it ends: done, stopped by a guard, or thrown.", "Run the loop inside try { … } finally { await servers.close() }."],
+    ["一次运行启动的 MCP 服务器在运行结束时停止：完成、被保护机制停止或抛出异常都一样。", "把循环放进 try { … } finally { await servers.close() }。"],
+  ),
+  "final-agent": r(
+    "lesson",
+    ["`npm run agent` runs the latest loop: a task done offline exits 0; a bad flag or config is one line and exit 2.", "Check the flags before the run; on a UsageError or a config error print its message and return exit code 2."],
+    ["`npm run agent` 运行最新的循环：离线完成任务时退出码为 0；错误的参数或配置输出一行并以 2 退出。", "运行前检查参数；遇到 UsageError 或配置错误时打印其信息并返回退出码 2。"],
+  ),
 } satisfies Record<string, RuleEntry>;
 
 export type RuleId = keyof typeof RULES;

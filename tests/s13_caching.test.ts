@@ -13,7 +13,7 @@ import { z } from "zod";
 import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
 import { S13_TASK } from "../runtime/tasks.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { ROOT, driveLoop, loadLesson, scripted } from "../runtime/testing.ts";
+import { ROOT, RuleError, assertProperty, driveLoop, errorText, loadLesson, scripted } from "../runtime/testing.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
@@ -38,9 +38,16 @@ type Options = NonNullable<Parameters<Agent["runAgent"]>[2]>;
 async function runLoop(llm: Llm, history: Anthropic.MessageParam[], opts: Options) {
   let sent = 0;
   const outcome = await driveLoop(llm, history, async () => {
-    const o = await lesson.runAgent(llm, history, opts);
-    sent = llm.scripted.exchanges.length;
-    return o;
+    try {
+      const o = await lesson.runAgent(llm, history, opts);
+      sent = llm.scripted.exchanges.length;
+      return o;
+    } catch (e) {
+      // The API's answer to a fifth marker: say where markers pile up, not only that it refused.
+      if (/maximum of 4 blocks with cache_control/i.test(errorText(e)))
+        throw new RuleError("cache-max-four", `request ${llm.scripted.exchanges.length} was refused (${errorText(e)}): markers left in the history add up turn after turn. Mark a copy of each request instead.`, { cause: e });
+      throw e;
+    }
   });
   const exchanges = llm.scripted.exchanges.slice(0, sent);
   return { outcome, requests: exchanges.map((e) => e.request as Request), responses: exchanges.flatMap((e) => (e.response ? [e.response] : [])) };
@@ -74,17 +81,17 @@ function longSession(turns: number, size = 2_000) {
 describe("s13 breakpoints on every request: tools and system once, the newest message each turn", () => {
   it("marks the last tool, the system prompt and the newest message of every request, with at most 4 markers", async () => {
     const { requests, outcome } = await defaultRun();
-    expect(outcome.status).toBe("done");
-    expect(requests.length, "the default task takes several turns").toBeGreaterThanOrEqual(4);
+    expect(outcome.status, `[typed-outcome] the default task ends "done" (it ended ${outcome.status})`).toBe("done");
+    expect(requests.length, "[cache-placement] test setup: the default task takes several turns").toBeGreaterThanOrEqual(4);
     requests.forEach((r, n) => {
       const where = `request ${n + 1} of ${requests.length}`;
-      expect(cache.countBreakpoints(r), `${where}: the API takes at most 4 cache_control markers`).toBeLessThanOrEqual(4);
+      expect(cache.countBreakpoints(r), `[cache-max-four] ${where}: the API takes at most 4 cache_control markers`).toBeLessThanOrEqual(4);
       const tools = r.tools ?? [];
-      expect(isMarked(tools[tools.length - 1]), `${where}: mark the LAST tool definition, so all the tools are cached`).toBe(true);
-      expect(tools.slice(0, -1).some(isMarked), `${where}: one marker covers every tool before it: mark only the last`).toBe(false);
-      expect(Array.isArray(r.system) && isMarked((r.system as unknown[]).at(-1)), `${where}: the system prompt goes out as a text block with cache_control`).toBe(true);
+      expect(isMarked(tools[tools.length - 1]), `[cache-placement] ${where}: mark the LAST tool definition, so all the tools are cached`).toBe(true);
+      expect(tools.slice(0, -1).some(isMarked), `[cache-placement] ${where}: one marker covers every tool before it: mark only the last`).toBe(false);
+      expect(Array.isArray(r.system) && isMarked((r.system as unknown[]).at(-1)), `[cache-placement] ${where}: the system prompt goes out as a text block with cache_control`).toBe(true);
       const newest = r.messages[r.messages.length - 1]!;
-      expect(isMarked(blocks(newest).at(-1)), `${where}: the newest message's last block carries the moving marker`).toBe(true);
+      expect(isMarked(blocks(newest).at(-1)), `[cache-placement] ${where}: the newest message's last block carries the moving marker`).toBe(true);
     });
   });
 
@@ -93,13 +100,13 @@ describe("s13 breakpoints on every request: tools and system once, the newest me
     const llm = scripted({ scenario });
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "Read every chunk." }];
     const { requests } = await runLoop(llm, history, { registry, guards: { maxRepeats: 100 } });
-    expect(requests).toHaveLength(13);
+    expect(requests.length, "[cache-placement] test setup: 12 turns of reading, then the answer").toBe(13);
     requests.forEach((r, n) => {
       const last = r.messages.length - 1;
       const allowed = [last, last - 2].filter((i) => i >= 0);
       const extra = markedMessages(r).filter((i) => !allowed.includes(i));
-      expect(extra, `request ${n + 1}: messages ${extra.join(", ")} still carry a marker from an earlier turn (markers must move, not pile up)`).toEqual([]);
-      expect(cache.countBreakpoints(r)).toBeLessThanOrEqual(4);
+      expect(extra, `[cache-placement] request ${n + 1}: messages ${extra.join(", ")} still carry a marker from an earlier turn (markers must move, not pile up)`).toEqual([]);
+      expect(cache.countBreakpoints(r), `[cache-max-four] request ${n + 1} carries ${cache.countBreakpoints(r)} cache_control markers: at most 4`).toBeLessThanOrEqual(4);
     });
   });
 });
@@ -109,11 +116,11 @@ describe("s13 the transcript is unchanged by caching", () => {
     const cached = await defaultRun();
     const plain = await defaultRun({ cache: false });
     const marked = cached.history.flatMap((m, i) => (blocks(m).some(isMarked) ? [i] : []));
-    expect(marked, `messages ${marked.join(", ")} of the history hold a cache_control marker: put markers on a copy of the request, not on the history`).toEqual([]);
+    expect(marked, `[cache-not-in-history] messages ${marked.join(", ")} of the history hold a cache_control marker: put markers on a copy of the request, not on the history`).toEqual([]);
     // Tool-use ids differ between the runs (they are random on the real API): compare without them.
     const shape = (h: Anthropic.MessageParam[]) => JSON.parse(JSON.stringify(h).replace(/"toolu_[A-Za-z0-9]+"/g, '"toolu"')) as unknown;
-    expect(shape(cached.history)).toEqual(shape(plain.history));
-    expect(plain.requests.every((r) => cache.countBreakpoints(r) === 0), "cache: false sends no marker at all").toBe(true);
+    expect(shape(cached.history), "[cache-not-in-history] the transcript with caching differs from the one without: caching changes the requests, never what the history holds").toEqual(shape(plain.history));
+    expect(plain.requests.every((r) => cache.countBreakpoints(r) === 0), "[cache-placement] cache: false sends no marker at all").toBe(true);
   });
 
   it("withCacheBreakpoints changes nothing it is given, and marks a copy (any history shape)", () => {
@@ -122,20 +129,21 @@ describe("s13 the transcript is unchanged by caching", () => {
       fc.record({ type: fc.constant("tool_result" as const), tool_use_id: fc.constant("toolu_1"), content: fc.string({ minLength: 1 }) }),
     );
     const message = fc.record({ role: fc.constantFrom("user" as const, "assistant" as const), content: fc.oneof(fc.string({ minLength: 1 }), fc.array(block, { minLength: 1, maxLength: 4 })) });
-    fc.assert(
+    assertProperty(
       fc.property(fc.array(message, { minLength: 1, maxLength: 12 }), fc.nat(3), fc.boolean(), (messages, ntools, asBlocks) => {
         const tools: Anthropic.Tool[] = Array.from({ length: ntools }, (_, i) => ({ name: `t${i}`, input_schema: { type: "object" } }));
         const system = asBlocks ? [{ type: "text" as const, text: "You are an agent." }] : "You are an agent.";
         const prompt = { system, tools, messages };
         const before = structuredClone(prompt);
         const out = cache.withCacheBreakpoints(prompt);
-        expect(prompt, "withCacheBreakpoints must not change the history, tools or system it is given").toEqual(before);
-        expect(cache.countBreakpoints(out)).toBeLessThanOrEqual(4);
-        expect(isMarked(blocks(out.messages[out.messages.length - 1]!).at(-1)), "the newest message's last block is marked").toBe(true);
+        expect(prompt, "[cache-not-in-history] withCacheBreakpoints must not change the history, tools or system it is given").toEqual(before);
+        expect(cache.countBreakpoints(out), "[cache-max-four] withCacheBreakpoints returned more than 4 markers").toBeLessThanOrEqual(4);
+        expect(isMarked(blocks(out.messages[out.messages.length - 1]!).at(-1)), "[cache-placement] the newest message's last block is marked").toBe(true);
         const plain = (m: Anthropic.MessageParam) => JSON.parse(JSON.stringify(typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content).replace(/,"cache_control":\{"type":"ephemeral"\}/g, "")) as unknown;
-        expect(out.messages.map(plain), "the request's messages say the same as the history, markers aside").toEqual(messages.map(plain));
+        expect(out.messages.map(plain), "[cache-not-in-history] the request's messages say the same as the history, markers aside").toEqual(messages.map(plain));
       }),
       { numRuns: 200 },
+      "cache-not-in-history",
     );
   });
 });
@@ -147,10 +155,10 @@ describe("s13 a long session reads more and more from the cache", () => {
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "Read every chunk." }];
     const { responses } = await runLoop(llm, history, { registry, guards: { maxRepeats: 100 } });
     const shares = responses.map((m) => cache.cacheReadShare(m.usage));
-    expect(shares[0], "the first turn has nothing cached yet").toBe(0);
+    expect(shares[0], "[cache-placement] the first turn has nothing cached yet").toBe(0);
     for (let t = 2; t < shares.length; t++)
-      expect(shares[t]!, `turn ${t + 1} read ${(shares[t]! * 100).toFixed(0)}% from the cache, turn ${t} ${(shares[t - 1]! * 100).toFixed(0)}%: each turn should read what the last one wrote`).toBeGreaterThanOrEqual(shares[t - 1]! - 0.01);
-    expect(shares.at(-1)!, "by the end nearly all of the input is read from the cache").toBeGreaterThan(0.85);
+      expect(shares[t]!, `[cache-placement] turn ${t + 1} read ${(shares[t]! * 100).toFixed(0)}% from the cache, turn ${t} ${(shares[t - 1]! * 100).toFixed(0)}%: each turn should read what the last one wrote`).toBeGreaterThanOrEqual(shares[t - 1]! - 0.01);
+    expect(shares.at(-1)!, "[cache-placement] by the end nearly all of the input is read from the cache: the newest message must carry the moving marker").toBeGreaterThan(0.85);
   });
 
   it("the budget counts the cache tokens: cached turns report input_tokens of almost nothing", async () => {
@@ -158,8 +166,8 @@ describe("s13 a long session reads more and more from the cache", () => {
     const llm = scripted({ scenario });
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "Read every chunk." }];
     const { outcome, responses } = await runLoop(llm, history, { registry, guards: { tokenBudget: 8_000, maxRepeats: 100 } });
-    expect(outcome.status === "stopped" && outcome.reason, "a budget of 8 000 tokens is spent long before 30 turns of 500 tokens each").toBe("token_budget");
+    expect(outcome.status === "stopped" && outcome.reason, "[guard-budget] a budget of 8 000 tokens is spent long before 30 turns of 500 tokens each, once cache reads and writes count").toBe("token_budget");
     const fresh = responses.reduce((n, m) => n + m.usage.input_tokens + m.usage.output_tokens, 0);
-    expect(fresh, "test setup: without cache tokens the budget would never be reached").toBeLessThan(8_000);
+    expect(fresh, "[guard-budget] test setup: without cache tokens the budget would never be reached").toBeLessThan(8_000);
   });
 });

@@ -14,7 +14,7 @@ import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
 import { S14_STEPS } from "../runtime/scripted/scenarios/s14_planning.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { S14_TASK } from "../runtime/tasks.ts";
-import { ROOT, driveLoop, loadLesson, scripted } from "../runtime/testing.ts";
+import { ROOT, assertProperty, driveLoop, loadLesson, scripted } from "../runtime/testing.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
@@ -40,8 +40,8 @@ function expectRemindersAfterResults(history: Anthropic.MessageParam[]) {
     const blocks = blocksOf(history[i]!);
     const firstText = blocks.findIndex((b) => b.type === "text");
     const lastResult = blocks.map((b) => b.type).lastIndexOf("tool_result");
-    expect(lastResult, `messages[${i}]: the reminder must ride in the user message of the turn's tool results, not in a message of its own`).toBeGreaterThanOrEqual(0);
-    expect(firstText, `messages[${i}]: the reminder text comes AFTER every tool_result block (the API refuses text before them)`).toBeGreaterThan(lastResult);
+    expect(lastResult, `[plan-reminder] messages[${i}]: the reminder must ride in the user message of the turn's tool results, not in a message of its own`).toBeGreaterThanOrEqual(0);
+    expect(firstText, `[results-first] messages[${i}]: the reminder text comes AFTER every tool_result block (the API refuses text before them)`).toBeGreaterThan(lastResult);
   }
 }
 
@@ -79,11 +79,11 @@ describe("s14 the default task: a plan, kept up to date, on the sample repositor
     const root = keep(await scratchCopy(`${ROOT}/examples/login-service`));
     const history: Anthropic.MessageParam[] = [{ role: "user", content: S14_TASK }];
     const outcome = await driveLoop(llm, history, () => lesson.runAgent(llm, history, { root, plan, approve: refuseAll }));
-    expect(outcome.status).toBe("done");
-    expect(reminders(history), "one reminder, in the results of the 4th turn (the plan was written in the 1st)").toEqual([8]);
+    expect(outcome.status, `[typed-outcome] the default task ends "done" (it ended ${outcome.status})`).toBe("done");
+    expect(reminders(history), "[plan-reminder] one reminder, in the results of the 4th turn (the plan was written in the 1st)").toEqual([8]);
     expectRemindersAfterResults(history);
-    expect(plan.items.map((i) => i.content)).toEqual(S14_STEPS);
-    expect(plan.items.every((i) => i.status === "completed"), "the loop's plan is the model's last list").toBe(true);
+    expect(plan.items.map((i) => i.content), "[plan-one-in-progress] the loop's plan holds the steps of the model's last list").toEqual(S14_STEPS);
+    expect(plan.items.every((i) => i.status === "completed"), "[plan-one-in-progress] the loop's plan is the model's last list").toBe(true);
   });
 });
 
@@ -94,16 +94,16 @@ describe("s14 the reminder: after N untouched turns, after the results, not ever
     const at = reminders(history);
     expectRemindersAfterResults(history);
     // The plan is written in turn 1; the results of turn t are messages[2t].
-    expect(at[0], `with remindAfter ${n}, the first reminder belongs in the results of turn ${1 + n} (messages[${2 * (1 + n)}])`).toBe(2 * (1 + n));
-    for (let k = 1; k < at.length; k++) expect(at[k]! - at[k - 1]!, "a reminder is not repeated every turn: wait N turns again").toBeGreaterThanOrEqual(2 * n);
+    expect(at[0], `[plan-reminder] with remindAfter ${n}, the first reminder belongs in the results of turn ${1 + n} (messages[${2 * (1 + n)}])`).toBe(2 * (1 + n));
+    for (let k = 1; k < at.length; k++) expect(at[k]! - at[k - 1]!, "[plan-reminder] a reminder is not repeated every turn: wait N turns again").toBeGreaterThanOrEqual(2 * n);
   });
 
   it("no reminder when there is no plan, or when every item is completed", async () => {
     const { registry } = busyModel(6);
     const noPlan: Scenario = { id: "test-no-plan", title: "never plans", reply: (ctx) => (ctx.step < 6 ? { content: [call("read_chunk", { n: ctx.step })] } : say("Done.")) };
-    expect(reminders((await run(noPlan, { registry, remindAfter: 2 })).history)).toEqual([]);
+    expect(reminders((await run(noPlan, { registry, remindAfter: 2 })).history), "[plan-reminder] no plan was written: there is nothing to remind of").toEqual([]);
     const finished = busyModel(6, [{ content: "Everything", status: "completed" }]);
-    expect(reminders((await run(finished.scenario, { registry: finished.registry, remindAfter: 2 })).history)).toEqual([]);
+    expect(reminders((await run(finished.scenario, { registry: finished.registry, remindAfter: 2 })).history), "[plan-reminder] every item is completed: no reminder").toEqual([]);
   });
 });
 
@@ -122,23 +122,24 @@ describe("s14 the list: at most one item in progress; a bad list is refused and 
   it("answers two items in_progress with is_error, keeps the old plan, and takes the next good list", async () => {
     const { history, plan } = await run(writer(lists));
     const result = (i: number) => (history[i]!.content as Anthropic.ToolResultBlockParam[])[0]!;
-    expect(result(2).is_error ?? false).toBe(false);
-    expect(result(4).is_error, "two items in_progress: the todo call is answered with is_error").toBe(true);
-    expect(JSON.stringify(result(4).content), "the error says which rule: one item in progress at a time").toMatch(/in_progress/);
-    expect(plan.items).toEqual(lists[2]);
+    expect(result(2).is_error ?? false, "[plan-one-in-progress] a list with one item in progress is taken (no is_error)").toBe(false);
+    expect(result(4).is_error, "[plan-one-in-progress] two items in_progress: the todo call is answered with is_error").toBe(true);
+    expect(JSON.stringify(result(4).content), "[plan-one-in-progress] the error says which rule: one item in progress at a time").toMatch(/in_progress/);
+    expect(plan.items, "[plan-one-in-progress] the plan is the last good list").toEqual(lists[2]);
   });
 
   it("property: after any sequence of lists, the plan is the last good one, with at most one item in progress", async () => {
     const item = fc.record({ content: fc.constantFrom("a", "b", "c", "d"), status: fc.constantFrom("pending" as const, "in_progress" as const, "completed" as const) });
     const good = (l: Item[]) => l.filter((i) => i.status === "in_progress").length <= 1 && new Set(l.map((i) => i.content)).size === l.length;
-    await fc.assert(
+    await assertProperty(
       fc.asyncProperty(fc.array(fc.array(item, { maxLength: 4 }), { minLength: 1, maxLength: 5 }), async (seq) => {
         const { plan } = await run(writer(seq), { guards: { maxRepeats: 100 } });
         const expected = [...seq].reverse().find(good) ?? [];
-        expect(plan.items.filter((i) => i.status === "in_progress").length).toBeLessThanOrEqual(1);
-        expect(plan.items).toEqual(expected);
+        expect(plan.items.filter((i) => i.status === "in_progress").length, "[plan-one-in-progress] the plan holds more than one item in progress").toBeLessThanOrEqual(1);
+        expect(plan.items, "[plan-one-in-progress] the plan is not the last good list the model sent").toEqual(expected);
       }),
       { numRuns: 25 },
+      "plan-one-in-progress",
     );
   });
 });

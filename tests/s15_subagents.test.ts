@@ -52,19 +52,19 @@ describe("s15 the default task: two subagents at once, only their answers come b
   it("runs both children concurrently, each on a fresh history, and explains from their answers", async () => {
     const llm = scripted({ latencyMs: 60 });
     const { outcome, history, children } = await run(llm, S15_TASK, { root: await sample() });
-    expect(outcome.status).toBe("done");
-    expect(history.map((m) => m.role), "the parent's history: the task, one turn with two task calls, their two results, the answer").toEqual(["user", "assistant", "user", "assistant"]);
+    expect(outcome.status, `[typed-outcome] the default task ends "done" (it ended ${outcome.status})`).toBe("done");
+    expect(history.map((m) => m.role), "[subagent-isolation] the parent's history: the task, one turn with two task calls, their two results, the answer").toEqual(["user", "assistant", "user", "assistant"]);
     const results = resultsOf(history[2]!);
-    expect(results.map((r) => r.is_error ?? false)).toEqual([false, false]);
-    expect(textOfResult(results[0]!), "the tool_result is the child's final answer").toMatch(/src\/login\.js line \d+/);
-    expect(children).toHaveLength(2);
+    expect(results.map((r) => r.is_error ?? false), "[subagent-errors] both children finish: neither task call is an is_error result").toEqual([false, false]);
+    expect(textOfResult(results[0]!), "[subagent-isolation] the tool_result is the child's final answer").toMatch(/src\/login\.js line \d+/);
+    expect(children.length, "[subagent-isolation] two task calls, two children handed to onChild").toBe(2);
     for (const c of children) {
-      expect(c.history[0], `${c.id}: a child starts on a fresh history holding only its prompt`).toMatchObject({ role: "user" });
-      expect(c.history.length, `${c.id}: its own turns stay in its own transcript`).toBeGreaterThanOrEqual(4);
-      expect(await transcriptProblems(llm, c.history), `${c.id}'s transcript must be valid and sendable on its own`).toBeNull();
+      expect(c.history[0], `[subagent-isolation] ${c.id}: a child starts on a fresh history holding only its prompt`).toMatchObject({ role: "user" });
+      expect(c.history.length, `[subagent-isolation] ${c.id}: its own turns stay in its own transcript`).toBeGreaterThanOrEqual(4);
+      expect(await transcriptProblems(llm, c.history), `[sendable-again] ${c.id}'s transcript must be valid and sendable on its own`).toBeNull();
     }
     const [a, b] = [...children].sort((x, y) => x.startedAt - y.startedAt);
-    expect(b!.startedAt, "independent tasks run at the same time: the second child starts before the first ends").toBeLessThan(a!.endedAt);
+    expect(b!.startedAt, "[concurrency] independent tasks run at the same time: the second child starts before the first ends").toBeLessThan(a!.endedAt);
   });
 
   it("no child block ever appears in the parent's history", async () => {
@@ -73,9 +73,9 @@ describe("s15 the default task: two subagents at once, only their answers come b
     const parentIds = idsIn(history);
     for (const c of children) {
       const leaked = [...idsIn(c.history)].filter((id) => parentIds.has(id));
-      expect(leaked, `${c.id}'s tool calls leaked into the parent's history: only its final answer belongs there`).toEqual([]);
+      expect(leaked, `[subagent-isolation] ${c.id}'s tool calls leaked into the parent's history: only its final answer belongs there`).toEqual([]);
     }
-    expect(history.length).toBe(4);
+    expect(history.length, "[subagent-isolation] the parent's history holds the task, one turn of task calls, their results and the answer: 4 messages").toBe(4);
   });
 });
 
@@ -98,8 +98,8 @@ describe("s15 a child's limits: its tools, its guards, its failures", () => {
       const llm = scripted({ scenario: delegating("Look around.", tools) });
       const { history, children } = await run(llm, "Delegate.");
       const r = resultsOf(history[2]!)[0]!;
-      expect(r.is_error, `tools ${JSON.stringify(tools)}: the task call is answered with is_error`).toBe(true);
-      expect(children, "no child was started").toHaveLength(0);
+      expect(r.is_error, `[subagent-tools] tools ${JSON.stringify(tools)}: the task call is answered with is_error`).toBe(true);
+      expect(children.length, `[subagent-tools] tools ${JSON.stringify(tools)}: no child may be started`).toBe(0);
     }
   });
 
@@ -108,12 +108,12 @@ describe("s15 a child's limits: its tools, its guards, its failures", () => {
     await run(llm, "Delegate.");
     const parentTools = new Set(requestsOf(llm, "Delegate.")[0]!.tools!.map((t) => t.name));
     const childRequests = requestsOf(llm, "Look around.");
-    expect(childRequests.length).toBeGreaterThan(0);
+    expect(childRequests.length, "[subagent-isolation] the child's own requests start with its prompt").toBeGreaterThan(0);
     for (const r of childRequests) {
       const names = (r.tools ?? []).map((t) => t.name);
-      expect(names.filter((n) => !parentTools.has(n)), "a child's tools are all its parent's").toEqual([]);
-      expect(names, "the child has the tool it was given").toContain("list_files");
-      expect(names, "and not the ones it was not given").not.toContain("read_file");
+      expect(names.filter((n) => !parentTools.has(n)), "[subagent-tools] a child's tools are all its parent's").toEqual([]);
+      expect(names, "[subagent-tools] the child has the tool it was given").toContain("list_files");
+      expect(names, "[subagent-tools] and not the ones it was not given").not.toContain("read_file");
     }
   });
 
@@ -129,21 +129,21 @@ describe("s15 a child's limits: its tools, its guards, its failures", () => {
     };
     const llm = scripted({ scenario: looping });
     const { outcome, history, children } = await run(llm, "Delegate.");
-    expect(outcome.status, "the parent is not stopped by its child's guard").toBe("done");
+    expect(outcome.status, "[subagent-errors] the parent is not stopped by its child's guard").toBe("done");
     const r = resultsOf(history[2]!)[0]!;
-    expect(r.is_error, "a child stopped by a guard (repeated_call) is an is_error result").toBe(true);
-    expect(textOfResult(r)).toMatch(/repeated_call|stopped/);
-    expect(await transcriptProblems(llm, children[0]!.history), "the stopped child's transcript is still valid").toBeNull();
+    expect(r.is_error, "[subagent-errors] a child stopped by a guard (repeated_call) is an is_error result").toBe(true);
+    expect(textOfResult(r), "[subagent-errors] the is_error result says how the child stopped").toMatch(/repeated_call|stopped/);
+    expect(await transcriptProblems(llm, children[0]!.history), "[sendable-again] the stopped child's transcript is still valid").toBeNull();
   });
 
   it("a child whose requests fail becomes an is_error result, not an exception in the parent", async () => {
     // Every request of the child gets a 500 (the parent's requests are answered).
     const llm = scripted({ scenario: delegating("Look around."), faults: (_i, body) => (JSON.stringify((body as { messages: unknown[] }).messages[0]).includes("Look around.") ? { kind: "server_error" } : null) });
     const { outcome, history } = await run(llm, "Delegate.");
-    expect(outcome.status).toBe("done");
+    expect(outcome.status, "[subagent-errors] a child whose requests fail does not stop its parent").toBe("done");
     const r = resultsOf(history[2]!)[0]!;
-    expect(r.is_error).toBe(true);
-    expect(textOfResult(r)).toMatch(/subagent/);
+    expect(r.is_error, "[subagent-errors] a child whose requests fail is an is_error result").toBe(true);
+    expect(textOfResult(r), "[subagent-errors] the is_error result says the subagent failed").toMatch(/subagent/);
   });
 });
 
@@ -159,14 +159,14 @@ describe("s15 the parent's budget", () => {
     const child = usageOf(probe, "Look around.");
     const childAll = child.reduce((n, u) => n + all(u), 0);
     const childPlain = child.reduce((n, u) => n + u.input_tokens + u.output_tokens, 0);
-    expect(childAll - childPlain, "test setup: the child's requests are cached").toBeGreaterThan(200);
+    expect(childAll - childPlain, "[subagent-budget] test setup: the child's requests are cached").toBeGreaterThan(200);
     // A budget the parent alone (and the child without its cache tokens) stays under: with all of
     // the child's tokens, it is spent before the parent's second request.
     const budget = all(parentFirst) + childPlain + Math.floor((childAll - childPlain) / 2);
-    expect(all(parentFirst) * 2, "test setup: the parent alone has room for its second turn").toBeLessThan(budget);
+    expect(all(parentFirst) * 2, "[subagent-budget] test setup: the parent alone has room for its second turn").toBeLessThan(budget);
     const llm = scripted({ scenario: delegating("Look around.") });
     const { outcome } = await run(llm, "Delegate.", { guards: { tokenBudget: budget } });
-    expect(outcome.status === "stopped" && outcome.reason, `a budget of ${budget}: the parent spent ${all(parentFirst)}, its child ${childAll} (${childAll - childPlain} of it cache)`).toBe("token_budget");
+    expect(outcome.status === "stopped" && outcome.reason, `[subagent-budget] a budget of ${budget}: the parent spent ${all(parentFirst)}, its child ${childAll} (${childAll - childPlain} of it cache)`).toBe("token_budget");
   });
 
 });
@@ -184,11 +184,11 @@ describe("s15 how deep agents nest", () => {
     for (const maxDepth of [1, 2, 3]) {
       const llm = scripted({ scenario: recursive });
       const { outcome, children } = await run(llm, "Go deep.", { maxDepth });
-      expect(outcome.status).toBe("done");
-      expect(Math.max(...children.map((c) => c.depth)), `maxDepth ${maxDepth}: the deepest child runs at depth ${maxDepth}, and has no task tool`).toBe(maxDepth);
+      expect(outcome.status, `[subagent-depth] maxDepth ${maxDepth}: agents that always delegate still finish`).toBe("done");
+      expect(Math.max(...children.map((c) => c.depth)), `[subagent-depth] maxDepth ${maxDepth}: the deepest child runs at depth ${maxDepth}, and has no task tool`).toBe(maxDepth);
     }
     const llm = scripted({ scenario: recursive });
     const { children } = await run(llm, "Go deep.");
-    expect(Math.max(...children.map((c) => c.depth))).toBe(MAX_DEPTH);
+    expect(Math.max(...children.map((c) => c.depth)), `[subagent-depth] by default the deepest child runs at MAX_DEPTH (${MAX_DEPTH})`).toBe(MAX_DEPTH);
   });
 });

@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import { call, say } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { S16_TASK, SKILLS_EXAMPLE } from "../runtime/tasks.ts";
-import { ROOT, driveLoop, loadLesson, scripted } from "../runtime/testing.ts";
+import { ROOT, driveLoop, errorText, loadLesson, rule, scripted } from "../runtime/testing.ts";
 import { estimateTokens } from "../runtime/tokens.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
@@ -51,8 +51,16 @@ async function firstSystemPrompt(list: readonly import("../solutions/s16_skills/
 
 describe("s16 SKILL.md: front matter parsed with a YAML library, checked, bad files reported", () => {
   it("reads name, description and body (quoted values, comments and multi-line descriptions too)", () => {
-    const s = skills.parseSkill('---\n# a comment\nname: "deploy"\ndescription: >-\n  Ships the service:\n  build, test, release.\n---\n\n# Deploy\nDo it.\n', "x/SKILL.md");
-    expect(s).toMatchObject({ name: "deploy", description: "Ships the service: build, test, release.", body: "# Deploy\nDo it." });
+    const file = '---\n# a comment\nname: "deploy"\ndescription: >-\n  Ships the service:\n  build, test, release.\n---\n\n# Deploy\nDo it.\n';
+    let s: ReturnType<Skills["parseSkill"]> | undefined;
+    let error: unknown;
+    try {
+      s = skills.parseSkill(file, "x/SKILL.md");
+    } catch (e) {
+      error = e;
+    }
+    rule(!error, "skill-front-matter", () => `a valid SKILL.md (a comment, a quoted name, a folded description) was refused: ${errorText(error)}. Parse the front matter with the yaml library, not by hand.`);
+    expect(s, "[skill-front-matter] name, description (a folded block, joined) and the body, trimmed, read from a valid SKILL.md").toMatchObject({ name: "deploy", description: "Ships the service: build, test, release.", body: "# Deploy\nDo it." });
   });
 
   it.each([
@@ -61,9 +69,9 @@ describe("s16 SKILL.md: front matter parsed with a YAML library, checked, bad fi
     ["no description", "---\nname: deploy\n---\nbody\n", /description/],
     ["a bad name", "---\nname: Deploy It!\ndescription: x\n---\nbody\n", /name/],
   ])("refuses %s with a message that names the file and the fix", (_what, text, why) => {
-    expect(() => skills.parseSkill(text, "skills/x/SKILL.md"), "a SkillError (loadSkills reports those and goes on)").toThrow(skills.SkillError);
-    expect(() => skills.parseSkill(text, "skills/x/SKILL.md")).toThrow(why);
-    expect(() => skills.parseSkill(text, "skills/x/SKILL.md")).toThrow(/skills\/x\/SKILL\.md/);
+    expect(() => skills.parseSkill(text, "skills/x/SKILL.md"), "[skill-front-matter] a SkillError (loadSkills reports those and goes on)").toThrow(skills.SkillError);
+    expect(() => skills.parseSkill(text, "skills/x/SKILL.md"), `[skill-front-matter] the SkillError says what is wrong (${String(why)})`).toThrow(why);
+    expect(() => skills.parseSkill(text, "skills/x/SKILL.md"), "[skill-front-matter] the SkillError names the file").toThrow(/skills\/x\/SKILL\.md/);
   });
 
   it("loadSkills keeps the good skills and reports the broken ones, without a crash", () => {
@@ -73,10 +81,10 @@ describe("s16 SKILL.md: front matter parsed with a YAML library, checked, bad fi
     mkdirSync(join(dir, "twin"));
     writeFileSync(join(dir, "twin", "SKILL.md"), "---\nname: skill-0\ndescription: the same name again\n---\nx\n");
     const { skills: found, problems } = skills.loadSkills(dir);
-    expect(found.map((s) => s.name)).toEqual(["skill-0", "skill-1"]);
-    expect(problems.join("\n")).toMatch(/broken\/SKILL\.md/);
-    expect(problems.join("\n")).toMatch(/skill-0/);
-    expect(skills.loadSkills(join(dir, "nope")).problems.join("")).toMatch(/no such folder/);
+    expect(found.map((s) => s.name), "[skill-front-matter] the good skills load; a broken file and a second skill-0 are left out").toEqual(["skill-0", "skill-1"]);
+    expect(problems.join("\n"), "[skill-front-matter] the broken SKILL.md is reported by its path").toMatch(/broken\/SKILL\.md/);
+    expect(problems.join("\n"), "[skill-front-matter] the duplicate name is reported").toMatch(/skill-0/);
+    expect(skills.loadSkills(join(dir, "nope")).problems.join(""), "[skill-front-matter] a missing folder is reported, not thrown").toMatch(/no such folder/);
   });
 });
 
@@ -85,11 +93,11 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
     const list = skills.loadSkills(skillDir(3)).skills;
     const { system, tools } = await firstSystemPrompt(list);
     for (const s of list) {
-      expect(system, `the system prompt lists "${s.name}" with its description`).toContain(s.name);
-      expect(system).toContain(s.description);
+      expect(system, `[skills-disclosure] the system prompt lists "${s.name}" with its description`).toContain(s.name);
+      expect(system, `[skills-disclosure] the system prompt lists the description of "${s.name}"`).toContain(s.description);
     }
-    expect(system, "no skill's body belongs in the system prompt: load_skill returns it when asked").not.toMatch(/BODY-MARKER/);
-    expect(tools, "the model gets the load_skill tool").toContain("load_skill");
+    expect(system, "[skills-disclosure] no skill's body belongs in the system prompt: load_skill returns it when asked").not.toMatch(/BODY-MARKER/);
+    expect(tools, "[skill-load] the model gets the load_skill tool").toContain("load_skill");
   });
 
   it("the prompt stays small: 50 skills cost it about 50 short lines, not 50 bodies", async () => {
@@ -97,8 +105,8 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
     const fifty = await firstSystemPrompt(skills.loadSkills(skillDir(50)).skills);
     const grew = estimateTokens(fifty.system) - estimateTokens(one.system);
     const bodies = 49 * estimateTokens("x".repeat(6_000));
-    expect(grew, `49 more skills added ${grew} tokens to the system prompt (their bodies are ${bodies}): list names and descriptions only`).toBeLessThan(49 * 40);
-    expect(grew, "and every one of them is listed").toBeGreaterThan(49 * 5);
+    expect(grew, `[skills-disclosure] 49 more skills added ${grew} tokens to the system prompt (their bodies are ${bodies}): list names and descriptions only`).toBeLessThan(49 * 40);
+    expect(grew, "[skills-disclosure] and every one of them is listed").toBeGreaterThan(49 * 5);
   });
 
   it("load_skill returns the body of the skill asked for; an unknown name is is_error listing the skills", async () => {
@@ -112,10 +120,10 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "Load them." }];
     await driveLoop(llm, history, () => lesson.runAgent(llm, history, { skills: list, approve: refuseAll }));
     const [good, bad] = history[2]!.content as Anthropic.ToolResultBlockParam[];
-    expect(JSON.stringify(good!.content)).toContain("BODY-MARKER-1");
-    expect(good!.is_error ?? false).toBe(false);
-    expect(bad!.is_error).toBe(true);
-    expect(JSON.stringify(bad!.content)).toMatch(/skill-0.*skill-1/);
+    expect(JSON.stringify(good!.content), "[skill-load] load_skill returns the body of the skill asked for").toContain("BODY-MARKER-1");
+    expect(good!.is_error ?? false, "[skill-load] loading a skill that exists is not an error").toBe(false);
+    expect(bad!.is_error, "[skill-load] an unknown skill name is an is_error result").toBe(true);
+    expect(JSON.stringify(bad!.content), "[skill-load] and it lists the skills there are").toMatch(/skill-0.*skill-1/);
   });
 
   it("the default task loads the release-notes skill and writes NOTES.md in its format", async () => {
@@ -123,8 +131,8 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
     const llm = scripted();
     const history: Anthropic.MessageParam[] = [{ role: "user", content: S16_TASK }];
     const outcome = await driveLoop(llm, history, () => lesson.runAgent(llm, history, { root, approve: refuseAll, skills: skills.loadSkills(SKILLS_EXAMPLE).skills }));
-    expect(outcome.status).toBe("done");
+    expect(outcome.status, `[typed-outcome] the default task ends "done" (it ended ${outcome.status})`).toBe("done");
     const notes = readFileSync(join(root, "NOTES.md"), "utf8");
-    expect(notes).toMatch(/^## 1\.2\.1\n\n### Fixed\n- Fixed /);
+    expect(notes, "[skill-load] NOTES.md follows the release-notes skill's format (the skill's body reached the model)").toMatch(/^## 1\.2\.1\n\n### Fixed\n- Fixed /);
   });
 });

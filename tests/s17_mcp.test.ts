@@ -63,13 +63,13 @@ async function gone(pid: number, ms = 10_000): Promise<boolean> {
 describe("s17 the example MCP server's tools, through the loop", () => {
   it("offers them as mcp__notes__<tool> with the input the server describes, calls them, and answers", async () => {
     const { llm, history, outcome } = await runWith("s17_mcp", { mcpServers: notesConfig() }, S17_TASK);
-    expect(outcome.status).toBe("done");
+    expect(outcome.status, `[typed-outcome] the default task ends "done" (it ended ${outcome.status})`).toBe("done");
     const tools = (llm.scripted.exchanges[0]!.request as { tools: Anthropic.Tool[] }).tools;
     const search = tools.find((t) => t.name === "mcp__notes__search");
-    expect(search, "the server's search tool is offered as mcp__notes__search").toBeDefined();
-    expect(search!.input_schema, "with the server's own JSON Schema").toMatchObject({ type: "object", properties: { query: { type: "string" } }, required: ["query"] });
-    expect(tools.every((t) => API_TOOL_NAME.test(t.name)), "every tool name is one the API accepts").toBe(true);
-    expect(textOf(resultsOf(history[4]!)[0]!)).toMatch(/locks after 3 failed logins/);
+    expect(search, "[mcp-tools] the server's search tool is offered as mcp__notes__search").toBeDefined();
+    expect(search!.input_schema, "[mcp-tools] with the server's own JSON Schema").toMatchObject({ type: "object", properties: { query: { type: "string" } }, required: ["query"] });
+    expect(tools.every((t) => API_TOOL_NAME.test(t.name)), "[mcp-tools] every tool name is one the API accepts").toBe(true);
+    expect(textOf(resultsOf(history[4]!)[0]!), "[mcp-results] the note the server returned reaches the model as the tool_result's text").toMatch(/locks after 3 failed logins/);
   });
 
   it("stops the server's process when the run ends, done or stopped by a guard", async () => {
@@ -77,7 +77,7 @@ describe("s17 the example MCP server's tools, through the loop", () => {
       const pidFile = join(keep(mkdtempSync(join(tmpdir(), "mcp-pid-"))), "pid");
       await runWith("s17_mcp", { mcpServers: notesConfig({ MCP_NOTES_PIDFILE: pidFile }), guards }, S17_TASK);
       const pid = Number(readFileSync(pidFile, "utf8"));
-      expect(await gone(pid), `the server's process (pid ${pid}) must be stopped when the run ends`).toBe(true);
+      expect(await gone(pid), `[mcp-close] the server's process (pid ${pid}) must be stopped when the run ends`).toBe(true);
     }
   });
 
@@ -89,11 +89,11 @@ describe("s17 the example MCP server's tools, through the loop", () => {
     };
     const { history } = await runWith(scenario, { mcpServers: notesConfig() });
     const [diagram, unknown, invalid] = resultsOf(history[2]!);
-    expect(diagram!.is_error ?? false).toBe(false);
-    expect(Array.isArray(diagram!.content) && diagram!.content.map((b) => b.type), "text and image content become text and image blocks").toEqual(["text", "image"]);
-    expect(unknown!.is_error, "a result the server marks isError is an is_error tool_result").toBe(true);
-    expect(textOf(unknown!)).toMatch(/No note has the id "nope"/);
-    expect(invalid!.is_error, "input the server refuses is an is_error result too").toBe(true);
+    expect(diagram!.is_error ?? false, "[mcp-results] a result the server does not mark isError is not is_error").toBe(false);
+    expect(Array.isArray(diagram!.content) && diagram!.content.map((b) => b.type), "[mcp-results] text and image content become text and image blocks").toEqual(["text", "image"]);
+    expect(unknown!.is_error, "[mcp-results] a result the server marks isError is an is_error tool_result").toBe(true);
+    expect(textOf(unknown!), "[mcp-results] with the server's own words").toMatch(/No note has the id "nope"/);
+    expect(invalid!.is_error, "[mcp-errors] input the server refuses is an is_error result too").toBe(true);
   });
 });
 
@@ -108,56 +108,57 @@ describe("s17 a server that fails is an is_error result with a clear message, ne
       },
     };
     const { history, outcome } = await runWith(scenario, { mcpServers: notesConfig({ MCP_NOTES_FAULTS: "1" }), mcpCallTimeoutMs: 500 });
-    expect(outcome.status, "the loop survives its server").toBe("done");
+    expect(outcome.status, "[mcp-errors] the loop survives its server").toBe("done");
     const [hang, crash, after] = [2, 4, 6].map((i) => resultsOf(history[i]!)[0]!);
-    expect(hang!.is_error, "a hung call is is_error").toBe(true);
-    expect(textOf(hang!), "and says the server did not answer in time").toMatch(/did not answer|time/i);
-    expect(crash!.is_error, "a crash during the call is is_error").toBe(true);
-    expect(textOf(crash!), "and says the server stopped").toMatch(/stopped|ended|closed|not running/i);
-    expect(after!.is_error, "a call to a server that is gone is is_error").toBe(true);
-    expect(textOf(after!)).toMatch(/not running|stopped|closed/i);
+    expect(hang!.is_error, "[mcp-errors] a hung call is is_error").toBe(true);
+    expect(textOf(hang!), "[mcp-errors] and says the server did not answer in time").toMatch(/did not answer|time/i);
+    expect(crash!.is_error, "[mcp-errors] a crash during the call is is_error").toBe(true);
+    expect(textOf(crash!), "[mcp-errors] and says the server stopped").toMatch(/stopped|ended|closed|not running/i);
+    expect(after!.is_error, "[mcp-errors] a call to a server that is gone is is_error").toBe(true);
+    expect(textOf(after!), "[mcp-errors] and says the server is not running").toMatch(/not running|stopped|closed/i);
   });
 
   it("a server that does not start is reported, and the run goes on without its tools", async () => {
     const problems: string[] = [];
     const scenario: Scenario = { id: "test-mcp-none", title: "answers", reply: (ctx) => say(`tools: ${ctx.tools.filter((t) => t.startsWith("mcp__")).join(",") || "none"}`) };
     const { outcome, llm } = await runWith(scenario, { mcpServers: { broken: { command: "/definitely/not/a/command" } }, onMcpProblem: (p) => problems.push(p) });
-    expect(outcome.status).toBe("done");
-    expect(problems.join("\n"), "the problem names the server").toMatch(/broken/);
-    expect((llm.scripted.exchanges[0]!.request as { tools: Anthropic.Tool[] }).tools.some((t) => t.name.startsWith("mcp__broken"))).toBe(false);
+    expect(outcome.status, "[mcp-errors] a server that does not start does not stop the run").toBe("done");
+    expect(problems.join("\n"), "[mcp-errors] the problem names the server").toMatch(/broken/);
+    expect((llm.scripted.exchanges[0]!.request as { tools: Anthropic.Tool[] }).tools.some((t) => t.name.startsWith("mcp__broken")), "[mcp-errors] a server that did not start offers no tools").toBe(false);
   });
 });
 
 describe("s17 the pieces: config, names, results", () => {
   it("readMcpConfig reads the mcpServers format and refuses a bad file with a message that says what is wrong", () => {
     const config = mcp.readMcpConfig(MCP_EXAMPLE_CONFIG);
-    expect(Object.keys(config)).toEqual(["notes"]);
-    expect(() => mcp.readMcpConfig("/definitely/not/here.json")).toThrow(/no such file/);
+    expect(Object.keys(config), "[final-agent] the example config has one server, notes").toEqual(["notes"]);
+    expect(() => mcp.readMcpConfig("/definitely/not/here.json"), "[final-agent] a missing config file: the message says so").toThrow(/no such file/);
     const dir = keep(mkdtempSync(join(tmpdir(), "mcp-config-")));
     const write = (name: string, text: string) => {
       const file = join(dir, name);
       writeFileSync(file, text);
       return file;
     };
-    expect(() => mcp.readMcpConfig(write("bad.json", "{ not json"))).toThrow(/not valid JSON/);
-    expect(() => mcp.readMcpConfig(write("shape.json", JSON.stringify({ servers: {} })))).toThrow(/mcpServers/);
-    expect(() => mcp.readMcpConfig(write("cmd.json", JSON.stringify({ mcpServers: { x: { args: [] } } })))).toThrow(/command/);
+    expect(() => mcp.readMcpConfig(write("bad.json", "{ not json")), "[final-agent] a config that is not JSON: the message says so").toThrow(/not valid JSON/);
+    expect(() => mcp.readMcpConfig(write("shape.json", JSON.stringify({ servers: {} }))), "[final-agent] a config without mcpServers: the message names it").toThrow(/mcpServers/);
+    expect(() => mcp.readMcpConfig(write("cmd.json", JSON.stringify({ mcpServers: { x: { args: [] } } }))), "[final-agent] a server without a command: the message names it").toThrow(/command/);
   });
 
   it("toolName namespaces the tool and keeps to the characters and length the API allows", () => {
-    expect(mcp.toolName("notes", "search")).toBe("mcp__notes__search");
-    for (const [server, tool] of [["my.server", "do thing/now"], ["s", "t".repeat(300)]] as const) expect(mcp.toolName(server, tool)).toMatch(API_TOOL_NAME);
+    expect(mcp.toolName("notes", "search"), "[mcp-tools] the notes server's search tool is mcp__notes__search").toBe("mcp__notes__search");
+    for (const [server, tool] of [["my.server", "do thing/now"], ["s", "t".repeat(300)]] as const)
+      expect(mcp.toolName(server, tool), `[mcp-tools] toolName(${JSON.stringify(server)}, ${JSON.stringify(tool.slice(0, 20))}…) must keep to a-z A-Z 0-9 _ - and 128 characters`).toMatch(API_TOOL_NAME);
   });
 
   it("toToolResult maps text, image, isError, unknown and empty content", () => {
     const r = mcp.toToolResult("toolu_1", { content: [{ type: "text", text: "hi" }, { type: "image", data: "AAAA", mimeType: "image/png" }, { type: "audio", data: "x", mimeType: "audio/wav" }] });
-    expect(r).toMatchObject({ type: "tool_result", tool_use_id: "toolu_1" });
-    expect((r.content as Array<{ type: string }>).map((b) => b.type)).toEqual(["text", "image", "text"]);
-    expect(r.is_error ?? false).toBe(false);
+    expect(r, "[mcp-results] a tool_result for the call's id").toMatchObject({ type: "tool_result", tool_use_id: "toolu_1" });
+    expect((r.content as Array<{ type: string }>).map((b) => b.type), "[mcp-results] text → text block, image → image block, other content → a short text").toEqual(["text", "image", "text"]);
+    expect(r.is_error ?? false, "[mcp-results] no isError: not is_error").toBe(false);
     const failed = mcp.toToolResult("toolu_2", { content: [], isError: true });
-    expect(failed.is_error).toBe(true);
-    expect(textOf(failed).length, "an is_error result is never empty (the API refuses that)").toBeGreaterThan(0);
-    expect(textOf(mcp.toToolResult("toolu_3", { content: [] }))).not.toBe("");
+    expect(failed.is_error, "[mcp-results] isError: true → is_error: true").toBe(true);
+    expect(textOf(failed).length, "[mcp-results] an is_error result is never empty (the API refuses that)").toBeGreaterThan(0);
+    expect(textOf(mcp.toToolResult("toolu_3", { content: [] })), "[mcp-results] no content: a text that says there was no output").not.toBe("");
   });
 });
 
@@ -168,8 +169,8 @@ describe("s17 the pieces: config, names, results", () => {
 function agentProcess(cwd: string, args: string[]) {
   const script = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.agent as string;
   const [bin, file] = script.split(" ");
-  expect(bin).toBe("tsx");
-  expect(file, "npm run agent runs the latest lesson, s17").toMatch(/^solutions\/s17_mcp\//);
+  expect(bin, "[final-agent] npm run agent runs a lesson file with tsx").toBe("tsx");
+  expect(file, "[final-agent] npm run agent runs the latest lesson, s17").toMatch(/^solutions\/s17_mcp\//);
   const entry = join(ROOT, file!.replace(/^solutions\//, `${gradedTree()}/`));
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
   for (const name of ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "MODEL_ID"]) delete env[name];
@@ -177,30 +178,30 @@ function agentProcess(cwd: string, args: string[]) {
 }
 
 describe("s17 the final agent: npm run agent", () => {
-  it("solves seed 000's task offline, with approval refused (no --yes, no terminal), and exits 0", async () => {
+  it("solves the capstone's task offline, with approval refused (no --yes, no terminal), and exits 0", async () => {
     const dir = keep(await scratchCopy(join(ROOT, "examples", "login-service")));
     const { exitCode, history } = await program.run(["--workspace", dir, S12_TASK], { llm: scripted() });
-    expect(exitCode).toBe(0);
+    expect(exitCode, "[final-agent] a task done offline exits 0").toBe(0);
     const answer = JSON.stringify(history[history.length - 1]!.content);
-    expect(answer).toMatch(/src\/login\.js line \d+/);
-    expect(answer).toMatch(/off-by-one/);
+    expect(answer, "[final-agent] the answer names the line at fault").toMatch(/src\/login\.js line \d+/);
+    expect(answer, "[final-agent] and says what is wrong there").toMatch(/off-by-one/);
   });
 
   it("as a process: `npm run agent -- --mcp-config examples/mcp-notes/mcp.json \"…\"` uses a tool of the example MCP server offline, and exits 0", () => {
     const r = agentProcess(ROOT, ["--mcp-config", "examples/mcp-notes/mcp.json", S17_TASK]);
-    expect(r.stderr).not.toMatch(/Error:|at .*\.ts:\d+/);
-    expect(r.stdout, "the model called the server's tool").toContain("→ mcp__notes__search");
-    expect(r.stdout, "and answered from its note").toMatch(/locks after 3 failed logins/);
-    expect(r.status).toBe(0);
+    expect(r.stderr, "[final-agent] npm run agent wrote an error or a stack trace").not.toMatch(/Error:|at .*\.ts:\d+/);
+    expect(r.stdout, "[mcp-tools] the model called the server's tool").toContain("→ mcp__notes__search");
+    expect(r.stdout, "[mcp-results] and answered from its note").toMatch(/locks after 3 failed logins/);
+    expect(r.status, `[final-agent] npm run agent exited ${String(r.status)}, not 0`).toBe(0);
   });
 
   it("a bad --mcp-config or --skills is one line and exit 2; --help names both", async () => {
     const quiet = { llm: scripted() };
-    expect((await program.run(["--mcp-config", "nope.json", "hi"], quiet)).exitCode).toBe(2);
-    expect((await program.run(["--skills", "/definitely/not/here", "hi"], quiet)).exitCode).toBe(2);
-    expect((await program.run(["--mcp-config"], quiet)).exitCode).toBe(2);
-    expect(program.partTwoFlags(["--skills=dir", "-v", "--mcp-config", "f.json", "task"])).toEqual({ skills: "dir", mcpConfig: "f.json", rest: ["-v", "task"] });
-    expect(() => program.partTwoFlags(["--mcp-config", "--yes"])).toThrow(/needs a value/);
-    expect(program.AGENT_USAGE).toMatch(/--mcp-config FILE[\s\S]*--skills DIR/);
+    expect((await program.run(["--mcp-config", "nope.json", "hi"], quiet)).exitCode, "[final-agent] --mcp-config of a missing file: exit 2").toBe(2);
+    expect((await program.run(["--skills", "/definitely/not/here", "hi"], quiet)).exitCode, "[final-agent] --skills of a missing folder: exit 2").toBe(2);
+    expect((await program.run(["--mcp-config"], quiet)).exitCode, "[final-agent] --mcp-config without a value: exit 2").toBe(2);
+    expect(program.partTwoFlags(["--skills=dir", "-v", "--mcp-config", "f.json", "task"]), "[final-agent] --skills=dir and --mcp-config f.json are taken out; the rest is s12's").toEqual({ skills: "dir", mcpConfig: "f.json", rest: ["-v", "task"] });
+    expect(() => program.partTwoFlags(["--mcp-config", "--yes"]), "[final-agent] a flag where the value belongs: needs a value").toThrow(/needs a value/);
+    expect(program.AGENT_USAGE, "[final-agent] --help names both flags").toMatch(/--mcp-config FILE[\s\S]*--skills DIR/);
   });
 });

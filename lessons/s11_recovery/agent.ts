@@ -8,6 +8,7 @@
  * model_context_window_exceeded: the history is compacted, every tool_use/tool_result pair kept
  * whole (compact.ts), and the turn retried. An answer cut off by max_tokens in its text is kept
  * and continued; a cut-off tool call is never run but asked again with a larger limit.
+ * Part II changes this loop only through the hooks of extend.ts (none are used here).
  *
  * Run: npx tsx lessons/s11_recovery/agent.ts   (offline: the default task through every fault)
  *      npx tsx lessons/s11_recovery/agent.ts --chat   (the conversation of s10, now recovering)
@@ -32,6 +33,7 @@ import { RunEvents } from "../../solutions/s09_observability/events.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import { replOver } from "../../solutions/s10_conversation/agent.ts";
 import { conversation } from "../../solutions/s10_conversation/terminal.ts";
+import { Extensions, type Extension } from "./extend.ts";
 import { RETRIES, Recovery, isPromptTooLong, retryTurn, windowOf, type RecoveryLimits } from "./recovery.ts";
 
 export { system, DEFAULT_MAX_TOKENS };
@@ -39,6 +41,8 @@ export { system, DEFAULT_MAX_TOKENS };
 export interface RunOptions extends ObservedOptions {
   /** How hard the loop tries to recover (DEFAULT_RECOVERY). */
   recovery?: Partial<RecoveryLimits>;
+  /** Later lessons' changes to this loop (extend.ts), applied in order; none in this lesson. */
+  extensions?: readonly Extension[];
 }
 
 /** Why a run stopped, now also: the history could not be made to fit the context window. */
@@ -50,10 +54,12 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
   const guard = new RunGuards(opts.guards, opts.signal);
   const events = new RunEvents(model, opts.onEvent, () => guard.turns);
   const recovery = new Recovery(history, opts.recovery, opts.maxTokens ?? DEFAULT_MAX_TOKENS);
-  const tools = opts.registry ?? new SafeToolRegistry(safeTools({ workspace: opts.root ?? process.cwd(), approve: opts.approve ?? terminalApprover() }));
+  const ctx: ToolContext = { root: opts.root ?? process.cwd(), signal: guard.signal };
+  // A later lesson's change (extend.ts) is one hook at one step below: the tools, the request, the answer.
+  const extend = new Extensions(opts.extensions, { guard, root: ctx.root });
+  const tools = extend.tools(opts.registry ?? new SafeToolRegistry(safeTools({ workspace: ctx.root, approve: opts.approve ?? terminalApprover() })));
   // Every tool call, early or not, passes through here: ACT before it runs, OBSERVE after.
   const registry = events.observe(tools);
-  const ctx: ToolContext = { root: opts.root ?? process.cwd(), signal: guard.signal };
 
   while (true) {
     // The guards, before each request. Here history ends with a user message (the task or the
@@ -61,6 +67,8 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
     const limit = guard.check();
     if (limit) return events.stop(limit);
 
+    // What this turn sends: the system prompt, the tools and the history (a later lesson sends a changed copy).
+    const prompt = extend.request({ system: extend.system(system(ctx.root)), tools: registry.definitions(), messages: history });
     // Read-only calls of this turn may start while the answer is still streaming.
     let early = new EarlyStart(registry, ctx);
     const asked = Date.now();
@@ -71,14 +79,7 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
         () =>
           streamTurn(
             client,
-            {
-              model,
-              max_tokens: recovery.maxTokens,
-              system: system(ctx.root),
-              tools: registry.definitions(),
-              messages: history,
-              ...(opts.stopSequences ? { stop_sequences: opts.stopSequences } : {}),
-            },
+            { model, max_tokens: recovery.maxTokens, ...prompt, ...(opts.stopSequences ? { stop_sequences: opts.stopSequences } : {}) },
             early.listening(opts.stream),
             guard.signal,
           ),
@@ -110,6 +111,7 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
       throw e;
     }
     guard.count(response);
+    extend.counted(response);
     // s08: a turn that did not end with tool_use runs none of its calls: the early ones are stopped.
     if (response.stop_reason !== "tool_use") await early.settle();
     // THINK: the response, what it cost, how long it took; the run's totals grow by it.
@@ -140,7 +142,7 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
       answerNotRun(history, response, `the run stopped: ${repeated.detail}`);
       return events.stop(repeated);
     }
-    history.push({ role: "user", content: await early.results(calls) });
+    history.push({ role: "user", content: extend.answer(await early.results(calls), calls) });
   }
 }
 // #endregion loop

@@ -18,6 +18,7 @@
  * would pile up turn after turn, and the saved transcript would not be what the model said.
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import type { Prompt } from "../../solutions/s11_recovery/extend.ts";
 import { todo } from "../../runtime/lesson.ts";
 
 /** The API's limit on cache_control markers in one request. */
@@ -25,12 +26,8 @@ export const MAX_BREAKPOINTS = 4;
 
 export const EPHEMERAL: Anthropic.CacheControlEphemeral = { type: "ephemeral" };
 
-/** What a request re-sends every turn: the part a cache can hold. */
-export interface Prompt {
-  system: string | Anthropic.TextBlockParam[];
-  tools: Anthropic.ToolUnion[];
-  messages: Anthropic.MessageParam[];
-}
+/** What a request re-sends every turn (s11's loop hands it to the `request` hook): the part a cache can hold. */
+export type { Prompt };
 
 /** The request's prompt as it goes out: every field a copy, with the markers. */
 export interface CachedPrompt {

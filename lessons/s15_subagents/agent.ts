@@ -7,7 +7,8 @@
  * comes back, as the task call's tool_result; the child's transcript is its own, saved beside the
  * parent's. Several task calls in one turn run at the same time (read-only, s03). A child that
  * stops on a guard or fails is an is_error result; its tokens count in the parent's budget; agents
- * nest at most maxDepth deep.
+ * nest at most maxDepth deep. It reaches s14's loop as two hooks (s11's extend.ts): `tools` adds
+ * the task tool, `counted` passes every response's tokens up to the parent.
  *
  * Run: npx tsx lessons/s15_subagents/agent.ts ["your task"]    Check: npm run check s15
  * Your work is here (the budget a child spends, the depth) and in task-tool.ts (the child's run).
@@ -17,23 +18,13 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
 import { lesson, todo, transcriptOf } from "../../runtime/lesson.ts";
 import { dim, say } from "../../runtime/print.ts";
-import { CONTINUE_PROMPT, S15_TASK, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
-import type { ToolContext } from "../../solutions/s02_tool_dispatch/registry.ts";
-import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
-import { answerNotRun, appendResponse, describeOutcome } from "../../solutions/s05_stop_reasons/outcome.ts";
-import { afterResponse } from "../../solutions/s06_guards/agent.ts";
-import { RunGuards, tokensOf } from "../../solutions/s06_guards/guards.ts";
-import { refuseAll, terminalApprover } from "../../solutions/s07_safe_tools/approval.ts";
-import { EarlyStart } from "../../solutions/s08_streaming/early-tools.ts";
-import { streamTurn } from "../../solutions/s08_streaming/stream-turn.ts";
-import { ObservedRegistry, type EventSink } from "../../solutions/s09_observability/events.ts";
+import { S15_TASK, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
+import { describeOutcome } from "../../solutions/s05_stop_reasons/outcome.ts";
+import { tokensOf } from "../../solutions/s06_guards/guards.ts";
+import { refuseAll } from "../../solutions/s07_safe_tools/approval.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
-import { addTurn, emptyTotals, turnUsage } from "../../solutions/s09_observability/usage.ts";
-import { Recovery, isPromptTooLong, retryTurn, windowOf } from "../../solutions/s11_recovery/recovery.ts";
-import { capstoneTools } from "../../solutions/s12_guarded_agent/agent.ts";
-import { withCacheBreakpoints } from "../../solutions/s13_caching/cache.ts";
-import { Plan, staleReminder, todoTool } from "../../solutions/s14_planning/plan.ts";
-import { DEFAULT_MAX_TOKENS, REMIND_AFTER, system, withTool, type RecoveredOutcome, type RunOptions as PlanningOptions } from "../../solutions/s14_planning/agent.ts";
+import type { Extension } from "../../solutions/s11_recovery/extend.ts";
+import { runAgent as planningLoop, DEFAULT_MAX_TOKENS, system, withTool, type RecoveredOutcome, type RunOptions as PlanningOptions } from "../../solutions/s14_planning/agent.ts";
 import { MAX_DEPTH, saveChildren, taskTool, type ChildRun } from "./task-tool.ts";
 
 export { system, DEFAULT_MAX_TOKENS, type RecoveredOutcome };
@@ -50,123 +41,37 @@ export interface RunOptions extends PlanningOptions {
 }
 
 // #region loop
-/** The loop. `history` grows in place; returns how the run ended. */
-export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
-  const { client, model } = llm;
-  const emit: EventSink = opts.onEvent ?? (() => {});
-  const startedAt = Date.now();
-  let totals = emptyTotals();
-  const guard = new RunGuards(opts.guards, opts.signal);
-  const recovery = new Recovery(history, opts.recovery, opts.maxTokens ?? DEFAULT_MAX_TOKENS);
-  const root = opts.root ?? process.cwd();
-  const plan = opts.plan ?? new Plan();
-  const tools = opts.registry ?? new SafeToolRegistry(capstoneTools(root, opts.approve ?? terminalApprover()));
-  const own = withTool(tools, todoTool(plan, () => guard.turns));
-  // NEW: above maxDepth, a task tool: the same loop as a child, fresh history, some read-only tools,
-  // its own guards and a share of this budget. Its tokens count here as they are spent.
-  const depth = opts.depth ?? 0;
-  const maxDepth = opts.maxDepth ?? MAX_DEPTH;
-  const spend = (n: number): void => {
-    // TODO: a child spent n tokens: they count in this agent's budget (guard.used), and go on up
-    //       to this agent's own parent (opts.onTokens), as they are spent.
-    todo(`s15 spend: count a child's ${n} tokens here and in the parent's budget`);
-  };
-  const task = taskTool({ parent: own, guard, depth, spend, ...(opts.onChild ? { onChild: opts.onChild } : {}), runChild: (h, child) => runAgent(llm, h, { root, maxDepth, cache: opts.cache ?? true, ...(opts.onChild ? { onChild: opts.onChild } : {}), ...child }) });
-  // TODO: the task tool only while depth < maxDepth (an agent at maxDepth cannot delegate).
-  void [task, maxDepth]; // (delete this line when you use them)
-  const registry: ObservedRegistry = todo(`s15 runAgent: the tools of an agent at depth ${depth}, with the task tool when it may still delegate`);
-  const ctx: ToolContext = { root, signal: guard.signal };
-  const finish = (outcome: RecoveredOutcome): RecoveredOutcome => {
-    emit({ type: "stop", turn: guard.turns, outcome, totals, ms: Date.now() - startedAt });
-    return outcome;
-  };
+/** NEW: above maxDepth, a task tool: this same loop as a child, fresh history, some read-only tools, its own guards and a share of this budget. */
+export const delegating =
+  (llm: Llm, opts: RunOptions): Extension =>
+  ({ guard, root }) => ({
+    tools: (own) => {
+      const depth = opts.depth ?? 0;
+      const maxDepth = opts.maxDepth ?? MAX_DEPTH;
+      // A child's tokens count here as they are spent, and go on up to this agent's own parent.
+      const spend = (n: number): void => {
+        // TODO: a child spent n tokens: they count in this agent's budget (guard.used), and go on up
+        //       to this agent's own parent (opts.onTokens), as they are spent.
+        todo(`s15 spend: count a child's ${n} tokens here and in the parent's budget`);
+      };
+      const onChild = opts.onChild ? { onChild: opts.onChild } : {};
+      const task = taskTool({ parent: own, guard, depth, spend, ...onChild, runChild: (h, child) => runAgent(llm, h, { root, maxDepth, cache: opts.cache ?? true, ...onChild, ...child }) });
+      // TODO: the task tool only while depth < maxDepth (an agent at maxDepth cannot delegate).
+      void [task, maxDepth, withTool]; // (delete this line when you use them)
+      return todo(`s15 runAgent: the tools of an agent at depth ${depth}, with the task tool when it may still delegate`);
+    },
+    // NEW: this agent's own responses, passed up to its parent's budget (cache tokens included).
+    counted: (response) => {
+      // TODO: pass this response's tokens (tokensOf, cache included) up through opts.onTokens: a
+      //       child's spending counts in its parent's budget.
+      void tokensOf; // (delete this line when you use it)
+      todo(`s15 counted: pass this response's ${response.usage.output_tokens} output tokens (and the rest) up to the parent's budget`);
+    },
+  });
 
-  while (true) {
-    const limit = guard.check();
-    if (limit) return finish(limit);
-
-    // s13: the prompt goes out with its cache breakpoints, on a copy: `history` keeps none.
-    const prompt = { system: system(root), tools: registry.definitions(), messages: history };
-    const cached = opts.cache === false ? prompt : withCacheBreakpoints(prompt);
-    let early = new EarlyStart(registry, ctx);
-    const asked = Date.now();
-    let response: Anthropic.Message;
-    try {
-      // A stream that breaks half-way is sent again: nothing of it was appended.
-      response = await retryTurn(
-        () =>
-          streamTurn(
-            client,
-            { model, max_tokens: recovery.maxTokens, ...cached, ...(opts.stopSequences ? { stop_sequences: opts.stopSequences } : {}) },
-            early.listening(opts.stream),
-            guard.signal,
-          ),
-        {
-          retries: recovery.limits.streamRetries,
-          signal: guard.signal,
-          onRetry: async (n, e) => {
-            await early.settle();
-            early = new EarlyStart(registry, ctx);
-            say(dim(`  stream broke (${(e as Error).message}), sending the turn again (${n})`));
-          },
-        },
-      );
-    } catch (e) {
-      await early.settle();
-      const halted = guard.halted();
-      if (halted) return finish(halted);
-      // Too long for the context window: compact (pairs kept whole) and ask again.
-      if (isPromptTooLong(e)) {
-        if (recovery.compact(windowOf(e))) continue;
-        return finish(guard.stop("prompt_too_long", "the conversation does not fit the context window, even compacted: start a new one (/reset)"));
-      }
-      throw e;
-    }
-    guard.count(response); // its tokens, cache reads and writes included (s06)
-    // s08: a turn that did not end with tool_use runs none of its calls: the early ones are stopped.
-    if (response.stop_reason !== "tool_use") await early.settle();
-    // TODO: pass this response's tokens (tokensOf, cache included) up through opts.onTokens: a
-    //       child's spending counts in its parent's budget.
-    void tokensOf; // (delete this line when you use it)
-    const usage = turnUsage(model, response.usage);
-    totals = addTurn(totals, usage);
-    emit({ type: "think", turn: guard.turns, message: response, usage, ms: Date.now() - asked });
-
-    // The model ran out of context while answering: compact, then ask again (nothing appended).
-    if (response.stop_reason === "model_context_window_exceeded" && recovery.compactHalf()) {
-      await early.settle();
-      continue;
-    }
-    // Cut off by max_tokens. subtle: a cut-off tool_use has unfinished input (it arrives as {}):
-    // never run it, ask again with a larger limit. A cut-off text is kept, and the model continues it.
-    if (response.stop_reason === "max_tokens") {
-      await early.settle();
-      if (recovery.canContinue(response)) {
-        recovery.continuations++;
-        appendResponse(history, response);
-        history.push({ role: "user", content: CONTINUE_PROMPT });
-        say(dim(`  answer cut off by max_tokens: asking the model to continue (${recovery.continuations})`));
-        continue;
-      }
-      if (recovery.raiseLimit(response)) continue;
-    }
-
-    const next = afterResponse(history, response, guard.turns);
-    if (next === "again") continue;
-    if (next !== "tools") return finish(next);
-    const calls = response.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
-    const repeated = guard.repeated(calls);
-    if (repeated) {
-      await early.settle();
-      answerNotRun(history, response, `the run stopped: ${repeated.detail}`);
-      return finish(repeated);
-    }
-    const results = await early.results(calls);
-    if (calls.some((c) => c.name === "todo")) opts.onPlan?.(plan);
-    // s14: a stale plan is recalled in a text block AFTER the results.
-    const reminder = staleReminder(plan, guard.turns, opts.remindAfter ?? REMIND_AFTER);
-    history.push({ role: "user", content: reminder ? [...results, { type: "text", text: reminder }] : results });
-  }
+/** s14's loop, delegating. `history` grows in place; returns how the run ended. */
+export function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
+  return planningLoop(llm, history, { ...opts, extensions: [delegating(llm, opts), ...(opts.extensions ?? [])] });
 }
 // #endregion loop
 

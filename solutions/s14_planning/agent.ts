@@ -5,7 +5,8 @@
  * sending the whole list each time; the loop checks it (at most one item in progress) and shows
  * the progress. When the model has not touched the plan for `remindAfter` turns, the loop adds a
  * short reminder to the next user message, as a text block AFTER that turn's tool results: the API
- * refuses a message whose tool results do not come first.
+ * refuses a message whose tool results do not come first. Both reach s13's loop as hooks (s11's
+ * extend.ts): `tools` adds the todo tool, `answer` the reminder.
  *
  * Run: npx tsx solutions/s14_planning/agent.ts ["your task"]
  */
@@ -13,22 +14,13 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
 import { lesson, transcriptOf } from "../../runtime/lesson.ts";
 import { dim, say } from "../../runtime/print.ts";
-import { CONTINUE_PROMPT, S14_TASK, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
-import type { ToolContext, ToolRegistry, ToolSpec } from "../../solutions/s02_tool_dispatch/registry.ts";
+import { S14_TASK, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
+import type { ToolRegistry, ToolSpec } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
-import { answerNotRun, appendResponse } from "../../solutions/s05_stop_reasons/outcome.ts";
-import { afterResponse } from "../../solutions/s06_guards/agent.ts";
-import { RunGuards } from "../../solutions/s06_guards/guards.ts";
-import { refuseAll, terminalApprover } from "../../solutions/s07_safe_tools/approval.ts";
-import { EarlyStart } from "../../solutions/s08_streaming/early-tools.ts";
-import { streamTurn } from "../../solutions/s08_streaming/stream-turn.ts";
-import { ObservedRegistry, type EventSink } from "../../solutions/s09_observability/events.ts";
+import { refuseAll } from "../../solutions/s07_safe_tools/approval.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
-import { addTurn, emptyTotals, turnUsage } from "../../solutions/s09_observability/usage.ts";
-import { Recovery, isPromptTooLong, retryTurn, windowOf } from "../../solutions/s11_recovery/recovery.ts";
-import { capstoneTools } from "../../solutions/s12_guarded_agent/agent.ts";
-import { withCacheBreakpoints } from "../../solutions/s13_caching/cache.ts";
-import { DEFAULT_MAX_TOKENS, system, type RecoveredOutcome, type RunOptions as CachedOptions } from "../../solutions/s13_caching/agent.ts";
+import type { Extension } from "../../solutions/s11_recovery/extend.ts";
+import { runAgent as cachingLoop, DEFAULT_MAX_TOKENS, system, type RecoveredOutcome, type RunOptions as CachedOptions } from "../../solutions/s13_caching/agent.ts";
 import { Plan, staleReminder, todoTool } from "./plan.ts";
 
 export { system, DEFAULT_MAX_TOKENS, type RecoveredOutcome };
@@ -52,108 +44,24 @@ export function withTool(registry: ToolRegistry, tool: ToolSpec): ToolRegistry {
 }
 
 // #region loop
-/** The loop. `history` grows in place; returns how the run ended. */
-export async function runAgent({ client, model }: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
-  const emit: EventSink = opts.onEvent ?? (() => {});
-  const startedAt = Date.now();
-  let totals = emptyTotals();
-  const guard = new RunGuards(opts.guards, opts.signal);
-  const recovery = new Recovery(history, opts.recovery, opts.maxTokens ?? DEFAULT_MAX_TOKENS);
-  const root = opts.root ?? process.cwd();
-  // NEW: the plan is the loop's; the model reads and rewrites it through the todo tool.
+/** NEW: the plan is the loop's; the model reads and rewrites it through the todo tool. */
+export const planning =
+  (plan: Plan, opts: RunOptions): Extension =>
+  ({ guard }) => ({
+    tools: (tools) => withTool(tools, todoTool(plan, () => guard.turns)),
+    answer: (results, calls) => {
+      if (calls.some((c) => c.name === "todo")) opts.onPlan?.(plan);
+      // NEW: a plan left alone for `remindAfter` turns is recalled, in a text block AFTER the
+      // results. subtle: tool_result blocks must come first in the message; text before them is refused.
+      const reminder = staleReminder(plan, guard.turns, opts.remindAfter ?? REMIND_AFTER);
+      return reminder ? [...results, { type: "text", text: reminder }] : results;
+    },
+  });
+
+/** s13's loop, with a plan. `history` grows in place; returns how the run ended. */
+export function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
   const plan = opts.plan ?? new Plan();
-  const tools = opts.registry ?? new SafeToolRegistry(capstoneTools(root, opts.approve ?? terminalApprover()));
-  const registry = new ObservedRegistry(withTool(tools, todoTool(plan, () => guard.turns)), emit, () => guard.turns);
-  const ctx: ToolContext = { root, signal: guard.signal };
-  const finish = (outcome: RecoveredOutcome): RecoveredOutcome => {
-    emit({ type: "stop", turn: guard.turns, outcome, totals, ms: Date.now() - startedAt });
-    return outcome;
-  };
-
-  while (true) {
-    const limit = guard.check();
-    if (limit) return finish(limit);
-
-    // s13: the prompt goes out with its cache breakpoints, on a copy: `history` keeps none.
-    const prompt = { system: system(root), tools: registry.definitions(), messages: history };
-    const cached = opts.cache === false ? prompt : withCacheBreakpoints(prompt);
-    let early = new EarlyStart(registry, ctx);
-    const asked = Date.now();
-    let response: Anthropic.Message;
-    try {
-      // A stream that breaks half-way is sent again: nothing of it was appended.
-      response = await retryTurn(
-        () =>
-          streamTurn(
-            client,
-            { model, max_tokens: recovery.maxTokens, ...cached, ...(opts.stopSequences ? { stop_sequences: opts.stopSequences } : {}) },
-            early.listening(opts.stream),
-            guard.signal,
-          ),
-        {
-          retries: recovery.limits.streamRetries,
-          signal: guard.signal,
-          onRetry: async (n, e) => {
-            await early.settle();
-            early = new EarlyStart(registry, ctx);
-            say(dim(`  stream broke (${(e as Error).message}), sending the turn again (${n})`));
-          },
-        },
-      );
-    } catch (e) {
-      await early.settle();
-      const halted = guard.halted();
-      if (halted) return finish(halted);
-      // Too long for the context window: compact (pairs kept whole) and ask again.
-      if (isPromptTooLong(e)) {
-        if (recovery.compact(windowOf(e))) continue;
-        return finish(guard.stop("prompt_too_long", "the conversation does not fit the context window, even compacted: start a new one (/reset)"));
-      }
-      throw e;
-    }
-    guard.count(response); // its tokens, cache reads and writes included (s06)
-    // s08: a turn that did not end with tool_use runs none of its calls: the early ones are stopped.
-    if (response.stop_reason !== "tool_use") await early.settle();
-    const usage = turnUsage(model, response.usage);
-    totals = addTurn(totals, usage);
-    emit({ type: "think", turn: guard.turns, message: response, usage, ms: Date.now() - asked });
-
-    // The model ran out of context while answering: compact, then ask again (nothing appended).
-    if (response.stop_reason === "model_context_window_exceeded" && recovery.compactHalf()) {
-      await early.settle();
-      continue;
-    }
-    // Cut off by max_tokens. subtle: a cut-off tool_use has unfinished input (it arrives as {}):
-    // never run it, ask again with a larger limit. A cut-off text is kept, and the model continues it.
-    if (response.stop_reason === "max_tokens") {
-      await early.settle();
-      if (recovery.canContinue(response)) {
-        recovery.continuations++;
-        appendResponse(history, response);
-        history.push({ role: "user", content: CONTINUE_PROMPT });
-        say(dim(`  answer cut off by max_tokens: asking the model to continue (${recovery.continuations})`));
-        continue;
-      }
-      if (recovery.raiseLimit(response)) continue;
-    }
-
-    const next = afterResponse(history, response, guard.turns);
-    if (next === "again") continue;
-    if (next !== "tools") return finish(next);
-    const calls = response.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
-    const repeated = guard.repeated(calls);
-    if (repeated) {
-      await early.settle();
-      answerNotRun(history, response, `the run stopped: ${repeated.detail}`);
-      return finish(repeated);
-    }
-    const results = await early.results(calls);
-    if (calls.some((c) => c.name === "todo")) opts.onPlan?.(plan);
-    // NEW: a plan left alone for `remindAfter` turns is recalled, in a text block AFTER the
-    // results. subtle: tool_result blocks must come first in the message; text before them is refused.
-    const reminder = staleReminder(plan, guard.turns, opts.remindAfter ?? REMIND_AFTER);
-    history.push({ role: "user", content: reminder ? [...results, { type: "text", text: reminder }] : results });
-  }
+  return cachingLoop(llm, history, { ...opts, extensions: [planning(plan, opts), ...(opts.extensions ?? [])] });
 }
 // #endregion loop
 
