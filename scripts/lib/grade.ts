@@ -173,7 +173,11 @@ export async function gradeLesson(lesson: Lesson, tree: Tree, opts: GradeOptions
 }
 
 function runVitest(files: string[], tree: Tree, outFile: string, opts: GradeOptions & { heartbeatFile?: string }) {
-  const args = [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", ...files, "--reporter=default", "--reporter=json", `--outputFile.json=${outFile}`, ...(opts.vitestArgs ?? [])];
+  // The transformed modules (runtime/, the tests, the lesson) are kept on disk between checks,
+  // keyed by their content: a fresh check transforms only what changed. Not for a mutant's
+  // temporary copy, which would only fill the cache.
+  const cache = opts.treeDir ? [] : ["--experimental.fsModuleCache"];
+  const args = [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", ...files, "--reporter=default", "--reporter=json", `--outputFile.json=${outFile}`, ...cache, ...(opts.vitestArgs ?? [])];
   const color = process.stdout.isTTY && !process.env.NO_COLOR;
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
