@@ -6,10 +6,13 @@
  * itself on a scripted CPU count.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { findLesson } from "../../runtime/manifest.ts";
+import { explain, gradeLesson } from "../../scripts/lib/grade.ts";
+import { ROOT } from "../../scripts/lib/paths.ts";
 import { HangWatch, defaultSampler, type CpuSampler } from "../../scripts/lib/hang.ts";
 
 const LAST = "It made 2 request(s); the last one: 3 message(s) [user, assistant, user].";
@@ -119,6 +122,92 @@ describe("the hang watchdog, on real processes", () => {
     const cpu = defaultSampler()(s.proc.pid!);
     expect([...(cpu?.keys() ?? [])].sort()).toEqual([s.proc.pid!, pid].sort());
   });
+});
+
+/** The processes whose parent is `ppid` (Linux). */
+function childrenOf(ppid: number): number[] {
+  return [...(defaultSampler()(ppid)?.keys() ?? [])].filter((p) => p !== ppid);
+}
+
+describe("the hang watchdog, in a check", () => {
+  it.runIf(process.platform !== "win32")(
+    "a loop that spins with no await after its first request: loop-did-not-return, naming that request, the rest of the file not run, no runner words",
+    async () => {
+      const before = process.env.COURSE_HANG_MS;
+      process.env.COURSE_HANG_MS = "1500";
+      const s01 = findLesson("s01")!;
+      const tmp = mkdtempSync(join(tmpdir(), "course-hang-tree-"));
+      try {
+        cpSync(join(ROOT, "solutions", s01.dir), join(tmp, "solutions", s01.dir), { recursive: true });
+        for (const entry of ["runtime", "node_modules", "package.json"]) symlinkSync(join(ROOT, entry), join(tmp, entry));
+        const file = join(tmp, "solutions", s01.dir, "agent.ts");
+        const text = readFileSync(file, "utf8");
+        const spun = text.replace('if (response.stop_reason !== "tool_use") return response;', "for (;;) Date.now();");
+        expect(spun, "the s01 solution changed: find the line that ends the loop").not.toBe(text);
+        writeFileSync(file, spun);
+        const grade = await gradeLesson(s01, "solutions", { treeDir: join(tmp, "solutions"), timeoutMs: 240_000, typecheck: false });
+        const first = grade.failures[0];
+        expect(first?.rule).toBe("loop-did-not-return");
+        expect(first?.message).toMatch(/^the loop did not return: it has blocked the test process for \d+ s of CPU time/);
+        expect(first?.message).toMatch(/It made 1 request\(s\); the last one: 1 message\(s\) \[user\]/);
+        expect(grade.failures).toHaveLength(1);
+        const words = explain(s01, grade).join("\n");
+        expect(words).not.toMatch(/STACK_TRACE_ERROR|Test timed out|expected .* to /);
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+        if (before === undefined) delete process.env.COURSE_HANG_MS;
+        else process.env.COURSE_HANG_MS = before;
+      }
+    },
+    300_000,
+  );
+
+  it.runIf(process.platform === "linux")(
+    "a check whose test worker is starved (stopped 1.5 s of every 1.8 s) with a 1 s limit grades the solution as it is: passing, no hang",
+    async () => {
+      const before = process.env.COURSE_HANG_MS;
+      process.env.COURSE_HANG_MS = "1000";
+      let stopped: number[] = [];
+      let on = true;
+      const resume = () => {
+        for (const p of stopped.splice(0))
+          try {
+            process.kill(p, "SIGCONT");
+          } catch {
+            /* gone */
+          }
+      };
+      const cycle = async () => {
+        while (on) {
+          // the runner (vitest's main, a child of this process) and its workers
+          for (const runnerPid of childrenOf(process.pid)) stopped.push(...childrenOf(runnerPid));
+          for (const p of stopped)
+            try {
+              process.kill(p, "SIGSTOP");
+            } catch {
+              /* gone */
+            }
+          await sleep(1500);
+          resume();
+          await sleep(300);
+        }
+      };
+      const starving = cycle();
+      try {
+        const grade = await gradeLesson(findLesson("s01")!, "solutions", { timeoutMs: 240_000, typecheck: false });
+        expect(grade.failures, "a starved worker is slow, not blocked").toEqual([]);
+        expect(grade.ok).toBe(true);
+      } finally {
+        on = false;
+        await starving;
+        resume();
+        stopped = [];
+        if (before === undefined) delete process.env.COURSE_HANG_MS;
+        else process.env.COURSE_HANG_MS = before;
+      }
+    },
+    300_000,
+  );
 });
 
 describe("the hang rule, on a scripted CPU count", () => {
