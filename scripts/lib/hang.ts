@@ -41,29 +41,36 @@ export type CpuSampler = (parent: number) => Map<number, number> | undefined;
 
 const TICKS = 100; // USER_HZ: clock ticks per second in /proc/<pid>/stat, 100 on every Linux
 
-/** From /proc: a process's utime + stime, and its parent. */
-function procSampler(parent: number): Map<number, number> | undefined {
-  const out = new Map<number, number>();
-  let entries: string[];
+/** "pid (comm) state ppid …" → [ppid, utime + stime in ms]; comm may hold spaces and parentheses. */
+function readStat(pid: number): [number, number] | undefined {
   try {
-    entries = readdirSync("/proc");
-  } catch {
-    return undefined;
-  }
-  for (const e of entries) {
-    if (!/^\d+$/.test(e)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${e}/stat`, "utf8");
-    } catch {
-      continue; // ended meanwhile
-    }
-    // "pid (comm) state ppid …": comm may hold spaces and parentheses, so cut at the last ")".
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const pid = Number(e);
-    const ppid = Number(f[1]);
-    if (pid !== parent && ppid !== parent) continue;
-    out.set(pid, ((Number(f[11]) + Number(f[12])) * 1000) / TICKS);
+    return [Number(f[1]), ((Number(f[11]) + Number(f[12])) * 1000) / TICKS];
+  } catch {
+    return undefined; // ended meanwhile
+  }
+}
+
+/** The children of `parent`: from /proc/<pid>/task/<tid>/children, else by reading every process. */
+function childPids(parent: number): number[] {
+  try {
+    const kids: number[] = [];
+    for (const tid of readdirSync(`/proc/${parent}/task`))
+      for (const k of readFileSync(`/proc/${parent}/task/${tid}/children`, "utf8").split(" ")) if (k.trim()) kids.push(Number(k));
+    return kids;
+  } catch {
+    return readdirSync("/proc").filter((e) => /^\d+$/.test(e) && readStat(Number(e))?.[0] === parent).map(Number);
+  }
+}
+
+/** From /proc: utime + stime of `parent` and of its children. */
+function procSampler(parent: number): Map<number, number> | undefined {
+  if (readStat(process.pid) === undefined) return undefined; // no /proc here
+  const out = new Map<number, number>();
+  for (const pid of [parent, ...childPids(parent)]) {
+    const s = readStat(pid);
+    if (s) out.set(pid, s[1]);
   }
   return out;
 }
