@@ -16,6 +16,7 @@ import { z } from "zod";
 import type { Lesson } from "../../runtime/manifest.ts";
 import { STAGES, courseLang, isRuleId, ruleOfApiMessage, ruleStage, ruleWords, type RuleId, type Stage } from "../../runtime/rules.ts";
 import { ROOT, exerciseDir, filesUnder, testFile, testFileRel } from "./paths.ts";
+import { HangWatch } from "./hang.ts";
 import { typeErrors } from "./typecheck.ts";
 import type { FileReport, WarmRunner } from "./warm-runner.ts";
 
@@ -78,12 +79,6 @@ export interface GradeOptions {
   /** A runner kept warm between checks (watch mode). */
   warm?: WarmRunner;
 }
-
-/**
- * A test process that has said nothing for this long (no test started or ended, no request
- * answered) is blocked by the loop: a `while (true)` with no await. COURSE_HANG_MS.
- */
-const HANG_MS = Number(process.env.COURSE_HANG_MS) || 40_000;
 
 /** Runs the tests of `lessons` against one tree in ONE vitest process. */
 export async function gradeLessons(lessons: Lesson[], tree: Tree, opts: GradeOptions = {}): Promise<Map<string, Grade>> {
@@ -173,7 +168,11 @@ export async function gradeLesson(lesson: Lesson, tree: Tree, opts: GradeOptions
 }
 
 function runVitest(files: string[], tree: Tree, outFile: string, opts: GradeOptions & { heartbeatFile?: string }) {
-  const args = [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", ...files, "--reporter=default", "--reporter=json", `--outputFile.json=${outFile}`, ...(opts.vitestArgs ?? [])];
+  // The transformed modules (runtime/, the tests, the lesson) are kept on disk between checks,
+  // keyed by their content: a fresh check transforms only what changed. Not for a mutant's
+  // temporary copy, which would only fill the cache.
+  const cache = opts.treeDir ? [] : ["--experimental.fsModuleCache"];
+  const args = [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", ...files, "--reporter=default", "--reporter=json", `--outputFile.json=${outFile}`, ...cache, ...(opts.vitestArgs ?? [])];
   const color = process.stdout.isTTY && !process.env.NO_COLOR;
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -195,14 +194,15 @@ function runVitest(files: string[], tree: Tree, outFile: string, opts: GradeOpti
   let aborted = false;
   const kill = () => (pid !== undefined ? killGroup(pid) : child.kill("SIGKILL"));
   const timer = opts.timeoutMs ? setTimeout(() => ((timedOut = true), kill()), opts.timeoutMs) : undefined;
+  // A loop that blocks its worker is told from a slow test by the CPU time the worker burns
+  // without a heartbeat (scripts/lib/hang.ts): a starved machine does not look like a hang.
   let hung: string | undefined;
-  const started = Date.now();
-  const watchdog = opts.heartbeatFile
+  const hang = opts.heartbeatFile ? new HangWatch({ heartbeatFile: opts.heartbeatFile, runner: () => pid }) : undefined;
+  const watchdog = hang
     ? setInterval(() => {
-        const beat = readHeartbeat(opts.heartbeatFile!);
-        const since = Date.now() - (beat?.at ?? started);
-        if (beat && beat.inTest && since > HANG_MS) {
-          hung = `the loop did not return: it has blocked the test process for ${Math.round(since / 1000)} s (a loop that never awaits, so nothing else can run). ${beat.last}`.trim();
+        const verdict = hang.look();
+        if (verdict && !hung) {
+          hung = verdict;
           kill();
         }
       }, 1000)
@@ -236,15 +236,6 @@ function loadFailure(message: string, output: string): Grade {
 
 function lastLines(s: string, n: number): string {
   return s.trimEnd().split("\n").slice(-n).join("\n");
-}
-
-function readHeartbeat(path: string): { at: number; last: string; inTest: boolean } | undefined {
-  try {
-    const v = JSON.parse(readFileSync(path, "utf8")) as { at?: unknown; last?: unknown; inTest?: unknown };
-    return typeof v.at === "number" ? { at: v.at, last: typeof v.last === "string" ? v.last : "", inTest: v.inTest !== false } : undefined;
-  } catch {
-    return undefined; // not written yet, or being written
-  }
 }
 
 function hangFailure(lesson: Lesson, message: string, output: string): Grade {

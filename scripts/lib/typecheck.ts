@@ -5,12 +5,19 @@
  * TypeScript, so the files that did not change (the SDK's types, runtime/) are reused: a
  * re-check costs the changed file only.
  *
+ * A verdict is remembered in .course/typecheck.json with every file the program read (its size
+ * and modification time) and a hash of the lesson's own files: while none of them changed, a
+ * fresh `npm run check` answers from there without loading TypeScript at all (the compiler is a
+ * second of start-up and two of parsing the SDK's and Node's types).
+ *
  *   typeErrors(dir)  → TypeProblem[] (empty when the files type-check)
  */
-import { readdirSync } from "node:fs";
-import { join, relative } from "node:path";
-import ts from "typescript";
-import { ROOT } from "./paths.ts";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { isAbsolute, join, relative } from "node:path";
+import type ts from "typescript";
+import { ROOT, STATE_DIR } from "./paths.ts";
 
 export interface TypeProblem {
   /** "lessons/s02_tool_dispatch/agent.ts:41:7" */
@@ -18,6 +25,10 @@ export interface TypeProblem {
   /** TypeScript's message, one paragraph, with its code ("TS2345"). */
   message: string;
 }
+
+/** TypeScript, loaded the first time a program is built (not for an answer from the cache). */
+let loaded: typeof ts | undefined;
+const typescript = (): typeof ts => (loaded ??= createRequire(import.meta.url)("typescript") as typeof ts);
 
 let options: ts.CompilerOptions | undefined;
 let fullOptions: ts.CompilerOptions | undefined;
@@ -34,9 +45,10 @@ const sources = new Map<string, { text: string; file: ts.SourceFile }>();
  */
 function compilerOptions(full = false): ts.CompilerOptions {
   if (!fullOptions) {
+    const t = typescript();
     const configPath = join(ROOT, "tsconfig.json");
-    const read = ts.readConfigFile(configPath, (p) => ts.sys.readFile(p));
-    const parsed = ts.parseJsonConfigFileContent(read.config ?? {}, ts.sys, ROOT, undefined, configPath);
+    const read = t.readConfigFile(configPath, (p) => t.sys.readFile(p));
+    const parsed = t.parseJsonConfigFileContent(read.config ?? {}, t.sys, ROOT, undefined, configPath);
     fullOptions = { ...parsed.options, noEmit: true, skipLibCheck: true, incremental: false };
     const libs = (fullOptions.lib ?? []).filter((l) => !/dom/i.test(l));
     options = { ...fullOptions, lib: libs.length > 0 ? libs : ["lib.es2023.d.ts"] };
@@ -46,15 +58,21 @@ function compilerOptions(full = false): ts.CompilerOptions {
 
 function cachingHost(opts: ts.CompilerOptions): ts.CompilerHost {
   if (host) return host;
-  const base = ts.createCompilerHost(opts, true);
+  const t = typescript();
+  const base = t.createCompilerHost(opts, true);
+  // JSDoc is read only where it can carry types (in .js files): the SDK's .d.ts files are mostly
+  // comments, and tsc itself skips them the same way.
+  const jsDocParsingMode = t.JSDocParsingMode.ParseForTypeErrors;
   host = {
     ...base,
+    jsDocParsingMode,
     getSourceFile(fileName, languageVersion, onError, shouldCreate) {
-      const text = ts.sys.readFile(fileName);
+      const text = t.sys.readFile(fileName);
       if (text === undefined) return base.getSourceFile(fileName, languageVersion, onError, shouldCreate);
       const hit = sources.get(fileName);
       if (hit && hit.text === text) return hit.file;
-      const file = ts.createSourceFile(fileName, text, languageVersion, true);
+      const version = typeof languageVersion === "object" ? languageVersion : { languageVersion };
+      const file = t.createSourceFile(fileName, text, { ...version, jsDocParsingMode }, true);
       sources.set(fileName, { text, file });
       return file;
     },
@@ -74,30 +92,119 @@ function tsFiles(dir: string): string[] {
 export function typeErrors(dir: string, max = 5): TypeProblem[] {
   const roots = tsFiles(dir);
   if (roots.length === 0) return [];
+  const key = cacheKey(roots, max);
+  const remembered = key ? fromCache(dir, key) : undefined;
+  if (remembered) return remembered;
   const opts = compilerOptions();
-  const program = ts.createProgram({ rootNames: roots, options: opts, host: cachingHost(opts), ...(previous ? { oldProgram: previous } : {}) });
+  const program = typescript().createProgram({ rootNames: roots, options: opts, host: cachingHost(opts), ...(previous ? { oldProgram: previous } : {}) });
   previous = program;
-  const found = diagnose(program, roots, max);
-  if (found.length === 0) return found;
+  let found = diagnose(program, roots, max);
   // Confirm with the project's own options (the DOM library included): the same errors as tsc.
-  const full = compilerOptions(true);
-  return diagnose(ts.createProgram({ rootNames: roots, options: full, host: cachingHost(full) }), roots, max);
+  if (found.length > 0) {
+    const full = compilerOptions(true);
+    found = diagnose(typescript().createProgram({ rootNames: roots, options: full, host: cachingHost(full) }), roots, max);
+  }
+  if (key) remember(dir, key, program, roots, found);
+  return found;
 }
 
 function diagnose(program: ts.Program, roots: string[], max: number): TypeProblem[] {
+  const t = typescript();
   const problems: TypeProblem[] = [];
   for (const file of roots) {
     const sf = program.getSourceFile(file);
     if (!sf) continue;
-    const diags = [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)].filter((d) => d.category === ts.DiagnosticCategory.Error);
+    const diags = [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)].filter((d) => d.category === t.DiagnosticCategory.Error);
     for (const d of diags) {
       const pos = d.start !== undefined ? sf.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
       problems.push({
         where: `${relative(ROOT, file)}:${pos.line + 1}:${pos.character + 1}`,
-        message: `${ts.flattenDiagnosticMessageText(d.messageText, " ").replace(/\s+/g, " ")} (TS${d.code})`,
+        message: `${t.flattenDiagnosticMessageText(d.messageText, " ").replace(/\s+/g, " ")} (TS${d.code})`,
       });
       if (problems.length >= max) return problems;
     }
   }
   return problems;
+}
+
+// ── the verdicts remembered ──────────────────────────────────────────────────────────────────
+
+const CACHE_FILE = join(STATE_DIR, "typecheck.json");
+
+interface Entry {
+  /** The lesson's own files (contents), the compiler's version and the project's options. */
+  key: string;
+  /** Every other file the program read: [path from the root, size, mtime in ms]. */
+  deps: [string, number, number][];
+  problems: TypeProblem[];
+}
+
+/** Only lesson folders of this repository are remembered (not a mutant's temporary copy). */
+const inRepo = (dir: string) => {
+  const rel = relative(ROOT, dir);
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+};
+
+function cacheKey(roots: string[], max: number): string | undefined {
+  if (!inRepo(roots[0]!) || process.env.COURSE_TYPECHECK_CACHE === "0") return undefined;
+  try {
+    const h = createHash("sha256");
+    for (const f of ["node_modules/typescript/package.json", "tsconfig.json", "package-lock.json"]) h.update(`${f}\0${readFileSync(join(ROOT, f))}\0`);
+    h.update(`max=${max}\0`);
+    for (const f of roots) h.update(`${relative(ROOT, f)}\0${readFileSync(f)}\0`);
+    return h.digest("hex");
+  } catch {
+    return undefined;
+  }
+}
+
+function readCache(): Record<string, Entry> {
+  try {
+    return JSON.parse(readFileSync(CACHE_FILE, "utf8")) as Record<string, Entry>;
+  } catch {
+    return {};
+  }
+}
+
+const stamp = (abs: string): [number, number] | undefined => {
+  try {
+    const s = statSync(abs);
+    return [s.size, s.mtimeMs];
+  } catch {
+    return undefined;
+  }
+};
+
+function fromCache(dir: string, key: string): TypeProblem[] | undefined {
+  const entry = readCache()[relative(ROOT, dir)];
+  if (!entry || entry.key !== key || !Array.isArray(entry.deps)) return undefined;
+  for (const [rel, size, mtime] of entry.deps) {
+    const now = stamp(join(ROOT, rel));
+    if (!now || now[0] !== size || now[1] !== mtime) return undefined;
+  }
+  return entry.problems;
+}
+
+function remember(dir: string, key: string, program: ts.Program, roots: string[], problems: TypeProblem[]): void {
+  // A module not found may be found once someone writes it: such a verdict is not kept.
+  if (problems.some((p) => /\(TS(2307|2792|2305|2614)\)$/.test(p.message))) return;
+  const own = new Set(roots);
+  const deps: [string, number, number][] = [];
+  for (const sf of program.getSourceFiles()) {
+    if (own.has(sf.fileName)) continue;
+    const s = stamp(sf.fileName);
+    if (!s) return;
+    deps.push([relative(ROOT, sf.fileName), ...s]);
+  }
+  try {
+    const all = readCache();
+    for (const d of Object.keys(all)) if (!stamp(join(ROOT, d))) delete all[d]; // a folder since removed
+    all[relative(ROOT, dir)] = { key, deps, problems };
+    mkdirSync(STATE_DIR, { recursive: true });
+    const tmp = `${CACHE_FILE}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(all));
+    renameSync(tmp, CACHE_FILE);
+  } catch {
+    /* only a shortcut */
+  }
 }

@@ -12,10 +12,11 @@
  * Run as a script (`node --import tsx scripts/lib/warm-runner.ts`), this file is the child.
  */
 import { fork, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { HangWatch } from "./hang.ts";
 import { ROOT } from "./paths.ts";
 
 /** One test file's results, in the shape of vitest's JSON reporter (what grade.ts reads). */
@@ -43,8 +44,6 @@ interface Reply {
   files?: FileReport[];
   error?: string;
 }
-
-const HANG_MS = Number(process.env.COURSE_HANG_MS) || 40_000;
 
 export class WarmRunner {
   private child: ChildProcess | undefined;
@@ -103,19 +102,10 @@ export class WarmRunner {
       };
       const onExit = () => finish({ files: [], timedOut: false, aborted: false });
       const onAbort = () => finish({ files: [], timedOut: false, aborted: true }, true);
+      const hang = new HangWatch({ heartbeatFile: this.heartbeat, runner: () => child.pid, since: started });
       const watchdog = setInterval(() => {
-        let at = started;
-        let last = "";
-        let inTest = false;
-        try {
-          const beat = JSON.parse(readFileSync(this.heartbeat, "utf8")) as { at: number; last: string; inTest?: boolean };
-          if (beat.at > started) ({ at, last } = beat);
-          inTest = beat.at > started && beat.inTest !== false;
-        } catch {
-          /* not written yet */
-        }
-        if (inTest && Date.now() - at > HANG_MS)
-          finish({ files: [], timedOut: false, aborted: false, hung: `the loop did not return: it has blocked the test process for ${Math.round((Date.now() - at) / 1000)} s (a loop that never awaits, so nothing else can run). ${last}`.trim() }, true);
+        const hung = hang.look();
+        if (hung) finish({ files: [], timedOut: false, aborted: false, hung }, true);
       }, 1000);
       const timer = opts.timeoutMs ? setTimeout(() => finish({ files: [], timedOut: true, aborted: false }, true), opts.timeoutMs) : undefined;
       opts.signal?.addEventListener("abort", onAbort, { once: true });
