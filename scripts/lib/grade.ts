@@ -17,7 +17,7 @@ import type { Lesson } from "../../runtime/manifest.ts";
 import { STAGES, courseLang, isRuleId, ruleOfApiMessage, ruleStage, ruleWords, type RuleId, type Stage } from "../../runtime/rules.ts";
 import { ROOT, exerciseDir, filesUnder, testFile, testFileRel } from "./paths.ts";
 import { HangWatch } from "./hang.ts";
-import { typeErrors } from "./typecheck.ts";
+import { typeErrorsFast } from "./typecheck.ts";
 import type { FileReport, WarmRunner } from "./warm-runner.ts";
 
 export type Tree = "lessons" | "solutions";
@@ -108,7 +108,7 @@ export async function gradeLessons(lessons: Lesson[], tree: Tree, opts: GradeOpt
     if (tree === "lessons" && opts.typecheck !== false)
       for (const l of runnable) {
         await new Promise((r) => setImmediate(r)); // let the runner start first
-        types.set(l.id, typeFailures(l));
+        types.set(l.id, await typeFailures(l));
       }
     const { output, timedOut, aborted, hung, files } = await running;
     for (const l of runnable) {
@@ -243,9 +243,9 @@ function hangFailure(lesson: Lesson, message: string, output: string): Grade {
   return { ok: false, passed: 0, total: 0, failures: [{ test: "(the loop)", kind: "hang", rule: "loop-did-not-return", message: where }], output };
 }
 
-function typeFailures(lesson: Lesson): Failure[] {
+async function typeFailures(lesson: Lesson): Promise<Failure[]> {
   try {
-    return typeErrors(exerciseDir(lesson)).map((p) => ({ test: "(type check)", kind: "types" as const, rule: "type-error" as const, message: p.message, where: p.where }));
+    return (await typeErrorsFast(exerciseDir(lesson))).map((p) => ({ test: "(type check)", kind: "types" as const, rule: "type-error" as const, message: p.message, where: p.where }));
   } catch {
     return []; // the type checker itself failed: the tests still grade
   }

@@ -1,0 +1,34 @@
+/**
+ * check's type check: the native compiler (tsgo) is asked first and only ever decides "clean";
+ * errors are found and worded by the compiler API that `npm run typecheck` runs. So on a clean
+ * lesson, a broken one and with the native compiler switched off, the answers are the same.
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ROOT } from "../../scripts/lib/paths.ts";
+import { typeErrors, typeErrorsFast } from "../../scripts/lib/typecheck.ts";
+
+// Inside the repository (so imports resolve), under a name no lesson has; never remembered there.
+const dir = mkdtempSync(join(ROOT, "lessons", ".typecheck-test-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("the lesson's type check", () => {
+  it("agrees with the compiler API on a clean lesson and on one with a type error, with or without the native compiler", async () => {
+    cpSync(join(ROOT, "solutions", "s02_tool_dispatch"), dir, { recursive: true });
+    process.env.COURSE_TYPECHECK_CACHE = "0";
+    try {
+      expect(await typeErrorsFast(dir), "a clean lesson: no problem").toEqual([]);
+      const agent = join(dir, "agent.ts");
+      writeFileSync(agent, `${readFileSync(agent, "utf8")}\nexport const wrong: number = "a string";\n`);
+      const api = typeErrors(dir);
+      expect(api.map((p) => p.message)).toEqual([expect.stringContaining("(TS2322)")]);
+      expect(await typeErrorsFast(dir), "errors are the compiler API's, word for word").toEqual(api);
+      process.env.COURSE_NATIVE_TSC = "0";
+      expect(await typeErrorsFast(dir), "without the native compiler: the same").toEqual(api);
+    } finally {
+      delete process.env.COURSE_TYPECHECK_CACHE;
+      delete process.env.COURSE_NATIVE_TSC;
+    }
+  }, 300_000);
+});
