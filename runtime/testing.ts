@@ -322,6 +322,7 @@ export async function driveLoop<T>(
     }
   } catch (e) {
     if (e instanceof TodoError) throw e; // an unsolved exercise: the TODO says it all
+    if (e instanceof RuleError) throw e; // the test's loop callback has already named the rule
     if (e instanceof LoopTimeout) {
       hungAt ??= "driveLoop";
       throw new RuleError("loop-did-not-return", `the loop did not return within ${Math.round(ms / 1000)} s. ${lastRequestLine(llm.scripted)}`);
