@@ -283,8 +283,8 @@ export const RULES = {
   // ── s01–s06: rules their grading names (one block, so other lessons' blocks merge beside it) ──
   "whole-history": r(
     "growth",
-    ["Each request sends the whole history: every earlier message, in order (the model remembers nothing between calls).", "Pass `messages: history` itself (or a full copy of it) to every create(); do not slice, filter or rebuild it."],
-    ["每个请求都发送完整的 history：之前的每条消息，按顺序（模型在两次调用之间什么都不记得）。", "每次 create() 都传 `messages: history` 本身（或它的完整副本）；不要截取、过滤或重建它。"],
+    ["Each request sends the whole history: every earlier message, in order and unchanged (the model remembers nothing between calls).", "Pass `messages: history` itself (or a full copy of it) to every create(); do not slice, filter or rebuild it, and never change a message once it is in the history (make a new results array each turn)."],
+    ["每个请求都发送完整的 history：之前的每条消息，按顺序且不加改动（模型在两次调用之间什么都不记得）。", "每次 create() 都传 `messages: history` 本身（或它的完整副本）；不要截取、过滤或重建它，消息一旦放入 history 就不要再改（每轮新建一个结果数组）。"],
   ),
   "tools-offered": r(
     "lesson",

@@ -54,12 +54,18 @@ function expectWholeHistory(llm: ReturnType<typeof scripted>, history: Anthropic
     const bad = sent.findIndex((m, i) => !same(m, history[i]));
     const before = n === 0 ? 1 : llm.scripted.exchanges[n - 1]!.response ? 2 : 0;
     const previous = n === 0 ? 0 : ((llm.scripted.exchanges[n - 1]!.request as { messages?: unknown[] }).messages?.length ?? 0);
+    const count = (m: unknown) => (Array.isArray((m as { content?: unknown })?.content) ? ((m as { content: unknown[] }).content.length) : 1);
+    // The request started at the task but one of its messages is not what the history holds now:
+    // the loop changed a message after sending it (one results array reused for every turn, say).
+    const changed = bad > 0 && same(sent[0], history[0]);
     rule(
       bad < 0 && sent.length >= previous + before,
       "whole-history",
-      bad >= 0
-        ? `request ${n + 1} sent ${sent.length} message(s), and its messages[${bad}] is not history[${bad}] (${history[bad]?.role ?? "nothing"}): each request sends the whole history, from the task on, unchanged.`
-        : `request ${n + 1} sent ${sent.length} message(s), the one before it ${previous}: each request sends the whole history, which grew by the answer and its results in between.`,
+      changed
+        ? `history[${bad}] changed after request ${n + 1} sent it (it had ${count(sent[bad])} block(s), it has ${count(history[bad])}): a message is never changed once it is in the history. Build each turn's results in a new array (declare it inside the loop).`
+        : bad >= 0
+          ? `request ${n + 1} sent ${sent.length} message(s), and its messages[${bad}] is not history[${bad}] (${history[bad]?.role ?? "nothing"}): each request sends the whole history, from the task on, unchanged.`
+          : `request ${n + 1} sent ${sent.length} message(s), the one before it ${previous}: each request sends the whole history, which grew by the answer and its results in between.`,
     );
   });
 }

@@ -12,7 +12,7 @@ import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts"
 import { S06_TASK, S06_WORKSPACE } from "../runtime/scripted/scenarios/s06_guards.ts";
 import type { FaultPlan, Scenario } from "../runtime/scripted/types.ts";
 import { RuleError, assertProperty, errorText, expectSendable, loadLesson, resultsIn, rule, scripted } from "../runtime/testing.ts";
-import { quietLessonFile } from "./support.ts";
+import { quietLessonFile, withTranscript } from "./support.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 import type { ToolContext } from "../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
@@ -118,7 +118,7 @@ describe("s06 guards: each one stops the run, and the transcript can be sent aga
     const { outcome, registry, history } = await run();
     const polls = registry.dispatched.filter((c) => c.name === "list_files");
     rule(reason(outcome) === "repeated_call", "guard-repeat", `the model polled list_files with the same input (its keys in another order each turn) and the run ended ${show(reason(outcome))}: the same tool with the same input, whatever the key order, is a repeat (callKey sorts the keys at every depth).`);
-    rule(polls.length === DEFAULT_GUARDS.maxRepeats, "guard-repeat", `list_files ran ${polls.length} times; maxRepeats is ${DEFAULT_GUARDS.maxRepeats}: the same call runs maxRepeats times, and the one after that stops the run.`);
+    rule(polls.length === DEFAULT_GUARDS.maxRepeats, "guard-repeat", `list_files ran ${polls.length} times with the same input (its keys in another order every other turn); maxRepeats is ${DEFAULT_GUARDS.maxRepeats}: the same call runs maxRepeats times, and the one after that stops the run. Key order does not make a call new (callKey sorts the keys).`);
     const last = resultsIn(history.at(-1))[0];
     rule(last?.is_error === true, "repeat-answered", `the repeated call is answered ${show(last)}: answer it with is_error: true, not run (answerNotRun), before you return.`);
   });
@@ -298,8 +298,11 @@ describe("s06 property: whatever the guards and the model do, every stop leaves 
               }
             },
           };
-          const { outcome, requests } = await run({ scenario, run: { guards } });
-          rule(outcome.turns <= guards.maxTurns && requests <= guards.maxTurns, "guard-max-turns", `with maxTurns ${guards.maxTurns} the run made ${requests} request(s) (${outcome.turns} turns): no request past the limit.`);
+          const history: Anthropic.MessageParam[] = [{ role: "user", content: S06_TASK }];
+          await withTranscript(history, async () => {
+            const { outcome, requests } = await run({ scenario, history, run: { guards } });
+            rule(outcome.turns <= guards.maxTurns && requests <= guards.maxTurns, "guard-max-turns", `with maxTurns ${guards.maxTurns} the run made ${requests} request(s) (${outcome.turns} turns): no request past the limit.`);
+          });
         },
       ),
       { numRuns: 30 },

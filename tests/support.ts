@@ -70,7 +70,7 @@ export async function expectStopsAt(stop: string, loop: (llm: ReturnType<typeof 
 
 import Anthropic_ from "@anthropic-ai/sdk";
 import { ToolError } from "../runtime/tools/files.ts";
-import { RuleError, errorText } from "../runtime/testing.ts";
+import { RuleError, errorText, messageTable } from "../runtime/testing.ts";
 import type { RuleId } from "../runtime/rules.ts";
 
 /**
@@ -94,4 +94,14 @@ export function naming<T>(loop: () => Promise<T>, fallback?: RuleId): () => Prom
       throw thrownRule(e, fallback) ?? e;
     }
   };
+}
+
+/** Runs a property's checks on a loop's history; a broken rule carries the transcript as a message table. */
+export async function withTranscript<T>(history: Anthropic.MessageParam[], checks: () => Promise<T> | T): Promise<T> {
+  try {
+    return await checks();
+  } catch (e) {
+    if (!(e instanceof RuleError)) throw e;
+    throw new RuleError(e.rule, `${e.message.replace(/^\[[a-z0-9-]+\] /, "")}\n${messageTable(history)}`);
+  }
 }
