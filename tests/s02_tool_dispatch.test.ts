@@ -56,7 +56,13 @@ const useBlock = (name: string, input: Record<string, unknown> = {}): Anthropic.
 
 const textOfResult = (r: Anthropic.ToolResultBlockParam | undefined) => textIn(r?.content);
 const REGISTRY = "(ToolRegistry.dispatch in lessons/s02_tool_dispatch/registry.ts)";
-const show = (v: unknown) => JSON.stringify(v)?.slice(0, 120) ?? String(v);
+const show = (v: unknown, n = 120) => {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+};
+/** A tool_result in a few words: its id, is_error, and its content's first line. */
+const brief = (r: Anthropic.ToolResultBlockParam | undefined) =>
+  r ? `a tool_result for ${r.tool_use_id}${r.is_error ? " (is_error)" : " (no is_error)"} saying ${show(textIn(r.content).split("\n")[0] ?? "", 90)}` : "nothing";
 
 /** registry.dispatch(call), a throw turned into the rule it breaks (dispatch answers, it does not throw). */
 async function dispatch(registry: InstanceType<typeof ToolRegistry>, c: Anthropic.ToolUseBlock, id: RuleId, root = process.cwd()) {
@@ -89,7 +95,7 @@ describe("s02 the registry", () => {
     const result = await dispatch(registry, c, "dispatch");
     rule(ran.length === 1 && ran[0]!.tool === "beta", "dispatch", `a call to beta ran [${ran.map((r) => r.tool).join(", ") || "nothing"}]: look the tool up by call.name and run it ${REGISTRY}.`);
     rule(show(ran[0]!.input) === show({ x: "42" }), "dispatch", `beta was run with ${show(ran[0]!.input)}; the call's input is {"x":"42"}: pass the call's input to the tool.`);
-    rule(result?.type === "tool_result" && result.tool_use_id === c.id, "result-by-id", `dispatch answered ${show(result)}: a tool_result with tool_use_id ${c.id}, the id of the call.`);
+    rule(result?.type === "tool_result" && result.tool_use_id === c.id, "result-by-id", `dispatch answered ${brief(result)}: a tool_result with tool_use_id ${c.id}, the id of the call.`);
     rule(textOfResult(result).trim() === "beta got 42", "result-is-output", `the result of beta is ${show(textOfResult(result))}: put what the tool returned ("beta got 42") in content.`);
     rule(result.is_error !== true, "dispatch", `the result of a call that worked has is_error: true: leave is_error out (or false) when the tool succeeded.`);
   });
@@ -98,7 +104,7 @@ describe("s02 the registry", () => {
     const { ran, tools } = recordingTools();
     const c = useBlock("run_tests", { module: "login" });
     const result = await dispatch(new ToolRegistry(tools), c, "unknown-tool");
-    rule(result?.type === "tool_result" && result.tool_use_id === c.id, "unknown-tool", `a call to the unknown tool run_tests was answered with ${show(result)}: answer it with a tool_result for ${c.id}.`);
+    rule(result?.type === "tool_result" && result.tool_use_id === c.id, "unknown-tool", `a call to the unknown tool run_tests was answered with ${brief(result)}: answer it with a tool_result for ${c.id}.`);
     rule(result.is_error === true, "unknown-tool", `the answer to a call of the unknown tool run_tests has no is_error: true: mark it as an error, so the model knows the call failed.`);
     const said = textOfResult(result);
     rule(said.includes("run_tests"), "unknown-tool", `the answer to the unknown tool says ${show(said)}: name the tool it asked for, "run_tests".`);
@@ -110,7 +116,7 @@ describe("s02 the registry", () => {
     const { tools } = recordingTools();
     const c = useBlock("failing");
     const result = await dispatch(new ToolRegistry(tools), c, "tool-failure-observed");
-    rule(result?.tool_use_id === c.id && result.is_error === true, "tool-failure-observed", `the tool "failing" threw a ToolError and was answered with ${show(result)}: answer it with is_error: true, under its id ${c.id}.`);
+    rule(result?.tool_use_id === c.id && result.is_error === true, "tool-failure-observed", `the tool "failing" threw a ToolError and was answered with ${brief(result)}: answer it with is_error: true, under its id ${c.id}.`);
     rule(textOfResult(result).includes("this tool reports a failure"), "tool-failure-observed", `the error result says ${show(textOfResult(result))}: include the ToolError's message ("this tool reports a failure"), so the model knows what went wrong.`);
   });
 
@@ -120,7 +126,7 @@ describe("s02 the registry", () => {
     const read = await dispatch(registry, useBlock("read_file", { path: "src/greet.mjs" }), "dispatch", root);
     rule(textOfResult(read).includes("Helo,"), "dispatch", `read_file of src/greet.mjs answered ${show(textOfResult(read))}: run the tool with the call's input and the context's root.`);
     const edit = await dispatch(registry, useBlock("edit_file", { path: "src/greet.mjs", old_text: "nope", new_text: "x" }), "tool-failure-observed", root);
-    rule(edit.is_error === true && /not found/.test(textOfResult(edit)), "tool-failure-observed", `an edit_file whose old_text is not in the file was answered ${show(edit)}: a ToolError becomes is_error: true with its message.`);
+    rule(edit.is_error === true && /not found/.test(textOfResult(edit)), "tool-failure-observed", `an edit_file whose old_text is not in the file was answered ${brief(edit)}: a ToolError becomes is_error: true with its message.`);
   });
 });
 
@@ -221,7 +227,7 @@ describe("s02 the loop with the registry", () => {
     const run = { history, final };
     const [failing] = callsIn(run.history[1]);
     const r = failing && resultFor(run.history, failing.id);
-    rule(r?.is_error === true && textOfResult(r).includes("this tool reports a failure"), "tool-failure-observed", `the call to "failing" is answered ${show(r)}: is_error: true, with the ToolError's message.`);
+    rule(r?.is_error === true && textOfResult(r).includes("this tool reports a failure"), "tool-failure-observed", `the call to "failing" is answered ${brief(r)}: is_error: true, with the ToolError's message.`);
     rule(textIn(run.final?.content) === "errors: 1", "tool-failure-observed", `the model saw ${show(textIn(run.final?.content))} errors; one of the two calls failed.`);
   });
 

@@ -102,7 +102,13 @@ function trickyTools() {
 const ctx = { root: process.cwd() };
 const textOf = (r: Anthropic.ToolResultBlockParam | undefined) => textIn(r?.content);
 const SAFE = "(safeDispatch in lessons/s04_tool_errors/define-tool.ts)";
-const show = (v: unknown) => JSON.stringify(v)?.slice(0, 160) ?? String(v);
+const show = (v: unknown, n = 120) => {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+};
+/** A tool_result in a few words: its id, is_error, and its content's first line. */
+const brief = (r: Anthropic.ToolResultBlockParam | undefined) =>
+  r ? `a tool_result for ${r.tool_use_id}${r.is_error ? " (is_error)" : " (no is_error)"} saying ${show(textIn(r.content).split("\n")[0] ?? "", 90)}` : "nothing";
 
 /**
  * safeDispatch(call), bounded: it answers within `ms` (a deadline that never fires fails here, as
@@ -115,7 +121,7 @@ async function answer(registry: InstanceType<typeof SafeToolRegistry>, c: Anthro
   try {
     const r = await Promise.race([safeDispatch(registry, c, { ...ctx, ...(opts.signal ? { signal: opts.signal } : {}) }), late]);
     rule(r !== "late", "tool-timeout", opts.late ?? `safeDispatch had not answered the call to ${c.name} after ${ms / 1000} s: run the tool with runWithDeadline and the tool's own timeoutMs ${SAFE}.`);
-    rule(r && r.type === "tool_result" && r.tool_use_id === c.id, "result-by-id", `safeDispatch answered the call ${c.id} (${c.name}) with ${show(r)}: a tool_result with tool_use_id ${c.id}.`);
+    rule(r && r.type === "tool_result" && r.tool_use_id === c.id, "result-by-id", `safeDispatch answered the call ${c.id} (${c.name}) with ${r && typeof r === "object" && "type" in r ? brief(r as Anthropic.ToolResultBlockParam) : show(r)}: a tool_result with tool_use_id ${c.id}.`);
     return r;
   } catch (e) {
     if (e instanceof RuleError) throw e;
@@ -170,7 +176,7 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
   it("answers a successful call with its output, by id", async () => {
     const { registry } = trickyTools();
     const r = await answer(registry, toolUse("greet", { name: "Ada" }));
-    rule(textOf(r) === "hello Ada" && r.is_error !== true, "result-is-output", `the call greet({name: "Ada"}) was answered ${show(r)}: the tool's output, "hello Ada", and no is_error.`);
+    rule(textOf(r) === "hello Ada" && r.is_error !== true, "result-is-output", `the call greet({name: "Ada"}) was answered ${brief(r)}: the tool's output, "hello Ada", and no is_error.`);
   });
 
   it("answers a tool that throws (sync or async) with is_error and the error's message; nothing escapes", async () => {
@@ -180,7 +186,7 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
       ["explode_later", "index out of range"],
     ] as const) {
       const r = await answer(registry, toolUse(name, {}));
-      rule(r.is_error === true, "tool-failure-observed", `${name} threw, and its result ${show(r)} has no is_error: true: a failure is answered as an error.`);
+      rule(r.is_error === true, "tool-failure-observed", `${name} threw, and its result (${brief(r)}) has no is_error: true: a failure is answered as an error.`);
       rule(textOf(r).includes(message), "tool-failure-observed", `${name} threw "${message}", and its result says ${show(textOf(r))}: include the exception's message, so the model knows what went wrong.`);
     }
   });
@@ -196,14 +202,14 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
     const said = textOf(r);
     rule(ran.length === 0, "invalid-input", `greet was run with ${show(input)} (${what}): check the input with inputProblem first and do not run the tool when it does not fit ${SAFE}.`);
     rule(r.is_error === true, "invalid-input", `greet(${show(input)}) (${what}) was answered without is_error: true: input that does not fit the schema is an error.`);
-    rule(/^Invalid input for greet; it was not run\./.test(said) && field.test(said), "invalid-input", `greet(${show(input)}) (${what}) was answered ${show(said)}: answer with errorResult(call, inputProblem(tool, call.input)), which names the field and what greet takes.`);
-    rule(/greet takes: .*Call it again with a corrected input\./s.test(said), "invalid-input", `the answer to ${what} must end with what greet takes and ask for a corrected call; it says ${show(said)}.`);
+    rule(/^Invalid input for greet; it was not run\./.test(said) && field.test(said), "invalid-input", `greet(${show(input)}) (${what}) was answered ${show(said.split("\n")[0])}: answer with errorResult(call, inputProblem(tool, call.input)), which names the field and what greet takes.`);
+    rule(/greet takes: .*Call it again with a corrected input\./s.test(said), "invalid-input", `the answer to ${what} must end with what greet takes and ask for a corrected call; it says ${show(said.split("\n").at(-1))}.`);
   });
 
   it("stops waiting for a tool past its timeout, stops the tool (its signal), and tells the model why", async () => {
     const { registry, seen } = trickyTools();
     const r = await answer(registry, toolUse("hang", {}), { late: `the tool "hang" has a timeoutMs of 60 ms, and safeDispatch had not answered after 2 s: run it with runWithDeadline(tool.timeoutMs, …) for a CheckedTool ${SAFE}.` });
-    rule(r.is_error === true, "tool-timeout", `a tool past its time limit was answered ${show(r)}: answer it with is_error: true.`);
+    rule(r.is_error === true, "tool-timeout", `a tool past its time limit was answered ${brief(r)}: answer it with is_error: true.`);
     expectTimeoutMessage(textOf(r), "hang", 60);
     rule(seen.signal?.aborted === true, "tool-timeout", `the tool's signal did not abort at the deadline, so the tool keeps working: pass runWithDeadline's signal to tool.run(input, { ...ctx, signal }) ${SAFE}.`);
   });
@@ -211,7 +217,7 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
   it("answers a tool that ignores its signal all the same, at the deadline", async () => {
     const { registry } = trickyTools();
     const r = await answer(registry, toolUse("hang_deaf", {}), { late: `the tool "hang_deaf" ignores its signal; safeDispatch must answer at its deadline (60 ms) all the same, and had not after 2 s ${SAFE}.` });
-    rule(r.is_error === true, "tool-timeout", `a tool past its time limit was answered ${show(r)}: answer it with is_error: true.`);
+    rule(r.is_error === true, "tool-timeout", `a tool past its time limit was answered ${brief(r)}: answer it with is_error: true.`);
     expectTimeoutMessage(textOf(r), "hang_deaf", 60);
   });
 
@@ -226,16 +232,16 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     outer.abort();
     const r = await pending;
-    rule(r.is_error === true, "tool-timeout", `a tool the caller stopped was answered ${show(r)}: answer it with is_error: true.`);
+    rule(r.is_error === true, "tool-timeout", `a tool the caller stopped was answered ${brief(r)}: answer it with is_error: true.`);
     rule(seen.signal?.aborted === true, "tool-timeout", `the caller aborted, and the tool's own signal did not: pass runWithDeadline's signal to tool.run ${SAFE}.`);
   });
 
   it("answers an unknown tool and an empty output with something (never empty content)", async () => {
     const { registry } = trickyTools();
     const unknown = await answer(registry, toolUse("fly", {}));
-    rule(unknown.is_error === true && /greet/.test(textOf(unknown)), "unknown-tool", `the unknown tool "fly" was answered ${show(unknown)}: is_error: true, with the names of the tools there are.`);
+    rule(unknown.is_error === true && /greet/.test(textOf(unknown)), "unknown-tool", `the unknown tool "fly" was answered ${brief(unknown)}: is_error: true, with the names of the tools there are.`);
     const silent = await answer(registry, toolUse("silent", {}));
-    rule(textOf(silent).trim().length > 0, "empty-text", `the tool "silent" returned "" and was answered ${show(silent)}: say "(no output)" instead of empty content ${SAFE}.`);
+    rule(textOf(silent).trim().length > 0, "empty-text", `the tool "silent" returned "" and was answered ${brief(silent)}: say "(no output)" instead of empty content ${SAFE}.`);
   });
 
   it("property: for any tool name and any input, it answers the call by id and never throws", async () => {
@@ -287,7 +293,7 @@ describe("s04 the loop goes on after a failure", () => {
     const calls = callsIn(history[1]);
     calls.forEach((c, i) => {
       const r = resultFor(history, c.id);
-      rule(r?.is_error === true, ["tool-failure-observed", "invalid-input", "tool-timeout"][i] as RuleId, `${c.name} (${["throws", "gets an input that does not fit", "hangs"][i]}) was answered ${show(r)}: answer it with is_error: true.`);
+      rule(r?.is_error === true, ["tool-failure-observed", "invalid-input", "tool-timeout"][i] as RuleId, `${c.name} (${["throws", "gets an input that does not fit", "hangs"][i]}) was answered ${brief(r)}: answer it with is_error: true.`);
     });
     rule(textIn(final?.content) === "errors: 3", "tool-failure-observed", `the model saw ${show(textIn(final?.content))}: all three failures come back as errors in one message, and the loop goes on to the answer.`);
   });

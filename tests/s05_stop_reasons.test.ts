@@ -52,7 +52,10 @@ class Recording extends SafeToolRegistry {
 }
 
 type Outcome = Awaited<ReturnType<Agent["runAgent"]>>;
-const show = (v: unknown) => JSON.stringify(v)?.slice(0, 160) ?? String(v);
+const show = (v: unknown, n = 120) => {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+};
 const LOOP = "(runAgent in lessons/s05_stop_reasons/agent.ts)";
 
 /** Every call the registry ran came from a response that asked for tools (stop_reason tool_use). */
@@ -111,6 +114,11 @@ function expectPauseContinued(llm: ReturnType<typeof scripted>): void {
 function expectOutcomeOfLast(llm: ReturnType<typeof scripted>, outcome: Outcome): void {
   const last = llm.scripted.responses.at(-1);
   if (!last || !outcome || (outcome.status !== "done" && outcome.status !== "stopped")) return;
+  rule(
+    last.stop_reason !== "pause_turn",
+    "pause-turn",
+    `the model's last answer had stop_reason "pause_turn" and the run ended ${outcome.status}: a paused turn is not over. Store it, and call again with the history as it is (no user message), so the model continues ${LOOP}.`,
+  );
   rule(
     (outcome.status === "done") === (last.stop_reason === "end_turn"),
     "typed-outcome",

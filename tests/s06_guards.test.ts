@@ -63,7 +63,10 @@ type Options = NonNullable<Parameters<Agent["runAgent"]>[2]>;
 type Outcome = Awaited<ReturnType<Agent["runAgent"]>>;
 const LOOP = "(runAgent in lessons/s06_guards/agent.ts)";
 const GUARDS = "(RunGuards in lessons/s06_guards/guards.ts)";
-const show = (v: unknown) => JSON.stringify(v)?.slice(0, 160) ?? String(v);
+const show = (v: unknown, n = 120) => {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+};
 
 /**
  * Runs the lesson's loop, then sends the transcript again: it must be accepted, whatever the stop.
@@ -90,7 +93,7 @@ async function run(opts: { scenario?: Scenario; faults?: FaultPlan; history?: An
   rule(
     outcome !== "late",
     "guard-timeout",
-    `the run had not returned ${(opts.within ?? 0) / 1000} s after it began, though its deadline was ${show(opts.run?.guards?.timeoutMs ?? opts.run?.signal)}: give the request in flight the run's signal (create(…, { signal: guard.signal })) and the tools ctx.signal, so the deadline stops them ${LOOP}.`,
+    `the run had not returned ${(opts.within ?? 0) / 1000} s after it began, though ${opts.run?.guards?.timeoutMs ? `its deadline was ${opts.run.guards.timeoutMs} ms` : "its caller had aborted it"}: give the request in flight the run's signal (create(…, { signal: guard.signal })) and the tools ctx.signal, so the deadline stops them ${LOOP}.`,
   );
   const responses = [...llm.scripted.responses];
   const requests = llm.scripted.exchanges.length;
