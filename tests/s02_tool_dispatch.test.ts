@@ -204,7 +204,7 @@ describe("s02 the loop with the registry", () => {
       rule(r?.is_error !== true, "dispatch", `the call ${c?.id} to ${c?.name} is answered as an error: ${show(textOfResult(r))}.`);
       rule(textOfResult(r).trim() === want, "result-by-id", `the result for ${c?.id} (${c?.name}) is ${show(textOfResult(r))}: each call's own output goes under its id ("${want}").`);
     }
-    rule(textIn(final?.content) === "Got 3 results, 1 error(s).", "results-split", `the model saw ${show(textIn(final?.content))}: all three results, one of them an error, go back in one user message.`);
+    rule(textIn(final?.content) === "Got 3 results, 1 error(s).", "dispatch", `the model saw ${show(textIn(final?.content))}: all three results, one of them an error, go back in one user message.`);
   });
 
   it("a tool that reports a failure (ToolError) is answered with is_error, and the loop goes on", async () => {

@@ -168,6 +168,16 @@ describe("s03 runTools", () => {
   });
 });
 
+/** Every call of the default tasks works in the workspace it is given: an error result means a call went astray. */
+function expectNoErrors(history: Anthropic.MessageParam[]): void {
+  history.forEach((m, i) =>
+    resultsIn(m).forEach((r) => {
+      const c = callsIn(history[i - 1]).find((x) => x.id === r.tool_use_id);
+      rule(r.is_error !== true, "dispatch", `history[${i}] answers ${c?.name ?? r.tool_use_id} with an error: ${JSON.stringify(contentOf(r).split("\n")[0]?.slice(0, 100))}. Dispatch each call with the context runTools is given (its ctx: the workspace root) ${WHERE}.`);
+    }),
+  );
+}
+
 /** Runs the lesson's loop through driveLoop: the pairing rules and "sent again" are checked after it. */
 async function runLoop(scenario: Scenario | undefined, task: string, registry: ToolRegistry, root = process.cwd()) {
   const llm = scripted(scenario ? { scenario } : {});
@@ -187,8 +197,9 @@ describe("s03 the loop", () => {
     keep(root);
     const { history, final } = await runLoop(undefined, S03_TASK, new ToolRegistry(defaultTools()), root);
 
+    expectNoErrors(history);
     const roles = history.map((m) => m.role).join(", ");
-    rule(history.length === 8, "results-split", `the history is [${roles}]: three turns of calls, each answered in ONE user message, and the answer make 8 messages.`);
+    rule(history.length === 8, "dispatch", `the history is [${roles}]: three turns of calls, each answered in ONE user message, and the answer make 8 messages; the model went off course after history[${history.length - 2}]'s results.`);
     const asked = callsIn(history[3]);
     const reads = resultsIn(history[4]);
     rule(reads.map((r) => r.tool_use_id).join() === asked.map((c) => c.id).join(), "results-in-order", `history[4] answers [${reads.map((r) => r.tool_use_id).join(", ")}]; history[3] asked [${asked.map((c) => c.id).join(", ")}]: answer in the order asked.`);
@@ -211,7 +222,7 @@ describe("s03 the loop", () => {
       ),
     };
     const { history, final } = await runLoop(scenario, "three at once", registry);
-    rule(history.length === 4, "results-split", `the history is [${history.map((m) => m.role).join(", ")}]: the three results go back in ONE user message.`);
+    rule(history.length === 4, "dispatch", `the history is [${history.map((m) => m.role).join(", ")}]: one turn of three calls, its results in ONE user message, and the answer make 4 messages.`);
     const [x, y, z] = [span("x"), span("y"), span("z")];
     rule(Math.max(x.start, y.start, z.start) < Math.min(x.end, y.end, z.end), "concurrency", "the loop ran the three read-only calls one after another: hand them to runTools, which starts them together.");
     rule(textIn(final?.content) === "Got look x, look y, look z.", "results-in-order", `the model read ${JSON.stringify(textIn(final?.content))}: the results must come in the order asked (x, y, z).`);
@@ -221,6 +232,7 @@ describe("s03 the loop", () => {
     const llm = scripted();
     const history = await lesson.demo(llm);
     await expectSendable(llm, history);
-    rule(history.length === 8, "results-split", `demo() returned ${history.length} messages; the default task takes 8.`);
+    expectNoErrors(history);
+    rule(history.length === 8, "dispatch", `demo() returned ${history.length} messages; the default task takes 8.`);
   });
 });
