@@ -8,7 +8,7 @@ import { call, say, steps, text, thinking } from "../runtime/scripted/scenarios/
 import { S01_TASK } from "../runtime/scripted/scenarios/s01_agent_loop.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { ruleOfApiMessage, ruleStage } from "../runtime/rules.ts";
-import { RuleError, callsIn, driveLoop, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
+import { RuleError, blocksIn, callsIn, driveLoop, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 
 /** What the checks use of a lesson module. */
 export type S01Lesson = Pick<typeof import("../solutions/s01_agent_loop/agent.ts"), "TOOLS" | "rawCall" | "agentLoop">;
@@ -47,7 +47,9 @@ export async function runLoop(lesson: S01Lesson, scenario?: Scenario | string, t
  * history, all of them, unchanged (the loop only appends, so each request is a prefix of it).
  */
 function expectWholeHistory(llm: ReturnType<typeof scripted>, history: Anthropic.MessageParam[], count: number): void {
-  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  // By shape: a string content and the same text as one text block are the same message to the API.
+  const shape = (m: unknown) => (m && typeof m === "object" ? { role: (m as { role?: unknown }).role, content: blocksIn((m as { content?: unknown }).content) } : m);
+  const same = (a: unknown, b: unknown) => JSON.stringify(shape(a)) === JSON.stringify(shape(b));
   llm.scripted.exchanges.slice(0, count).forEach((ex, n) => {
     const sent = (ex.request as { messages?: Anthropic.MessageParam[] } | undefined)?.messages;
     if (!Array.isArray(sent)) return;
