@@ -280,6 +280,27 @@ export const RULES = {
     ["When the agent stops on a repeated call, that call is still answered, so the transcript can be sent again.", "Answer the repeated tool_use with is_error: true (why it was not run) before you return."],
     ["代理因重复调用而停止时，仍要回答该调用，使记录可以再次发送。", "返回前用 is_error: true（说明未运行的原因）回答重复的 tool_use。"],
   ),
+  // ── s01–s06: rules their grading names (one block, so other lessons' blocks merge beside it) ──
+  "whole-history": r(
+    "growth",
+    ["Each request sends the whole history: every earlier message, in order and unchanged (the model remembers nothing between calls).", "Pass `messages: history` itself (or a full copy of it) to every create(); do not slice, filter or rebuild it, and never change a message once it is in the history (make a new results array each turn)."],
+    ["每个请求都发送完整的 history：之前的每条消息，按顺序且不加改动（模型在两次调用之间什么都不记得）。", "每次 create() 都传 `messages: history` 本身（或它的完整副本）；不要截取、过滤或重建它，消息一旦放入 history 就不要再改（每轮新建一个结果数组）。"],
+  ),
+  "tools-offered": r(
+    "lesson",
+    ["Every request offers the tools (`tools: registry.definitions()`): the model can only call what it is shown.", "Pass the registry's definitions as `tools` in each create() of the loop."],
+    ["每个请求都要提供工具（`tools: registry.definitions()`）：模型只能调用它看得到的工具。", "在循环的每次 create() 中把注册表的定义作为 `tools` 传入。"],
+  ),
+  "results-in-order": r(
+    "lesson",
+    ["In this lesson the results of a turn come back in the order the model asked, however the calls finish (the API takes any order; the lesson's runTools promises this one).", "Keep each result at its call's index: Promise.all over the batch (it keeps input order), or write results[i], never push as each call finishes."],
+    ["本课中，一轮的结果按模型请求的顺序返回，无论调用以何种顺序完成（API 接受任意顺序；本课的 runTools 承诺这个顺序）。", "让每个结果留在其调用的位置：对批次用 Promise.all（它保持输入顺序），或写入 results[i]，不要在每个调用完成时 push。"],
+  ),
+  "max-tokens-retry": r(
+    "lesson",
+    ["A response cut off by max_tokens is neither stored nor run: the loop asks again once, with a larger max_tokens, and stops with max_tokens if that is cut off too.", "On the first max_tokens, raise maxTokens, remember you retried, and `continue` before you store the response; on a second, stop with the max_tokens outcome."],
+    ["被 max_tokens 截断的响应既不保存也不运行：循环用更大的 max_tokens 重新请求一次，如果仍被截断就以 max_tokens 停止。", "第一次遇到 max_tokens 时，增大 maxTokens、记下已重试，并在保存响应之前 `continue`；第二次就以 max_tokens 结果停止。"],
+  ),
   "lesson-rule": r(
     "lesson",
     ["The behaviour the test's name describes.", "Read the test's name and the lesson's TODO for that part; run `npm run hint` for guiding questions."],

@@ -322,6 +322,7 @@ export async function driveLoop<T>(
     }
   } catch (e) {
     if (e instanceof TodoError) throw e; // an unsolved exercise: the TODO says it all
+    if (e instanceof RuleError) throw e; // the test's loop callback has already named the rule
     if (e instanceof LoopTimeout) {
       hungAt ??= "driveLoop";
       throw new RuleError("loop-did-not-return", `the loop did not return within ${Math.round(ms / 1000)} s. ${lastRequestLine(llm.scripted)}`);
@@ -434,7 +435,10 @@ function propertyFailure(details: { failed: boolean; counterexample: unknown[] |
   const rule = (named && isRuleId(named[1]!) ? named[1] : fallback) as RuleId;
   const sentence = named ? named[2]! : words && !RUNNER_TEXT.test(words) ? words : RUNNER_TEXT.test(inner) ? "a case breaks this check" : inner.split("\n")[0]!;
   const table = details.counterexample ? describeCase(details.counterexample) : "";
-  return new RuleError(rule, `${sentence}\nthe smallest failing case (found after ${details.numRuns} run(s), shrunk ${details.numShrinks} time(s)):\n${table}`);
+  // A property that runs a loop may add the transcript it left (messageTable rows): kept, after the case.
+  const rows = inner.split("\n").filter((l) => /^\s+messages\[\d+\] (user|assistant) /.test(l));
+  const left = rows.length > 0 ? `\nthe transcript it left:\n${rows.join("\n")}` : "";
+  return new RuleError(rule, `${sentence}\nthe smallest failing case (found after ${details.numRuns} run(s), shrunk ${details.numShrinks} time(s)):\n${table}${left}`);
 }
 
 

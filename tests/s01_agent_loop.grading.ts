@@ -7,7 +7,8 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { call, say, steps, text, thinking } from "../runtime/scripted/scenarios/script.ts";
 import { S01_TASK } from "../runtime/scripted/scenarios/s01_agent_loop.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { callsIn, driveLoop, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
+import { ruleOfApiMessage, ruleStage } from "../runtime/rules.ts";
+import { RuleError, blocksIn, callsIn, driveLoop, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 
 /** What the checks use of a lesson module. */
 export type S01Lesson = Pick<typeof import("../solutions/s01_agent_loop/agent.ts"), "TOOLS" | "rawCall" | "agentLoop">;
@@ -23,12 +24,52 @@ export async function runLoop(lesson: S01Lesson, scenario?: Scenario | string, t
   const llm = scripted({ maxRequests: 20, ...(scenario ? { scenario } : {}) });
   const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
   let requests = 0; // counted before the transcript is sent again to check it
-  const final = await driveLoop(llm, history, async () => {
-    const response = await lesson.agentLoop(llm, history);
-    requests = llm.scripted.exchanges.length;
-    return response;
-  });
+  let final: Anthropic.Message;
+  try {
+    final = await driveLoop(llm, history, async () => {
+      const response = await lesson.agentLoop(llm, history);
+      requests = llm.scripted.exchanges.length;
+      return response;
+    });
+  } catch (e) {
+    // A loop that hangs, or whose history did not grow, says so first; else a request that left
+    // out part of the history is the cause of what the API refused.
+    const stage = e instanceof RuleError ? ruleStage(e.rule) : undefined;
+    if (stage !== "hang" && stage !== "growth") expectWholeHistory(llm, history, requests || llm.scripted.exchanges.length);
+    throw e;
+  }
+  expectWholeHistory(llm, history, requests);
   return { llm, history, final, requests };
+}
+
+/**
+ * Every request the loop sent carried the history as it was then: the first N messages of the
+ * history, all of them, unchanged (the loop only appends, so each request is a prefix of it).
+ */
+function expectWholeHistory(llm: ReturnType<typeof scripted>, history: Anthropic.MessageParam[], count: number): void {
+  // By shape: a string content and the same text as one text block are the same message to the API.
+  const shape = (m: unknown) => (m && typeof m === "object" ? { role: (m as { role?: unknown }).role, content: blocksIn((m as { content?: unknown }).content) } : m);
+  const same = (a: unknown, b: unknown) => JSON.stringify(shape(a)) === JSON.stringify(shape(b));
+  llm.scripted.exchanges.slice(0, count).forEach((ex, n) => {
+    const sent = (ex.request as { messages?: Anthropic.MessageParam[] } | undefined)?.messages;
+    if (!Array.isArray(sent)) return;
+    const bad = sent.findIndex((m, i) => !same(m, history[i]));
+    const before = n === 0 ? 1 : llm.scripted.exchanges[n - 1]!.response ? 2 : 0;
+    const previous = n === 0 ? 0 : ((llm.scripted.exchanges[n - 1]!.request as { messages?: unknown[] }).messages?.length ?? 0);
+    const count = (m: unknown) => (Array.isArray((m as { content?: unknown })?.content) ? ((m as { content: unknown[] }).content.length) : 1);
+    // The request started at the task but one of its messages is not what the history holds now:
+    // the loop changed a message after sending it (one results array reused for every turn, say).
+    const changed = bad > 0 && same(sent[0], history[0]);
+    rule(
+      bad < 0 && sent.length >= previous + before,
+      "whole-history",
+      changed
+        ? `history[${bad}] changed after request ${n + 1} sent it (it had ${count(sent[bad])} block(s), it has ${count(history[bad])}): a message is never changed once it is in the history. Build each turn's results in a new array (declare it inside the loop).`
+        : bad >= 0
+          ? `request ${n + 1} sent ${sent.length} message(s), and its messages[${bad}] is not history[${bad}] (${history[bad]?.role ?? "nothing"}): each request sends the whole history, from the task on, unchanged.`
+          : `request ${n + 1} sent ${sent.length} message(s), the one before it ${previous}: each request sends the whole history, which grew by the answer and its results in between.`,
+    );
+  });
 }
 
 export const twoCalls: Scenario = {
@@ -146,7 +187,10 @@ export const PART_TWO: Check[] = [
       const { history, llm } = await runLoop(lesson, thinkingTwice, "think twice");
       rule(history.length === 6, "roles-alternate", `the history has ${history.length} messages; two calls and an answer make 6.`);
       const refused = llm.scripted.exchanges.find((e) => e.error !== undefined);
-      rule(!refused, "not-verbatim", () => `the model refused a request: ${refused!.error!.message}`);
+      if (refused) {
+        const id = ruleOfApiMessage(refused.error!.message);
+        rule(false, id === "api-rejected" ? "not-verbatim" : id, `the API refused request ${llm.scripted.exchanges.indexOf(refused) + 1} of the loop: ${refused.error!.message}`);
+      }
     },
   },
   {

@@ -5,12 +5,13 @@
  */
 import { readFile } from "node:fs/promises";
 import type Anthropic from "@anthropic-ai/sdk";
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S02_TASK, S02_WORKSPACE } from "../runtime/scripted/scenarios/s02_tool_dispatch.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { loadLesson, scripted , expectSendable , textIn } from "../runtime/testing.ts";
-import { OTHER_STOPS, expectStopsAt, quietLessonFile } from "./support.ts";
+import type { RuleId } from "../runtime/rules.ts";
+import { RuleError, callsIn, driveLoop, errorText, expectSendable, loadLesson, resultFor, rule, scripted, textIn } from "../runtime/testing.ts";
+import { OTHER_STOPS, expectStopsAt, naming, quietLessonFile } from "./support.ts";
 import { ToolError, scratchWorkspace } from "../runtime/tools/files.ts";
 
 type Agent = typeof import("../solutions/s02_tool_dispatch/agent.ts");
@@ -53,22 +54,37 @@ let nextId = 0;
 const useBlock = (name: string, input: Record<string, unknown> = {}): Anthropic.ToolUseBlock =>
   ({ type: "tool_use", id: `toolu_test_${nextId++}`, name, input, caller: { type: "direct" } }) as Anthropic.ToolUseBlock;
 
-const resultsOf = (m: Anthropic.MessageParam | undefined) => (m?.content ?? []) as Anthropic.ToolResultBlockParam[];
-const callsOf = (m: Anthropic.MessageParam | undefined) =>
-  (m?.content as Anthropic.ContentBlock[]).filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
-const textOfResult = (r: Anthropic.ToolResultBlockParam) => textIn(r.content);
+const textOfResult = (r: Anthropic.ToolResultBlockParam | undefined) => textIn(r?.content);
+const REGISTRY = "(ToolRegistry.dispatch in lessons/s02_tool_dispatch/registry.ts)";
+const show = (v: unknown, n = 120) => {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+};
+/** A tool_result in a few words: its id, is_error, and its content's first line. */
+const brief = (r: Anthropic.ToolResultBlockParam | undefined) =>
+  r ? `a tool_result for ${r.tool_use_id}${r.is_error ? " (is_error)" : " (no is_error)"} saying ${show(textIn(r.content).split("\n")[0] ?? "", 90)}` : "nothing";
+
+/** registry.dispatch(call), a throw turned into the rule it breaks (dispatch answers, it does not throw). */
+async function dispatch(registry: InstanceType<typeof ToolRegistry>, c: Anthropic.ToolUseBlock, id: RuleId, root = process.cwd()) {
+  try {
+    return await registry.dispatch(c, { root });
+  } catch (e) {
+    throw new RuleError(id, `dispatch threw on a call to ${c.name} instead of answering it: ${errorText(e)}. Return a tool_result for ${c.id} ${REGISTRY}.`);
+  }
+}
 
 describe("s02 the registry", () => {
   it("yields one API tool definition per tool, in order, with its schema", () => {
     const defs = new ToolRegistry(defaultTools()).definitions();
     const names = defs.map((d) => d.name);
-    expect(names).toEqual(expect.arrayContaining(["read_file", "write_file", "edit_file", "bash"]));
-    expect(names.some((n) => n === "list_files" || n === "glob")).toBe(true);
+    for (const want of ["read_file", "write_file", "edit_file", "bash"])
+      rule(names.includes(want), "tool-definition", `registry.definitions() names [${names.join(", ")}]: it must offer ${want} (one definition per tool of defaultTools()).`);
+    rule(names.some((n) => n === "list_files" || n === "glob"), "tool-definition", `registry.definitions() names [${names.join(", ")}]: it must offer list_files (or glob).`);
     for (const d of defs) {
-      expect(d.input_schema.type).toBe("object");
-      expect(typeof d.description).toBe("string");
+      rule(d.input_schema?.type === "object" && typeof d.description === "string", "tool-definition", `the definition of ${d.name} needs a description and an input_schema of type "object"; it is ${show(d)}.`);
       // Only what the API understands: no handler or flags leak into the request.
-      expect(Object.keys(d).sort()).toEqual(["description", "input_schema", "name"]);
+      const keys = Object.keys(d).sort().join(", ");
+      rule(keys === "description, input_schema, name", "tool-definition", `the definition of ${d.name} has the fields [${keys}]: send only name, description and input_schema (the handler and readOnly stay in the registry).`);
     }
   });
 
@@ -76,42 +92,56 @@ describe("s02 the registry", () => {
     const { ran, tools } = recordingTools();
     const registry = new ToolRegistry(tools);
     const c = useBlock("beta", { x: "42" });
-    const result = await registry.dispatch(c, { root: process.cwd() });
-    expect(ran).toEqual([{ tool: "beta", input: { x: "42" } }]);
-    expect(result).toMatchObject({ type: "tool_result", tool_use_id: c.id, content: "beta got 42" });
-    expect(result.is_error ?? false).toBe(false);
+    const result = await dispatch(registry, c, "dispatch");
+    rule(ran.length === 1 && ran[0]!.tool === "beta", "dispatch", `a call to beta ran [${ran.map((r) => r.tool).join(", ") || "nothing"}]: look the tool up by call.name and run it ${REGISTRY}.`);
+    rule(show(ran[0]!.input) === show({ x: "42" }), "dispatch", `beta was run with ${show(ran[0]!.input)}; the call's input is {"x":"42"}: pass the call's input to the tool.`);
+    rule(result?.type === "tool_result" && result.tool_use_id === c.id, "result-by-id", `dispatch answered ${brief(result)}: a tool_result with tool_use_id ${c.id}, the id of the call.`);
+    rule(textOfResult(result).trim() === "beta got 42", "result-is-output", `the result of beta is ${show(textOfResult(result))}: put what the tool returned ("beta got 42") in content.`);
+    rule(result.is_error !== true, "dispatch", `the result of a call that worked has is_error: true: leave is_error out (or false) when the tool succeeded.`);
   });
 
   it("answers an unknown tool with an is_error result naming it and the tools that exist, never a throw", async () => {
     const { ran, tools } = recordingTools();
     const c = useBlock("run_tests", { module: "login" });
-    const result = await new ToolRegistry(tools).dispatch(c, { root: process.cwd() });
-    expect(result.type).toBe("tool_result");
-    expect(result.tool_use_id).toBe(c.id);
-    expect(result.is_error).toBe(true);
-    expect(textOfResult(result)).toContain("run_tests");
-    expect(textOfResult(result)).toContain("alpha");
-    expect(ran).toEqual([]);
+    const result = await dispatch(new ToolRegistry(tools), c, "unknown-tool");
+    rule(result?.type === "tool_result" && result.tool_use_id === c.id, "unknown-tool", `a call to the unknown tool run_tests was answered with ${brief(result)}: answer it with a tool_result for ${c.id}.`);
+    rule(result.is_error === true, "unknown-tool", `the answer to a call of the unknown tool run_tests has no is_error: true: mark it as an error, so the model knows the call failed.`);
+    const said = textOfResult(result);
+    rule(said.includes("run_tests"), "unknown-tool", `the answer to the unknown tool says ${show(said)}: name the tool it asked for, "run_tests".`);
+    rule(["alpha", "beta", "failing"].every((n) => said.includes(n)), "unknown-tool", `the answer to the unknown tool says ${show(said)}: list the tools that exist (alpha, beta, failing), so the model can pick one.`);
+    rule(ran.length === 0, "unknown-tool", `a call to an unknown tool ran ${ran.map((r) => r.tool).join(", ")}: when the name is not in the registry, run nothing.`);
   });
 
   it("turns a ToolError (the tool reporting a failure) into an is_error result with its message", async () => {
     const { tools } = recordingTools();
     const c = useBlock("failing");
-    const result = await new ToolRegistry(tools).dispatch(c, { root: process.cwd() });
-    expect(result).toMatchObject({ tool_use_id: c.id, is_error: true });
-    expect(textOfResult(result)).toContain("this tool reports a failure");
+    const result = await dispatch(new ToolRegistry(tools), c, "tool-failure-observed");
+    rule(result?.tool_use_id === c.id && result.is_error === true, "tool-failure-observed", `the tool "failing" threw a ToolError and was answered with ${brief(result)}: answer it with is_error: true, under its id ${c.id}.`);
+    rule(textOfResult(result).includes("this tool reports a failure"), "tool-failure-observed", `the error result says ${show(textOfResult(result))}: include the ToolError's message ("this tool reports a failure"), so the model knows what went wrong.`);
   });
 
   it("runs the real file tools relative to the workspace root", async () => {
     const root = await workspace();
     const registry = new ToolRegistry(defaultTools());
-    const read = await registry.dispatch(useBlock("read_file", { path: "src/greet.mjs" }), { root });
-    expect(textOfResult(read)).toContain("Helo,");
-    const edit = await registry.dispatch(useBlock("edit_file", { path: "src/greet.mjs", old_text: "nope", new_text: "x" }), { root });
-    expect(edit.is_error).toBe(true);
-    expect(textOfResult(edit)).toMatch(/not found/);
+    const read = await dispatch(registry, useBlock("read_file", { path: "src/greet.mjs" }), "dispatch", root);
+    rule(textOfResult(read).includes("Helo,"), "dispatch", `read_file of src/greet.mjs answered ${show(textOfResult(read))}: run the tool with the call's input and the context's root.`);
+    const edit = await dispatch(registry, useBlock("edit_file", { path: "src/greet.mjs", old_text: "nope", new_text: "x" }), "tool-failure-observed", root);
+    rule(edit.is_error === true && /not found/.test(textOfResult(edit)), "tool-failure-observed", `an edit_file whose old_text is not in the file was answered ${brief(edit)}: a ToolError becomes is_error: true with its message.`);
   });
 });
+
+/** Runs the lesson's loop through driveLoop: the pairing rules and "sent again" are checked after it. */
+async function runLoop(scenario: Scenario | undefined, task: string, registry: InstanceType<typeof ToolRegistry>, root = process.cwd()) {
+  const llm = scripted(scenario ? { scenario } : {});
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
+  let requests = 0; // the loop's own, before driveLoop sends the transcript again
+  const final = await driveLoop(llm, history, naming(async () => {
+    const r = await lesson.agentLoop(llm, history, registry, { root });
+    requests = llm.scripted.exchanges.length;
+    return r;
+  }));
+  return { llm, history, final, requests };
+}
 
 describe("s02 the loop with the registry", () => {
   for (const stop of OTHER_STOPS)
@@ -122,34 +152,36 @@ describe("s02 the loop with the registry", () => {
 
   it("runs the default task: several tools, one unknown, the file really edited, every call answered by id", async () => {
     const root = await workspace();
-    const llm = scripted();
-    const history: Anthropic.MessageParam[] = [{ role: "user", content: S02_TASK }];
-    const final = await lesson.agentLoop(llm, history, new ToolRegistry(defaultTools()), { root });
-    await expectSendable(llm, history);
-    expect(final.stop_reason).toBe("end_turn");
+    const { history, final } = await runLoop(undefined, S02_TASK, new ToolRegistry(defaultTools()), root);
 
-    const asked = history.flatMap((m) => (m.role === "assistant" ? callsOf(m) : []));
-    expect(asked.map((c) => c.name)).toEqual(["list_files", "read_file", "edit_file", "run_tests", "bash"]);
-    // The edit went to edit_file and really happened in the workspace.
-    expect(await readFile(`${root}/src/greet.mjs`, "utf8")).toContain("`Hello, ${name}!`");
     // Each result answers its own call, and only the unknown tool's result is an error.
     for (let i = 1; i < history.length - 1; i += 2) {
-      const [c] = callsOf(history[i]);
-      const [r] = resultsOf(history[i + 1]);
-      expect(r!.tool_use_id).toBe(c!.id);
-      expect(Boolean(r!.is_error), `${c!.name} → ${textOfResult(r!)}`).toBe(c!.name === "run_tests");
+      const [c] = callsIn(history[i]);
+      if (!c) continue;
+      const r = resultFor(history, c.id);
+      const unknown = c.name === "run_tests";
+      rule(Boolean(r?.is_error) === unknown, unknown ? "unknown-tool" : "dispatch", unknown
+        ? `history[${i + 1}] answers the unknown tool run_tests without is_error: true.`
+        : `history[${i + 1}] answers ${c.name} with an error: ${show(textOfResult(r))}. Run the tool the call names, with its input.`);
     }
-    expect(textOfResult(resultsOf(history[10])[0]!)).toContain("passed");
+    const asked = history.flatMap((m) => (m.role === "assistant" ? callsIn(m) : [])).map((c) => c.name);
+    const want = ["list_files", "read_file", "edit_file", "run_tests", "bash"];
+    rule(asked.join() === want.join(), "dispatch", `the model asked for [${asked.join(", ")}]; with every result right it asks for [${want.join(", ")}]. It went off course after the result of ${asked.at(-1)}: read that tool_result in the history.`);
+    // The edit went to edit_file and really happened in the workspace.
+    rule((await readFile(`${root}/src/greet.mjs`, "utf8")).includes("`Hello, ${name}!`"), "dispatch", "the edit_file call did not change src/greet.mjs in the workspace: run the tool with the call's input and ctx.");
+    rule(final?.stop_reason === "end_turn" && textIn(final.content).includes("passes"), "stop-when-done", `agentLoop returned ${final ? `stop_reason ${show(final.stop_reason)}` : "nothing"}: return the model's last response, which says the test passes.`);
   });
 
   it("offers the registry's definitions to the API on every request", async () => {
     const { tools } = recordingTools();
     const registry = new ToolRegistry(tools);
+    // The call is the turn's first block (no text before it).
     const scenario: Scenario = { id: "test-one-call", title: "one call", reply: steps(() => ({ content: [call("alpha", { x: "1" })] }), () => say("ok")) };
-    const llm = scripted({ scenario });
-    await lesson.agentLoop(llm, [{ role: "user", content: "go" }], registry, { root: process.cwd() });
-    const offered = llm.scripted.exchanges.map((e) => ((e.request as Anthropic.MessageCreateParams).tools ?? []).map((t) => ("name" in t ? t.name : "?")));
-    expect(offered).toEqual([["alpha", "beta", "failing"], ["alpha", "beta", "failing"]]);
+    const { llm, requests } = await runLoop(scenario, "go", registry);
+    const offered = llm.scripted.exchanges.slice(0, requests).map((e) => ((e.request as Anthropic.MessageCreateParams).tools ?? []).map((t) => ("name" in t ? t.name : "?")).join(", "));
+    offered.forEach((names, n) =>
+      rule(names === "alpha, beta, failing", "tools-offered", `request ${n + 1} offered the tools [${names}]; the registry holds [alpha, beta, failing]: pass tools: registry.definitions() with every request.`),
+    );
   });
 
   it("in one turn, sends each call to its own tool, answers an unknown one, and keeps going", async () => {
@@ -162,28 +194,47 @@ describe("s02 the loop with the registry", () => {
         (ctx) => say(`Got ${ctx.results.length} results, ${ctx.results.filter((r) => r.is_error).length} error(s).`),
       ),
     };
-    const llm = scripted({ scenario });
-    const history: Anthropic.MessageParam[] = [{ role: "user", content: "mixed" }];
-    const final = await lesson.agentLoop(llm, history, new ToolRegistry(tools), { root: process.cwd() });
-    await expectSendable(llm, history);
+    const { history, final } = await runLoop(scenario, "mixed", new ToolRegistry(tools));
+    const calls = callsIn(history[1]);
+    const ranAs = ran.map((r) => `${r.tool}(${String(r.input.x)})`).join(", ");
+    rule(ranAs === "beta(b), alpha(a)", "dispatch", `the turn asked for beta(b), nope(?), alpha(a); the tools that ran were [${ranAs}]: send each call to the tool it names, with its input, and run nothing for the unknown one.`);
+    const [beta, nope, alpha] = calls.map((c) => resultFor(history, c.id));
+    rule(nope?.is_error === true, "unknown-tool", `the call to the unknown tool "nope" (${calls[1]?.id}) is answered without is_error: true.`);
+    for (const [r, want, c] of [[beta, "beta got b", calls[0]], [alpha, "alpha got a", calls[2]]] as const) {
+      rule(r?.is_error !== true, "dispatch", `the call ${c?.id} to ${c?.name} is answered as an error: ${show(textOfResult(r))}.`);
+      rule(textOfResult(r).trim() === want, "result-by-id", `the result for ${c?.id} (${c?.name}) is ${show(textOfResult(r))}: each call's own output goes under its id ("${want}").`);
+    }
+    rule(textIn(final?.content) === "Got 3 results, 1 error(s).", "dispatch", `the model saw ${show(textIn(final?.content))}: all three results, one of them an error, go back in one user message.`);
+  });
 
-    expect(ran).toEqual([
-      { tool: "beta", input: { x: "b" } },
-      { tool: "alpha", input: { x: "a" } },
-    ]);
-    const calls = callsOf(history[1]);
-    const results = resultsOf(history[2]);
-    expect(results.map((r) => r.tool_use_id)).toEqual(calls.map((c) => c.id));
-    expect(results.map((r) => Boolean(r.is_error))).toEqual([false, true, false]);
-    expect(textOfResult(results[0]!)).toBe("beta got b");
-    expect(textOfResult(results[2]!)).toBe("alpha got a");
-    expect(final.content[0]).toMatchObject({ type: "text", text: "Got 3 results, 1 error(s)." });
+  it("a tool that reports a failure (ToolError) is answered with is_error, and the loop goes on", async () => {
+    const { tools } = recordingTools();
+    const scenario: Scenario = {
+      id: "test-failing-tool",
+      title: "a failing tool and a working one, then an answer",
+      reply: steps(() => ({ content: [call("failing", {}), call("alpha", { x: "ok" })] }), (ctx) => say(`errors: ${ctx.results.filter((r) => r.is_error).length}`)),
+    };
+    // Called directly, not through driveLoop: a throw here is the cause, whatever it left in the history.
+    const llm = scripted({ scenario });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "fail once" }];
+    let final: Anthropic.Message;
+    try {
+      final = await lesson.agentLoop(llm, history, new ToolRegistry(tools), { root: process.cwd() });
+    } catch (e) {
+      throw new RuleError("tool-failure-observed", `the loop threw when the tool "failing" reported a failure: ${errorText(e)}. Catch the ToolError in dispatch and answer it with is_error: true ${REGISTRY}.`);
+    }
+    await expectSendable(llm, history);
+    const run = { history, final };
+    const [failing] = callsIn(run.history[1]);
+    const r = failing && resultFor(run.history, failing.id);
+    rule(r?.is_error === true && textOfResult(r).includes("this tool reports a failure"), "tool-failure-observed", `the call to "failing" is answered ${brief(r)}: is_error: true, with the ToolError's message.`);
+    rule(textIn(run.final?.content) === "errors: 1", "tool-failure-observed", `the model saw ${show(textIn(run.final?.content))} errors; one of the two calls failed.`);
   });
 
   it("demo() runs the default task offline and returns a transcript that can be sent again", async () => {
     const llm = scripted();
     const history = await lesson.demo(llm);
-    expect(history.length).toBe(12);
     await expectSendable(llm, history);
+    rule(history.length === 12, "dispatch", `demo() returned ${history.length} messages; the default task, with every call dispatched right, takes 12 (five tools, then the answer).`);
   });
 });

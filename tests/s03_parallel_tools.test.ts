@@ -8,12 +8,12 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S03_SAMPLE, S03_TASK } from "../runtime/scripted/scenarios/s03_parallel_tools.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { loadLesson, scripted , expectSendable , textIn , assertProperty } from "../runtime/testing.ts";
-import { OTHER_STOPS, expectStopsAt, quietLessonFile } from "./support.ts";
+import { RuleError, assertProperty, callsIn, driveLoop, errorText, expectSendable, loadLesson, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
+import { OTHER_STOPS, expectStopsAt, naming, quietLessonFile } from "./support.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { ToolRegistry, defaultTools, type ToolSpec } from "../solutions/s02_tool_dispatch/registry.ts";
 
@@ -55,7 +55,7 @@ function timedTools() {
   const registry = new ToolRegistry([timed("look", true), timed("change", false)]);
   const span = (label: string) => {
     const s = spans.find((x) => x.label === label);
-    if (!s) throw new Error(`the call "${label}" never ran`);
+    if (!s) throw new RuleError("unanswered-tool-use", `the call "${label}" never ran: run every call of the turn ${WHERE}.`);
     return s;
   };
   return { registry, spans, span };
@@ -66,57 +66,82 @@ const use = (name: string, input: Record<string, unknown>): Anthropic.ToolUseBlo
   ({ type: "tool_use", id: `toolu_s03_${nextId++}`, name, input, caller: { type: "direct" } }) as Anthropic.ToolUseBlock;
 const look = (label: string, ms: number) => use("look", { label, ms });
 const change = (label: string, ms: number) => use("change", { label, ms });
-const contentOf = (r: Anthropic.ToolResultBlockParam) => textIn(r.content);
+const contentOf = (r: Anthropic.ToolResultBlockParam | undefined) => textIn(r?.content);
 const overlap = (a: Span, b: Span) => a.start < b.end && b.start < a.end;
+const WHERE = "(runTools / batches in lessons/s03_parallel_tools/run-tools.ts)";
+
+/** runTools, a throw turned into the rule it breaks. */
+async function run(registry: ToolRegistry, calls: Anthropic.ToolUseBlock[]) {
+  try {
+    return await runTools(registry, calls);
+  } catch (e) {
+    const unknown = calls.some((c) => !registry.get(c.name));
+    throw new RuleError(unknown ? "unknown-tool" : "loop-threw", `runTools threw on the calls [${calls.map((c) => c.name).join(", ")}]: ${errorText(e)}${unknown ? ". A call to a tool that is not in the registry is not read-only: it runs alone, and dispatch answers it with is_error" : ""} ${WHERE}.`);
+  }
+}
+
+/** Every call answered once, under its id, in the order asked (the lesson's promise). */
+function expectAnsweredInOrder(calls: Anthropic.ToolUseBlock[], results: Anthropic.ToolResultBlockParam[]) {
+  const ids = new Set(results.map((r) => r.tool_use_id));
+  const missing = calls.filter((c) => !ids.has(c.id));
+  rule(missing.length === 0, "unanswered-tool-use", () => `runTools returned ${results.length} result(s) for ${calls.length} call(s); no result for ${missing.map((c) => `${c.id} (${c.name} ${String(c.input && (c.input as { label?: unknown }).label)})`).join(", ")}: answer every call of the turn ${WHERE}.`);
+  rule(results.length === calls.length, "duplicate-result", `runTools returned ${results.length} results for ${calls.length} calls: one result per call.`);
+  const got = results.map((r) => r.tool_use_id).join(", ");
+  rule(got === calls.map((c) => c.id).join(", "), "results-in-order", `the results come in the order [${results.map((r) => calls.findIndex((c) => c.id === r.tool_use_id)).join(", ")}] of the calls: return them in the order the model asked (0, 1, 2, …), whatever order they finish in ${WHERE}.`);
+  calls.forEach((c, i) => {
+    const want = `${c.name} ${String((c.input as { label?: unknown }).label)}`;
+    if (knownTool(c)) rule(contentOf(results[i]) === want, "result-by-id", `the result for ${c.id} says ${JSON.stringify(contentOf(results[i]))}: each call's own output ("${want}") goes under its id.`);
+  });
+}
+const knownTool = (c: Anthropic.ToolUseBlock) => c.name === "look" || c.name === "change";
 
 describe("s03 runTools", () => {
   it("runs three read-only calls of 200 ms at the same time: each starts before any ends", async () => {
     const { registry, span } = timedTools();
     const calls = [look("a", 200), look("b", 200), look("c", 200)];
-    const results = await runTools(registry, calls);
+    const results = await run(registry, calls);
+    expectAnsweredInOrder(calls, results);
     // The order of the starts and ends proves it, however busy the machine: one after another,
     // the second call would start only after the first ended.
     const [a, b, c] = [span("a"), span("b"), span("c")];
-    expect(Math.max(a.start, b.start, c.start), "every read-only call must start before the first one ends").toBeLessThan(Math.min(a.end, b.end, c.end));
-    expect(results.map((r) => r.tool_use_id)).toEqual(calls.map((x) => x.id));
+    rule(Math.max(a.start, b.start, c.start) < Math.min(a.end, b.end, c.end), "concurrency", `three read-only calls ran one after another (the last started ${Math.round(Math.max(a.start, b.start, c.start) - a.start)} ms after the first): start the calls of a read-only batch together (Promise.all) ${WHERE}.`);
   });
 
   it("never runs two writes at the same time, and runs them in the order asked", async () => {
     const { registry, span } = timedTools();
     const calls = [change("first", 120), change("second", 20)];
-    const results = await runTools(registry, calls);
+    const results = await run(registry, calls);
     const [first, second] = [span("first"), span("second")];
-    expect(overlap(first, second), "two calls that are not read-only overlapped").toBe(false);
-    expect(second.start, "the second write started before the first had finished").toBeGreaterThanOrEqual(first.end);
-    expect(results.map(contentOf)).toEqual(["change first", "change second"]);
+    rule(!overlap(first, second) && second.start >= first.end, "concurrency", `the two writes overlapped (the second started ${Math.round(second.start - first.start)} ms after the first, which took 120 ms): a call that is not read-only runs alone, after the one before it ${WHERE}.`);
+    expectAnsweredInOrder(calls, results);
   });
 
   it("answers in the order asked even when a later call finishes first", async () => {
     const { registry, span } = timedTools();
     const calls = [look("slow", 150), look("fast", 10)];
-    const results = await runTools(registry, calls);
-    expect(span("fast").end).toBeLessThan(span("slow").end); // they really ran together
-    expect(results.map((r) => r.tool_use_id)).toEqual(calls.map((x) => x.id));
-    expect(results.map(contentOf)).toEqual(["look slow", "look fast"]);
+    const results = await run(registry, calls);
+    rule(span("fast").end < span("slow").end, "concurrency", `the fast read waited for the slow one: two neighbouring read-only calls run together ${WHERE}.`);
+    expectAnsweredInOrder(calls, results);
   });
 
   it("keeps a write between the reads before it and the reads after it", async () => {
     const { registry, span } = timedTools();
     const calls = [look("r1", 60), look("r2", 60), change("w", 30), look("r3", 10)];
-    const results = await runTools(registry, calls);
+    const results = await run(registry, calls);
     const [r1, r2, w, r3] = ["r1", "r2", "w", "r3"].map(span) as [Span, Span, Span, Span];
-    expect(overlap(r1, r2), "r1 and r2 are read-only neighbours: they should run together").toBe(true);
-    expect(w.start).toBeGreaterThanOrEqual(Math.max(r1.end, r2.end));
-    expect(r3.start).toBeGreaterThanOrEqual(w.end);
-    expect(results.map(contentOf)).toEqual(["look r1", "look r2", "change w", "look r3"]);
+    rule(w.start >= Math.max(r1.end, r2.end), "concurrency", `the write w (call 2) started before the reads r1 and r2 asked before it had finished: a write waits for everything before it ${WHERE}.`);
+    rule(r3.start >= w.end, "concurrency", `the read r3 (call 3) started before the write w (call 2) had finished: a read after a write waits for it, it may need what the write changed ${WHERE}.`);
+    rule(overlap(r1, r2), "concurrency", `r1 and r2 are read-only neighbours and ran one after the other: run them together ${WHERE}.`);
+    expectAnsweredInOrder(calls, results);
   });
 
   it("answers an unknown tool in its place, with is_error, and runs the rest", async () => {
     const { registry } = timedTools();
     const calls = [look("a", 5), use("no_such_tool", {}), look("b", 5)];
-    const results = await runTools(registry, calls);
-    expect(results.map((r) => r.tool_use_id)).toEqual(calls.map((x) => x.id));
-    expect(results.map((r) => Boolean(r.is_error))).toEqual([false, true, false]);
+    const results = await run(registry, calls);
+    expectAnsweredInOrder(calls, results);
+    const errors = results.map((r) => Boolean(r.is_error)).join(", ");
+    rule(errors === "false, true, false", "unknown-tool", `the results' is_error are [${errors}]: only the call to the unknown tool (call 1) is an error.`);
   });
 
   it("property: any mix of calls is answered in order, writes overlap nothing, read-only neighbours run together", async () => {
@@ -125,21 +150,41 @@ describe("s03 runTools", () => {
       fc.asyncProperty(fc.array(callArb, { minLength: 1, maxLength: 6 }), async (plan) => {
         const { registry, span } = timedTools();
         const calls = plan.map((p, i) => (p.readOnly ? look(`c${i}`, p.ms) : change(`c${i}`, p.ms)));
-        const results = await runTools(registry, calls);
-        expect(results.map((r) => r.tool_use_id)).toEqual(calls.map((x) => x.id));
+        const results = await run(registry, calls);
         const spans = plan.map((_, i) => span(`c${i}`));
+        const kinds = plan.map((p, i) => `${i}:${p.readOnly ? "read" : "write"}`).join(" ");
         for (let i = 0; i < plan.length; i++)
           for (let j = i + 1; j < plan.length; j++) {
             const [a, b] = [spans[i]!, spans[j]!];
             const sameReadOnlyRun = plan.slice(i, j + 1).every((p) => p.readOnly);
-            if (sameReadOnlyRun) expect(b.start, `calls ${i} and ${j} are neighbouring reads: ${j} must start before ${i} ends`).toBeLessThan(a.end);
-            else expect(b.start, `call ${j} started before call ${i} finished, but a write sits between or among them`).toBeGreaterThanOrEqual(a.end);
+            if (sameReadOnlyRun) rule(b.start < a.end, "concurrency", `calls [${kinds}]: calls ${i} and ${j} are neighbouring reads, and ${j} started only after ${i} ended: run them together ${WHERE}.`);
+            else rule(b.start >= a.end, "concurrency", `calls [${kinds}]: call ${j} started before call ${i} finished, but a write sits between or among them: a write runs alone, in its place ${WHERE}.`);
           }
+        expectAnsweredInOrder(calls, results);
       }),
       { numRuns: 40 },
+      "concurrency",
     );
   });
 });
+
+/** Every call of the default tasks works in the workspace it is given: an error result means a call went astray. */
+function expectNoErrors(history: Anthropic.MessageParam[]): void {
+  history.forEach((m, i) =>
+    resultsIn(m).forEach((r) => {
+      const c = callsIn(history[i - 1]).find((x) => x.id === r.tool_use_id);
+      rule(r.is_error !== true, "dispatch", `history[${i}] answers ${c?.name ?? r.tool_use_id} with an error: ${JSON.stringify(contentOf(r).split("\n")[0]?.slice(0, 100))}. Dispatch each call with the context runTools is given (its ctx: the workspace root) ${WHERE}.`);
+    }),
+  );
+}
+
+/** Runs the lesson's loop through driveLoop: the pairing rules and "sent again" are checked after it. */
+async function runLoop(scenario: Scenario | undefined, task: string, registry: ToolRegistry, root = process.cwd()) {
+  const llm = scripted(scenario ? { scenario } : {});
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
+  const final = await driveLoop(llm, history, naming(() => lesson.agentLoop(llm, history, registry, { root })));
+  return { llm, history, final };
+}
 
 describe("s03 the loop", () => {
   for (const stop of OTHER_STOPS)
@@ -150,20 +195,20 @@ describe("s03 the loop", () => {
   it("runs seed 000's task: the test run, three reads in parallel, then edit and re-run in order", async () => {
     const root = await scratchCopy(S03_SAMPLE);
     keep(root);
-    const llm = scripted();
-    const history: Anthropic.MessageParam[] = [{ role: "user", content: S03_TASK }];
-    const final = await lesson.agentLoop(llm, history, new ToolRegistry(defaultTools()), { root });
-    await expectSendable(llm, history);
+    const { history, final } = await runLoop(undefined, S03_TASK, new ToolRegistry(defaultTools()), root);
 
-    expect(history.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant", "user", "assistant"]);
-    const reads = history[4]!.content as Anthropic.ToolResultBlockParam[];
-    const asked = (history[3]!.content as Anthropic.ContentBlock[]).filter((b) => b.type === "tool_use");
-    expect(reads.map((r) => r.tool_use_id)).toEqual(asked.map((c) => c.id));
-    expect(contentOf(reads[1]!)).toContain("MAX_FAILED_ATTEMPTS");
+    expectNoErrors(history);
+    const roles = history.map((m) => m.role).join(", ");
+    rule(history.length === 8, "dispatch", `the history is [${roles}]: three turns of calls, each answered in ONE user message, and the answer make 8 messages; the model went off course after history[${history.length - 2}]'s results.`);
+    const asked = callsIn(history[3]);
+    const reads = resultsIn(history[4]);
+    rule(reads.map((r) => r.tool_use_id).join() === asked.map((c) => c.id).join(), "results-in-order", `history[4] answers [${reads.map((r) => r.tool_use_id).join(", ")}]; history[3] asked [${asked.map((c) => c.id).join(", ")}]: answer in the order asked.`);
+    rule(contentOf(reads[1]).includes("MAX_FAILED_ATTEMPTS"), "result-by-id", `the result for ${asked[1]?.id} (read_file) does not hold the file it read: each output under its own call's id.`);
     // The test run saw the edit: the two non-read-only calls ran in the order asked.
-    expect(await readFile(join(root, "src/login.js"), "utf8")).toContain("attempts >= MAX_FAILED_ATTEMPTS");
-    expect(contentOf((history[6]!.content as Anthropic.ToolResultBlockParam[])[1]!)).toContain("# fail 0");
-    expect(final.stop_reason).toBe("end_turn");
+    rule((await readFile(join(root, "src/login.js"), "utf8")).includes("attempts >= MAX_FAILED_ATTEMPTS"), "concurrency", "the edit_file of history[5] did not change src/login.js: run each call that is not read-only, in order.");
+    const rerun = resultFor(history, callsIn(history[5])[1]?.id ?? "");
+    rule(contentOf(rerun).includes("# fail 0"), "concurrency", `the test run after the edit (history[5], second call) says ${JSON.stringify(contentOf(rerun).slice(0, 80))}: it must run after the edit, not at the same time.`);
+    rule(final?.stop_reason === "end_turn", "stop-when-done", `agentLoop returned stop_reason ${JSON.stringify(final?.stop_reason)}: return the model's last response.`);
   });
 
   it("answers three parallel calls in ONE user message, in order, having run them at the same time", async () => {
@@ -176,20 +221,18 @@ describe("s03 the loop", () => {
         (ctx) => say(`Got ${ctx.results.map((r) => ctx.resultText(r)).join(", ")}.`),
       ),
     };
-    const llm = scripted({ scenario });
-    const history: Anthropic.MessageParam[] = [{ role: "user", content: "three at once" }];
-    const final = await lesson.agentLoop(llm, history, registry, { root: process.cwd() });
-    await expectSendable(llm, history);
-    expect(history).toHaveLength(4);
+    const { history, final } = await runLoop(scenario, "three at once", registry);
+    rule(history.length === 4, "dispatch", `the history is [${history.map((m) => m.role).join(", ")}]: one turn of three calls, its results in ONE user message, and the answer make 4 messages.`);
     const [x, y, z] = [span("x"), span("y"), span("z")];
-    expect(Math.max(x.start, y.start, z.start), "the loop ran the read-only calls one after another").toBeLessThan(Math.min(x.end, y.end, z.end));
-    expect(final.content[0]).toMatchObject({ text: "Got look x, look y, look z." });
+    rule(Math.max(x.start, y.start, z.start) < Math.min(x.end, y.end, z.end), "concurrency", "the loop ran the three read-only calls one after another: hand them to runTools, which starts them together.");
+    rule(textIn(final?.content) === "Got look x, look y, look z.", "results-in-order", `the model read ${JSON.stringify(textIn(final?.content))}: the results must come in the order asked (x, y, z).`);
   });
 
   it("demo() runs the default task offline and returns a transcript that can be sent again", async () => {
     const llm = scripted();
     const history = await lesson.demo(llm);
-    expect(history).toHaveLength(8);
     await expectSendable(llm, history);
+    expectNoErrors(history);
+    rule(history.length === 8, "dispatch", `demo() returned ${history.length} messages; the default task takes 8.`);
   });
 });

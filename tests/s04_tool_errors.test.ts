@@ -6,13 +6,14 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { z } from "zod";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S04_TASK, S04_WORKSPACE } from "../runtime/scripted/scenarios/s04_tool_errors.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { loadLesson, scripted , expectSendable , textIn , assertProperty } from "../runtime/testing.ts";
-import { OTHER_STOPS, expectStopsAt, quietLessonFile } from "./support.ts";
+import type { RuleId } from "../runtime/rules.ts";
+import { RuleError, assertProperty, callsIn, driveLoop, errorText, loadLesson, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
+import { OTHER_STOPS, expectStopsAt, naming, quietLessonFile } from "./support.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 
 type Agent = typeof import("../solutions/s04_tool_errors/agent.ts");
@@ -82,31 +83,73 @@ function trickyTools() {
         return new Promise<string>(() => {});
       },
     }),
+    defineTool({
+      name: "hang_long",
+      description: "Waits until its signal aborts; its own limit is far away, so only the caller stops it.",
+      input: z.object({}),
+      timeoutMs: 60_000,
+      run: (_input, ctx) => {
+        ran.push("hang_long");
+        seen.signal = ctx.signal;
+        return new Promise<string>((_resolve, reject) => ctx.signal.addEventListener("abort", () => reject(new Error("aborted"))));
+      },
+    }),
     defineTool({ name: "silent", description: "Returns nothing.", input: z.object({}), run: () => "" }),
   ];
   return { registry: new SafeToolRegistry(tools), ran, seen };
 }
 
 const ctx = { root: process.cwd() };
-const textOf = (r: Anthropic.ToolResultBlockParam) => textIn(r.content);
+const textOf = (r: Anthropic.ToolResultBlockParam | undefined) => textIn(r?.content);
+const SAFE = "(safeDispatch in lessons/s04_tool_errors/define-tool.ts)";
+const show = (v: unknown, n = 120) => {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+};
+/** A tool_result in a few words: its id, is_error, and its content's first line. */
+const brief = (r: Anthropic.ToolResultBlockParam | undefined) =>
+  r ? `a tool_result for ${r.tool_use_id}${r.is_error ? " (is_error)" : " (no is_error)"} saying ${show(textIn(r.content).split("\n")[0] ?? "", 90)}` : "nothing";
+
+/**
+ * safeDispatch(call), bounded: it answers within `ms` (a deadline that never fires fails here, as
+ * the rule it breaks, not as a test that hangs) and never throws.
+ */
+async function answer(registry: InstanceType<typeof SafeToolRegistry>, c: Anthropic.ToolUseBlock, opts: { signal?: AbortSignal; ms?: number; late?: string } = {}) {
+  const ms = opts.ms ?? 2_000;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), ms)));
+  try {
+    const r = await Promise.race([safeDispatch(registry, c, { ...ctx, ...(opts.signal ? { signal: opts.signal } : {}) }), late]);
+    rule(r !== "late", "tool-timeout", opts.late ?? `safeDispatch had not answered the call to ${c.name} after ${ms / 1000} s: run the tool with runWithDeadline and the tool's own timeoutMs ${SAFE}.`);
+    rule(r && r.type === "tool_result" && r.tool_use_id === c.id, "result-by-id", `safeDispatch answered the call ${c.id} (${c.name}) with ${r && typeof r === "object" && "type" in r ? brief(r as Anthropic.ToolResultBlockParam) : show(r)}: a tool_result with tool_use_id ${c.id}.`);
+    return r;
+  } catch (e) {
+    if (e instanceof RuleError) throw e;
+    throw new RuleError("tool-failure-observed", `safeDispatch threw on a call to ${c.name} instead of answering it: ${errorText(e)}. Catch whatever the tool throws and answer errorResult(call, describeFailure(call.name, e)) ${SAFE}.`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * What the model must read when a tool ran past its limit (timeoutMessage, the lesson's part of
  * the deadline): which tool, that it ran out of time and was stopped, the limit, and what to do
  * instead. Any wording that says these is right.
  */
-function expectTimeoutMessage(text: string, tool: string, ms: number): void {
-  const where = "(timeoutMessage in lessons/s04_tool_errors/define-tool.ts)";
-  expect(text, `the message must name the tool that ran out of time, "${tool}" ${where}`).toContain(tool);
-  expect(text, `the message must say the tool ran out of time ("did not finish within …", "timed out after …") ${where}`).toMatch(
-    /did not finish|timed? ?out|time ?limit|took (too long|longer)|ran out of time|deadline/i,
-  );
+function expectTimeoutMessage(said: string, tool: string, ms: number): void {
+  const where = `(timeoutMessage in lessons/s04_tool_errors/define-tool.ts; it says ${show(said)})`;
+  rule(said.includes(tool), "tool-timeout", `the message must name the tool that ran out of time, "${tool}" ${where}.`);
+  rule(/did not finish|timed? ?out|time ?limit|took (too long|longer)|ran out of time|deadline/i.test(said), "tool-timeout", `the message must say the tool ran out of time ("did not finish within …", "ran out of time after …") ${where}.`);
   const seconds = String(ms / 1000).replace(".", "\\.");
-  expect(text, `the message must give the limit, ${ms / 1000} s (or ${ms} ms), so the model knows how long it waited ${where}`).toMatch(
-    new RegExp(`(^|[^\\d.])(${seconds}\\s*(s\\b|sec|second)|${ms}\\s*(ms\\b|millisecond))`, "i"),
+  rule(
+    new RegExp(`(^|[^\\d.])(${seconds}\\s*(s\\b|sec|second)|${ms}\\s*(ms\\b|millisecond))`, "i").test(said),
+    "tool-timeout",
+    `the message must give the limit, ${ms / 1000} s (or ${ms} ms), so the model knows how long it waited ${where}.`,
   );
-  expect(text, `the message must say what to do instead of the same call again (a smaller input, another way) ${where}`).toMatch(
-    /\b(instead|another|other|smaller|narrower|different|split|not (repeat|retry|call|wait)|don't|do not)\b/i,
+  rule(
+    /\b(instead|another|other|smaller|narrower|different|split|not (repeat|retry|call|wait)|don't|do not)\b/i.test(said),
+    "tool-timeout",
+    `the message must say what to do instead of the same call again (a smaller input, another way) ${where}.`,
   );
 }
 
@@ -118,21 +161,22 @@ describe("s04 defineTool: one zod schema for the API and for the check", () => {
       input: z.object({ path: z.string(), limit: z.number().int().optional() }),
       run: () => "",
     });
-    expect(tool.input_schema.type).toBe("object");
-    expect(tool.input_schema.properties).toMatchObject({ path: { type: "string" }, limit: { type: "integer" } });
-    expect(tool.input_schema.required).toEqual(["path"]);
-    expect(tool.input_schema.additionalProperties).toBe(false);
-    expect(tool.input_schema).not.toHaveProperty("$schema");
+    const schema = tool.input_schema as Record<string, unknown> & { properties?: Record<string, { type?: string }> };
+    rule(
+      schema.type === "object" && schema.properties?.path?.type === "string" && schema.properties?.limit?.type === "integer",
+      "tool-definition",
+      `defineTool made the input_schema ${show(schema)}: it must be the zod schema as JSON schema (type "object", path: string, limit: integer).`,
+    );
+    rule(show(schema.required) === '["path"]', "tool-definition", `input_schema.required is ${show(schema.required)}: only the fields zod requires, ["path"].`);
+    rule(schema.additionalProperties === false && !("$schema" in schema), "tool-definition", "input_schema must be strict (additionalProperties: false) and carry no $schema key.");
   });
 });
 
 describe("s04 safeDispatch: every failure is an is_error result", () => {
   it("answers a successful call with its output, by id", async () => {
     const { registry } = trickyTools();
-    const c = toolUse("greet", { name: "Ada" });
-    const r = await safeDispatch(registry, c, ctx);
-    expect(r).toMatchObject({ type: "tool_result", tool_use_id: c.id, content: "hello Ada" });
-    expect(r.is_error).not.toBe(true);
+    const r = await answer(registry, toolUse("greet", { name: "Ada" }));
+    rule(textOf(r) === "hello Ada" && r.is_error !== true, "result-is-output", `the call greet({name: "Ada"}) was answered ${brief(r)}: the tool's output, "hello Ada", and no is_error.`);
   });
 
   it("answers a tool that throws (sync or async) with is_error and the error's message; nothing escapes", async () => {
@@ -141,13 +185,9 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
       ["explode", "cannot read properties of undefined"],
       ["explode_later", "index out of range"],
     ] as const) {
-      const c = toolUse(name, {});
-      const r = await safeDispatch(registry, c, ctx).catch((e: unknown) => {
-        throw new Error(`safeDispatch threw instead of answering ${name}: ${String(e)}`);
-      });
-      expect(r.tool_use_id).toBe(c.id);
-      expect(r.is_error, `${name} threw: its result must have is_error: true`).toBe(true);
-      expect(textOf(r)).toContain(message);
+      const r = await answer(registry, toolUse(name, {}));
+      rule(r.is_error === true, "tool-failure-observed", `${name} threw, and its result (${brief(r)}) has no is_error: true: a failure is answered as an error.`);
+      rule(textOf(r).includes(message), "tool-failure-observed", `${name} threw "${message}", and its result says ${show(textOf(r))}: include the exception's message, so the model knows what went wrong.`);
     }
   });
 
@@ -156,73 +196,81 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
     ["an extra field", { name: "Ada", mood: "happy" }, /mood/],
     ["a wrong type", { name: 42 }, /name/],
     ["a wrong nested type", { name: "Ada", times: "twice" }, /times/],
-  ])("refuses %s without running the tool, and says which field", async (_what, input, field) => {
+  ])("refuses %s without running the tool, and says which field", async (what, input, field) => {
     const { registry, ran } = trickyTools();
-    const r = await safeDispatch(registry, toolUse("greet", input), ctx);
-    expect(r.is_error, "input that does not fit the schema must be answered with is_error").toBe(true);
-    expect(ran, "the tool must not run on invalid input").toEqual([]);
-    expect(textOf(r)).toMatch(field);
-    expect(textOf(r)).toMatch(/greet/);
-    // Written for the model: what was wrong, that nothing ran, what the tool takes (not a raw ZodError dump).
-    expect(textOf(r)).toMatch(/^Invalid input for greet; it was not run\./);
-    expect(textOf(r)).toMatch(/greet takes: .*Call it again with a corrected input\./s);
+    const r = await answer(registry, toolUse("greet", input));
+    const said = textOf(r);
+    rule(ran.length === 0, "invalid-input", `greet was run with ${show(input)} (${what}): check the input with inputProblem first and do not run the tool when it does not fit ${SAFE}.`);
+    rule(r.is_error === true, "invalid-input", `greet(${show(input)}) (${what}) was answered without is_error: true: input that does not fit the schema is an error.`);
+    rule(/^Invalid input for greet; it was not run\./.test(said) && field.test(said), "invalid-input", `greet(${show(input)}) (${what}) was answered ${show(said.split("\n")[0])}: answer with errorResult(call, inputProblem(tool, call.input)), which names the field and what greet takes.`);
+    rule(/greet takes: .*Call it again with a corrected input\./s.test(said), "invalid-input", `the answer to ${what} must end with what greet takes and ask for a corrected call; it says ${show(said.split("\n").at(-1))}.`);
   });
 
   it("stops waiting for a tool past its timeout, stops the tool (its signal), and tells the model why", async () => {
     const { registry, seen } = trickyTools();
-    const r = await safeDispatch(registry, toolUse("hang", {}), ctx);
-    expect(r.is_error, "a tool past its time limit must be answered with is_error").toBe(true);
+    const r = await answer(registry, toolUse("hang", {}), { late: `the tool "hang" has a timeoutMs of 60 ms, and safeDispatch had not answered after 2 s: run it with runWithDeadline(tool.timeoutMs, …) for a CheckedTool ${SAFE}.` });
+    rule(r.is_error === true, "tool-timeout", `a tool past its time limit was answered ${brief(r)}: answer it with is_error: true.`);
     expectTimeoutMessage(textOf(r), "hang", 60);
-    expect(seen.signal?.aborted, "the tool's signal must abort at the deadline, so it can stop its work").toBe(true);
+    rule(seen.signal?.aborted === true, "tool-timeout", `the tool's signal did not abort at the deadline, so the tool keeps working: pass runWithDeadline's signal to tool.run(input, { ...ctx, signal }) ${SAFE}.`);
   });
 
   it("answers a tool that ignores its signal all the same, at the deadline", async () => {
     const { registry } = trickyTools();
-    const r = await safeDispatch(registry, toolUse("hang_deaf", {}), ctx);
-    expect(r.is_error).toBe(true);
+    const r = await answer(registry, toolUse("hang_deaf", {}), { late: `the tool "hang_deaf" ignores its signal; safeDispatch must answer at its deadline (60 ms) all the same, and had not after 2 s ${SAFE}.` });
+    rule(r.is_error === true, "tool-timeout", `a tool past its time limit was answered ${brief(r)}: answer it with is_error: true.`);
     expectTimeoutMessage(textOf(r), "hang_deaf", 60);
   });
 
   it("passes the caller's abort on to the tool", async () => {
     const { registry, seen } = trickyTools();
     const outer = new AbortController();
-    const pending = safeDispatch(registry, toolUse("hang", {}), { ...ctx, signal: outer.signal });
+    // hang_long's own limit is a minute away: only the caller's signal can end it in time.
+    const pending = answer(registry, toolUse("hang_long", {}), {
+      signal: outer.signal,
+      late: `the caller aborted its signal, and the tool hang_long was still running 2 s later: pass ctx.signal to runWithDeadline, so the caller's abort stops the tool ${SAFE}.`,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
     outer.abort();
     const r = await pending;
-    expect(r.is_error).toBe(true);
-    expect(seen.signal?.aborted).toBe(true);
+    rule(r.is_error === true, "tool-timeout", `a tool the caller stopped was answered ${brief(r)}: answer it with is_error: true.`);
+    rule(seen.signal?.aborted === true, "tool-timeout", `the caller aborted, and the tool's own signal did not: pass runWithDeadline's signal to tool.run ${SAFE}.`);
   });
 
   it("answers an unknown tool and an empty output with something (never empty content)", async () => {
     const { registry } = trickyTools();
-    const unknown = await safeDispatch(registry, toolUse("fly", {}), ctx);
-    expect(unknown.is_error).toBe(true);
-    expect(textOf(unknown)).toMatch(/greet/);
-    const silent = await safeDispatch(registry, toolUse("silent", {}), ctx);
-    expect(textOf(silent).trim().length).toBeGreaterThan(0);
+    const unknown = await answer(registry, toolUse("fly", {}));
+    rule(unknown.is_error === true && /greet/.test(textOf(unknown)), "unknown-tool", `the unknown tool "fly" was answered ${brief(unknown)}: is_error: true, with the names of the tools there are.`);
+    const silent = await answer(registry, toolUse("silent", {}));
+    rule(textOf(silent).trim().length > 0, "empty-text", `the tool "silent" returned "" and was answered ${brief(silent)}: say "(no output)" instead of empty content ${SAFE}.`);
   });
 
   it("property: for any tool name and any input, it answers the call by id and never throws", async () => {
     const { registry } = trickyTools();
     await assertProperty(
       fc.asyncProperty(fc.constantFrom("greet", "explode", "explode_later", "silent", "nope"), fc.jsonValue(), async (name, input) => {
-        const c = toolUse(name, input);
-        const r = await safeDispatch(registry, c, ctx);
-        expect(r.tool_use_id).toBe(c.id);
-        if (r.is_error) expect(textOf(r).trim().length).toBeGreaterThan(0);
+        const r = await answer(registry, toolUse(name, input));
+        if (r.is_error) rule(textOf(r).trim().length > 0, "error-result-empty", `the call ${name}(${show(input)}) was answered is_error with empty content: say what went wrong.`);
       }),
       { numRuns: 60 },
+      "tool-failure-observed",
     );
   });
 });
 
-/** Runs the lesson's loop on a scenario and checks the transcript after the run. */
-async function runLoop(scenario: Scenario, task: string, registry: InstanceType<typeof SafeToolRegistry>) {
-  const llm = scripted({ scenario });
+/** Runs the lesson's loop through driveLoop; a throw of the loop's own fails as tool-failure-observed. */
+async function runLoop(scenario: Scenario | undefined, task: string, registry: InstanceType<typeof SafeToolRegistry>, root = ctx.root) {
+  const llm = scripted(scenario ? { scenario } : {});
   const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
-  const final = await lesson.agentLoop(llm, history, registry, ctx);
-  await expectSendable(llm, history);
-  return { history, final };
+  try {
+    const final = await driveLoop(llm, history, naming(() => lesson.agentLoop(llm, history, registry, { root })), { timeoutMs: 4_000 });
+    return { llm, history, final };
+  } catch (e) {
+    // Every tool of these runs has a deadline of a few seconds at most: a loop still waiting
+    // after 4 s waits for a tool its deadline did not stop.
+    if (e instanceof RuleError && e.rule === "loop-did-not-return" && llm.scripted.exchanges.length > 0 && history.at(-1)?.role === "assistant")
+      throw new RuleError("tool-timeout", `the loop was still waiting for the calls of history[${history.length - 1}] after 4 s, and every tool here stops at its own timeoutMs (60 ms for hang, 500 ms for wait_for_file): run each tool with runWithDeadline(tool.timeoutMs, …) ${SAFE}.`);
+    throw e;
+  }
 }
 
 describe("s04 the loop goes on after a failure", () => {
@@ -242,35 +290,35 @@ describe("s04 the loop goes on after a failure", () => {
       ),
     };
     const { history, final } = await runLoop(scenario, "fail three ways", registry);
-    expect(final.stop_reason).toBe("end_turn");
-    const results = history[2]!.content as Anthropic.ToolResultBlockParam[];
-    expect(results.map((r) => r.is_error)).toEqual([true, true, true]);
-    expect(final.content).toMatchObject([{ type: "text", text: "errors: 3" }]);
+    const calls = callsIn(history[1]);
+    calls.forEach((c, i) => {
+      const r = resultFor(history, c.id);
+      rule(r?.is_error === true, ["tool-failure-observed", "invalid-input", "tool-timeout"][i] as RuleId, `${c.name} (${["throws", "gets an input that does not fit", "hangs"][i]}) was answered ${brief(r)}: answer it with is_error: true.`);
+    });
+    rule(textIn(final?.content) === "errors: 3", "tool-failure-observed", `the model saw ${show(textIn(final?.content))}: all three failures come back as errors in one message, and the loop goes on to the answer.`);
   });
 
   it("runs the default task: the model reads each error and recovers", async () => {
     const root = await scratchWorkspace(S04_WORKSPACE);
     keep(root);
-    const llm = scripted();
-    const history: Anthropic.MessageParam[] = [{ role: "user", content: S04_TASK }];
-    const final = await lesson.agentLoop(llm, history, lesson.demoRegistry(), { root });
-    await expectSendable(llm, history);
-    const errors = history
-      .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
-      .filter((b): b is Anthropic.ToolResultBlockParam => b.type === "tool_result" && b.is_error === true)
-      .map(textOf);
-    expect(errors).toHaveLength(3);
-    expect(errors[0]).toMatch(/Invalid input for read_json/);
-    expectTimeoutMessage(errors[1]!, "wait_for_file", waitForFile.timeoutMs);
-    expect(errors[2]).toMatch(/SyntaxError/);
-    expect(final.content).toMatchObject([{ type: "text", text: expect.stringContaining("The port is 8080") }]);
+    const { history, final } = await runLoop(undefined, S04_TASK, lesson.demoRegistry(), root);
+    const errors = history.flatMap((m) => resultsIn(m)).filter((b) => b.is_error === true).map(textOf);
+    rule(/Invalid input for read_json/.test(errors[0] ?? ""), "invalid-input", `the first error the model read is ${show(errors[0])}: read_json's bad input is answered "Invalid input for read_json; …".`);
+    expectTimeoutMessage(errors[1] ?? "", "wait_for_file", waitForFile.timeoutMs);
+    rule(/SyntaxError/.test(errors[2] ?? ""), "tool-failure-observed", `the third error the model read is ${show(errors[2])}: read_json's exception is answered with its name and message (SyntaxError: …).`);
+    rule(errors.length === 3, "tool-failure-observed", `the model read ${errors.length} error results; the default task makes exactly 3 (bad input, a hang, a throw).`);
+    rule(textIn(final?.content).includes("The port is 8080"), "tool-failure-observed", `the model's answer is ${show(textIn(final?.content))}: with each error told, it recovers and finds the port (8080).`);
   });
 
   it("offers the API the JSON schemas made from zod (the scripted model validates them)", async () => {
-    const llm = scripted({ scenario: { id: "test-plain", title: "no tools used", reply: () => say("ok") } });
-    await lesson.agentLoop(llm, [{ role: "user", content: "hi" }], lesson.demoRegistry(), ctx);
-    const sent = llm.scripted.exchanges[0]!.request as { tools: Anthropic.Tool[] };
-    const readJson = sent.tools.find((t) => t.name === "read_json");
-    expect(readJson?.input_schema).toMatchObject({ type: "object", required: ["path"], additionalProperties: false });
+    const { llm } = await runLoop({ id: "test-plain", title: "no tools used", reply: () => say("ok") }, "hi", lesson.demoRegistry());
+    const sent = llm.scripted.exchanges[0]!.request as { tools?: Anthropic.Tool[] };
+    const readJson = sent.tools?.find((t) => t.name === "read_json");
+    const schema = readJson?.input_schema as { type?: unknown; required?: unknown; additionalProperties?: unknown } | undefined;
+    rule(
+      schema?.type === "object" && show(schema.required) === '["path"]' && schema.additionalProperties === false,
+      "tool-definition",
+      `the request offered read_json with the schema ${show(schema)}: each tool's input_schema is its zod schema (defineTool), strict.`,
+    );
   });
 });

@@ -4,15 +4,15 @@
  * sends the transcript to the scripted model (expectSendable): an unanswered tool_use, an
  * empty message or a broken pair fails with the API's own error.
  */
-import type Anthropic from "@anthropic-ai/sdk";
+import Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { z } from "zod";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import { S06_TASK, S06_WORKSPACE } from "../runtime/scripted/scenarios/s06_guards.ts";
 import type { FaultPlan, Scenario } from "../runtime/scripted/types.ts";
-import { expectSendable, loadLesson, rule, scripted , assertProperty } from "../runtime/testing.ts";
-import { quietLessonFile } from "./support.ts";
+import { RuleError, assertProperty, errorText, expectSendable, loadLesson, resultsIn, rule, scripted } from "../runtime/testing.ts";
+import { quietLessonFile, withTranscript } from "./support.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 import type { ToolContext } from "../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
@@ -38,6 +38,13 @@ class Recording extends SafeToolRegistry {
     super([
       ...checkedTools(),
       defineTool({
+        name: "find",
+        description: "Finds files under a path; nested options.",
+        input: z.object({ path: z.string(), opts: z.object({ depth: z.number() }).optional() }),
+        readOnly: true,
+        run: ({ path, opts }) => `nothing under ${path} at depth ${opts?.depth ?? 0}`,
+      }),
+      defineTool({
         name: "wait",
         description: "Waits until stopped.",
         input: z.object({}),
@@ -53,13 +60,41 @@ class Recording extends SafeToolRegistry {
 }
 
 type Options = NonNullable<Parameters<Agent["runAgent"]>[2]>;
+type Outcome = Awaited<ReturnType<Agent["runAgent"]>>;
+const LOOP = "(runAgent in lessons/s06_guards/agent.ts)";
+const GUARDS = "(RunGuards in lessons/s06_guards/guards.ts)";
+const show = (v: unknown, n = 120) => {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
+};
 
-/** Runs the lesson's loop, then sends the transcript again: it must be accepted, whatever the stop. */
-async function run(opts: { scenario?: Scenario; faults?: FaultPlan; history?: Anthropic.MessageParam[]; run?: Options; llm?: ReturnType<typeof scripted> } = {}) {
+/**
+ * Runs the lesson's loop, then sends the transcript again: it must be accepted, whatever the stop.
+ * `within`: the run must return by then (a deadline that does not abort what is in flight fails
+ * as guard-timeout, not as a test that hangs).
+ */
+async function run(opts: { scenario?: Scenario; faults?: FaultPlan; history?: Anthropic.MessageParam[]; run?: Options; llm?: ReturnType<typeof scripted>; within?: number } = {}) {
   const llm = opts.llm ?? scripted({ ...(opts.scenario ? { scenario: opts.scenario } : { scenario: "s06_guards" }), ...(opts.faults ? { faults: opts.faults } : {}) });
   const registry = new Recording();
   const history = opts.history ?? [{ role: "user", content: S06_TASK }];
-  const outcome = await lesson.runAgent(llm, history, { registry, root: await workspace(), ...opts.run });
+  const root = await workspace();
+  let timer: NodeJS.Timeout | undefined;
+  let outcome: Outcome | "late";
+  try {
+    const late = new Promise<"late">((resolve) => (timer = opts.within ? setTimeout(() => resolve("late"), opts.within) : undefined));
+    outcome = await Promise.race([lesson.runAgent(llm, history, { registry, root, ...opts.run }), ...(opts.within ? [late] : [])]);
+  } catch (e) {
+    if (e instanceof Anthropic.APIUserAbortError || (e instanceof Error && e.name === "AbortError"))
+      throw new RuleError("guard-timeout", `runAgent threw "${errorText(e)}" when the run's signal aborted the request in flight: catch it and return guard.halted(), the timeout (or aborted) outcome ${LOOP}.`);
+    throw new RuleError("loop-threw", `runAgent threw: ${errorText(e)} ${LOOP}.`);
+  } finally {
+    clearTimeout(timer);
+  }
+  rule(
+    outcome !== "late",
+    "guard-timeout",
+    `the run had not returned ${(opts.within ?? 0) / 1000} s after it began, though ${opts.run?.guards?.timeoutMs ? `its deadline was ${opts.run.guards.timeoutMs} ms` : "its caller had aborted it"}: give the request in flight the run's signal (create(…, { signal: guard.signal })) and the tools ctx.signal, so the deadline stops them ${LOOP}.`,
+  );
   const responses = [...llm.scripted.responses];
   const requests = llm.scripted.exchanges.length;
   await expectSendable(llm, history);
@@ -67,44 +102,45 @@ async function run(opts: { scenario?: Scenario; faults?: FaultPlan; history?: An
 }
 
 const reason = (o: { status: string; reason?: string }) => (o.status === "stopped" ? o.reason : "done");
+const tokens = (u: Anthropic.Usage) => u.input_tokens + u.output_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
 
 describe("s06 guards: each one stops the run, and the transcript can be sent again", () => {
   it("has a typed default for every guard", () => {
-    for (const k of ["maxTurns", "tokenBudget", "timeoutMs", "maxRepeats"] as const) expect(DEFAULT_GUARDS[k]).toBeGreaterThan(0);
+    for (const k of ["maxTurns", "tokenBudget", "timeoutMs", "maxRepeats"] as const)
+      rule(DEFAULT_GUARDS[k] > 0, "lesson-rule", `DEFAULT_GUARDS.${k} is ${show(DEFAULT_GUARDS[k])}: every guard has a default above 0.`);
   });
 
   it("max_turns: makes no request past the limit", async () => {
     const { outcome, requests, history } = await run({ run: { guards: { maxTurns: 2 } } });
-    expect(reason(outcome)).toBe("max_turns");
-    expect(requests).toBe(2);
-    expect(outcome.turns).toBe(2);
-    expect(history.at(-1)!.role).toBe("user");
+    rule(requests === 2, "guard-max-turns", `with maxTurns 2 the loop made ${requests} request(s): stop before a request once guard.turns has reached maxTurns (this.turns >= maxTurns) ${GUARDS}.`);
+    rule(reason(outcome) === "max_turns" && outcome.turns === 2, "guard-max-turns", `with maxTurns 2 the run ended ${show(reason(outcome))} after ${outcome.turns} turn(s): stop with "max_turns" after 2.`);
+    rule(history.at(-1)?.role === "user", "unanswered-tool-use", `the stopped run's history ends with a ${history.at(-1)?.role} message: stop before a request, when the last turn's calls are answered.`);
   });
 
   it("repeated_call: the same call with its keys in another order counts as the same; the last is answered, not run", async () => {
     const { outcome, registry, history } = await run();
-    expect(reason(outcome)).toBe("repeated_call");
     const polls = registry.dispatched.filter((c) => c.name === "list_files");
-    expect(polls, `list_files ran ${polls.length} times; maxRepeats is ${DEFAULT_GUARDS.maxRepeats}`).toHaveLength(DEFAULT_GUARDS.maxRepeats);
-    const last = history.at(-1)!.content as Anthropic.ToolResultBlockParam[];
-    expect(last[0]).toMatchObject({ type: "tool_result", is_error: true });
+    rule(reason(outcome) === "repeated_call", "guard-repeat", `the model polled list_files with the same input (its keys in another order each turn) and the run ended ${show(reason(outcome))}: the same tool with the same input, whatever the key order, is a repeat (callKey sorts the keys at every depth).`);
+    rule(polls.length === DEFAULT_GUARDS.maxRepeats, "guard-repeat", `list_files ran ${polls.length} times with the same input (its keys in another order every other turn); maxRepeats is ${DEFAULT_GUARDS.maxRepeats}: the same call runs maxRepeats times, and the one after that stops the run. Key order does not make a call new (callKey sorts the keys).`);
+    const last = resultsIn(history.at(-1))[0];
+    rule(last?.is_error === true, "repeat-answered", `the repeated call is answered ${show(last)}: answer it with is_error: true, not run (answerNotRun), before you return.`);
   });
 
   it("repeated_call through the loop: the same tool with DIFFERENT inputs is not a repeat; identical ones are", async () => {
     const n = DEFAULT_GUARDS.maxRepeats + 2;
     const scenario: Scenario = {
       id: "test-different-inputs",
-      title: "one tool, a different input each turn, then an answer",
-      reply: steps(...Array.from({ length: n }, (_, i) => () => ({ content: [text(`Looking at dir${i}.`), call("list_files", { path: `dir${i}` })] })), () => say("Looked everywhere.")),
+      title: "one tool, a different input each turn (only a nested field differs), then an answer",
+      reply: steps(...Array.from({ length: n }, (_, i) => () => ({ content: [text(`Looking ${i} deep.`), call("find", { path: ".", opts: { depth: i } })] })), () => say("Looked everywhere.")),
     };
     const { outcome, registry } = await run({ scenario, run: { guards: { maxTurns: n + 5 } } });
     rule(
       reason(outcome) === "done",
       "guard-repeat",
-      `list_files was called ${n} times, each with a different path, and the loop stopped with "${reason(outcome)}": a repeat is the same tool AND the same input. Key the calls by name and input (callKey), not by name alone.`,
+      `find was called ${n} times, each with a different input ({ path: ".", opts: { depth: 0 } }, then depth 1, …), and the loop stopped with "${reason(outcome)}": a repeat is the same tool AND the same input, nested fields included. Key the calls by name and the whole input (callKey), not by name alone.`,
     );
-    const ran = registry.dispatched.filter((c) => c.name === "list_files").length;
-    rule(ran === n, "guard-repeat", `list_files ran ${ran} of ${n} times: calls with different inputs all run.`);
+    const ran = registry.dispatched.filter((c) => c.name === "find").length;
+    rule(ran === n, "guard-repeat", `find ran ${ran} of ${n} times: calls with different inputs all run.`);
 
     const same: Scenario = {
       id: "test-same-input",
@@ -117,63 +153,86 @@ describe("s06 guards: each one stops the run, and the transcript can be sent aga
 
   it("keeps the defaults of the guards it is not given", async () => {
     const { outcome } = await run({ run: { guards: { maxTurns: 20 } } });
-    expect(reason(outcome)).toBe("repeated_call");
+    rule(reason(outcome) === "repeated_call", "guard-repeat", `given only maxTurns, the polling run ended ${show(reason(outcome))}: the other guards keep their defaults ({ ...DEFAULT_GUARDS, ...guards }), so maxRepeats still stops it.`);
   });
 
   it("timeout: aborts the request in flight and stops (the model would take 60 s)", async () => {
-    const { outcome, history, requests } = await run({ faults: [null, { kind: "latency", ms: 60_000 }], run: { guards: { timeoutMs: 300 } } });
-    expect(reason(outcome)).toBe("timeout");
-    expect(requests, "the second request was under way when the deadline came").toBe(2);
-    expect(history.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    const { outcome, history, requests } = await run({ faults: [null, { kind: "latency", ms: 60_000 }], run: { guards: { timeoutMs: 300 } }, within: 5_000 });
+    rule(reason(outcome) === "timeout", "guard-timeout", `the deadline (300 ms) came during the second request and the run ended ${show(reason(outcome))}: return guard.halted() when the aborted request throws ${LOOP}.`);
+    rule(requests === 2, "guard-timeout", `the loop made ${requests} request(s); the second was under way when the deadline came, and nothing after it.`);
+    const roles = history.map((m) => m.role).join(", ");
+    rule(roles === "user, assistant, user", "abort-leaves-transcript", `after the aborted request the history is [${roles}]: an aborted request adds nothing, so it stays [user, assistant, user].`);
   });
 
   it("timeout: stops a tool that is running, and its call is still answered", async () => {
     const scenario: Scenario = { id: "test-wait", title: "waits", reply: () => ({ content: [text("Waiting."), call("wait", {})] }) };
-    const { outcome, history } = await run({ scenario, run: { guards: { timeoutMs: 300 } } });
-    expect(reason(outcome)).toBe("timeout");
-    const results = history.at(-1)!.content as Anthropic.ToolResultBlockParam[];
-    expect(results).toMatchObject([{ type: "tool_result", is_error: true }]);
+    const { outcome, history } = await run({ scenario, run: { guards: { timeoutMs: 300 } }, within: 5_000 });
+    rule(reason(outcome) === "timeout", "guard-timeout", `the deadline (300 ms) came while a tool ran and the run ended ${show(reason(outcome))}: the tools get the run's signal (ctx.signal), and the next check stops the run with "timeout".`);
+    const results = resultsIn(history.at(-1));
+    rule(results.length === 1 && results[0]!.is_error === true, "unanswered-tool-use", `the stopped tool's call is answered ${show(results)}: it is answered is_error (the tool was stopped) before the run returns.`);
   });
 
   it("aborted: the caller's signal stops the run", async () => {
     const controller = new AbortController();
     const llm = scripted({ scenario: "s06_guards", faults: [{ kind: "latency", ms: 60_000 }] });
-    const pending = run({ llm, run: { signal: controller.signal } });
+    const pending = run({ llm, run: { signal: controller.signal }, within: 5_000 });
     // Abort once the request is in flight (the model has it and would take 60 s), not after a guessed delay.
     for (let waited = 0; llm.scripted.exchanges.length === 0 && waited < 30_000; waited += 5) await new Promise((r) => setTimeout(r, 5));
     controller.abort();
     const { outcome, history } = await pending;
-    expect(reason(outcome)).toBe("aborted");
-    expect(history).toHaveLength(1);
+    rule(reason(outcome) === "aborted", "guard-timeout", `the caller's signal aborted the run and it ended ${show(reason(outcome))}: report "aborted" when the caller's signal fired, "timeout" only for the deadline (runSignal's why()).`);
+    rule(history.length === 1, "abort-leaves-transcript", `the run was aborted during its first request and left ${history.length} messages: nothing is added for an aborted request.`);
   });
 
-  it("token_budget: counts cache reads and cache writes, not only input and output", async () => {
-    // A big first message marked for caching: most of every request's input is cache tokens.
-    const big = `Background for the task:\n${"The build writes dist/ready.txt when it is done. ".repeat(400)}`;
-    const history: Anthropic.MessageParam[] = [
-      { role: "user", content: [{ type: "text", text: big, cache_control: { type: "ephemeral" } }, { type: "text", text: S06_TASK }] },
-    ];
-    const first = await run({ history: structuredClone(history), run: { guards: { maxTurns: 1 } } });
+  /** A first message marked for caching: most of every request's input is cache tokens. */
+  const cachedHistory = (): Anthropic.MessageParam[] => [
+    {
+      role: "user",
+      content: [{ type: "text", text: `Background for the task:\n${"The build writes dist/ready.txt when it is done. ".repeat(400)}`, cache_control: { type: "ephemeral" } }, { type: "text", text: S06_TASK }],
+    },
+  ];
+
+  it("token_budget: counts input, output, cache reads and cache writes of every turn", async () => {
+    const first = await run({ history: cachedHistory(), run: { guards: { maxTurns: 1 } } });
     const u = first.responses[0]!.usage;
     const cached = (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
-    expect(cached, "test setup: the scripted model reports cache tokens").toBeGreaterThan(2_000);
-    // One turn's input + output alone is far under this budget; with its cache tokens it is over.
-    const budget = u.input_tokens + u.output_tokens + 500;
-    const { outcome } = await run({ history: structuredClone(history), run: { guards: { tokenBudget: budget, maxRepeats: 50, maxTurns: 5 } } });
-    expect(reason(outcome), `a budget of ${budget} is spent after one turn that cost ${tokensOf(u)} tokens (${cached} of them cache)`).toBe("token_budget");
-    expect(outcome.turns).toBe(1);
+    const setup = `test setup: the scripted model reports cache and output tokens (${show(u)})`;
+    if (!(cached > 2_000 && u.output_tokens >= 2)) throw new Error(setup);
+    // Just under what the first turn cost, all four fields together: leaving any field out keeps
+    // the count under the budget, and the run would go on.
+    const budget = tokens(u) - 1;
+    const { outcome } = await run({ history: cachedHistory(), run: { guards: { tokenBudget: budget, maxRepeats: 50, maxTurns: 5 } } });
+    rule(
+      reason(outcome) === "token_budget" && outcome.turns === 1,
+      "guard-budget",
+      `the first turn cost ${tokens(u)} tokens (input ${u.input_tokens}, output ${u.output_tokens}, cache read ${u.cache_read_input_tokens ?? 0}, cache creation ${u.cache_creation_input_tokens ?? 0}) against a budget of ${budget}, and the run ended ${show(reason(outcome))} after ${outcome.turns} turn(s): add all four fields (tokensOf) and stop with "token_budget" before the next request.`,
+    );
+  });
+
+  it("token_budget: adds up every turn, not only the last", async () => {
+    const two = await run({ history: cachedHistory(), run: { guards: { maxTurns: 2, maxRepeats: 50 } } });
+    const [u1, u2] = two.responses.map((r) => tokens(r.usage)) as [number, number];
+    // Over the two turns together, under each turn alone.
+    const budget = u1 + u2 - 1;
+    const { outcome } = await run({ history: cachedHistory(), run: { guards: { tokenBudget: budget, maxRepeats: 50, maxTurns: 6 } } });
+    rule(
+      reason(outcome) === "token_budget" && outcome.turns === 2,
+      "guard-budget",
+      `two turns cost ${u1} + ${u2} tokens against a budget of ${budget}, and the run ended ${show(reason(outcome))} after ${outcome.turns} turn(s): the budget counts the whole run (this.used += tokensOf(…)), so it stops after turn 2.`,
+    );
   });
 
   it("tokensOf adds input, output, cache read and cache creation (null counts as 0)", () => {
     const usage = { input_tokens: 10, output_tokens: 20, cache_read_input_tokens: 300, cache_creation_input_tokens: 4000 } as Anthropic.Usage;
-    expect(tokensOf(usage)).toBe(4330);
-    expect(tokensOf({ ...usage, cache_read_input_tokens: null, cache_creation_input_tokens: null })).toBe(30);
+    rule(tokensOf(usage) === 4330, "guard-budget", `tokensOf({ input 10, output 20, cache read 300, cache creation 4000 }) is ${show(tokensOf(usage))}: add all four, 4330 (lessons/s06_guards/guards.ts).`);
+    const nulls = tokensOf({ ...usage, cache_read_input_tokens: null, cache_creation_input_tokens: null });
+    rule(nulls === 30, "guard-budget", `tokensOf with null cache fields is ${show(nulls)}: count null as 0 (?? 0), 30.`);
   });
 
   it("the model's own stops still end the run as in s05", async () => {
     const scenario: Scenario = { id: "test-done", title: "answers", reply: () => say("Nothing to wait for.") };
     const { outcome } = await run({ scenario });
-    expect(outcome.status).toBe("done");
+    rule(outcome.status === "done", "typed-outcome", `the model answered with end_turn and the run ended ${show(reason(outcome))}: with no guard reached, the run is done.`);
   });
 });
 
@@ -181,9 +240,18 @@ describe("s06 callKey: same name and input, whatever the key order", () => {
   it("ignores key order at any depth, and tells different inputs apart", () => {
     const a = callKey({ name: "list_files", input: { path: ".", opts: { deep: true, max: 3 } } });
     const b = callKey({ name: "list_files", input: { opts: { max: 3, deep: true }, path: "." } });
-    expect(a).toBe(b);
-    expect(callKey({ name: "list_files", input: { path: "src" } })).not.toBe(callKey({ name: "list_files", input: { path: "." } }));
-    expect(callKey({ name: "read_file", input: { path: "." } })).not.toBe(callKey({ name: "list_files", input: { path: "." } }));
+    rule(a === b, "guard-repeat", `callKey gives ${show(a)} and ${show(b)} for the same input with its keys in another order (nested too): sort the keys at every depth.`);
+    const pairs: Array<[Anthropic.ToolUseBlock["input"], Anthropic.ToolUseBlock["input"], string, string]> = [
+      [{ path: "src" }, { path: "." }, "list_files", "list_files"],
+      [{ path: "." }, { path: "." }, "read_file", "list_files"],
+      [{ path: ".", opts: { deep: true } }, { path: ".", opts: { deep: false } }, "list_files", "list_files"],
+      [{ path: ".", opts: { deep: true } }, { path: ".", opts: { max: 3 } }, "list_files", "list_files"],
+      [{ paths: ["a", "b"] }, { paths: ["b", "a"] }, "list_files", "list_files"],
+    ];
+    for (const [x, y, nx, ny] of pairs) {
+      const [kx, ky] = [callKey({ name: nx, input: x }), callKey({ name: ny, input: y })];
+      rule(kx !== ky, "guard-repeat", `callKey gives the same key ${show(kx)} to ${nx}(${show(x)}) and ${ny}(${show(y)}): different calls need different keys (the name, and every field at every depth; arrays keep their order).`);
+    }
   });
 
   it("property: any object, its keys shuffled, gives the same key", () => {
@@ -198,8 +266,11 @@ describe("s06 callKey: same name and input, whatever the key order", () => {
     };
     assertProperty(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.nat(10), (input, seed) => {
-        expect(callKey({ name: "t", input: shuffle(input, seed) })).toBe(callKey({ name: "t", input }));
+        const [k1, k2] = [callKey({ name: "t", input: shuffle(input, seed) }), callKey({ name: "t", input })];
+        rule(k1 === k2, "guard-repeat", `callKey gives ${show(k1)} and ${show(k2)} for one input with its keys in another order: sort the keys at every depth.`);
       }),
+      {},
+      "guard-repeat",
     );
   });
 });
@@ -230,11 +301,15 @@ describe("s06 property: whatever the guards and the model do, every stop leaves 
               }
             },
           };
-          const { outcome } = await run({ scenario, run: { guards } });
-          expect(outcome.turns).toBeLessThanOrEqual(guards.maxTurns);
+          const history: Anthropic.MessageParam[] = [{ role: "user", content: S06_TASK }];
+          await withTranscript(history, async () => {
+            const { outcome, requests } = await run({ scenario, history, run: { guards } });
+            rule(outcome.turns <= guards.maxTurns && requests <= guards.maxTurns, "guard-max-turns", `with maxTurns ${guards.maxTurns} the run made ${requests} request(s) (${outcome.turns} turns): no request past the limit.`);
+          });
         },
       ),
       { numRuns: 30 },
+      "sendable-again",
     );
   });
 });

@@ -65,3 +65,43 @@ export async function expectStopsAt(stop: string, loop: (llm: ReturnType<typeof 
   rule(requests === 1, "stop-when-done", `after a "${stop}" response the loop made ${requests} requests: any stop_reason but "tool_use" ends the loop in this lesson.`);
   rule(!thrown, "loop-threw", () => `the loop threw on a "${stop}" response: ${(thrown as Error)?.message ?? String(thrown)}`);
 }
+
+// ── a loop that throws ───────────────────────────────────────────────────────────────────────
+
+import Anthropic_ from "@anthropic-ai/sdk";
+import { ToolError } from "../runtime/tools/files.ts";
+import { RuleError, errorText, messageTable } from "../runtime/testing.ts";
+import type { RuleId } from "../runtime/rules.ts";
+
+/**
+ * The rule a loop broke by throwing (not an API refusal, which the transcript explains): a throw
+ * naming an unknown tool, a tool's own failure escaping, or else `fallback`.
+ */
+export function thrownRule(e: unknown, fallback: RuleId = "tool-failure-observed"): RuleError | undefined {
+  if (e instanceof Anthropic_.APIError || e instanceof RuleError) return undefined;
+  const msg = errorText(e);
+  const id: RuleId = /unknown tool|no tool|not a tool/i.test(msg) ? "unknown-tool" : e instanceof ToolError ? "tool-failure-observed" : fallback;
+  const what = id === "unknown-tool" ? "a call to a tool that does not exist" : "a tool that failed";
+  return new RuleError(id, `the loop threw on ${what}: ${msg}. A tool call is answered with a tool_result (is_error: true and the reason), never thrown: the loop goes on and the model reads the error.`);
+}
+
+/** Wraps a loop so a throw of its own (not the API's) fails with the rule it breaks; driveLoop passes a RuleError through. */
+export function naming<T>(loop: () => Promise<T>, fallback?: RuleId): () => Promise<T> {
+  return async () => {
+    try {
+      return await loop();
+    } catch (e) {
+      throw thrownRule(e, fallback) ?? e;
+    }
+  };
+}
+
+/** Runs a property's checks on a loop's history; a broken rule carries the transcript as a message table. */
+export async function withTranscript<T>(history: Anthropic.MessageParam[], checks: () => Promise<T> | T): Promise<T> {
+  try {
+    return await checks();
+  } catch (e) {
+    if (!(e instanceof RuleError)) throw e;
+    throw new RuleError(e.rule, `${e.message.replace(/^\[[a-z0-9-]+\] /, "")}\n${messageTable(history)}`);
+  }
+}
