@@ -13,6 +13,7 @@ import type { Lesson } from "../../runtime/manifest.ts";
 import { diffFile, diffMarkdown, lessonDiff } from "../../scripts/docs/diff.ts";
 import { expandLessonPage, missingLessonPages, rewriteImports, wrappableLineNumbers } from "../../scripts/docs/pages.ts";
 import { answerLines, isAnswer, parseImport, todoRegions } from "../../scripts/docs/regions.ts";
+import { messageTableHtml, parseMessageTable, renderMessageBlocks } from "../../scripts/docs/message-table.ts";
 import { diffLessons, splitRows, type Snapshot } from "../../docs/.vitepress/theme/diffmodel.ts";
 import { playerSteps, rowsOf, short } from "../../docs/.vitepress/theme/player.ts";
 import { transcriptOf } from "../../scripts/docs/record-transcripts.ts";
@@ -375,5 +376,54 @@ describe("line numbers that survive wrapping", () => {
     const md2 = { renderer: { rules: { fence: (() => plain) as (...args: unknown[]) => string } as Record<string, ((...args: unknown[]) => string) | undefined> } };
     wrappableLineNumbers(md2);
     expect(md2.renderer.rules.fence!()).toBe(plain);
+  });
+});
+
+describe("message tables (message-table.ts): hand-written and recorded, one table", () => {
+  it("reads a hand-written messages block: rows, blocks, ids paired by colour, is_error, stop_reason, notes", () => {
+    const rows = parseMessageTable(
+      [
+        '[0] user | "Fix the test."',
+        "[1] assistant | text + tool_use#A read_file a.js + tool_use#B bash: run it | tool_use | two calls",
+        '[2] user | tool_result#A + tool_result#B is_error: "exit 1" | | ONE message',
+        "+ text a note after the results | and more",
+        "[3] assistant | 'Done.' | end_turn",
+      ].join("\n"),
+    );
+    expect(rows.map((r) => [r.index, r.role, r.stop])).toEqual([[0, "user", undefined], [1, "assistant", "tool_use"], [2, "user", undefined], [3, "assistant", "end_turn"]]);
+    expect(rows[0]!.blocks).toEqual([{ kind: "text", label: "Fix the test." }]);
+    const [text, a, b] = rows[1]!.blocks;
+    expect(text).toEqual({ kind: "text", label: "" });
+    expect(a).toMatchObject({ kind: "tool_use", id: "A", label: "read_file a.js" });
+    expect(b).toMatchObject({ kind: "tool_use", id: "B", label: "bash: run it" });
+    expect(a!.colour).not.toBe(b!.colour);
+    expect(rows[2]!.blocks[0]!.colour).toBe(a!.colour);
+    expect(rows[2]!.blocks[1]).toMatchObject({ kind: "tool_result", id: "B", isError: true, label: '"exit 1"', colour: b!.colour });
+    expect(rows[2]!.blocks[2]).toMatchObject({ kind: "text", label: "a note after the results" });
+    expect(rows[2]!.last).toBe("ONE message and more");
+    expect(() => parseMessageTable("user: hello")).toThrow(/\[index\] user/);
+  });
+
+  it("draws the same HTML table as the recorded run, with the page's language in the heads", () => {
+    const rows = parseMessageTable("[0] user | \"Hi <b>\"\n[1] assistant | \"Hello\" | end_turn | done");
+    const en = messageTableHtml(rows, "en", { last: "note" });
+    expect(en).toMatch(/^<table class="lp-table run-table msg-table" v-pre>/);
+    expect(en).toContain("<th class=\"lp-c-role\">role</th>");
+    expect(en).toContain("“Hi &lt;b&gt;”");
+    expect(en).toContain("<code>end_turn</code>");
+    expect(en).toContain('data-label="note">done</td>');
+    const zh = messageTableHtml(rows, "zh", { last: "note" });
+    expect(zh).toContain("<th class=\"lp-c-role\">角色</th>");
+    expect(zh).toContain('data-label="说明"');
+    // No note anywhere: no empty column.
+    expect(messageTableHtml(parseMessageTable("[0] user | \"Hi\""), "en", { last: "note" })).not.toContain("lp-c-note");
+  });
+
+  it("replaces each ```messages block of a page, and only those", () => {
+    const src = "Intro\n\n```messages\n[0] user | \"Hi\"\n```\n\n```text\n[0] user  hi\n```\n";
+    const out = renderMessageBlocks(src, "zh");
+    expect(out).toContain('<table class="lp-table run-table msg-table"');
+    expect(out).not.toContain("```messages");
+    expect(out).toContain("```text\n[0] user  hi\n```");
   });
 });
