@@ -16,7 +16,6 @@ import { diffMarkdown, lessonDiff, type Lang } from "./diff.ts";
 import { DIAGRAMS } from "../../docs/.vitepress/theme/diagrams.ts";
 import { rowsOf } from "../../docs/.vitepress/theme/player.ts";
 import type { FailedRecording, RecordedTranscript } from "../../docs/.vitepress/theme/transcript.ts";
-import { translateReports } from "./report-zh.ts";
 import { messageTableHtml, renderMessageBlocks, type TableRow } from "./message-table.ts";
 import { exerciseHasRegion, exercisePath, findRegion, isAnswer, parseImport, type CodeImport } from "./regions.ts";
 
@@ -280,7 +279,6 @@ export function expandLessonPage(src: string, relativePath: string, root: string
     return `\n${safeDiff(tag[1]!, relativePath, root, lessons, lang)}\n`;
   });
   let out = rewriteImports(lines.join("\n"), root, lang, page !== null);
-  if (lang === "zh") out = translateReports(out);
   if (!page) return out;
 
   const lesson = lessonByKey(lessons, page[2]!);
