@@ -105,9 +105,13 @@ const GROUPS_ZH: Record<string, string> = {
   "s07 cases: commands": "s07 用例：命令",
   "hard links": "硬链接",
   "FIFOs and devices": "FIFO 与设备文件",
-  races: "竞争条件",
-  approval: "审批",
-  "run_tests": "run_tests",
+  "env and /proc": "环境变量与 /proc",
+  "options that defeat string checks": "绕过字符串检查的选项",
+  "globs and recursion through symlinks": "经由符号链接的通配与递归",
+  "check/open race": "检查与打开之间的竞争",
+  "detached and double-forked processes": "脱离的、两次 fork 的进程",
+  "tool chaining": "工具串联",
+  "run_tests runs written code": "run_tests 运行写入的代码",
 };
 
 const TOOLSETS_ZH: Record<string, string> = { "runtime tools": "runtime 工具", "s07 safe tools": "s07 安全工具", "s12 tools": "s12 工具" };
@@ -152,6 +156,14 @@ const ATTACK_PHRASES: Array<[RegExp, string]> = [
   [/^redirection out$/, "向外重定向"],
   [/^redirection in from outside$/, "从外部重定向输入"],
   [/^two commands with \|\|$/, "用 || 连接两个命令"],
+  [/^two commands with (;|&&)$/, "用 $1 连接两个命令"],
+  [/^an option grouped behind another: (\S+)$/, "合写在另一个选项后面的选项：$1"],
+  [/^an option that reads a named file: (\S+)$/, "读取指定文件的选项：$1"],
+  [/^a recursive flag that follows symlinks: (.+)$/, "跟随符号链接的递归选项：$1"],
+  [/^find following symlinks: (\S+)$/, "find 跟随符号链接：$1"],
+  [/^a glob with brackets$/, "带方括号的通配符"],
+  [/^a variable inside double quotes$/, "双引号里的变量"],
+  [/^a comment hiding the rest$/, "注释藏起后面的内容"],
   [/^a newline$/, "换行符"],
   [/^background$/, "后台运行"],
   [/^a sub-shell$/, "子 shell"],
@@ -175,6 +187,12 @@ const ATTACK_PHRASES: Array<[RegExp, string]> = [
   [/^yes \(never ends\)$/, "yes（永不结束）"],
 ];
 const ATTACK_NOTES: Array<[RegExp, string]> = [
+  [/ (×\d+) while racy flips$/, " $1，同时 racy 不断翻转"],
+  [/ (×\d+) while racy flips \(a read-only command: the shell opens after the check\)$/, " $1，同时 racy 不断翻转（只读命令：shell 在检查之后才打开文件）"],
+  [/^read_file on four FIFOs, then inside\.txt must still be read$/, "read_file 读四个 FIFO，之后 inside.txt 仍须能读"],
+  [/^write_file run\.sh \(reads and deletes outside\), then bash: sh run\.sh$/, "write_file run.sh（读取并删除外部文件），然后 bash：sh run.sh"],
+  [/^edit an existing test to do harm, then run_tests$/, "把现有的测试改成做坏事，然后 run_tests"],
+  [/^write_file a helper and a test that imports it, then run_tests \(--yes\)$/, "write_file 写一个辅助模块和导入它的测试，然后 run_tests（--yes）"],
   [/ \(NUL byte\)$/, "（NUL 字节）"],
   [/ by absolute path$/, "（绝对路径）"],
   [/ \(→ outside\/created\.txt, not there yet\)$/, "（→ outside/created.txt，尚不存在）"],
@@ -200,8 +218,8 @@ export function attackWords(what: string, lang: Lang): { text: string; translate
   if (lang === "en") return { text: what, translated: true };
   let text = what;
   let translated = true;
-  for (const [re, to] of VERBS) text = text.replace(re, to);
   for (const [re, to] of ATTACK_NOTES) text = text.replace(re, to);
+  for (const [re, to] of VERBS) text = text.replace(re, to);
   // "tool: name" — translate the name after the tool (s07's cases, bash's sizes).
   const named = /^(read_file|write_file|edit_file|list_files|bash|bash（已批准）)[:：] ?(.*)$/.exec(text);
   if (named) {

@@ -471,6 +471,32 @@ describe("the generated report blocks (scripts/bench/report.ts, scripts/reliabil
     expect(untranslated).toEqual([]);
   });
 
+  it("has Chinese words for every attack, group and note of the current corpus (the next run's report)", async () => {
+    const { ATTACKS, BOUNDARY_ATTACKS, s07Cases } = await import("../../scripts/reliability/attacks.ts");
+    const all = [...ATTACKS, ...BOUNDARY_ATTACKS, ...(await s07Cases())];
+    expect(all.length).toBeGreaterThan(50);
+    expect(all.filter((a) => !attackWords(a.what, "zh").translated).map((a) => a.what)).toEqual([]);
+    const figures = figuresOf(page("docs/guide/reliability.md"))!;
+    const zh = body(
+      renderReliability(
+        {
+          ...figures,
+          attacks: {
+            ...figures.attacks!,
+            rows: all.map((a) => ({ what: a.what, group: a.group, cells: ["stopped"] })),
+            notes: all.flatMap((a) => (a.note ? [{ what: a.what, note: a.note }] : [])),
+          },
+        },
+        "zh",
+      ),
+    );
+    const rows = zh.split("\n").filter((l) => l.startsWith("| ") && l.includes("| 已拦截"));
+    const groups = rows.map((l) => l.split(" | ")[1]!.trim()).filter((g) => !/[\u4e00-\u9fff]/.test(g));
+    expect([...new Set(groups)]).toEqual([]);
+    const notes = zh.split("\n").filter((l) => l.startsWith("- ") && !l.includes("使用")).filter((l) => /[a-z]{3,} [a-z]{3,} [a-z]{3,}/i.test(l.split("：").slice(-1)[0]!));
+    expect(notes).toEqual([]);
+  });
+
   it("keeps the figures in the block it writes, so the page can be drawn again", () => {
     const figures = figuresOf(page("docs/guide/reliability.md"))!;
     const block = reliabilityBlock(figures, "zh");
