@@ -220,7 +220,7 @@ const DATA = /<!-- bench:figures (\{[\s\S]*?\}) -->/;
 /** The whole block between the page's markers, in the page's language, with the figures it was drawn from. */
 export function benchBlock(f: BenchFigures, lang: Lang): string {
   const json = JSON.stringify(f).replace(/--/g, "-\\u002d");
-  return `${START}\n\n${W[lang].date(f.date)}\n\n${renderBench(f, lang).join("\n")}\n\`\`\`json\n${JSON.stringify(f.summary)}\n\`\`\`\n\n<!-- bench:figures ${json} -->\n\n${END}`;
+  return `${START}\n\n<div class="report-block" data-report="bench">\n\n${W[lang].date(f.date)}\n\n${renderBench(f, lang).join("\n")}\n\`\`\`json\n${JSON.stringify(f.summary)}\n\`\`\`\n\n</div>\n\n<!-- bench:figures ${json} -->\n\n${END}`;
 }
 
 /** The figures a page's block was drawn from, or null (a block written before they were kept). */

@@ -365,11 +365,14 @@ function markdownSafe(line: string): string {
     .join("");
 }
 
-/** The whole block between the page's markers, in the page's language, with the figures it was drawn from. */
+/**
+ * The whole block between the page's markers, in the page's language, inside a `.report-block`
+ * (the browser test finds the generated rows by it), with the figures it was drawn from.
+ */
 export function reliabilityBlock(f: ReliabilityFigures, lang: Lang): string {
   const body = renderReliability(f, lang).map(markdownSafe);
   const json = JSON.stringify(f).replace(/--/g, "-\\u002d");
-  return `${START}\n\n${W[lang].date(f.date, "reliability")}\n\n${body.join("\n")}\n\n\`\`\`json\n${JSON.stringify(f.summary)}\n\`\`\`\n\n<!-- reliability:figures ${json} -->\n\n${END}`;
+  return `${START}\n\n<div class="report-block" data-report="reliability">\n\n${W[lang].date(f.date, "reliability")}\n\n${body.join("\n")}\n\n\`\`\`json\n${JSON.stringify(f.summary)}\n\`\`\`\n\n</div>\n\n<!-- reliability:figures ${json} -->\n\n${END}`;
 }
 
 /** The page with its block replaced; the page unchanged when it has no markers. */

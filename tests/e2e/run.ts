@@ -539,7 +539,8 @@ async function main(): Promise<number> {
         expect(ths.length === 0, `${path}: English column names: ${[...new Set(ths)].slice(0, 6).join(" | ")}`);
         // The rows too: a cell's words (its code, the tools' own output, left out) hold no English
         // verdict, goal or fault description.
-        const cells = await page.locator(".vp-doc table:not(.lp-table) td").evaluateAll((tds) =>
+        expect((await page.locator(".vp-doc .report-block table").count()) >= 1, `${path}: no generated report table (.report-block) on the page`);
+        const cells = await page.locator(".vp-doc .report-block table td").evaluateAll((tds) =>
           tds.map((td) => {
             const c = td.cloneNode(true) as HTMLElement;
             c.querySelectorAll("code").forEach((x) => x.remove());
