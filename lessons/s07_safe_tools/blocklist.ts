@@ -1,7 +1,7 @@
 /**
- * s07 · why the seed's block list fails, shown live.
+ * s07 · why a substring block list fails, shown live.
  *
- * Seed 002's bash tool refuses a command when it CONTAINS one of a few strings. But the shell
+ * The bash tool of the best-known Python course refuses a command when it CONTAINS one of a few strings. But the shell
  * does not run the string you checked: it first removes backslashes and quotes, expands $(…),
  * and a command may start another shell. Each bypass below passes the check, and the shell still
  * runs the blocked program. The live run is harmless: PATH holds only stand-ins that print what
@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 
 // #region seed
-/** Seed 002, line for line: `if any(d in command for d in dangerous): return "Error: …"`. */
+/** That course's block list, line for line: `if any(d in command for d in dangerous): return "Error: …"`. */
 export const SEED_BLOCK_LIST = ["rm -rf /", "sudo", "shutdown", "reboot", "> /dev/"];
 
 export function seedBlocks(command: string): boolean {
@@ -32,7 +32,7 @@ export const BYPASSES: Array<{ command: string; how: string }> = [
 export interface BypassRun {
   command: string;
   how: string;
-  /** What the seed's check said. */
+  /** What the block list said. */
   blocked: boolean;
   /** What the stand-ins report the shell actually ran. */
   ran: string;

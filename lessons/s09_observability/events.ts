@@ -1,5 +1,5 @@
 /**
- * s09 · one typed event per step of the loop (seed 003's THINK / ACT / OBSERVE, and the stop).
+ * s09 · one typed event per step of the loop (THINK / ACT / OBSERVE, and the stop).
  *
  * The loop does not print or log anything itself any more: it emits events, and whoever listens
  * decides (a terminal logger, a JSONL file, a test). The union's `type` field tells TypeScript

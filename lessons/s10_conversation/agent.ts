@@ -1,5 +1,5 @@
 /**
- * s10_conversation: a REPL over one history (seed 002's outer loop).
+ * s10_conversation: a REPL over one history (the outer loop around the agent loop).
  *
  * Unlike s09, where a run answered one task and the program ended, the loop now runs once per
  * question of a conversation, always on the SAME history: a follow-up is answered from what the

@@ -64,7 +64,7 @@ export const createRepl = replOver<RunOptions>(runAgent);
 export const run = capstoneProgram<RunOptions>({ runAgent, optionsFrom, createRepl });
 // #endregion run
 
-/** Seed 000's task on a scratch copy of the sample repository: run_tests needs no approval, so none is given. */
+/** The failing-login-test task on a scratch copy of the sample repository: run_tests needs no approval, so none is given. */
 export const demo = (llm: Llm, task = S12_TASK) =>
   transcriptOf(task, SAMPLE_REPOSITORY, (history, root) => runAgent(llm, history, { root, approve: refuseAll, onEvent: () => {} }));
 

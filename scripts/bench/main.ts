@@ -39,6 +39,8 @@ import { estimateTokens } from "../../runtime/tokens.ts";
 import { readFile, READ_MAX_CHARS } from "../../runtime/tools/files.ts";
 import { presentAdapters, type FuzzTool, type LessonAdapter } from "../reliability/lessons.ts";
 import { planScenario, withDescription, type Plan } from "../reliability/plan.ts";
+import { replaceBlock } from "../reliability/report.ts";
+import { benchBlock, renderBench, type BenchFigures } from "./report.ts";
 
 let values;
 try {
@@ -143,7 +145,6 @@ if (values.only === "learner_cycle") {
   process.exit(0);
 }
 
-const NA = "n/a (lesson not present)";
 const K = 5;
 const TOOL_MS = 200;
 
@@ -219,7 +220,7 @@ const parallelAgent = [...adapters].reverse().find((a) => a.n >= 3);
 
 // ── parallel tools ──
 let parallel: { parallel_over_one_tool: number; sequential_over_parallel: number | null } | null = null;
-const parallelRows: string[][] = [];
+let parallelRaw: BenchFigures["parallel"] = null;
 if (parallelAgent) {
   progress(`parallel tools: ${parallelAgent.lesson.id} vs s02`);
   const slow = [tool(async (_i, signal) => (await sleep(TOOL_MS, signal), "read"))];
@@ -234,17 +235,13 @@ if (parallelAgent) {
   const s02 = byN(2);
   const seq = s02 ? await runs(s02, K) : null;
   parallel = { parallel_over_one_tool: round(many / one), sequential_over_parallel: seq === null ? null : round(seq / many) };
-  parallelRows.push(
-    [`${parallelAgent.lesson.id}, ${K} calls of ${TOOL_MS} ms`, `${Math.round(many)} ms`, ""],
-    [`${parallelAgent.lesson.id}, 1 call`, `${Math.round(one)} ms`, `parallel_over_one_tool = ${parallel.parallel_over_one_tool} (goal ≤ 1.3)`],
-    [`s02 (sequential), ${K} calls`, seq === null ? NA : `${Math.round(seq)} ms`, `sequential_over_parallel = ${parallel.sequential_over_parallel ?? NA} (goal ≥ 2, ideal ${K})`],
-  );
+  parallelRaw = { agent: parallelAgent.lesson.id, k: K, tool_ms: TOOL_MS, many_ms: Math.round(many), one_ms: Math.round(one), seq_ms: seq === null ? null : Math.round(seq) };
 }
 
 // ── streaming ──
 let streaming: { first_text_fraction: number } | null = null;
 const streamAgent = [...adapters].reverse().find((a) => a.claims.streaming);
-let streamNote = NA;
+let streamRaw: BenchFigures["streaming"] = null;
 if (streamAgent) {
   progress(`streaming: ${streamAgent.lesson.id}`);
   // One answer of 60 text chunks, 10 ms apart: the whole message takes about 0.6 s.
@@ -272,8 +269,8 @@ if (streamAgent) {
   const total = performance.now() - start;
   if (first > 0) {
     streaming = { first_text_fraction: round((first - start) / total, 3) };
-    streamNote = `${streaming.first_text_fraction} (first text at ${Math.round(first - start)} ms of ${Math.round(total)} ms; goal ≤ 0.25)`;
-  } else streamNote = `no text reached the screen before the end (${streamAgent.lesson.id}'s text callback not found)`;
+    streamRaw = { agent: streamAgent.lesson.id, first_ms: Math.round(first - start), total_ms: Math.round(total) };
+  } else streamRaw = { agent: streamAgent.lesson.id, no_text: true };
 }
 
 // ── loop overhead ──
@@ -405,99 +402,6 @@ if (!values["skip-cycle"]) {
 }
 output.write = restore;
 
-// ── report ──
-const lines: string[] = [];
-const out = (s = "") => {
-  lines.push(s);
-  if (!values.json) console.log(s);
-};
-function table(head: string[], rows: string[][]): void {
-  const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(width[i]!)).join(" | ")} |`;
-  out(line(head));
-  out(`| ${width.map((w) => "-".repeat(w)).join(" | ")} |`);
-  for (const r of rows) out(line(r));
-  out();
-}
-out(
-  `Lessons present: ${adapters.map((a) => a.lesson.id).join(", ")}. Final agent: ${final.lesson.id}. ` +
-    `Machine: ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(1)} at the end of the run.`,
-);
-out();
-out("### Parallel tools");
-out();
-if (parallelRows.length) table(["run", "wall time", "figure"], parallelRows);
-else out(`${NA} (s03)\n`);
-out("### Streaming");
-out();
-out(`first_text_fraction: ${streamNote}`);
-out();
-out("### Loop overhead (model time subtracted)");
-out();
-table(
-  ["session", "ms per turn", "figure"],
-  [
-    ["10 turns", String(overhead.ms_per_turn), "ms_per_turn (goal ≤ 2)"],
-    ["100 turns", String(overhead.ms_per_turn_100), `×${overhead.growth_100_over_10} vs 10 turns`],
-  ],
-);
-out("### Context growth (20 turns, each reads a file of " + fileChars + " characters)");
-out();
-table(
-  ["run", "turns", "input tokens, all turns", "input tokens, last turn", "cache read share"],
-  [
-    ["no output cap", String(uncapped.turns), String(uncapped.total), String(uncapped.last), "—"],
-    [`read_file cap (${READ_MAX_CHARS} chars)`, String(capped.turns), String(capped.total), String(capped.last), "—"],
-    [
-      `cap + cache_control on the last message${cached.marked ? " (added by the bench)" : " (set by the agent)"}`,
-      String(cached.turns),
-      String(cached.total),
-      String(cached.last),
-      String(context.cache_read_share),
-    ],
-  ],
-);
-for (const r of [uncapped, capped, cached, own, unmarked]) if (r?.stopped) out(`note: a session ${r.stopped}`);
-out("### Cost of caching (the same 20-turn session, list prices in units of the input price)");
-out();
-if (costFigure)
-  table(
-    ["run", "cost", "figure"],
-    [
-      [`${final.lesson.id} with its own cache breakpoints`, String(costFigure.cached_units), `cached_over_uncached = ${costFigure.cached_over_uncached} (goal ≤ 0.35)`],
-      [`${final.lesson.id} with cache: false`, String(costFigure.uncached_units), ""],
-    ],
-  );
-else out(`${NA} (s13: the final agent marks no cache breakpoint)\n`);
-out("### Skills (the system prompt with 1 and with 50 skills of about 1 500 tokens each)");
-out();
-if (skillsFigure)
-  table(
-    ["skills", "system-prompt tokens", "figure"],
-    [
-      ["1", String(skillsFigure.prompt_tokens_1), ""],
-      ["50", String(skillsFigure.prompt_tokens_50), `growth_per_skill = ${skillsFigure.growth_per_skill} tokens (goal ≤ 40: a name and a description, never a body)`],
-    ],
-  );
-else out(`${NA} (s16)\n`);
-out("### The learner's cycle");
-out();
-if (cycle.check_s === null) out("skipped (--skip-cycle)");
-else {
-  out(`npm run check s01, a fresh process: ${cycle.check_s} s (target ≤ 3 s); without the type check's cache, as after an edit: ${cycle.check_types_changed_s} s`);
-  out(`watch's re-check of s01 (warm runner): ${cycle.watch_recheck_s} s (target ≤ 1 s)`);
-  out(`type check of lessons/s01: ${cycle.typecheck_s} s cold, ${cycle.typecheck_warm_s} s on the previous program, ${cycle.typecheck_cached_s} s from the cache, ${cycle.typecheck_native_s} s through the native compiler (medians of 3, on ${cpus().length} cores)`);
-}
-out();
-if (testCycle.test_s !== null) {
-  const ok = (b: boolean | null) => (b ? "passed" : "FAILED");
-  out(
-    `npm test: ${testCycle.test_s} s alone (${ok(testCycle.test_ok)}); two side by side: ${testCycle.test_beside_s} s (${ok(testCycle.test_beside_ok)}), ` +
-      `${round(testCycle.test_beside_s! / testCycle.test_s, 2)}× · ${cpus().length} cores, load ${testCycle.load_1m} at the start (reported, not judged)`,
-  );
-  out();
-}
-
 const summary = {
   parallel_tools: parallel,
   streaming,
@@ -508,18 +412,34 @@ const summary = {
   skills: skillsFigure,
 };
 
+// ── report ── (report.ts draws it, in each page's language, from these figures)
+const figures: BenchFigures = {
+  date: new Date().toISOString().slice(0, 10),
+  lessons: adapters.map((a) => a.lesson.id),
+  final: final.lesson.id,
+  cores: cpus().length,
+  load: round(loadavg()[0] ?? 0, 2),
+  parallel: parallelRaw,
+  streaming: streamRaw,
+  context: {
+    file_chars: fileChars,
+    read_cap: READ_MAX_CHARS,
+    uncapped: { turns: uncapped.turns, total: uncapped.total, last: uncapped.last },
+    capped: { turns: capped.turns, total: capped.total, last: capped.last },
+    cached: { turns: cached.turns, total: cached.total, last: cached.last },
+    bench_marked: cached.marked,
+    stopped: [uncapped, capped, cached, own, unmarked].flatMap((r) => (r?.stopped ? [r.stopped] : [])),
+  },
+  summary,
+};
+if (!values.json) for (const line of renderBench(figures, "en")) console.log(line);
 if (values["update-docs"]) {
-  for (const rel of ["docs/guide/benchmarks.md", "docs/zh/guide/benchmarks.md"]) {
+  for (const [rel, lang] of [["docs/guide/benchmarks.md", "en"], ["docs/zh/guide/benchmarks.md", "zh"]] as const) {
     const page = join(ROOT, rel);
     if (!existsSync(page)) continue;
     const text = readFileSync(page, "utf8");
-    const start = "<!-- bench:latest:start -->";
-    const end = "<!-- bench:latest:end -->";
-    const a = text.indexOf(start);
-    const b = text.indexOf(end);
-    if (a < 0 || b < a) continue;
-    const body = `${start}\n\n_${new Date().toISOString().slice(0, 10)}, \`npm run bench\`:_\n\n${lines.join("\n")}\n\`\`\`json\n${JSON.stringify(summary)}\n\`\`\`\n\n${end}`;
-    writeFileSync(page, text.slice(0, a) + body + text.slice(b + end.length));
+    const next = replaceBlock(text, benchBlock(figures, lang), "bench");
+    if (next !== text) writeFileSync(page, next);
   }
 }
 if (values.json) console.log(JSON.stringify(summary));

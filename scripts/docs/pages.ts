@@ -16,7 +16,7 @@ import { diffMarkdown, lessonDiff, type Lang } from "./diff.ts";
 import { DIAGRAMS } from "../../docs/.vitepress/theme/diagrams.ts";
 import { rowsOf } from "../../docs/.vitepress/theme/player.ts";
 import type { FailedRecording, RecordedTranscript } from "../../docs/.vitepress/theme/transcript.ts";
-import { translateReports } from "./report-zh.ts";
+import { messageTableHtml, renderMessageBlocks, type TableRow } from "./message-table.ts";
 import { exerciseHasRegion, exercisePath, findRegion, isAnswer, parseImport, type CodeImport } from "./regions.ts";
 
 /** The two page files of a lesson, relative to the repository root. */
@@ -194,14 +194,12 @@ export function rewriteImports(src: string, root: string, lang: Lang, lessonPage
 }
 
 const TABLE_TAG = /^\s*<RecordedTable\s*\/>\s*$/;
-const TABLE_WORDS: Record<Lang, { cols: string[]; missing: string; caption: (n: number, turns: number) => string }> = {
+const TABLE_WORDS: Record<Lang, { missing: string; caption: (n: number, turns: number) => string }> = {
   en: {
-    cols: ["#", "role", "blocks", "stop_reason", "tokens in / out"],
     missing: "The recorded run appears here once `npm run docs:build` has recorded this lesson.",
     caption: (n, turns) => `The transcript of the recorded run below: ${n} messages, ${turns} requests.`,
   },
   zh: {
-    cols: ["#", "角色", "内容块", "stop_reason", "token 输入 / 输出"],
     missing: "`npm run docs:build` 记录这一课之后，这里会显示它的运行记录。",
     caption: (n, turns) => `下面这次运行记录的对话：${n} 条消息，${turns} 次请求。`,
   },
@@ -210,6 +208,7 @@ const TABLE_WORDS: Record<Lang, { cols: string[]; missing: string; caption: (n: 
 /**
  * The lesson's recorded run as a table (a `<RecordedTable />` line on a lesson page), built from
  * docs/public/transcripts/<lesson>.json, so what the page says about the run is what the run did.
+ * Hand-written tables (```messages blocks) are drawn by the same function (message-table.ts).
  */
 export function recordedTable(root: string, dir: string, lang: Lang): string {
   const w = TABLE_WORDS[lang];
@@ -217,27 +216,14 @@ export function recordedTable(root: string, dir: string, lang: Lang): string {
   if (!existsSync(file)) return `> ${w.missing}\n`;
   const rec = JSON.parse(readFileSync(file, "utf8")) as RecordedTranscript | FailedRecording;
   if (rec.type !== "recorded") return `> ${w.missing}\n`;
-  const rows = rowsOf(rec.messages, rec.turns);
-  const cell = (s: string) => escapeHtml(s);
-  const body = rows.map((r) => {
-    const blocks = r.blocks
-      .map((b) => {
-        const pair = b.colour !== undefined ? ` tv-c${b.colour}` : "";
-        const label = b.kind === "text" ? `“${b.label}”` : b.label;
-        const id = b.id ? ` <code>…${cell(b.id.slice(-6))}</code>` : "";
-        const err = b.isError ? " <b>is_error</b>" : "";
-        return `<span class="lp-block lp-kind-${cell(b.kind)}${pair}"><b>${cell(b.kind)}</b>${label ? ` ${cell(label)}` : ""}${id}${err}</span>`;
-      })
-      .join(" ");
-    const stop = r.role === "assistant" ? `<code>${cell(r.stop ?? "—")}</code>` : "";
-    const tokens = r.usage ? `${r.usage.input_tokens ?? 0} / ${r.usage.output_tokens ?? 0}` : "";
-    return `<tr class="lp-role-${r.role}"><td class="lp-c-index">${r.index}</td><td class="lp-c-role" data-label="${w.cols[1]}">${r.role}</td><td class="lp-c-blocks" data-label="${w.cols[2]}">${blocks}</td><td class="lp-c-stop" data-label="${w.cols[3]}">${stop}</td><td class="lp-c-tokens" data-label="${w.cols[4]}">${tokens}</td></tr>`;
-  });
-  const head = `<tr>${w.cols.map((c, i) => `<th class="${["lp-c-index", "lp-c-role", "lp-c-blocks", "lp-c-stop", "lp-c-tokens"][i]}">${cell(c)}</th>`).join("")}</tr>`;
-  return [
-    `<table class="lp-table run-table" v-pre><caption>${cell(w.caption(rec.messages.length, rec.turns.length))}</caption><thead>${head}</thead><tbody>${body.join("")}</tbody></table>`,
-    "",
-  ].join("\n");
+  const rows: TableRow[] = rowsOf(rec.messages, rec.turns).map((r) => ({
+    index: r.index,
+    role: r.role,
+    stop: r.role === "assistant" ? (r.stop ?? null) : undefined,
+    last: r.usage ? `${r.usage.input_tokens ?? 0} / ${r.usage.output_tokens ?? 0}` : "",
+    blocks: r.blocks.map((b) => ({ ...b, id: b.id ? `…${b.id.slice(-6)}` : undefined })),
+  }));
+  return `${messageTableHtml(rows, lang, { last: "tokens", caption: w.caption(rec.messages.length, rec.turns.length) })}\n`;
 }
 
 /** Finds a lesson by its id ("s02") or folder ("s02_tool_dispatch"). */
@@ -278,7 +264,7 @@ export function expandLessonPage(src: string, relativePath: string, root: string
   // Replace <LessonDiff id="…" /> lines outside code fences, on any page.
   let fence: string | null = null;
   let placedDiff = false;
-  const lines = src.split("\n").map((line) => {
+  const lines = renderMessageBlocks(src, lang).split("\n").map((line) => {
     const f = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
     if (f) {
       if (fence === null) fence = f;
@@ -293,7 +279,6 @@ export function expandLessonPage(src: string, relativePath: string, root: string
     return `\n${safeDiff(tag[1]!, relativePath, root, lessons, lang)}\n`;
   });
   let out = rewriteImports(lines.join("\n"), root, lang, page !== null);
-  if (lang === "zh") out = translateReports(out);
   if (!page) return out;
 
   const lesson = lessonByKey(lessons, page[2]!);

@@ -13,7 +13,9 @@
  * the machine has (with the OS sandbox, with it and every command approved, without it).
  * `tried`/`escaped` count only the runs a lesson claims to stop; the others are in the table,
  * marked "not claimed". `sandbox` says whether the sandbox was on for the sandboxed modes. --update-docs writes the tables into
- * docs/guide/reliability.md (between its "latest" markers). Exit code 1 when any figure fails.
+ * docs/guide/reliability.md and docs/zh/guide/reliability.md (between their "latest" markers), each in its
+ * language, drawn by report.ts from the figures the block keeps (`npx tsx scripts/docs/render-reports.ts`
+ * draws them again without running anything). Exit code 1 when any figure fails.
  */
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -26,6 +28,7 @@ import { runBadInputs, type BadInputResult } from "./bad-inputs.ts";
 import { FAULT_CASES, runFaults, type FaultResult } from "./faults.ts";
 import { fuzzLesson, type FuzzStats } from "./fuzz.ts";
 import { presentAdapters } from "./lessons.ts";
+import { reliabilityBlock, renderReliability, replaceBlock, type AttackCell, type ClaimKey, type FaultCell, type ReliabilityFigures } from "./report.ts";
 
 function usage(message: string): never {
   console.error(`${message}\nusage: npm run reliability -- [--json] [--runs N] [--seed N] [--only fuzz,faults,attacks,bad] [--update-docs]`);
@@ -58,70 +61,52 @@ for (const p of parts) if (!["fuzz", "faults", "attacks", "bad"].includes(p)) us
 const log = (s = "") => {
   if (!values.json) console.log(s);
 };
-const lines: string[] = [];
-const out = (s = "") => {
-  lines.push(s);
-  log(s);
-};
-
-function table(head: string[], rows: Array<Array<string | number>>): void {
-  const cells = rows.map((r) => r.map(String));
-  const width = head.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? "").length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => c.replace(/\|/g, "\\|").padEnd(width[i]!)).join(" | ")} |`;
-  out(line(head));
-  out(`| ${width.map((w) => "-".repeat(w)).join(" | ")} |`);
-  for (const r of cells) out(line(r));
-  out();
-}
-
 const { adapters, missing } = await presentAdapters();
-out(`Lessons tested: ${adapters.map((a) => a.lesson.id).join(", ") || "none"}${missing.length ? `; not present yet: ${missing.map((m) => m.lesson.id).join(", ")}` : ""}`);
-out();
 
 // ── fuzz ──
 const fuzz: FuzzStats[] = [];
+let fuzzFigures: ReliabilityFigures["fuzz"] = null;
 if (parts.has("fuzz") && adapters.length > 0) {
   const per = Math.ceil(totalRuns / adapters.length);
-  out(`### Property-based fuzzing (${per} generated runs per lesson)`);
-  out();
   for (const a of adapters) {
     const s = await fuzzLesson(a, per, seed);
     fuzz.push(s);
     if (!values.json) process.stderr.write(`  fuzzed ${a.lesson.id}: ${s.runs} runs, ${s.violations + s.crashes === 0 ? "ok" : "FAILED"}\n`);
   }
-  const claimsOf = (id: string) => {
+  const claimsOf = (id: string): ClaimKey[] => {
     const c = adapters.find((a) => a.lesson.id === id)!.claims;
-    return [
-      c.unknownToolIsError ? "unknown→is_error" : "unknown answered",
-      c.toolThrows ? "throws, bad input, hangs→is_error" : null,
-      c.stopReasons ? "every stop_reason, cut-off calls not run, Outcome" : "stops on any stop_reason ≠ tool_use",
-      c.streaming ? "early reads stopped and thrown away unless tool_use" : null,
-    ]
-      .filter(Boolean)
-      .join("; ");
+    const keys: Array<ClaimKey | null> = [
+      c.unknownToolIsError ? "unknown-is-error" : "unknown-answered",
+      c.toolThrows ? "throws-is-error" : null,
+      c.stopReasons ? "every-stop-reason" : "stops-on-other",
+      c.streaming ? "early-reads" : null,
+    ];
+    return keys.filter((k): k is ClaimKey => k !== null);
   };
-  table(
-    ["lesson", "runs", "violations", "crashes", "ms/run", "claims checked"],
-    fuzz.map((s) => [s.lesson, s.runs, s.violations, s.crashes, (s.ms / Math.max(1, s.runs)).toFixed(1), claimsOf(s.lesson)]),
-  );
-  for (const s of fuzz) if (s.counterexample) out(`Counterexample:\n\n\`\`\`text\n${s.counterexample}\n\`\`\`\n`);
+  fuzzFigures = {
+    per,
+    rows: fuzz.map((s) => ({ lesson: s.lesson, runs: s.runs, violations: s.violations, crashes: s.crashes, ms_per_run: Math.round((s.ms / Math.max(1, s.runs)) * 10) / 10, claims: claimsOf(s.lesson) })),
+    counterexamples: fuzz.flatMap((s) => (s.counterexample ? [s.counterexample] : [])),
+  };
 }
 
 // ── faults ──
 let faults: FaultResult[] = [];
+let faultFigures: ReliabilityFigures["faults"] = null;
 if (parts.has("faults") && adapters.length > 0) {
   faults = await runFaults(adapters);
-  out("### Fault injection (retries: SDK default 2 / off)");
-  out();
-  const cell = (l: string, f: string) =>
-    [2, 0].map((r) => faults.find((x) => x.lesson === l && x.fault === f && x.retries === r)?.verdict ?? "?").join(" / ");
-  table(["fault", ...adapters.map((a) => a.lesson.id)], FAULT_CASES.map((c) => [c.what, ...adapters.map((a) => cell(a.lesson.id, c.id))]));
-  for (const f of faults) if (f.verdict === "FAILED") out(`FAILED: ${f.lesson} ${f.fault} (retries ${f.retries}): ${f.detail}`);
+  const cell = (l: string, f: string, r: number): FaultCell => faults.find((x) => x.lesson === l && x.fault === f && x.retries === r)?.verdict ?? "?";
+  faultFigures = {
+    lessons: adapters.map((a) => a.lesson.id),
+    rows: FAULT_CASES.map((c) => ({ id: c.id, what: c.what, cells: adapters.map((a): [FaultCell, FaultCell] => [cell(a.lesson.id, c.id, 2), cell(a.lesson.id, c.id, 0)]) })),
+    failed: faults.filter((f) => f.verdict === "FAILED").map((f) => ({ lesson: f.lesson, fault: f.fault, retries: f.retries, detail: f.detail })),
+  };
 }
 
 // ── attacks ── (a child process whose environment holds canaries where the API keys would be)
 let attacks: AttackResult[] = [];
 let attackReport: Omit<AttackReport, "results"> = { corpus: 0, sandbox: "none", modes: [] };
+let attackFigures: ReliabilityFigures["attacks"] = null;
 const toolsets = parts.has("attacks") ? await presentToolsets() : [];
 if (parts.has("attacks")) {
   const report = await new Promise<AttackReport>((resolve, reject) => {
@@ -143,33 +128,25 @@ if (parts.has("attacks")) {
   });
   attacks = report.results;
   attackReport = { corpus: report.corpus, sandbox: report.sandbox, modes: report.modes };
-  out(`Sandbox: ${report.sandbox === "bubblewrap" ? "bubblewrap (on)" : "none (off: bwrap cannot start here)"}; modes run: ${report.modes.join(", ")}.`);
-  out();
   const sets = [...new Set(attacks.map((a) => `${a.toolset} · ${a.mode}`))];
-  for (const t of toolsets) out(`- ${t.id}: used by ${t.lessons.join(", ") || "no lesson present"}${t.claims ? " (they claim to stop the attacks marked claimed)" : " (no claim: run to show what the attacks do)"}`);
-  out();
   const corpus = [...new Map(attacks.map((a) => [a.attack, a])).values()];
-  out(`### Attack corpus (${report.corpus} attacks; ${sets.length} toolset × mode columns)`);
-  out();
-  const verdict = (r: AttackResult | undefined) =>
+  const verdict = (r: AttackResult | undefined): AttackCell =>
     !r ? "n/a" : r.escaped === null ? "not run" : r.escaped ? (r.claimed ? "ESCAPED" : "escapes (not claimed)") : "stopped";
-  table(
-    ["attack", "group", ...sets],
-    corpus.map((a) => [a.what, a.group, ...sets.map((s) => verdict(attacks.find((r) => r.attack === a.attack && `${r.toolset} · ${r.mode}` === s)))]),
-  );
-  for (const r of attacks) if (r.claimed && r.escaped) out(`ESCAPED: ${r.what} (${r.toolset} · ${r.mode}): ${r.detail}`);
-  for (const a of [...ATTACKS, ...BOUNDARY_ATTACKS]) if (a.note) out(`- ${a.what}: ${a.note}${a.sandboxOnly ? " (claimed only with the sandbox)" : ""}.`);
-  out();
+  attackFigures = {
+    corpus: report.corpus,
+    sandbox: report.sandbox,
+    modes: report.modes,
+    toolsets: toolsets.map((t) => ({ id: t.id, lessons: t.lessons, claims: t.claims })),
+    columns: sets,
+    rows: corpus.map((a) => ({ what: a.what, group: a.group, cells: sets.map((s) => verdict(attacks.find((r) => r.attack === a.attack && `${r.toolset} · ${r.mode}` === s))) })),
+    escaped: attacks.filter((r) => r.claimed && r.escaped).map((r) => ({ what: r.what, column: `${r.toolset} · ${r.mode}`, detail: r.detail })),
+    notes: [...ATTACKS, ...BOUNDARY_ATTACKS].flatMap((a) => (a.note ? [{ what: a.what, note: a.note, ...(a.sandboxOnly ? { sandboxOnly: true } : {}) }] : [])),
+  };
 }
 
 // ── bad inputs ──
 let bad: BadInputResult[] = [];
-if (parts.has("bad")) {
-  bad = await runBadInputs();
-  out("### Bad input to the course");
-  out();
-  table(["input", "handled", "what the learner sees"], bad.map((b) => [b.what, b.handled ? "yes" : "NO", b.detail.replace(/\n/g, " ")]));
-}
+if (parts.has("bad")) bad = await runBadInputs();
 
 const claimedAttacks = attacks.filter((a) => a.claimed && a.escaped !== null);
 const summary = {
@@ -188,26 +165,27 @@ const summary = {
   },
   bad_inputs: { tried: bad.length, handled: bad.filter((b) => b.handled).length },
 };
-out(
-  `Summary: ${summary.fuzz.runs} fuzzed runs, ${summary.fuzz.invariant_violations} violations, ${summary.fuzz.crashes} crashes; ` +
-    `faults ${summary.faults.survived}/${summary.faults.total} survived; attacks ${summary.attacks.escaped} escaped of ${summary.attacks.tried} claimed; ` +
-    `bad inputs ${summary.bad_inputs.handled}/${summary.bad_inputs.tried} handled.`,
-);
+const figures: ReliabilityFigures = {
+  date: new Date().toISOString().slice(0, 10),
+  lessons: adapters.map((a) => a.lesson.id),
+  missing: missing.map((m) => m.lesson.id),
+  fuzz: fuzzFigures,
+  faults: faultFigures,
+  attacks: attackFigures,
+  bad: parts.has("bad") ? bad.map((b) => ({ id: b.id, what: b.what, handled: b.handled, detail: b.detail })) : null,
+  summary,
+};
+for (const line of renderReliability(figures, "en")) log(line);
 
 if (values["update-docs"]) {
-  // Markdown for the docs: angle brackets and asterisks of commands must not become HTML or emphasis.
-  const md = lines.map((l) => (l.startsWith("  ") ? l : l.replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/\*/g, "\\*")));
-  for (const rel of ["docs/guide/reliability.md", "docs/zh/guide/reliability.md"]) {
+  // Each page in its own language, drawn from the same figures (report.ts), which the block keeps.
+  for (const [rel, lang] of [["docs/guide/reliability.md", "en"], ["docs/zh/guide/reliability.md", "zh"]] as const) {
     const page = join(ROOT, rel);
     if (!existsSync(page)) continue;
     const text = readFileSync(page, "utf8");
-    const start = "<!-- reliability:latest:start -->";
-    const end = "<!-- reliability:latest:end -->";
-    const a = text.indexOf(start);
-    const b = text.indexOf(end);
-    if (a < 0 || b < a) continue;
-    const body = `${start}\n\n_${new Date().toISOString().slice(0, 10)}, \`npm run reliability\`:_\n\n${md.join("\n")}\n\n\`\`\`json\n${JSON.stringify(summary)}\n\`\`\`\n\n${end}`;
-    writeFileSync(page, text.slice(0, a) + body + text.slice(b + end.length));
+    const next = replaceBlock(text, reliabilityBlock(figures, lang), "reliability");
+    if (next === text) continue;
+    writeFileSync(page, next);
     log(`(updated ${rel})`);
   }
 }

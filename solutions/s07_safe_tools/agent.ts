@@ -4,7 +4,7 @@
  * Unlike s06, whose tools went wherever a path or a command pointed, the loop now gets its tools
  * from safe-tools.ts: file paths confined to the workspace (workspace.ts: `..`, absolute paths
  * and symlinks out are refused), bash with an output cap, a timeout that kills the whole process
- * group and an environment without keys (safe-bash.ts), and, in place of the seed's block list
+ * group and an environment without keys (safe-bash.ts), and, in place of a substring block list
  * (blocklist.ts shows three bypasses live), read-only commands that run freely while anything
  * else asks for approval (approval.ts): y/n on a terminal, refused without one unless --yes.
  * The loop itself is s06's, unchanged (imported): safety lives in the tools, where every call passes.
@@ -44,9 +44,9 @@ export function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunO
 /** The lesson's default task in a scratch workspace; the marker command is approved. */
 export const demo = (llm: Llm, task = S07_TASK) => transcriptOf(task, S07_WORKSPACE, (history, root) => runAgent(llm, history, { root, approve: approveAll }));
 
-/** The seed's block list against three bypasses, run live on harmless stand-ins. */
+/** A substring block list against three bypasses, run live on harmless stand-ins. */
 function showBypasses(): void {
-  heading("The seed's block list, and three ways around it");
+  heading("A substring block list, and three ways around it");
   for (const r of runBypasses()) {
     say(`${r.command.padEnd(28)} block list: ${r.blocked ? green("blocked") : red("allowed")}   ${r.ran}`);
     say(dim(`${"".padEnd(28)} ${r.how}`));

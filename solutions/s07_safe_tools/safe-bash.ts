@@ -19,7 +19,7 @@ export interface SafeBashOptions {
   cwd: string;
   /** The folder the command may change (default: cwd). */
   workspace?: string;
-  /** Wall-clock limit for the whole command, in ms (seed 002: 120 s). */
+  /** Wall-clock limit for the whole command, in ms (the classic Python course's bash tool: 120 s). */
   timeoutMs?: number;
   /** Characters of output kept; the rest is counted and reported, not returned. */
   maxOutput?: number;

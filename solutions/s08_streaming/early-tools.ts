@@ -1,5 +1,5 @@
 /**
- * s08 · tools started while the message is still streaming (seed 002: a production agent does
+ * s08 · tools started while the message is still streaming (as a production agent does: it does
  * not wait for the end of the answer to run what is safe to run).
  *
  * A call is started early only when it is read-only AND every call before it in this message was

@@ -6,7 +6,7 @@
  * OBSERVE around every tool call (an observed registry, so even the calls started mid-stream are
  * seen), and STOP however the run ends, with the run's totals. Who listens decides what to do:
  * a logger for a person (log.ts, louder with --verbose), a JSONL file under .course/runs/
- * (jsonl.ts), the message table of seed 000 (trace.ts, --trace), a test.
+ * (jsonl.ts), the message table `[0] user … [n] assistant` (trace.ts, --trace), a test.
  *
  * Run: npx tsx solutions/s09_observability/agent.ts [--verbose] [--trace] [--yes] ["your task"]
  */
@@ -119,13 +119,13 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
 }
 // #endregion loop
 
-/** The test command of the default task (seed 000), approved in advance for the demo. */
+/** The test command of the default task (the failing login test), approved in advance for the demo. */
 export const S09_TEST_COMMAND = "node --test";
 
-/** Seed 000's task on a scratch copy of the sample repository; returns the transcript. */
+/** The failing-login-test task on a scratch copy of the sample repository; returns the transcript. */
 export const demo = (llm: Llm, task = S12_TASK) => transcriptOf(task, SAMPLE_REPOSITORY, (history, root) => runAgent(llm, history, { root, approve: approveAll }));
 
-// The default task is seed 000's, on a scratch copy of the sample repository; its test command is pre-approved.
+// The default task is the failing login test, on a scratch copy of the sample repository; its test command is pre-approved.
 const responses: Anthropic.Message[] = [];
 let log: RunLog | undefined;
 lesson(import.meta.url, {
@@ -147,7 +147,7 @@ lesson(import.meta.url, {
   after: (_outcome, { history, flag }) => {
     log?.transcript(history);
     if (flag("trace")) {
-      heading("The message table (seed 000)");
+      heading("The message table");
       for (const line of messageTable(history, responses)) say(line);
     }
     say(dim(`run log: ${log?.path}`));

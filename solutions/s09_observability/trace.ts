@@ -1,5 +1,5 @@
 /**
- * s09 · the message table of seed 000: the transcript, one line per message, showing exactly
+ * s09 · the message table: the transcript, one line per message, showing exactly
  * what each request re-sends. `--trace` prints it after a run.
  *
  *   [0] user       "Run the login module's tests and find out why one fails."
@@ -15,7 +15,7 @@ function quote(s: string, max = 60): string {
   return JSON.stringify(one.length > max ? `${one.slice(0, max - 1)}…` : one);
 }
 
-/** One block, the way seed 000 writes it. */
+/** One block, the way the message table writes it. */
 export function describeBlock(b: Block, alone: boolean): string {
   switch (b.type) {
     case "text":

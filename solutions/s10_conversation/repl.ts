@@ -1,5 +1,5 @@
 /**
- * The REPL: seed 002's outer loop, over ONE history. Each line is either a command (`/exit`,
+ * The REPL: the outer loop around the agent loop, over ONE history. Each line is either a command (`/exit`,
  * `/reset`, `/save [name]`, `/load name`, `/sessions`, `/help`) or a question that becomes the
  * next user turn of the same conversation. The session is saved after every turn.
  *

@@ -2,7 +2,7 @@
  * s12 · the capstone as a program: flags in (cli.ts), exit code and transcript out. A task on the
  * command line is done once (exit 0 when done, 1 when stopped); without one, s10's conversation
  * begins. Everything that happens is logged for a person (s09's logger), written to .course/runs/
- * (s09's JSONL) and, with --trace, shown as seed 000's message table. The loop, its options and
+ * (s09's JSONL) and, with --trace, shown as the message table (s09's trace.ts). The loop, its options and
  * its REPL are handed in by agent.ts, so this file holds no loop of its own.
  */
 import type Anthropic from "@anthropic-ai/sdk";

@@ -1,5 +1,5 @@
 /**
- * s12 · run_tests, seed 000's own tool: the workspace's tests, run with Node's test runner.
+ * s12 · run_tests, the guarded agent's own test tool: the workspace's tests, run with Node's test runner.
  *
  * Unlike bash, the model cannot choose the command: the program is fixed (`node --test`), and its
  * one input, `module`, is only a name to look for in the paths of the test files this tool found

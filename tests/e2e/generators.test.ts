@@ -13,6 +13,11 @@ import type { Lesson } from "../../runtime/manifest.ts";
 import { diffFile, diffMarkdown, lessonDiff } from "../../scripts/docs/diff.ts";
 import { expandLessonPage, missingLessonPages, rewriteImports, wrappableLineNumbers } from "../../scripts/docs/pages.ts";
 import { answerLines, isAnswer, parseImport, todoRegions } from "../../scripts/docs/regions.ts";
+import { messageTableHtml, parseMessageTable, renderMessageBlocks } from "../../scripts/docs/message-table.ts";
+import { benchBlock, benchFiguresOf, renderBench } from "../../scripts/bench/report.ts";
+import { attackWords, figuresOf, reliabilityBlock, renderReliability, replaceBlock } from "../../scripts/reliability/report.ts";
+import { FAULT_CASES } from "../../scripts/reliability/faults.ts";
+import { BAD_INPUTS } from "../../scripts/reliability/bad-inputs.ts";
 import { diffLessons, splitRows, type Snapshot } from "../../docs/.vitepress/theme/diffmodel.ts";
 import { playerSteps, rowsOf, short } from "../../docs/.vitepress/theme/player.ts";
 import { transcriptOf } from "../../scripts/docs/record-transcripts.ts";
@@ -375,5 +380,153 @@ describe("line numbers that survive wrapping", () => {
     const md2 = { renderer: { rules: { fence: (() => plain) as (...args: unknown[]) => string } as Record<string, ((...args: unknown[]) => string) | undefined> } };
     wrappableLineNumbers(md2);
     expect(md2.renderer.rules.fence!()).toBe(plain);
+  });
+});
+
+describe("message tables (message-table.ts): hand-written and recorded, one table", () => {
+  it("reads a hand-written messages block: rows, blocks, ids paired by colour, is_error, stop_reason, notes", () => {
+    const rows = parseMessageTable(
+      [
+        '[0] user | "Fix the test."',
+        "[1] assistant | text + tool_use#A read_file a.js + tool_use#B bash: run it | tool_use | two calls",
+        '[2] user | tool_result#A + tool_result#B is_error: "exit 1" | | ONE message',
+        "+ text a note after the results | and more",
+        "[3] assistant | 'Done.' | end_turn",
+      ].join("\n"),
+    );
+    expect(rows.map((r) => [r.index, r.role, r.stop])).toEqual([[0, "user", undefined], [1, "assistant", "tool_use"], [2, "user", undefined], [3, "assistant", "end_turn"]]);
+    expect(rows[0]!.blocks).toEqual([{ kind: "text", label: "Fix the test." }]);
+    const [text, a, b] = rows[1]!.blocks;
+    expect(text).toEqual({ kind: "text", label: "" });
+    expect(a).toMatchObject({ kind: "tool_use", id: "A", label: "read_file a.js" });
+    expect(b).toMatchObject({ kind: "tool_use", id: "B", label: "bash: run it" });
+    expect(a!.colour).not.toBe(b!.colour);
+    expect(rows[2]!.blocks[0]!.colour).toBe(a!.colour);
+    expect(rows[2]!.blocks[1]).toMatchObject({ kind: "tool_result", id: "B", isError: true, label: '"exit 1"', colour: b!.colour });
+    expect(rows[2]!.blocks[2]).toMatchObject({ kind: "text", label: "a note after the results" });
+    expect(rows[2]!.last).toBe("ONE message and more");
+    expect(() => parseMessageTable("user: hello")).toThrow(/\[index\] user/);
+  });
+
+  it("draws the same HTML table as the recorded run, with the page's language in the heads", () => {
+    const rows = parseMessageTable("[0] user | \"Hi <b>\"\n[1] assistant | \"Hello\" | end_turn | done");
+    const en = messageTableHtml(rows, "en", { last: "note" });
+    expect(en).toMatch(/^<table class="lp-table run-table msg-table" v-pre>/);
+    expect(en).toContain("<th class=\"lp-c-role\">role</th>");
+    expect(en).toContain("“Hi &lt;b&gt;”");
+    expect(en).toContain("<code>end_turn</code>");
+    expect(en).toContain('data-label="note">done</td>');
+    const zh = messageTableHtml(rows, "zh", { last: "note" });
+    expect(zh).toContain("<th class=\"lp-c-role\">角色</th>");
+    expect(zh).toContain('data-label="说明"');
+    // No note anywhere: no empty column.
+    expect(messageTableHtml(parseMessageTable("[0] user | \"Hi\""), "en", { last: "note" })).not.toContain("lp-c-note");
+  });
+
+  it("replaces each ```messages block of a page, and only those", () => {
+    const src = "Intro\n\n```messages\n[0] user | \"Hi\"\n```\n\n```text\n[0] user  hi\n```\n";
+    const out = renderMessageBlocks(src, "zh");
+    expect(out).toContain('<table class="lp-table run-table msg-table"');
+    expect(out).not.toContain("```messages");
+    expect(out).toContain("```text\n[0] user  hi\n```");
+  });
+});
+
+describe("the generated report blocks (scripts/bench/report.ts, scripts/reliability/report.ts)", () => {
+  const repo = join(dirname(fileURLToPath(import.meta.url)), "../..");
+  const page = (p: string) => readFileSync(join(repo, p), "utf8");
+  const body = (lines: string[]) => lines.join("\n");
+  /** Lines of the block outside code (code spans and fences are what a tool printed, word for word). */
+  const prose = (text: string) => text.replace(/```[\s\S]*?```/g, "").replace(/`[^`]*`/g, "");
+
+  it("draws the reliability report from the figures its page keeps, in English and in Chinese", () => {
+    const figures = figuresOf(page("docs/guide/reliability.md"));
+    expect(figures, "docs/guide/reliability.md keeps its figures in the block").not.toBeNull();
+    const en = body(renderReliability(figures!, "en"));
+    const zh = body(renderReliability(figures!, "zh"));
+    for (const c of FAULT_CASES) expect(en).toContain(c.what);
+    expect(en).toMatch(/recovered \/ clear stop/);
+    expect(en).toMatch(/^Summary: /m);
+    // The Chinese block: no fault case, verdict, input or heading in English.
+    const zhText = prose(zh);
+    for (const c of FAULT_CASES) expect(zhText).not.toContain(c.what);
+    // Each row of the bad-input and fault tables is described in Chinese.
+    const firstCells = (heading: RegExp) => {
+      const at = zh.split("\n").findIndex((l) => heading.test(l));
+      return zh.split("\n").slice(at + 4).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith("|"))).map((l) => l.split(" | ")[0]!.slice(2).trim());
+    };
+    const bad = firstCells(/^### 课程收到的错误输入/);
+    expect(bad).toHaveLength(BAD_INPUTS.length);
+    expect(bad.filter((c) => !/[\u4e00-\u9fff]/.test(c))).toEqual([]);
+    const faults = firstCells(/^### 故障注入/);
+    expect(faults).toHaveLength(FAULT_CASES.length);
+    expect(faults.filter((c) => !/[\u4e00-\u9fff]/.test(c))).toEqual([]);
+    expect(zhText).not.toMatch(/\b(recovered|clear stop|stopped|escapes|not claimed|Summary|Lessons tested|Fault injection|Attack corpus)\b/);
+    expect(zh).toMatch(/^### 故障注入/m);
+    expect(zh).toMatch(/^汇总：/m);
+    // What the learner sees stays word for word, as code.
+    expect(zh).toContain("`2: no lesson \"s99\"");
+    // Every attack on the page has its words in Chinese.
+    const untranslated = (figures!.attacks?.rows ?? []).filter((r) => !attackWords(r.what, "zh").translated).map((r) => r.what);
+    expect(untranslated).toEqual([]);
+  });
+
+  it("has Chinese words for every attack, group and note of the current corpus (the next run's report)", async () => {
+    const { ATTACKS, BOUNDARY_ATTACKS, s07Cases } = await import("../../scripts/reliability/attacks.ts");
+    const all = [...ATTACKS, ...BOUNDARY_ATTACKS, ...(await s07Cases())];
+    expect(all.length).toBeGreaterThan(50);
+    expect(all.filter((a) => !attackWords(a.what, "zh").translated).map((a) => a.what)).toEqual([]);
+    const figures = figuresOf(page("docs/guide/reliability.md"))!;
+    const zh = body(
+      renderReliability(
+        {
+          ...figures,
+          attacks: {
+            ...figures.attacks!,
+            rows: all.map((a) => ({ what: a.what, group: a.group, cells: ["stopped"] })),
+            notes: all.flatMap((a) => (a.note ? [{ what: a.what, note: a.note }] : [])),
+          },
+        },
+        "zh",
+      ),
+    );
+    const rows = zh.split("\n").filter((l) => l.startsWith("| ") && l.includes("| 已拦截"));
+    const groups = rows.map((l) => l.split(" | ")[1]!.trim()).filter((g) => !/[\u4e00-\u9fff]/.test(g));
+    expect([...new Set(groups)]).toEqual([]);
+    const notes = zh.split("\n").filter((l) => l.startsWith("- ") && !l.includes("使用")).filter((l) => /[a-z]{3,} [a-z]{3,} [a-z]{3,}/i.test(l.split("：").slice(-1)[0]!));
+    expect(notes).toEqual([]);
+  });
+
+  it("keeps the figures in the block it writes, so the page can be drawn again", () => {
+    const figures = figuresOf(page("docs/guide/reliability.md"))!;
+    const block = reliabilityBlock(figures, "zh");
+    expect(block).toMatch(/^<!-- reliability:latest:start -->/);
+    // An HTML comment must not hold "--": the figures' JSON escapes it.
+    expect(/<!-- reliability:figures (.*) -->/.exec(block)![1]).not.toContain("--");
+    expect(figuresOf(block)).toEqual(figures);
+    expect(replaceBlock("a\n<!-- reliability:latest:start -->old<!-- reliability:latest:end -->\nb", block, "reliability")).toBe(`a\n${block}\nb`);
+    expect(replaceBlock("no markers", block, "reliability")).toBe("no markers");
+  });
+
+  it("draws the benchmark report from the figures its page keeps, in English and in Chinese", () => {
+    const figures = benchFiguresOf(page("docs/guide/benchmarks.md"));
+    expect(figures, "docs/guide/benchmarks.md keeps its figures in the block").not.toBeNull();
+    const en = body(renderBench(figures!, "en"));
+    const zh = body(renderBench(figures!, "zh"));
+    expect(en).toContain("### Parallel tools");
+    expect(en).toMatch(/parallel_over_one_tool = [\d.]+ \(goal ≤ 1\.3\)/);
+    expect(zh).toContain("### 并行工具");
+    expect(zh).toMatch(/parallel_over_one_tool = [\d.]+（目标 ≤ 1\.3）/);
+    expect(prose(zh)).not.toMatch(/\b(goal|calls? of|turns|wall time|no output cap|reported, not judged|Lessons present|Machine)\b/);
+    expect(benchFiguresOf(benchBlock(figures!, "en"))).toEqual(figures);
+  });
+
+  it("says n/a in the page's language when a lesson a figure needs is not there", () => {
+    const figures = benchFiguresOf(page("docs/guide/benchmarks.md"))!;
+    const none = { ...figures, parallel: null, streaming: null, summary: { ...figures.summary, parallel_tools: null, streaming: null, cost: null, skills: null } };
+    expect(body(renderBench(none, "en"))).toContain("n/a (lesson not present) (s03)");
+    const zh = body(renderBench(none, "zh"));
+    expect(zh).toContain("不适用（这一课尚未加入）");
+    expect(zh).not.toContain("n/a");
   });
 });

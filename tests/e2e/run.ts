@@ -11,7 +11,8 @@
  * linked to its tool_result, and the step-through player stepped through the whole run from the
  * keyboard. Then: a learner's own JSONL in the viewer and the player, the language switch, local
  * search (Chinese words inside longer ones, no generated diff in the results), Chinese navigation
- * and report blocks, previous/next kept inside the lessons, no dead internal link (a crawl), every
+ * and report blocks (headings, columns and rows), message tables drawn as HTML tables (none left
+ * as text, none wider than the column), picture labels inside their boxes, previous/next kept inside the lessons, no dead internal link (a crawl), every
  * page at 1280 and 390 px without sideways scroll or raw `**`, and no console errors anywhere.
  * Screenshots of every lesson page (and details at desktop and phone widths) go to
  * docs/.vitepress/cache/e2e/ (git-ignored), kept as the run's artifacts. Prints one line per
@@ -222,6 +223,24 @@ async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index
   if (zh) expect(labels.some((l) => /[\u4e00-\u9fff]/.test(l)), `the picture's labels are not in Chinese: ${labels.slice(0, 3).join(" | ")}`);
   const box = await pictures.first().boundingBox();
   expect(box && box.width > 200 && box.height > 60, "the picture is not drawn (no size)");
+  // Every label inside its box (wrapped, not cut off or running over the border).
+  const spilled = await pictures.first().locator("g[data-box]").evaluateAll((groups) =>
+    groups.flatMap((g) => {
+      const r = (g.querySelector("rect") as SVGRectElement).getBBox();
+      return Array.from(g.querySelectorAll("text")).filter((t) => {
+        const b = (t as SVGTextElement).getBBox();
+        return b.x < r.x - 1 || b.x + b.width > r.x + r.width + 1 || b.y < r.y - 1 || b.y + b.height > r.y + r.height + 1;
+      }).map((t) => `${g.getAttribute("data-box")}: "${t.textContent}"`);
+    }),
+  );
+  expect(spilled.length === 0, `picture labels run out of their boxes (docs/.vitepress/theme/diagrams.ts): ${spilled.slice(0, 3).join("; ")}`);
+
+  // Message tables are HTML tables (the recorded run's and the hand-written \`\`\`messages blocks), none left as text.
+  const source = readFileSync(join(ROOT, zh ? "docs/zh" : "docs", "lessons", `${lesson.dir}.md`), "utf8");
+  const tables = (source.match(/^```messages\b/gm) ?? []).length + (source.match(/<RecordedTable\s*\/>/g) ?? []).length;
+  expect((await page.locator(".vp-doc table.run-table").count()) >= tables, `the page has ${tables} message table(s) in its source and shows fewer as tables`);
+  const asText = await page.locator('.vp-doc div[class*="language-"] pre').evaluateAll((els) => els.filter((e) => /^\s*\[\d+\]\s+(user|assistant)\b/m.test(e.textContent ?? "")).length);
+  expect(asText === 0, `${asText} message table(s) written as text: write them as a \`\`\`messages block (scripts/docs/message-table.ts)`);
 
   // The recorded run, with every tool_use linked to its tool_result.
   const res = await fetch(`${origin}/transcripts/${lesson.dir}.json`);
@@ -518,6 +537,18 @@ async function main(): Promise<number> {
         expect(heads.length > 0 && english.length === 0, `${path}: headings not in Chinese: ${english.join(" | ") || "(no headings)"}`);
         const ths = (await page.locator(".vp-doc table th").allTextContents()).map(squash).filter((t) => /^[a-z][a-z /,]+$/i.test(t) && !/^(s\d+|n\/a)$/.test(t));
         expect(ths.length === 0, `${path}: English column names: ${[...new Set(ths)].slice(0, 6).join(" | ")}`);
+        // The rows too: a cell's words (its code, the tools' own output, left out) hold no English
+        // verdict, goal or fault description.
+        expect((await page.locator(".vp-doc .report-block table").count()) >= 1, `${path}: no generated report table (.report-block) on the page`);
+        const cells = await page.locator(".vp-doc .report-block table td").evaluateAll((tds) =>
+          tds.map((td) => {
+            const c = td.cloneNode(true) as HTMLElement;
+            c.querySelectorAll("code").forEach((x) => x.remove());
+            return (c.textContent ?? "").trim();
+          }),
+        );
+        const englishRows = cells.filter((c) => /\b(recovered|clear stop|stopped|escapes|not claimed|not run|goal|calls? of|turns|no output cap|rate limited, retry|internal server error|mid-stream|mid-way|aborts|past the timeout|with a line that|is not JSON|without messages)\b/.test(c));
+        expect(englishRows.length === 0, `${path}: English in the report's rows: ${[...new Set(englishRows)].slice(0, 4).join(" | ")}`);
       }
     });
 
@@ -646,6 +677,12 @@ async function main(): Promise<number> {
           await open(page, origin + path);
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
           if (overflow > 1) wide.push(`${path} (${overflow}px)`);
+          // A message table fits the text column, and does not scroll inside it either.
+          const tableOut = await page.locator(".vp-doc table.run-table").evaluateAll((els) => {
+            const doc = document.querySelector(".vp-doc")!.getBoundingClientRect();
+            return els.filter((e) => e.getBoundingClientRect().right > doc.right + 1 || e.scrollWidth - e.clientWidth > 1).length;
+          });
+          if (tableOut > 0) wide.push(`${path} (${tableOut} message table(s) wider than the column)`);
           const raw = await page.locator(".vp-doc").first().evaluate((root) => {
             const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
             for (let n = walker.nextNode(); n; n = walker.nextNode())
