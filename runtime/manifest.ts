@@ -141,7 +141,7 @@ export const LESSONS: Lesson[] = [
     id: "s09",
     dir: "s09_observability",
     title: "Observability",
-    idea: "One typed event per step (think, act, observe, stop), a logger turned up with --verbose, usage and cost per turn and per run, the message table of seed 000 (--trace), and every run written as JSONL under .course/runs/.",
+    idea: "One typed event per step (think, act, observe, stop), a logger turned up with --verbose, usage and cost per turn and per run, the message table of a run (--trace), and every run written as JSONL under .course/runs/.",
     entry: "agent.ts",
     hints: [
       "Where in the loop does a response arrive, and where does the run end (count the returns)? Which one place could every ending pass through? " +
@@ -156,7 +156,7 @@ export const LESSONS: Lesson[] = [
     id: "s10",
     dir: "s10_conversation",
     title: "A conversation",
-    idea: "A REPL over one history (seed 002's outer loop): /exit, /reset, /save, sessions saved and resumed from disk, and Ctrl-C cancelling the turn in flight while the session stays usable.",
+    idea: "A REPL over one history (the outer loop around the agent loop): /exit, /reset, /save, sessions saved and resumed from disk, and Ctrl-C cancelling the turn in flight while the session stays usable.",
     entry: "agent.ts",
     hints: [
       "After Ctrl-C, what can the last message of the history be: a question with no answer, or an assistant tool_use with no result? " +

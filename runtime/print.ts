@@ -37,7 +37,7 @@ function indent(s: string, pad = "    "): string {
     .join("\n");
 }
 
-/** One content block, the way seed 002 prints a Message. */
+/** One content block, the way lesson 1 prints the Message of its first raw call. */
 export function formatBlock(b: Anthropic.ContentBlock | Anthropic.ContentBlockParam): string {
   switch (b.type) {
     case "text":

@@ -7,7 +7,7 @@
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The sample repository shipped with the course (seed 000's login service). */
+/** The sample repository shipped with the course (the login service of the failing-login task). */
 export const SAMPLE_REPOSITORY = resolve(dirname(fileURLToPath(import.meta.url)), "../examples/login-service");
 
 export const S01_TASK =
@@ -24,7 +24,7 @@ export const S02_WORKSPACE: Record<string, string> = {
     'assert.equal(greet("world"), "Hello, world!");\nconsole.log("1 test passed: greet");\n',
 };
 
-/** Seed 000's task, on a scratch copy of SAMPLE_REPOSITORY. */
+/** The failing-login task, on a scratch copy of SAMPLE_REPOSITORY. */
 export const S03_TASK = "The login tests fail. Run them, read the log and the source to find out why, then fix it.";
 
 export const S04_TASK = "What port does config/server.json set? Wait for the build to write dist/ready.txt first.";
@@ -77,9 +77,9 @@ export const S11_TASK = "Read README.md and package.json, then describe this pro
 /** What the loop sends when an answer was cut off by max_tokens. */
 export const CONTINUE_PROMPT = "Continue exactly where you stopped, without repeating anything.";
 
-/** Seed 000's task for the capstone (and s09), in the sample repository. */
+/** The failing-login task for the capstone (and s09), in the sample repository. */
 export const S12_TASK = "Run the login module's tests and find out why one fails.";
-/** Seed 000's own words for the same task. */
+/** The same task in its original Chinese words. */
 export const S12_TASK_ZH = "跑一下 login 模块的测试，有失败就查清楚原因。";
 
 /** Part II (s13–s17). s13: a long session on the sample repository, one file per turn. */

@@ -1,6 +1,6 @@
 /**
  * The bash tool of the first lessons: run a command, return stdout + stderr, with a timeout and
- * an output cap (seed 002: 120 s, 50 000 characters). Errors come back as text starting with
+ * an output cap (120 s, 50 000 characters). Errors come back as text starting with
  * "Error:", never as an exception. Lesson s07 replaces it with a safe version.
  *
  * Like every tool process, the shell is started by `spawnTool` (./sandbox.ts): an allow-listed

@@ -27,7 +27,7 @@ export class ToolError extends Error {
   override name = "ToolError";
 }
 
-/** read_file returns at most this many characters (seed 000 uses the same cap). */
+/** read_file returns at most this many characters. */
 export const READ_MAX_CHARS = 20_000;
 /** list_files returns at most this many paths. */
 export const LIST_MAX_ENTRIES = 500;

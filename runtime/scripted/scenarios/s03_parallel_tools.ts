@@ -1,5 +1,5 @@
 /**
- * s03_parallel_tools: seed 000's conversation on the sample repository examples/login-service.
+ * s03_parallel_tools: the failing-login conversation on the sample repository examples/login-service.
  * Turn 1 runs the tests (one fails); turn 2 asks for THREE read-only calls at once (the log, the
  * source, the test), which the lesson runs together and answers in ONE message; turn 3 asks for
  * an edit and a test run in one turn, which must run one at a time, in order (the test run must
@@ -27,7 +27,7 @@ function resultFor(ctx: TurnContext, path: string): { out: string; failed: boole
 
 export const s03ParallelTools: Scenario = {
   id: "s03_parallel_tools",
-  title: "Seed 000: run the tests, read the log, the source and the test in parallel, then fix and re-run in order",
+  title: "The failing-login task: run the tests, read the log, the source and the test in parallel, then fix and re-run in order",
   task: S03_TASK,
   reply: steps(
     () => ({ content: [text("First I run the login module's tests."), call("bash", { command: S03_TEST_COMMAND })] }),

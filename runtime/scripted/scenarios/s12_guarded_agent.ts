@@ -1,9 +1,9 @@
 /**
- * s12_guarded_agent: seed 000's task in the sample repository (examples/login-service).
+ * s12_guarded_agent: the failing-login task in the sample repository (examples/login-service).
  *
  *   [0] user       "Run the login module's tests and find out why one fails."
  *   [1] assistant  text + tool_use(run_tests {module: "login"})             stop_reason: tool_use
- *                  (seed 000's tool; a request without it gets bash: node --test, as s09 has)
+ *                  (the task's own tool; a request without it gets bash: node --test, as s09 has)
  *   [2] user       tool_result (the test output: 1 failed)
  *   [3] assistant  text + tool_use(read_file logs/auth.log) + tool_use(read_file src/login.js)
  *   [4] user       tool_result + tool_result                                 (one message, two results)
@@ -24,7 +24,7 @@ export { S12_TASK, S12_TASK_ZH };
 export const S12_LOG = "logs/auth.log";
 export const S12_SOURCE = "src/login.js";
 
-/** The test run: seed 000's run_tests when the request offers it, else `node --test` through bash. */
+/** The test run: the task's run_tests when the request offers it, else `node --test` through bash. */
 function runTestsCall(ctx: TurnContext) {
   if (ctx.tools.includes("run_tests")) return call("run_tests", { module: "login" });
   return call(ctx.tools.includes("bash") ? "bash" : (ctx.tools[0] ?? "bash"), { command: "node --test" });
@@ -114,10 +114,10 @@ function reply(ctx: TurnContext): Reply {
 
 export const s12GuardedAgent: Scenario = {
   id: "s12_guarded_agent",
-  title: "Seed 000: run the login tests, read the log and the source in parallel, explain the failure",
+  title: "The failing-login task: run the login tests, read the log and the source in parallel, explain the failure",
   task: S12_TASK,
   reply,
 };
 
-/** The same scenario for seed 000's original (Chinese) wording. */
+/** The same scenario for the task's original Chinese wording. */
 export const s12GuardedAgentZh: Scenario = { ...s12GuardedAgent, id: "s12_guarded_agent_zh", task: S12_TASK_ZH };
