@@ -11,9 +11,18 @@ export function blocksOf(content: Anthropic.MessageParam["content"]): Block[] {
   return typeof content === "string" ? [{ type: "text", text: content }] : content;
 }
 
-/** A user message that asks something (has text), as opposed to one that only carries results. */
+/**
+ * A user message that asks something (has text), as opposed to one that carries results. Text
+ * after tool results is a note on them (the API takes it; s14's reminder is one), not a new
+ * question, unless none of the calls ran: a turn cancelled by the user leaves only error results,
+ * and the REPL puts the next question in that same message (s10).
+ */
 function isPrompt(m: Anthropic.MessageParam): boolean {
-  return m.role === "user" && blocksOf(m.content).some((b) => b.type === "text");
+  if (m.role !== "user") return false;
+  const blocks = blocksOf(m.content);
+  if (!blocks.some((b) => b.type === "text")) return false;
+  const results = blocks.filter((b): b is Anthropic.ToolResultBlockParam => b.type === "tool_result");
+  return results.every((r) => r.is_error === true);
 }
 
 export function readConversation(request: ScriptedRequest, requestIndex: number): TurnContext {

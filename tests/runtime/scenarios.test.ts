@@ -6,6 +6,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
 import { scriptedLlm } from "../../runtime/client.ts";
+import { readConversation } from "../../runtime/scripted/conversation.ts";
 import { OFFLINE_NOTICE } from "../../runtime/scripted/scenarios/intents.ts";
 import { S01_TASK } from "../../runtime/scripted/scenarios/s01_agent_loop.ts";
 
@@ -58,6 +59,16 @@ describe("the scripted model's answers", () => {
     const last = await client.messages.create({ model: "m", max_tokens: 500, tools, messages: history });
     expect(last.stop_reason).toBe("end_turn");
     expect(last.content).toEqual([{ type: "text", text: expect.stringContaining("We release on Tuesdays.") }]);
+  });
+
+  it("text after tool results is a note on them, not a new question; after a cancelled turn (only error results) it is the next question", () => {
+    const call: Anthropic.MessageParam = { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "bash", input: { command: "ls" } }] };
+    const read = (results: Anthropic.ToolResultBlockParam[], note: string) =>
+      readConversation({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "list the files" }, call, { role: "user", content: [...results, { type: "text", text: note }] }] }, 0);
+    const noted = read([{ type: "tool_result", tool_use_id: "toolu_1", content: "a.txt" }], "(the output above)");
+    expect([noted.prompt, noted.step]).toEqual(["list the files", 1]);
+    const cancelled = read([{ type: "tool_result", tool_use_id: "toolu_1", content: "Not run: cancelled", is_error: true }], "how many files?");
+    expect([cancelled.prompt, cancelled.step]).toEqual(["how many files?", 0]);
   });
 
   it("anything else, or no suitable tool: the honest offline notice, end_turn", async () => {
