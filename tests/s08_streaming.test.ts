@@ -3,6 +3,7 @@
  * Order, not speed: each test records the order in which things happened during one stream
  * (pieces of text, tool calls noticed, tools started, the end of the message).
  */
+import { isDeepStrictEqual } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
 import { z } from "zod";
@@ -50,10 +51,10 @@ describe("s08 streamTurn: one request, streamed", () => {
     const llm = scripted({ scenario: scenario("t-json", () => ({ content: [call("lookup", input), call("lookup", {})] })) });
     const noticed: Anthropic.ToolUseBlock[] = [];
     const message = await streaming.streamTurn(llm.client, params([TOOL]), { onToolUse: (c) => noticed.push(c) });
-    rule(JSON.stringify(noticed.map((c) => c.input)) === JSON.stringify([input, {}]), "streaming", `the calls handed to onToolUse had the inputs ${JSON.stringify(noticed.map((c) => c.input))}, not ${JSON.stringify([input, {}])}: join every input_json_delta of a block (partial_json) and parse the whole text when the block stops; no delta means {}.`);
+    rule(isDeepStrictEqual(noticed.map((c) => c.input), [input, {}]), "streaming", `the calls handed to onToolUse had the inputs ${JSON.stringify(noticed.map((c) => c.input))}, not ${JSON.stringify([input, {}])}: join every input_json_delta of a block (partial_json) and parse the whole text when the block stops; no delta means {}.`);
     const final = message.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
     rule(JSON.stringify(noticed.map((c) => c.id)) === JSON.stringify(final.map((c) => c.id)), "streaming", `onToolUse was given the ids ${noticed.map((c) => c.id).join(", ")}, but the message's calls are ${final.map((c) => c.id).join(", ")}: hand on each call once, with its own id.`);
-    rule(JSON.stringify(final.map((c) => c.input)) === JSON.stringify([input, {}]), "streaming", `the returned message's calls have the inputs ${JSON.stringify(final.map((c) => c.input))}: the message must be the one the API sent (finalMessage()).`);
+    rule(isDeepStrictEqual(final.map((c) => c.input), [input, {}]), "streaming", `the returned message's calls have the inputs ${JSON.stringify(final.map((c) => c.input))}: the message must be the one the API sent (finalMessage()).`);
   });
 
   it("notices a tool call while the message is still streaming", async () => {
@@ -228,7 +229,7 @@ function sameRun(history: Anthropic.MessageParam[]): unknown {
 function expectSameRun(streamed: Anthropic.MessageParam[], plain: Anthropic.MessageParam[]) {
   const a = sameRun(streamed) as Anthropic.MessageParam[];
   const b = sameRun(plain) as Anthropic.MessageParam[];
-  const i = a.findIndex((m, n) => JSON.stringify(m) !== JSON.stringify(b[n]));
+  const i = a.findIndex((m, n) => !isDeepStrictEqual(m, b[n]));
   const differs = i < 0 ? undefined : JSON.stringify(a[i]);
   rule(i < 0 && a.length === b.length, differs?.includes('"thinking"') ? "not-verbatim" : "streaming", () => {
     const at = i < 0 ? Math.min(a.length, b.length) : i;
