@@ -307,6 +307,11 @@ export const RULES = {
     ["run_tests runs one fixed program; the model only names a module, checked to be a plain name, and nothing else it sends reaches the command line.", "Build the command yourself (node --test and the test files you found); validate `module` with the tool's schema and refuse any other field."],
     ["run_tests 只运行一个固定的程序；模型只能给出模块名（校验为普通名称），它发送的其他内容都不能进入命令行。", "自己构造命令（node --test 加上你找到的测试文件）；用工具的 schema 校验 `module`，拒绝其他字段。"],
   ),
+  "capstone-flags": r(
+    "lesson",
+    ["Each flag of the capstone is read and reaches the run: the workspace, the model, the guards (--max-turns, --budget, --timeout), --yes, --verbose, --trace, --resume and the task.", "Read every flag with parseArgs (a flag not given keeps its default: --yes is false) and pass each into the loop's options (optionsFrom)."],
+    ["综合项目的每个参数都要被读取并作用于运行：工作区、模型、保护（--max-turns、--budget、--timeout）、--yes、--verbose、--trace、--resume 和任务。", "用 parseArgs 读取每个参数（未给出的保持默认值：--yes 为 false），并把每个都传入循环的选项（optionsFrom）。"],
+  ),
   "program-exit": r(
     "lesson",
     ["The program ends every run with an exit code that says how it went (0 done, 1 stopped or failed, 2 a mistake in the flags), the cause in one line, and the transcript kept.", "Catch what ends a run by throwing, close the transcript (answer every tool_use), print one line and return exit code 1."],

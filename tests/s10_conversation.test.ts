@@ -16,7 +16,7 @@ import { S10_FOLLOW_UP, S10_TASK } from "../runtime/scripted/scenarios/s10_conve
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { defineTool, SafeToolRegistry } from "../solutions/s04_tool_errors/define-tool.ts";
-import { callsIn, expectAccepted, expectSendable, expectVerbatimRequests, loadLesson, quietOutput, resultFor, rule, scripted, textIn, userTexts } from "../runtime/testing.ts";
+import { RuleError, callsIn, expectAccepted, expectSendable, expectVerbatimRequests, loadLesson, quietOutput, resultFor, rule, scripted, textIn, userTexts } from "../runtime/testing.ts";
 import { checkTranscript, formatViolations } from "../runtime/transcript.ts";
 
 type Agent = typeof import("../solutions/s10_conversation/agent.ts");
@@ -75,7 +75,7 @@ const waiting: Scenario = {
 async function until(cond: () => boolean, ms = 5_000): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
-    if (Date.now() > end) throw new Error("timed out waiting for the turn to start");
+    if (Date.now() > end) throw new RuleError("session", `the question's turn did not start within ${ms / 1000} s: the REPL should run the loop on the history for each question (runTurn).`);
     await new Promise((r) => setTimeout(r, 5));
   }
 }
