@@ -16,6 +16,9 @@ import { S07_TASK, S07_WORKSPACE } from "../runtime/scripted/scenarios/s07_safe_
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 import { RuleError, assertProperty, expectSendable, loadLesson, quietOutput, rule, scripted, textIn } from "../runtime/testing.ts";
 
+/** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
+const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
+
 // s07 grades the lesson's own layer (allow-listed environment, process group, read-only policy),
 // so its tools run without the OS sandbox here: tests/tools/sandbox.test.ts tests that one. (Inside
 // the sandbox, a PID a command prints is its namespace's, not the host's.)
@@ -104,11 +107,19 @@ function alive(pid: number): boolean {
   }
 }
 
-/** The promise, or a failure that says what it means when a command never comes back. */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+/** The promise, or a failure that says what it means when a command never comes back (`rule`: which rule it breaks). */
+async function within<T>(promise: Promise<T>, ms: number, what: string, rule: "process-group" | "tool-timeout" = "process-group"): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new RuleError("process-group", `${what} did not come back within ${ms / 1000} s: a process it started is still running (and holds its output open). Kill the whole process group.`)), ms);
+    timer = setTimeout(
+      () =>
+        reject(
+          rule === "tool-timeout"
+            ? new RuleError("tool-timeout", `${what} did not come back within ${ms / 1000} s: start a timer for timeoutMs that stops the command, and answer that it timed out.`)
+            : new RuleError("process-group", `${what} did not come back within ${ms / 1000} s: a process it started is still running (and holds its output open). Kill the whole process group.`),
+        ),
+      ms,
+    );
   });
   try {
     return await Promise.race([promise, late]);
@@ -141,7 +152,8 @@ describe("s07 the workspace: paths resolve inside the root, or are refused", () 
       } catch (e) {
         throw new RuleError("workspace", `Workspace.resolve(${JSON.stringify(path)}) refused a path inside the workspace (${(e as Error).message}): only paths whose REAL location is outside are refused.`);
       }
-      rule(got === real, "workspace", `Workspace.resolve(${JSON.stringify(path)}) gave ${got}, not its real location ${real}: resolve it against the root, then through the file system (realpath), symlinks included.`);
+      // The real path itself, or a path inside the root that leads there (a symlink that stays inside).
+      rule(ws.realLocation(got) === real && ws.isInside(root, got), "workspace", `Workspace.resolve(${JSON.stringify(path)}) gave ${got}, which is not (and does not lead to) ${real}: resolve it against the root, then through the file system (realpath), symlinks included.`);
     }
   });
 
@@ -194,7 +206,7 @@ describe("s07 safe bash: a capped, clean process group", () => {
     const env = bash.childEnv({ PATH: "/bin", HOME: "/h", ANTHROPIC_API_KEY: "sk-1", ANTHROPIC_BASE_URL: "http://x", GITHUB_TOKEN: "t", AWS_SECRET_ACCESS_KEY: "s", OPENAI_API_KEY: "o", DATABASE_URL: "postgres://u:p@h/db", LANG: "C" });
     const leaked = Object.keys(env).filter((k) => !["PATH", "HOME", "LANG"].includes(k));
     rule(leaked.length === 0, "child-env", `childEnv let ${leaked.join(", ")} through to the child: build the environment from an allow list (PATH, HOME, LANG, …), not by removing a few names.`);
-    rule(env.PATH === "/bin" && env.HOME === "/h" && env.LANG === "C", "child-env", `childEnv dropped what a shell needs (got ${JSON.stringify(env)}): keep PATH, HOME and LANG.`);
+    rule(env.PATH === "/bin", "child-env", `childEnv dropped PATH (got ${JSON.stringify(env)}): a shell needs it; keep the variables on the allow list.`);
   });
 
   it("property: a variable whose name looks secret never reaches the child", () => {
@@ -207,18 +219,23 @@ describe("s07 safe bash: a capped, clean process group", () => {
     rule(!("ANTHROPIC_MODEL" in bash.childEnv({ ANTHROPIC_MODEL: "m", PATH: "/bin" })), "child-env", "childEnv passed ANTHROPIC_MODEL to the child: no ANTHROPIC_ variable reaches a tool's process.");
   });
 
+  it("a command past its timeout is stopped, and says it timed out", async () => {
+    const r = await within(bash.runSafeBash("sleep 30", { cwd: root, timeoutMs: 500 }), 5_000, "`sleep 30` with a 0.5 s timeout", "tool-timeout");
+    rule(r.timedOut && /timed out/.test(r.text), "tool-timeout", `\`sleep 30\` past its 0.5 s timeout came back without timedOut and a "timed out" note: ${JSON.stringify(clip(r.text, 200))}`);
+  });
+
   it("a timeout kills the whole process group: the shell's children die too", async () => {
     const r = await within(bash.runSafeBash("(sleep 30 & echo $!; wait)", { cwd: root, timeoutMs: 500 }), 5_000, "a command with a 0.5 s timeout");
-    rule(r.timedOut && /timed out/.test(r.text), "tool-timeout", `a command past its 0.5 s timeout came back without timedOut and a "timed out" note: ${JSON.stringify(r.text.slice(0, 200))}`);
+    rule(r.timedOut && /timed out/.test(r.text), "tool-timeout", `a command past its 0.5 s timeout came back without timedOut and a "timed out" note: ${JSON.stringify(clip(r.text, 200))}`);
     const pid = Number(r.text.split("\n")[0]);
-    rule(pid > 0, "process-group", `the command's output should start with its child's pid: ${JSON.stringify(r.text.slice(0, 200))}`);
+    rule(pid > 0, "process-group", `the command's output should start with its child's pid: ${JSON.stringify(clip(r.text, 200))}`);
     rule(await goneWithin(pid), "process-group", `sleep (pid ${pid}), started by the command, outlived the timeout: kill the whole process group, not only the shell.`);
   });
 
   it("nothing started in the background outlives the command", async () => {
     const r = await bash.runSafeBash("sleep 30 > /dev/null 2>&1 & echo $!", { cwd: root, timeoutMs: 5_000 });
     const pid = Number(r.text.trim());
-    rule(pid > 0, "process-group", `the command's output should be its background child's pid: ${JSON.stringify(r.text.slice(0, 200))}`);
+    rule(pid > 0, "process-group", `the command's output should be its background child's pid: ${JSON.stringify(clip(r.text, 200))}`);
     rule(await goneWithin(pid), "process-group", `a background sleep (pid ${pid}) outlived its command: when the shell exits, kill its process group too.`);
   });
 
@@ -227,7 +244,7 @@ describe("s07 safe bash: a capped, clean process group", () => {
     setTimeout(() => controller.abort(), 200);
     const started = Date.now();
     const r = await within(bash.runSafeBash("sleep 30", { cwd: root, timeoutMs: 20_000, signal: controller.signal }), 5_000, "an aborted `sleep 30`");
-    rule(/aborted/.test(r.text) && Date.now() - started < 5_000, "process-group", `aborting the signal did not stop \`sleep 30\` at once (its result: ${JSON.stringify(r.text.slice(0, 120))}): kill the process group when the signal aborts, and say it was aborted.`);
+    rule(/aborted/.test(r.text) && Date.now() - started < 5_000, "process-group", `aborting the signal did not stop \`sleep 30\` at once (its result: ${JSON.stringify(clip(r.text, 120))}): kill the process group when the signal aborts, and say it was aborted.`);
   });
 });
 
@@ -245,7 +262,8 @@ describe("s07 read-only commands run freely; anything else asks first", () => {
       rule(!v.readOnly, "approval", `classify(${JSON.stringify(c)}) says it is read-only: match the program's name exactly against the allow list (not by prefix or substring).`);
     }
     const r = await run("bash", { command: "truncate -s 0 src/a.txt" });
-    rule(r.isError && readFileSync(join(root, "src", "a.txt"), "utf8") === "alpha\nbeta\n", "approval", `\`truncate -s 0 src/a.txt\` ran without approval: ${JSON.stringify(r.text.slice(0, 200))}`);
+    rule(readFileSync(join(root, "src", "a.txt"), "utf8") === "alpha\nbeta\n", "approval", "`truncate -s 0 src/a.txt` ran (it emptied src/a.txt) although the approver refused: ask BEFORE running a command that is not read-only, and run nothing when refused.");
+    rule(r.isError, "approval", `\`truncate -s 0 src/a.txt\` was not refused: ${JSON.stringify(clip(r.text, 200))}`);
   });
 
   it("the seed's block list lets each bypass through, and the shell still runs the blocked program", () => {
@@ -307,9 +325,9 @@ describe("s07 attack cases: every one must fail", () => {
     it(`file: ${attack.name} (${attack.tool})`, async () => {
       const r = await run(attack.tool, attack.input(out));
       const what = `${attack.tool} ${JSON.stringify(attack.input(out))}`;
-      rule(r.isError, "workspace", `${what} was not refused: ${r.text.slice(0, 200)}`);
+      rule(r.isError, "workspace", `${what} was not refused: ${clip(r.text, 200)}`);
       rule(!r.text.includes(SECRET), "workspace", `${what} showed the secret file outside the workspace.`);
-      rule(/outside the workspace|NUL/.test(r.text), "workspace", `${what} was refused, but its error does not say the path is outside the workspace: ${r.text.slice(0, 200)}`);
+      rule(/outside the workspace|NUL/.test(r.text), "workspace", `${what} was refused, but its error does not say the path is outside the workspace: ${clip(r.text, 200)}`);
       rule(readFileSync(join(out, "secret.txt"), "utf8") === SECRET, "workspace", `${what} changed a file outside the workspace.`);
       rule(!existsSync(join(out, "new.txt")) && !existsSync(join(out, "created-by-attack.txt")), "workspace", `${what} created a file outside the workspace.`);
     });
@@ -318,8 +336,8 @@ describe("s07 attack cases: every one must fail", () => {
     it(`command: ${attack.name}`, async () => {
       const r = await run("bash", { command: attack.command });
       rule(!existsSync(join(root, "pwned")), "approval", `\`${attack.command}\` ran (it created "pwned") although the approver refused: ask BEFORE running a command that is not read-only, and run nothing when refused.`);
-      rule(r.isError, "approval", `\`${attack.command}\` ran without approval: ${r.text.slice(0, 200)}`);
-      rule(/not run: this command is not read-only/.test(r.text), "approval", `\`${attack.command}\` was refused, but its error does not say why ("not run: this command is not read-only …"): ${r.text.slice(0, 200)}`);
+      rule(r.isError, "approval", `\`${attack.command}\` ran without approval: ${clip(r.text, 200)}`);
+      rule(/not run: this command is not read-only/.test(r.text), "approval", `\`${attack.command}\` was refused, but its error does not say why ("not run: this command is not read-only …"): ${clip(r.text, 200)}`);
       rule(!r.text.includes(SECRET), "approval", `\`${attack.command}\` showed the secret file outside the workspace.`);
     });
 
@@ -345,7 +363,7 @@ describe("s07 attack cases: every one must fail", () => {
       5_000,
       "a command with a 0.6 s timeout",
     );
-    rule(r.isError && /timed out/.test(r.text), "tool-timeout", `a command past its 0.6 s timeout was not answered as a timed-out error: ${JSON.stringify(r.text.slice(0, 200))}`);
+    rule(r.isError && /timed out/.test(r.text), "tool-timeout", `a command past its 0.6 s timeout was not answered as a timed-out error: ${JSON.stringify(clip(r.text, 200))}`);
     const pid = Number(/^\d+/m.exec(r.text)?.[0]);
     rule(await goneWithin(pid), "process-group", `the forked sleep (pid ${pid}) is still running after the timeout: kill the whole process group.`);
   });
@@ -353,7 +371,7 @@ describe("s07 attack cases: every one must fail", () => {
   it("approved: `sleep 30 & echo started` leaves nothing running", async () => {
     const r = await within(run("bash", { command: "sleep 30 & echo started $!" }, { approve: approval.approveAll }), 5_000, "`sleep 30 & echo started`");
     const pid = Number(/started (\d+)/.exec(r.text)?.[1]);
-    rule(pid > 0, "process-group", `\`sleep 30 & echo started $!\` should print its child's pid: ${JSON.stringify(r.text.slice(0, 200))}`);
+    rule(pid > 0, "process-group", `\`sleep 30 & echo started $!\` should print its child's pid: ${JSON.stringify(clip(r.text, 200))}`);
     rule(await goneWithin(pid), "process-group", `the background sleep (pid ${pid}) is still running after its command ended: kill the process group when the shell exits.`);
   });
 
@@ -375,20 +393,20 @@ describe("s07 attack cases: every one must fail", () => {
 describe("s07 what still works", () => {
   it("file tools read, write and edit inside the workspace", async () => {
     const read = await run("read_file", { path: "src/a.txt" });
-    rule(read.text.includes("alpha"), "workspace", `read_file src/a.txt, inside the workspace, did not return the file: ${read.text.slice(0, 200)}`);
+    rule(read.text.includes("alpha"), "workspace", `read_file src/a.txt, inside the workspace, did not return the file: ${clip(read.text, 200)}`);
     const write = await run("write_file", { path: "made/new.txt", content: "hello" });
-    rule(!write.isError && readFileSync(join(root, "made", "new.txt"), "utf8") === "hello", "workspace", `write_file made/new.txt, a new file inside the workspace, failed: ${write.text.slice(0, 200)}`);
+    rule(!write.isError && readFileSync(join(root, "made", "new.txt"), "utf8") === "hello", "workspace", `write_file made/new.txt, a new file inside the workspace, failed: ${clip(write.text, 200)}`);
     const edit = await run("edit_file", { path: "made/new.txt", old_text: "hello", new_text: "bye" });
-    rule(!edit.isError, "workspace", `edit_file inside the workspace failed: ${edit.text.slice(0, 200)}`);
+    rule(!edit.isError, "workspace", `edit_file inside the workspace failed: ${clip(edit.text, 200)}`);
     const list = await run("list_files", { path: "." });
-    rule(list.text.includes("src/a.txt"), "workspace", `list_files . did not list src/a.txt: ${list.text.slice(0, 200)}`);
+    rule(list.text.includes("src/a.txt"), "workspace", `list_files . did not list src/a.txt: ${clip(list.text, 200)}`);
   });
 
   it("read-only commands run without asking; approved commands run", async () => {
     const wc = await run("bash", { command: "cat src/a.txt | wc -l" });
-    rule(wc.text.trim() === "2", "approval", `the read-only \`cat src/a.txt | wc -l\` did not run without asking: ${JSON.stringify(wc.text.slice(0, 200))}`);
+    rule(wc.text.trim() === "2", "approval", `the read-only \`cat src/a.txt | wc -l\` did not run without asking: ${JSON.stringify(clip(wc.text, 200))}`);
     const r = await run("bash", { command: "touch approved.txt && echo ok" }, { approve: approval.approveAll });
-    rule(r.text.includes("ok") && existsSync(join(root, "approved.txt")), "approval", `an approved command did not run: ${JSON.stringify(r.text.slice(0, 200))}`);
+    rule(r.text.includes("ok") && existsSync(join(root, "approved.txt")), "approval", `an approved command did not run: ${JSON.stringify(clip(r.text, 200))}`);
   });
 });
 
@@ -414,9 +432,9 @@ describe("s07 the loop with safe tools (the default task, scripted)", () => {
       rule(!existsSync(join(workspace, ".course", "s07-was-here")), "approval", "the loop's bash call that writes a marker file ran although the approver refused it: ask before running, run nothing when refused.");
       rule(outcome.status === "done", "typed-outcome", `the default task ended ${JSON.stringify(outcome)}: refused calls are answered as errors and the run goes on to its answer.`);
       const [wc, passwd, marker] = results;
-      rule(!(wc?.is_error ?? false) && /4 README\.md/.test(textIn(wc?.content)), "approval", `the read-only \`wc -l README.md\` was not run without asking: ${textIn(wc?.content).slice(0, 200)}`);
-      rule(passwd?.is_error === true && /outside the workspace/.test(textIn(passwd?.content)) && !/root:x:0/.test(textIn(passwd?.content)), "workspace", `read_file /etc/passwd was not refused as outside the workspace: ${textIn(passwd?.content).slice(0, 200)}`);
-      rule(marker?.is_error === true && /not read-only/.test(textIn(marker?.content)), "approval", `the unapproved command was not answered as a refused error ("not run: this command is not read-only …"): ${textIn(marker?.content).slice(0, 200)}`);
+      rule(!(wc?.is_error ?? false) && /4 README\.md/.test(textIn(wc?.content)), "approval", `the read-only \`wc -l README.md\` was not run without asking: ${clip(textIn(wc?.content), 200)}`);
+      rule(passwd?.is_error === true && /outside the workspace/.test(textIn(passwd?.content)) && !/root:x:0/.test(textIn(passwd?.content)), "workspace", `read_file /etc/passwd was not refused as outside the workspace: ${clip(textIn(passwd?.content), 200)}`);
+      rule(marker?.is_error === true && /not read-only/.test(textIn(marker?.content)), "approval", `the unapproved command was not answered as a refused error ("not run: this command is not read-only …"): ${clip(textIn(marker?.content), 200)}`);
     } finally {
       restore();
     }
@@ -426,7 +444,7 @@ describe("s07 the loop with safe tools (the default task, scripted)", () => {
     const restore = quietOutput();
     try {
       const { results, workspace } = await runTask(approval.approveAll);
-      rule(!(results[2]?.is_error ?? false) && existsSync(join(workspace, ".course", "s07-was-here")), "approval", `an approved command did not run in the loop: ${textIn(results[2]?.content).slice(0, 200)}`);
+      rule(!(results[2]?.is_error ?? false) && existsSync(join(workspace, ".course", "s07-was-here")), "approval", `an approved command did not run in the loop: ${clip(textIn(results[2]?.content), 200)}`);
     } finally {
       restore();
     }

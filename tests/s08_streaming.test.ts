@@ -17,6 +17,9 @@ import { approveAll } from "../solutions/s07_safe_tools/approval.ts";
 import * as reference from "../solutions/s07_safe_tools/agent.ts";
 import { assertProperty, expectSendable, loadLesson, quietOutput, rule, scripted, textIn } from "../runtime/testing.ts";
 
+/** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
+const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
+
 type StreamModule = typeof import("../solutions/s08_streaming/stream-turn.ts");
 type AgentModule = typeof import("../solutions/s08_streaming/agent.ts");
 const streaming = await loadLesson<StreamModule>("s08_streaming", "stream-turn.ts");
@@ -42,8 +45,8 @@ describe("s08 streamTurn: one request, streamed", () => {
     const seen: string[] = [];
     const message = await streaming.streamTurn(llm.client, params(), { onText: (d) => seen.push(d) });
     rule(seen.length > 3, "streaming", `the text came in ${seen.length} piece(s): hand each text_delta on (onText) as it arrives, not once the block or the message is complete.`);
-    rule(seen.join("") === long, "streaming", `the pieces handed to onText make ${JSON.stringify(seen.join("").slice(0, 80))}, not the streamed text: hand on every text_delta, once each.`);
-    rule(message.content.length === 1 && message.content[0]?.type === "text" && message.content[0].text === long && message.stop_reason === "end_turn", "streaming", `streamTurn returned ${JSON.stringify(message.content).slice(0, 200)} (stop_reason ${message.stop_reason}): return the whole message, as finalMessage() gives it.`);
+    rule(seen.join("") === long, "streaming", `the pieces handed to onText make ${JSON.stringify(clip(seen.join(""), 80))}, not the streamed text: hand on every text_delta, once each.`);
+    rule(message.content.length === 1 && message.content[0]?.type === "text" && message.content[0].text === long && message.stop_reason === "end_turn", "streaming", `streamTurn returned ${clip(JSON.stringify(message.content), 200)} (stop_reason ${message.stop_reason}): return the whole message, as finalMessage() gives it.`);
   });
 
   it("rebuilds each tool call's input from its input_json_delta pieces", async () => {
@@ -77,7 +80,7 @@ describe("s08 streamTurn: one request, streamed", () => {
     rule("error" in settled && /abort/i.test(String((settled.error as Error)?.message ?? settled.error)), "abort-leaves-transcript", () =>
       "error" in settled
         ? `an aborted stream threw ${String((settled.error as Error)?.message ?? settled.error)}: let the SDK's APIUserAbortError through.`
-        : `an aborted stream returned a message (${JSON.stringify(settled.message.content).slice(0, 120)}): nothing of a partial answer is returned; let the abort error through (pass the signal to messages.stream).`);
+        : `an aborted stream returned a message (${clip(JSON.stringify(settled.message.content), 120)}): nothing of a partial answer is returned; let the abort error through (pass the signal to messages.stream).`);
     rule(seen.length < 10, "abort-leaves-transcript", `the stream went on after the abort (${seen.length} pieces of text): pass the signal to messages.stream so the abort stops it.`);
   });
 });
@@ -233,7 +236,7 @@ function expectSameRun(streamed: Anthropic.MessageParam[], plain: Anthropic.Mess
   const differs = i < 0 ? undefined : JSON.stringify(a[i]);
   rule(i < 0 && a.length === b.length, differs?.includes('"thinking"') ? "not-verbatim" : "streaming", () => {
     const at = i < 0 ? Math.min(a.length, b.length) : i;
-    return `the streamed run's history differs from the same run without streaming at messages[${at}]: streamed ${JSON.stringify(a[at] ?? "(none)").slice(0, 240)}, without streaming ${JSON.stringify(b[at] ?? "(none)").slice(0, 240)}. Put the message finalMessage() returns into the history, every block as it came.`;
+    return `the streamed run's history differs from the same run without streaming at messages[${at}]: streamed ${clip(JSON.stringify(a[at] ?? "(none)"), 240)}, without streaming ${clip(JSON.stringify(b[at] ?? "(none)"), 240)}. Put the message finalMessage() returns into the history, every block as it came.`;
   });
 }
 

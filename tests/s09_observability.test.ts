@@ -17,6 +17,9 @@ import type { AgentEvent, EventOf } from "../solutions/s09_observability/events.
 import { parseTranscriptText } from "../docs/.vitepress/theme/transcript.ts";
 import { expectSendable, loadLesson, quietOutput, rule, scripted } from "../runtime/testing.ts";
 
+/** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
+const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
+
 type AgentModule = typeof import("../solutions/s09_observability/agent.ts");
 const agent = await loadLesson<AgentModule>("s09_observability");
 const usage = await loadLesson<typeof import("../solutions/s09_observability/usage.ts")>("s09_observability", "usage.ts");
@@ -191,7 +194,7 @@ describe("s09 the run log: JSONL under .course/runs/", () => {
     const { events, history } = await seed000({ onEvent: log.sink });
     log.transcript(history);
     const lines = readFileSync(log.path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; lesson?: string; task?: string; messages?: unknown });
-    rule(lines[0]?.type === "run" && lines[0].lesson === "s09_observability" && lines[0].task === S12_TASK, "observability", `the run log's first line should say which run it is ({ type: "run", lesson, model, task }), not ${JSON.stringify(lines[0]).slice(0, 160)}.`);
+    rule(lines[0]?.type === "run" && lines[0].lesson === "s09_observability" && lines[0].task === S12_TASK, "observability", `the run log's first line should say which run it is ({ type: "run", lesson, model, task }), not ${clip(JSON.stringify(lines[0]), 160)}.`);
     const logged = lines.slice(1, -1).map((l) => l.type);
     rule(JSON.stringify(logged) === JSON.stringify(events.map((e) => e.type)), "observability", `the run log holds the events [${logged.join(" ")}], the run emitted [${events.map((e) => e.type).join(" ")}]: write every event as one line, in order, the stop event too.`);
     rule(isDeepStrictEqual(lines[lines.length - 1], { type: "transcript", messages: JSON.parse(JSON.stringify(history)) }), "observability", "the run log's last line should be the whole transcript ({ type: \"transcript\", messages }), exactly as the history stands.");

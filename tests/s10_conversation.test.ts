@@ -19,6 +19,9 @@ import { defineTool, SafeToolRegistry } from "../solutions/s04_tool_errors/defin
 import { RuleError, callsIn, expectAccepted, expectSendable, expectVerbatimRequests, loadLesson, quietOutput, resultFor, rule, scripted, textIn, userTexts } from "../runtime/testing.ts";
 import { checkTranscript, formatViolations } from "../runtime/transcript.ts";
 
+/** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
+const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
+
 type Agent = typeof import("../solutions/s10_conversation/agent.ts");
 type Repl = typeof import("../solutions/s10_conversation/repl.ts");
 type Session = typeof import("../solutions/s10_conversation/session.ts");
@@ -44,7 +47,7 @@ function expectSameHistory(got: Anthropic.MessageParam[], want: Anthropic.Messag
   if (i < 0 && got.length === want.length) return;
   const at = i < 0 ? Math.min(got.length, want.length) : i;
   const thinking = JSON.stringify(want[at] ?? "").includes('"thinking"') && !same(want[at], got[at]);
-  rule(false, thinking ? "not-verbatim" : "session", `${what} differs at messages[${at}]: it is ${JSON.stringify(got[at] ?? "(missing)").slice(0, 200)}, it should be ${JSON.stringify(want[at] ?? "(nothing)").slice(0, 200)} (${got.length} messages, not ${want.length}). Save and load every message as it is, thinking blocks and signatures included.`);
+  rule(false, thinking ? "not-verbatim" : "session", `${what} differs at messages[${at}]: it is ${clip(JSON.stringify(got[at] ?? "(missing)"), 200)}, it should be ${clip(JSON.stringify(want[at] ?? "(nothing)"), 200)} (${got.length} messages, not ${want.length}). Save and load every message as it is, thinking blocks and signatures included.`);
 }
 
 /** A tool that waits until it is cancelled (or 10 s pass): something for Ctrl-C to interrupt. */
@@ -106,7 +109,7 @@ describe("s10 one history over many questions", () => {
     expectAccepted(llm);
     expectVerbatimRequests(llm);
     rule(same(questions(r.history), [S10_TASK, S10_FOLLOW_UP]), "session", `after two questions the history holds the questions ${JSON.stringify(questions(r.history))}: keep ONE history and add each question to it.`);
-    rule(/Earlier in this session I found \d+ entries/.test(lastText(r.history)), "session", `the follow-up was answered without the first turn's listing (${JSON.stringify(lastText(r.history).slice(0, 160))}): run every question on the same history, so the model sees what it saw before.`);
+    rule(/Earlier in this session I found \d+ entries/.test(lastText(r.history)), "session", `the follow-up was answered without the first turn's listing (${JSON.stringify(clip(lastText(r.history), 160))}): run every question on the same history, so the model sees what it saw before.`);
     await expectSendable(llm, r.history);
     rule((await r.handle("/exit")) === "exit", "session", "/exit must answer \"exit\".");
   });
@@ -119,7 +122,7 @@ describe("s10 one history over many questions", () => {
     const left = r.history.length;
     rule(left === 0, "session", `after /reset the history still has ${left} messages: a new conversation starts from an empty history.`);
     await r.handle(S10_FOLLOW_UP);
-    rule(r.history.length === 2 && /no earlier listing/.test(lastText(r.history)), "session", `after /reset the follow-up still saw the old conversation (${r.history.length} messages; ${JSON.stringify(lastText(r.history).slice(0, 120))}).`);
+    rule(r.history.length === 2 && /no earlier listing/.test(lastText(r.history)), "session", `after /reset the follow-up still saw the old conversation (${r.history.length} messages; ${JSON.stringify(clip(lastText(r.history), 120))}).`);
   });
 
   it("runs lines from any source until /exit", async () => {
@@ -149,7 +152,7 @@ describe("s10 sessions saved and resumed", () => {
     expectSameHistory(second.history, first.history, "the history /load files resumed");
     await second.handle(S10_FOLLOW_UP);
     expectAccepted(llm);
-    rule(/Earlier in this session I found \d+ entries/.test(lastText(second.history)), "session", `after /load the follow-up was answered without the saved turn (${JSON.stringify(lastText(second.history).slice(0, 160))}).`);
+    rule(/Earlier in this session I found \d+ entries/.test(lastText(second.history)), "session", `after /load the follow-up was answered without the saved turn (${JSON.stringify(clip(lastText(second.history), 160))}).`);
     await expectSendable(llm, second.history);
     // Saved again and resumed once more: still the same, thinking blocks and all.
     await second.handle("/save files");
@@ -224,7 +227,7 @@ describe("s10 Ctrl-C cancels the turn, not the session", () => {
     await r.handle("second question");
     await expectSendable(llm, r.history);
     rule(same(questions(r.history), ["second question"]), "abort-leaves-transcript", `a turn cancelled before any answer left its question behind (the questions are ${JSON.stringify(questions(r.history))}): take it back, as if it was never asked.`);
-    rule(lastText(r.history).includes("You asked: second question"), "session", `the question after a cancelled turn was not answered: ${JSON.stringify(lastText(r.history).slice(0, 120))}`);
+    rule(lastText(r.history).includes("You asked: second question"), "session", `the question after a cancelled turn was not answered: ${JSON.stringify(clip(lastText(r.history), 120))}`);
   });
 
   it("cancelled while a tool runs: the call is answered, the next question does not fail", async () => {
@@ -239,7 +242,7 @@ describe("s10 Ctrl-C cancels the turn, not the session", () => {
     await r.handle("are you still there?");
     expectAccepted(llm);
     await expectSendable(llm, r.history);
-    rule(lastText(r.history).includes("You asked: are you still there?"), "session", `the question after a cancelled turn was not answered: ${JSON.stringify(lastText(r.history).slice(0, 120))}`);
+    rule(lastText(r.history).includes("You asked: are you still there?"), "session", `the question after a cancelled turn was not answered: ${JSON.stringify(clip(lastText(r.history), 120))}`);
   });
 
   it("settleTurn answers a tool_use left behind, and takes back a question never answered", () => {

@@ -14,6 +14,9 @@ import { assertProperty, blocksIn, driveLoop, expectSendable, expectTranscriptRu
 import { say as sayText, text as textBlock, thinking as thinkingBlock, call as callBlock } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 
+/** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
+const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
+
 type Recovery = typeof import("../solutions/s11_recovery/recovery.ts");
 type Compact = typeof import("../solutions/s11_recovery/compact.ts");
 const recovery = await loadLesson<Recovery>("s11_recovery", "recovery.ts");
@@ -228,7 +231,7 @@ async function driveCompacting(llm: ReturnType<typeof scripted>, history: Messag
     outcome = await agent.runAgent(llm, history, opts);
   } catch (e) {
     expectTranscriptRules(history, { responses: llm.scripted.responses });
-    throw new RuleError("loop-threw", `the loop threw after compacting: ${String((e as Error)?.message ?? e)}`);
+    throw new RuleError("recovery", `the loop threw instead of recovering: ${String((e as Error)?.message ?? e)}. A history that does not fit is compacted (every pair whole) and the turn sent again.`);
   }
   await expectSendable(llm, history);
   return outcome;
@@ -268,7 +271,7 @@ describe("s11 the loop recovers", () => {
     const outcome = await driveCompacting(llm, history);
     rule(outcome.status === "done", "recovery", `"prompt is too long" ended the run ${JSON.stringify(outcome)}: compact the history and send the turn again.`);
     rule(/compacted/.test(JSON.stringify(history[0]!.content)) && !JSON.stringify(history).includes("toolu_old0"), "recovery", "after \"prompt is too long\" the history was not compacted: replace the oldest turns with a summary (the first user message) and keep the recent ones.");
-    rule(answerOf(history).includes("read_file returned"), "recovery", `after compaction the task was not finished: ${JSON.stringify(answerOf(history).slice(0, 160))}`);
+    rule(answerOf(history).includes("read_file returned"), "recovery", `after compaction the task was not finished: ${JSON.stringify(clip(answerOf(history), 160))}`);
   });
 
   it("model_context_window_exceeded: compacts and asks again instead of stopping", async () => {
@@ -308,7 +311,7 @@ describe("s11 the loop recovers", () => {
     // The continuation may be a string or text blocks: both are one user message the API takes.
     const continued = history.filter((m) => m.role === "user" && resultsIn(m).length === 0 && /continue/i.test(textIn(m.content)));
     rule(continued.length >= 1, "continuation", "no user message asked the model to continue the cut-off answer: append the cut response, then a user message asking to continue.");
-    rule(recovery.answerSince(history, 0) === answerOf(wholeHistory), "continuation", `the continued answer is not the whole answer, nothing lost or repeated: ${JSON.stringify(recovery.answerSince(history, 0).slice(0, 160))}`);
+    rule(recovery.answerSince(history, 0) === answerOf(wholeHistory), "continuation", `the continued answer is not the whole answer, nothing lost or repeated: ${JSON.stringify(clip(recovery.answerSince(history, 0), 160))}`);
   });
 
   it("an answer that is cut off every time: continued only as often as the limit allows, then stopped", async () => {
@@ -316,7 +319,8 @@ describe("s11 the loop recovers", () => {
     const llm = scripted({ scenario: cut, maxRequests: 40 });
     const history: Message[] = [{ role: "user", content: "tell me everything" }];
     const { outcome, sent } = await drive(llm, history, { recovery: { continuations: 2 }, guards: { maxTurns: 10 } });
-    rule(sent === 3, "continuation", `with recovery.continuations 2, an answer cut off every time took ${sent} requests, not 3 (the answer and 2 continuations): count the continuations and stop at the limit.`);
+    // The answer, 2 continuations, and at most one more try (a larger max_tokens) before it stops.
+    rule(sent >= 3 && sent <= 4, "continuation", `with recovery.continuations 2, an answer cut off every time took ${sent} requests, not 3 (the answer and 2 continuations): count the continuations and stop at the limit.`);
     rule(outcome.status === "stopped", "continuation", `after the last continuation was cut off too, the run ended ${JSON.stringify(outcome)}: a cut-off answer is not success.`);
   });
 

@@ -23,6 +23,9 @@ import { call, text, thinking } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { ROOT, RuleError, callsIn, expectSendable, gradedTree, gradedTreeDir, loadLesson, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 
+/** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
+const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
+
 type Agent = typeof import("../solutions/s12_guarded_agent/agent.ts");
 type Cli = typeof import("../solutions/s12_guarded_agent/cli.ts");
 type RunTests = typeof import("../solutions/s12_guarded_agent/run-tests.ts");
@@ -110,8 +113,8 @@ describe("s12 seed 000's task in the sample repository", () => {
     const results = resultsIn(h[4]);
     rule(results.length === 2 && results.every((r) => !r.is_error), "tool-failure-observed", `the two reads were answered ${JSON.stringify(results.map((r) => ({ is_error: r.is_error, text: textIn(r.content).slice(0, 80) })))}: both files are inside the workspace and read without error.`);
     // The test output was real: node --test ran in the workspace and one test failed.
-    rule(/# fail 1/.test(textIn(resultsIn(h[2])[0]?.content)), "run-tests-fixed", `run_tests did not run the workspace's tests (node --test): ${textIn(resultsIn(h[2])[0]?.content).slice(0, 200)}`);
-    rule(answer(h).includes(`src/login.js line ${buggyLine(dir)}`) && answer(h).includes("attempts=3 locked=false"), "result-is-output", `the answer does not name the bug from what the tools returned: ${answer(h).slice(0, 200)}`);
+    rule(/# fail 1/.test(textIn(resultsIn(h[2])[0]?.content)), "run-tests-fixed", `run_tests did not run the workspace's tests (node --test): ${clip(textIn(resultsIn(h[2])[0]?.content), 200)}`);
+    rule(answer(h).includes(`src/login.js line ${buggyLine(dir)}`) && answer(h).includes("attempts=3 locked=false"), "result-is-output", `the answer does not name the bug from what the tools returned: ${clip(answer(h), 200)}`);
     // --trace prints the table.
     const out = printed.join("\n");
     rule(/\[0\] user/.test(out) && /\[3\] assistant/.test(out), "observability", "--trace did not print the message table ([0] user …).");
@@ -122,13 +125,13 @@ describe("s12 seed 000's task in the sample repository", () => {
     const h = await agent.demo(llm);
     await expectSendable(llm, h);
     expectSeed000(h);
-    rule(/src\/login\.js line \d+.*off-by-one/.test(answer(h)), "result-is-output", `demo()'s answer does not name the bug: ${answer(h).slice(0, 200)}`);
+    rule(/src\/login\.js line \d+.*off-by-one/.test(answer(h)), "result-is-output", `demo()'s answer does not name the bug: ${clip(answer(h), 200)}`);
   });
 
   it("takes the task in seed 000's own words too", async () => {
     const dir = sample();
     const result = await agent.run(["--workspace", dir, S12_TASK_ZH], { llm: scripted() });
-    rule(result.exitCode === 0 && answer(result.history).includes(`src/login.js line ${buggyLine(dir)}`), "program-exit", `seed 000's task in its own words exited ${result.exitCode}: ${answer(result.history).slice(0, 200)}`);
+    rule(result.exitCode === 0 && answer(result.history).includes(`src/login.js line ${buggyLine(dir)}`), "program-exit", `seed 000's task in its own words exited ${result.exitCode}: ${clip(answer(result.history), 200)}`);
   });
 
   it("answers from what the tools return: with the bug fixed, it says the tests pass", async () => {
@@ -136,14 +139,14 @@ describe("s12 seed 000's task in the sample repository", () => {
     const file = join(dir, "src/login.js");
     writeFileSync(file, readFileSync(file, "utf8").replace(/attempts\s*>\s*MAX_FAILED_ATTEMPTS/, "attempts >= MAX_FAILED_ATTEMPTS"));
     const result = await agent.run(["--workspace", dir, S12_TASK], { llm: scripted() });
-    rule(result.exitCode === 0 && /All 3 tests .* pass/.test(answer(result.history)), "result-is-output", `with the bug fixed, run_tests' real output says the tests pass, and so should the answer: ${answer(result.history).slice(0, 200)}`);
+    rule(result.exitCode === 0 && /All 3 tests .* pass/.test(answer(result.history)), "result-is-output", `with the bug fixed, run_tests' real output says the tests pass, and so should the answer: ${clip(answer(result.history), 200)}`);
   });
 
   it("finds the sample repository from a folder above it (the course's root, say)", async () => {
     const root = mkdtempSync(join(tmpdir(), "course-root-"));
     cpSync(SAMPLE, join(root, "examples", "login-service"), { recursive: true });
     const result = await agent.run(["--workspace", root, S12_TASK], { llm: scripted() });
-    rule(result.exitCode === 0 && answer(result.history).includes(`examples/login-service/src/login.js line ${buggyLine(join(root, "examples", "login-service"))}`), "result-is-output", `from a folder above the sample repository, the answer should name examples/login-service/src/login.js: ${answer(result.history).slice(0, 200)}`);
+    rule(result.exitCode === 0 && answer(result.history).includes(`examples/login-service/src/login.js line ${buggyLine(join(root, "examples", "login-service"))}`), "result-is-output", `from a folder above the sample repository, the answer should name examples/login-service/src/login.js: ${clip(answer(result.history), 200)}`);
   });
 
   it("--resume continues a saved conversation with the task, and saves it back", async () => {
@@ -166,7 +169,7 @@ describe("s12 seed 000's task in the sample repository", () => {
       const i = result.history.findIndex((m, n) => !same(m, saved[n]));
       rule(i < 0 && saved.length === result.history.length, JSON.stringify(result.history[i] ?? "").includes('"thinking"') ? "not-verbatim" : "session", `the session saved back after --resume differs from the run's history at messages[${i < 0 ? saved.length : i}] (${saved.length} messages, not ${result.history.length}): save every message as it is, thinking blocks included.`);
       await expectSendable(llm, saved);
-      rule(answer(result.history).includes("src/login.js line"), "result-is-output", `the resumed run did not answer the task: ${answer(result.history).slice(0, 200)}`);
+      rule(answer(result.history).includes("src/login.js line"), "result-is-output", `the resumed run did not answer the task: ${clip(answer(result.history), 200)}`);
     } finally {
       (await import("node:fs")).rmSync(sessionPath(name), { force: true });
     }
@@ -239,13 +242,13 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
     writeFileSync(join(dir, "test", "cart.test.js"), 'import { test } from "node:test";\ntest("cart adds", () => {});\n');
     const { asked, registry } = tools(dir);
     const all = await registry.dispatch(call({}), { root: dir });
-    rule(!all.is_error && /# tests 4/.test(resultText(all)), "run-tests-fixed", `run_tests {} should run all 4 tests with node --test: ${resultText(all).slice(0, 200)}`);
+    rule(!all.is_error && /# tests 4/.test(resultText(all)), "run-tests-fixed", `run_tests {} should run all 4 tests with node --test: ${clip(resultText(all), 200)}`);
     const login = await registry.dispatch(call({ module: "login" }), { root: dir });
-    rule(/# tests 3/.test(resultText(login)) && /# fail 1/.test(resultText(login)), "run-tests-fixed", `run_tests {module: "login"} should run the 3 login tests (1 fails): ${resultText(login).slice(0, 200)}`);
+    rule(/# tests 3/.test(resultText(login)) && /# fail 1/.test(resultText(login)), "run-tests-fixed", `run_tests {module: "login"} should run the 3 login tests (1 fails): ${clip(resultText(login), 200)}`);
     const cart = await registry.dispatch(call({ module: "cart" }), { root: dir });
-    rule(/# tests 1\n/.test(resultText(cart)) && /# pass 1\n/.test(resultText(cart)), "run-tests-fixed", `run_tests {module: "cart"} should run only the cart test: ${resultText(cart).slice(0, 200)}`);
+    rule(/# tests 1\n/.test(resultText(cart)) && /# pass 1\n/.test(resultText(cart)), "run-tests-fixed", `run_tests {module: "cart"} should run only the cart test: ${clip(resultText(cart), 200)}`);
     const none = await registry.dispatch(call({ module: "payments" }), { root: dir });
-    rule(none.is_error === true && /payments/.test(resultText(none)), "run-tests-fixed", `run_tests {module: "payments"}, which no test file's path contains, should be an error naming it: ${resultText(none).slice(0, 200)}`);
+    rule(none.is_error === true && /payments/.test(resultText(none)), "run-tests-fixed", `run_tests {module: "payments"}, which no test file's path contains, should be an error naming it: ${clip(resultText(none), 200)}`);
     rule(asked.length === 0, "approval", `run_tests asked for approval (${asked.join("; ")}) although nothing was changed: it runs without asking.`);
   });
 
@@ -257,7 +260,7 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
       const r = await registry.dispatch(call({ module }), { root: dir });
       rule(!existsSync(join(dir, "pwned")), "run-tests-fixed", `run_tests {module: ${JSON.stringify(module)}} ran a command: the module is only a name to look for, never part of a command line.`);
       // Refused by the schema or by the tool itself: an error result that names the module, and no test run.
-      rule(r.is_error === true && /module/i.test(resultText(r)) && !/# tests \d/.test(resultText(r)), "run-tests-fixed", `run_tests {module: ${JSON.stringify(module)}} should be refused (is_error, saying what a module may be) and run nothing: ${resultText(r).slice(0, 200)}`);
+      rule(r.is_error === true && /module/i.test(resultText(r)) && !/# tests \d/.test(resultText(r)), "run-tests-fixed", `run_tests {module: ${JSON.stringify(module)}} should be refused (is_error, saying what a module may be) and run nothing: ${clip(resultText(r), 200)}`);
       rule(asked.length === 0, "run-tests-fixed", `run_tests {module: ${JSON.stringify(module)}} asked for approval instead of refusing the name.`);
     },
   );
@@ -278,7 +281,7 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
     writeFileSync(join(dir, "test", odd), 'import { test } from "node:test";\ntest("odd name runs", () => {});\n');
     const r = await tools(dir).registry.dispatch(call({ module: "it" }), { root: dir });
     rule(!existsSync(join(dir, "pwned")) && !existsSync(join(dir, "test", "pwned")), "run-tests-fixed", "a test file's odd name ran as shell: hand each file name to node as one word (quoted), never through the shell unquoted.");
-    rule(/ok 1 - odd name runs/.test(resultText(r)) && /# tests 1\n/.test(resultText(r)), "run-tests-fixed", `the test file with an odd name was not run as it is: ${resultText(r).slice(0, 200)}`);
+    rule(/ok 1 - odd name runs/.test(resultText(r)) && /# tests 1\n/.test(resultText(r)), "run-tests-fixed", `the test file with an odd name was not run as it is: ${clip(resultText(r), 200)}`);
   });
 
   it("runs inside s07's safe runner: no keys in the tests' environment, and a hanging test is stopped at the timeout", async () => {
@@ -293,9 +296,9 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
       const tool = runTests.runTestsTool(dir, { timeoutMs: 1_500 });
       const registry = new SafeToolRegistry([tool]);
       const env = await registry.dispatch(call({ module: "env" }), { root: dir });
-      rule(/KEY=undefined TOKEN=undefined/.test(resultText(env)) && !/canary/.test(resultText(env)), "child-env", `the tests saw the agent's key or token: ${resultText(env).slice(0, 200)}. Run them through s07's safe runner (its environment comes from an allow list).`);
+      rule(/KEY=undefined TOKEN=undefined/.test(resultText(env)) && !/canary/.test(resultText(env)), "child-env", `the tests saw the agent's key or token: ${clip(resultText(env), 200)}. Run them through s07's safe runner (its environment comes from an allow list).`);
       const hang = await registry.dispatch(call({ module: "hang" }), { root: dir });
-      rule(hang.is_error === true && /timed out after 1.5 s/.test(resultText(hang)), "tool-timeout", `a hanging test was not stopped at run_tests' timeout: ${resultText(hang).slice(0, 200)}`);
+      rule(hang.is_error === true && /timed out after 1.5 s/.test(resultText(hang)), "tool-timeout", `a hanging test was not stopped at run_tests' timeout: ${clip(resultText(hang), 200)}`);
     } finally {
       for (const [name, value] of [["ANTHROPIC_API_KEY", saved.key], ["GITHUB_TOKEN", saved.token]] as const)
         if (value === undefined) delete process.env[name];
@@ -308,15 +311,15 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
     const { asked, registry } = tools(dir, "no");
     const r = await registry.dispatch(call({ command: "touch made-by-bash.txt" }, "bash"), { root: dir });
     rule(!existsSync(join(dir, "made-by-bash.txt")), "approval", "bash ran `touch made-by-bash.txt` although the user said no.");
-    rule(same(asked, ["touch made-by-bash.txt"]) && r.is_error === true && /not run: this command is not read-only .*the user said no/.test(resultText(r)), "approval", `bash should ask before \`touch made-by-bash.txt\` and answer the refusal as an error (asked: ${JSON.stringify(asked)}; result: ${resultText(r).slice(0, 160)}).`);
+    rule(same(asked, ["touch made-by-bash.txt"]) && r.is_error === true && /not run: this command is not read-only .*the user said no/.test(resultText(r)), "approval", `bash should ask before \`touch made-by-bash.txt\` and answer the refusal as an error (asked: ${JSON.stringify(asked)}; result: ${clip(resultText(r), 160)}).`);
     // With no terminal to ask and no --yes, it is refused without asking anyone.
     const noTerminal = new SafeToolRegistry(agent.capstoneTools(dir, terminalApprover({ input: Object.assign(Readable.from([]), { isTTY: false }) })));
     const refused = await noTerminal.dispatch(call({ command: "node --test" }, "bash"), { root: dir });
-    rule(refused.is_error === true && /no terminal to ask for approval \(run with --yes/.test(resultText(refused)), "approval", `with no terminal and no --yes, bash should refuse and say how to allow it: ${resultText(refused).slice(0, 160)}`);
+    rule(refused.is_error === true && /no terminal to ask for approval \(run with --yes/.test(resultText(refused)), "approval", `with no terminal and no --yes, bash should refuse and say how to allow it: ${clip(resultText(refused), 160)}`);
     // Approved, it runs.
     const yes = tools(dir, "yes");
     const ran = await yes.registry.dispatch(call({ command: "touch made-by-bash.txt" }, "bash"), { root: dir });
-    rule(!ran.is_error && existsSync(join(dir, "made-by-bash.txt")), "approval", `an approved bash command did not run: ${resultText(ran).slice(0, 160)}`);
+    rule(!ran.is_error && existsSync(join(dir, "made-by-bash.txt")), "approval", `an approved bash command did not run: ${clip(resultText(ran), 160)}`);
   });
 
   it("without a sandbox, run_tests asks once the agent has changed a file in the run", async () => {
@@ -330,7 +333,7 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
       await registry.dispatch(call({ path: "src/extra.js", content: "export const x = 1;\n" }, "write_file"), { root: dir });
       const after = await registry.dispatch(call({ module: "login" }), { root: dir });
       const questions = (asked as string[]).length;
-      rule(questions === 1 && after.is_error === true && !/# tests \d/.test(resultText(after)), "approval", `with no sandbox, after write_file changed the workspace, run_tests ${questions === 0 ? "ran without asking" : "was not refused when the user said no"} (${resultText(after).slice(0, 160)}): the tests would run code the agent wrote, so record each change (s07's onChange) and ask first.`);
+      rule(questions === 1 && after.is_error === true && !/# tests \d/.test(resultText(after)), "approval", `with no sandbox, after write_file changed the workspace, run_tests ${questions === 0 ? "ran without asking" : "was not refused when the user said no"} (${clip(resultText(after), 160)}): the tests would run code the agent wrote, so record each change (s07's onChange) and ask first.`);
     } finally {
       if (saved === undefined) delete process.env.COURSE_SANDBOX;
       else process.env.COURSE_SANDBOX = saved;
@@ -339,7 +342,8 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
 
   it("without --yes the options refuse a command that is not read-only (no terminal here); with --yes they approve it", async () => {
     const dir = sample();
-    const ask = (argv: string[]) => agent.optionsFrom(cli.parseFlags(["--workspace", dir, ...argv])).approve!({ command: "touch x", reason: "touch is not on the read-only list" });
+    // No approve in the options means the loop's default: y/n on a terminal, refused without one.
+    const ask = (argv: string[]) => (agent.optionsFrom(cli.parseFlags(["--workspace", dir, ...argv])).approve ?? terminalApprover())({ command: "touch x", reason: "touch is not on the read-only list" });
     rule(!(await ask([])).approved, "approval", "without --yes (and with no terminal to ask), the capstone's options approved a command that is not read-only: --yes is false unless it is given.");
     rule((await ask(["--yes"])).approved, "capstone-flags", "with --yes the capstone's options still refused a command: --yes approves without asking.");
   });
