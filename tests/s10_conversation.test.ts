@@ -47,7 +47,7 @@ function expectSameHistory(got: Anthropic.MessageParam[], want: Anthropic.Messag
   if (i < 0 && got.length === want.length) return;
   const at = i < 0 ? Math.min(got.length, want.length) : i;
   const thinking = JSON.stringify(want[at] ?? "").includes('"thinking"') && !same(want[at], got[at]);
-  rule(false, thinking ? "not-verbatim" : "session", `${what} differs at messages[${at}]: it is ${clip(JSON.stringify(got[at] ?? "(missing)"), 200)}, it should be ${clip(JSON.stringify(want[at] ?? "(nothing)"), 200)} (${got.length} messages, not ${want.length}). Save and load every message as it is, thinking blocks and signatures included.`);
+  rule(false, thinking ? "not-verbatim" : "session", `${what} differs at messages[${at}]: it is ${clip(JSON.stringify(got[at] ?? "(missing)"), 200)}, it should be ${clip(JSON.stringify(want[at] ?? "(nothing)"), 200)}${got.length === want.length ? "" : ` (${got.length} messages, not ${want.length})`}. Save and load every message as it is, thinking blocks and signatures included.`);
 }
 
 /** A tool that waits until it is cancelled (or 10 s pass): something for Ctrl-C to interrupt. */

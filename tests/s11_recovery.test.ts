@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { describe, it } from "vitest";
 import { ScriptedModel, type ScriptedModelOptions } from "../runtime/scripted/model.ts";
 import { RuleError } from "../runtime/testing.ts";
-import { checkTranscript, formatViolations } from "../runtime/transcript.ts";
+import { checkTranscript } from "../runtime/transcript.ts";
 import { assertProperty, blocksIn, driveLoop, expectSendable, expectTranscriptRules, loadLesson, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 import { say as sayText, text as textBlock, thinking as thinkingBlock, call as callBlock } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
@@ -167,7 +167,7 @@ describe("s11 compaction keeps every tool_use/tool_result pair whole", () => {
         rule(isDeepStrictEqual(messages, before), "recovery", "compact() changed the history it was given: build a new array (compactInPlace replaces the old one).");
         if (!result) return;
         const problems = checkTranscript(result.messages);
-        if (problems.length > 0) throw new RuleError(problems[0]!.rule as never, `the compacted history breaks a rule: ${formatViolations(problems)}`);
+        if (problems.length > 0) throw new RuleError(problems[0]!.rule as never, `the compacted history breaks a rule: ${problems[0]!.message} Cut only before an assistant message, and make the summary the first user message.`);
         // Pairs whole: every kept call has its result and every kept result its call.
         const { uses, results } = pairs(result.messages);
         rule(JSON.stringify([...results].sort()) === JSON.stringify([...uses].sort()), "orphan-result", `the compacted history keeps the calls [${uses.join(", ")}] and the results [${results.join(", ")}]: cut only where no tool_use is parted from its tool_result (before an assistant message).`);

@@ -21,7 +21,7 @@ import { terminalApprover } from "../solutions/s07_safe_tools/approval.ts";
 import { S12_TASK, S12_TASK_ZH } from "../runtime/scripted/scenarios/s12_guarded_agent.ts";
 import { call, text, thinking } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { ROOT, RuleError, callsIn, expectSendable, gradedTree, gradedTreeDir, loadLesson, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
+import { ROOT, RuleError, callsIn, errorText, expectSendable, gradedTree, gradedTreeDir, loadLesson, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 
 /** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
 const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
@@ -167,7 +167,7 @@ describe("s12 seed 000's task in the sample repository", () => {
       rule(same(result.history.slice(0, 2), earlier), "session", "--resume did not continue the saved conversation: its messages come first, unchanged.");
       const saved = loadSession(name).messages;
       const i = result.history.findIndex((m, n) => !same(m, saved[n]));
-      rule(i < 0 && saved.length === result.history.length, JSON.stringify(result.history[i] ?? "").includes('"thinking"') ? "not-verbatim" : "session", `the session saved back after --resume differs from the run's history at messages[${i < 0 ? saved.length : i}] (${saved.length} messages, not ${result.history.length}): save every message as it is, thinking blocks included.`);
+      rule(i < 0 && saved.length === result.history.length, JSON.stringify(result.history[i] ?? "").includes('"thinking"') ? "not-verbatim" : "session", `the session saved back after --resume differs from the run's history at messages[${i < 0 ? saved.length : i}]${saved.length === result.history.length ? "" : ` (${saved.length} messages, not ${result.history.length})`}: save every message as it is, thinking blocks included.`);
       await expectSendable(llm, saved);
       rule(answer(result.history).includes("src/login.js line"), "result-is-output", `the resumed run did not answer the task: ${clip(answer(result.history), 200)}`);
     } finally {
@@ -333,7 +333,7 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
       await registry.dispatch(call({ path: "src/extra.js", content: "export const x = 1;\n" }, "write_file"), { root: dir });
       const after = await registry.dispatch(call({ module: "login" }), { root: dir });
       const questions = (asked as string[]).length;
-      rule(questions === 1 && after.is_error === true && !/# tests \d/.test(resultText(after)), "approval", `with no sandbox, after write_file changed the workspace, run_tests ${questions === 0 ? "ran without asking" : "was not refused when the user said no"} (${clip(resultText(after), 160)}): the tests would run code the agent wrote, so record each change (s07's onChange) and ask first.`);
+      rule(questions === 1 && after.is_error === true && !/# tests \d/.test(resultText(after)), "approval", `with no sandbox, after write_file changed the workspace, run_tests ${questions === 0 ? "ran without asking" : "was not refused when the user said no"}${/# tests \d/.test(resultText(after)) ? " (the tests ran)" : ""}: the tests would run code the agent wrote, so record each change (s07's onChange) and ask first.`);
     } finally {
       if (saved === undefined) delete process.env.COURSE_SANDBOX;
       else process.env.COURSE_SANDBOX = saved;
@@ -441,7 +441,7 @@ describe("s12 every kind of run leaves a transcript that can be sent again", () 
     try {
       result = await agent.run(["--workspace", sample(), "--yes", S12_TASK], { llm });
     } catch (e) {
-      throw new RuleError("program-exit", `the program threw when the API failed (${String((e as Error)?.message ?? e)}): catch it, close the transcript, print the cause in one line and exit 1.`);
+      throw new RuleError("program-exit", `the program threw when the API failed (${errorText(e)}): catch it, close the transcript, print the cause in one line and exit 1.`);
     }
     failing = false;
     rule(result.exitCode === 1, "program-exit", `a run the API failed exited ${result.exitCode}, not 1.`);
