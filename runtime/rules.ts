@@ -301,6 +301,43 @@ export const RULES = {
     ["A response cut off by max_tokens is neither stored nor run: the loop asks again once, with a larger max_tokens, and stops with max_tokens if that is cut off too.", "On the first max_tokens, raise maxTokens, remember you retried, and `continue` before you store the response; on a second, stop with the max_tokens outcome."],
     ["被 max_tokens 截断的响应既不保存也不运行：循环用更大的 max_tokens 重新请求一次，如果仍被截断就以 max_tokens 停止。", "第一次遇到 max_tokens 时，增大 maxTokens、记下已重试，并在保存响应之前 `continue`；第二次就以 max_tokens 结果停止。"],
   ),
+  // ── s07–s12: the safety layer, streaming, events, sessions, recovery, the capstone ──
+  // (one block per lesson range; s01–s06 and Part II keep theirs apart)
+  "output-cap": r(
+    "lesson",
+    ["A tool's output is capped: what is kept stays under the cap, the rest is counted and said, and an output that never ends is stopped.", "Keep at most maxOutput characters, add a note with how many were cut, and kill the command once its output passes many times the cap."],
+    ["工具输出有上限：保留的部分不超过上限，其余部分计数并注明，永不结束的输出要被停止。", "最多保留 maxOutput 个字符，附注被截掉的数量；输出超过上限很多倍时终止命令。"],
+  ),
+  "process-group": r(
+    "lesson",
+    ["A command that times out, is aborted or ends is stopped with everything it started: its whole process group, background children included.", "Start the shell as the leader of its own process group (detached) and kill the group (process.kill(-pid)), not only the shell."],
+    ["超时、被中止或结束的命令要连同它启动的一切一起停止：整个进程组，包括后台子进程。", "让 shell 成为自己进程组的组长（detached），并终止整个进程组（process.kill(-pid)），而不只是 shell。"],
+  ),
+  "child-env": r(
+    "lesson",
+    ["A tool's process gets an environment built from an allow list: no API key, token, password or other secret of the agent reaches it.", "Copy only the variables on an allow list (PATH, HOME, LANG, …) and never one whose name looks secret; do not start from process.env and remove a few."],
+    ["工具进程的环境由允许列表构建：代理的 API 密钥、令牌、密码等机密都不能传给它。", "只复制允许列表中的变量（PATH、HOME、LANG……），名称像机密的一律不复制；不要从 process.env 出发再删掉几个。"],
+  ),
+  "early-start": r(
+    "lesson",
+    ["Only a read-only call may start while the message still streams, and only when every call before it in that message is read-only too; the others run after the message ends.", "In the stream's tool-call handler, start the call only when the registry says it is read-only and no earlier call of this message was not."],
+    ["只有只读调用才能在消息仍在流式传输时启动，并且该消息中它之前的每个调用也都必须是只读的；其他调用在消息结束后运行。", "在流的工具调用回调中，只有当注册表表明它是只读的、且本消息中之前没有非只读调用时才启动它。"],
+  ),
+  "run-tests-fixed": r(
+    "lesson",
+    ["run_tests runs one fixed program; the model only names a module, checked to be a plain name, and nothing else it sends reaches the command line.", "Build the command yourself (node --test and the test files you found); validate `module` with the tool's schema and refuse any other field."],
+    ["run_tests 只运行一个固定的程序；模型只能给出模块名（校验为普通名称），它发送的其他内容都不能进入命令行。", "自己构造命令（node --test 加上你找到的测试文件）；用工具的 schema 校验 `module`，拒绝其他字段。"],
+  ),
+  "capstone-flags": r(
+    "lesson",
+    ["Each flag of the capstone is read and reaches the run: the workspace, the model, the guards (--max-turns, --budget, --timeout), --yes, --verbose, --trace, --resume and the task.", "Read every flag with parseArgs (a flag not given keeps its default: --yes is false) and pass each into the loop's options (optionsFrom)."],
+    ["综合项目的每个参数都要被读取并作用于运行：工作区、模型、保护（--max-turns、--budget、--timeout）、--yes、--verbose、--trace、--resume 和任务。", "用 parseArgs 读取每个参数（未给出的保持默认值：--yes 为 false），并把每个都传入循环的选项（optionsFrom）。"],
+  ),
+  "program-exit": r(
+    "lesson",
+    ["The program ends every run with an exit code that says how it went (0 done, 1 stopped or failed, 2 a mistake in the flags), the cause in one line, and the transcript kept.", "Catch what ends a run by throwing, close the transcript (answer every tool_use), print one line and return exit code 1."],
+    ["程序每次运行都以说明结果的退出码结束（0 完成，1 停止或失败，2 参数错误），原因用一行说明，并保留记录。", "捕获使运行抛出异常而结束的错误，补全记录（回答每个 tool_use），打印一行原因并返回退出码 1。"],
+  ),
   "lesson-rule": r(
     "lesson",
     ["The behaviour the test's name describes.", "Read the test's name and the lesson's TODO for that part; run `npm run hint` for guiding questions."],

@@ -9,12 +9,15 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import type Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { COMMAND_ATTACKS, FILE_ATTACKS } from "./attacks/s07_cases.ts";
 import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
 import { S07_TASK, S07_WORKSPACE } from "../runtime/scripted/scenarios/s07_safe_tools.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
-import { assertProperty, expectSendable, loadLesson, quietOutput, scripted, textIn } from "../runtime/testing.ts";
+import { RuleError, assertProperty, expectSendable, loadLesson, quietOutput, rule, scripted, textIn } from "../runtime/testing.ts";
+
+/** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
+const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
 
 // s07 grades the lesson's own layer (allow-listed environment, process group, read-only policy),
 // so its tools run without the OS sandbox here: tests/tools/sandbox.test.ts tests that one. (Inside
@@ -65,6 +68,10 @@ function makeWorkspace(): void {
   symlinkSync("hop.txt", join(root, "chain-link.txt"));
   symlinkSync("../out/created-by-attack.txt", join(root, "dangling-link.txt"));
   symlinkSync("src/a.txt", join(root, "inner-link.txt"));
+  // A sibling whose name starts with the root's name: a prefix check lets it through.
+  mkdirSync(`${root}-evil`);
+  writeFileSync(join(`${root}-evil`, "x.txt"), SECRET);
+  symlinkSync(`${root}-evil`, join(root, "evil-link"));
 }
 
 beforeAll(makeWorkspace);
@@ -100,11 +107,19 @@ function alive(pid: number): boolean {
   }
 }
 
-/** The promise, or a failure that says what it means when a command never comes back. */
-async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+/** The promise, or a failure that says what it means when a command never comes back (`rule`: which rule it breaks). */
+async function within<T>(promise: Promise<T>, ms: number, what: string, rule: "process-group" | "tool-timeout" = "process-group"): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not come back within ${ms / 1000} s: a process it started is still running (and holds its output open). Kill the whole process group.`)), ms);
+    timer = setTimeout(
+      () =>
+        reject(
+          rule === "tool-timeout"
+            ? new RuleError("tool-timeout", `${what} did not come back within ${ms / 1000} s: start a timer for timeoutMs that stops the command, and answer that it timed out.`)
+            : new RuleError("process-group", `${what} did not come back within ${ms / 1000} s: a process it started is still running (and holds its output open). Kill the whole process group.`),
+        ),
+      ms,
+    );
   });
   try {
     return await Promise.race([promise, late]);
@@ -124,18 +139,36 @@ async function goneWithin(pid: number, ms = 3_000): Promise<boolean> {
 describe("s07 the workspace: paths resolve inside the root, or are refused", () => {
   it("resolves ordinary paths, new files and symlinks that stay inside", () => {
     const w = new ws.Workspace(root);
-    expect(w.resolve("src/a.txt")).toBe(join(root, "src", "a.txt"));
-    expect(w.resolve("src/../src/a.txt")).toBe(join(root, "src", "a.txt"));
-    expect(w.resolve("new/dir/file.txt")).toBe(join(root, "new", "dir", "file.txt"));
-    expect(w.resolve("inner-link.txt")).toBe(join(root, "src", "a.txt"));
-    expect(w.resolve(join(root, "src"))).toBe(join(root, "src"));
+    for (const [path, real] of [
+      ["src/a.txt", join(root, "src", "a.txt")],
+      ["src/../src/a.txt", join(root, "src", "a.txt")],
+      ["new/dir/file.txt", join(root, "new", "dir", "file.txt")],
+      ["inner-link.txt", join(root, "src", "a.txt")],
+      [join(root, "src"), join(root, "src")],
+    ] as const) {
+      let got: string;
+      try {
+        got = w.resolve(path);
+      } catch (e) {
+        throw new RuleError("workspace", `Workspace.resolve(${JSON.stringify(path)}) refused a path inside the workspace (${(e as Error).message}): only paths whose REAL location is outside are refused.`);
+      }
+      // The real path itself, or a path inside the root that leads there (a symlink that stays inside).
+      rule(ws.realLocation(got) === real && ws.isInside(root, got), "workspace", `Workspace.resolve(${JSON.stringify(path)}) gave ${got}, which is not (and does not lead to) ${real}: resolve it against the root, then through the file system (realpath), symlinks included.`);
+    }
   });
 
   it("refuses .., absolute paths and symlinks out, with a message that says what to do", () => {
     const w = new ws.Workspace(root);
-    for (const p of ["..", "../out/secret.txt", "/etc/passwd", `${out}/secret.txt`, "secret-link.txt", "out-link/x", "dangling-link.txt", "chain-link.txt"]) {
-      expect(() => w.resolve(p), p).toThrow(ws.OutsideWorkspaceError);
-      expect(() => w.resolve(p), p).toThrow(/outside the workspace.*relative/s);
+    for (const p of ["..", "../out/secret.txt", "src/../../out/secret.txt", "/etc/passwd", `${out}/secret.txt`, `${root}-evil/x.txt`, `../ws-evil/x.txt`, "secret-link.txt", "out-link/x", "dangling-link.txt", "chain-link.txt", "evil-link/x.txt"]) {
+      let thrown: unknown;
+      let got: string | undefined;
+      try {
+        got = w.resolve(p);
+      } catch (e) {
+        thrown = e;
+      }
+      rule(thrown instanceof ws.OutsideWorkspaceError, "workspace", `Workspace.resolve(${JSON.stringify(p)}) ${got ? `gave ${got}` : `threw ${String(thrown)}`}: that is outside ${root}, so it must throw OutsideWorkspaceError. Compare the REAL path with the root by path.relative (a sibling such as ${root}-evil starts with the same letters).`);
+      rule(/outside the workspace.*relative/s.test((thrown as Error).message), "workspace", `Workspace.resolve(${JSON.stringify(p)}) threw "${(thrown as Error).message}": say the path is outside the workspace and what to use instead (a path relative to the root).`);
     }
   });
 
@@ -154,6 +187,7 @@ describe("s07 the workspace: paths resolve inside the root, or are refused", () 
         return ws.isInside(root, ws.realLocation(resolved)) && ws.isInside(root, resolved);
       }),
       { numRuns: 300 },
+      "workspace",
     );
   });
 });
@@ -162,75 +196,98 @@ describe("s07 safe bash: a capped, clean process group", () => {
   it("caps output and says how much was cut", async () => {
     // 15 000 characters: over the cap, under the flood limit (20 times the cap), so all of it is counted.
     const r = await bash.runSafeBash("head -c 15000 /dev/zero | tr '\\0' a", { cwd: root, maxOutput: 1000 });
-    expect(r.text.startsWith("a".repeat(1000))).toBe(true);
-    expect(r.text).toMatch(/output cut: 14000 of 15000 characters/);
-    expect(r.cut).toBe(14000);
+    const kept = /^a*/.exec(r.text)![0].length;
+    rule(kept === 1000, "output-cap", `runSafeBash with maxOutput 1000 returned ${kept} characters of a 15 000-character output: keep exactly the first maxOutput characters.`);
+    rule(/output cut: 14000 of 15000 characters/.test(r.text), "output-cap", `the capped output does not say how much was cut (it should end with "[output cut: 14000 of 15000 characters not shown]"): ${JSON.stringify(r.text.slice(-120))}`);
+    rule(r.cut === 14000, "output-cap", `BashRun.cut is ${r.cut}, not 14000: count the characters that were not shown.`);
   });
 
   it("the child environment has no API keys or tokens", () => {
-    const env = bash.childEnv({ PATH: "/bin", HOME: "/h", ANTHROPIC_API_KEY: "sk-1", ANTHROPIC_BASE_URL: "http://x", GITHUB_TOKEN: "t", AWS_SECRET_ACCESS_KEY: "s", OPENAI_API_KEY: "o", LANG: "C" });
-    expect(env).toEqual({ PATH: "/bin", HOME: "/h", LANG: "C" });
+    const env = bash.childEnv({ PATH: "/bin", HOME: "/h", ANTHROPIC_API_KEY: "sk-1", ANTHROPIC_BASE_URL: "http://x", GITHUB_TOKEN: "t", AWS_SECRET_ACCESS_KEY: "s", OPENAI_API_KEY: "o", DATABASE_URL: "postgres://u:p@h/db", LANG: "C" });
+    const leaked = Object.keys(env).filter((k) => !["PATH", "HOME", "LANG"].includes(k));
+    rule(leaked.length === 0, "child-env", `childEnv let ${leaked.join(", ")} through to the child: build the environment from an allow list (PATH, HOME, LANG, …), not by removing a few names.`);
+    rule(env.PATH === "/bin", "child-env", `childEnv dropped PATH (got ${JSON.stringify(env)}): a shell needs it; keep the variables on the allow list.`);
   });
 
   it("property: a variable whose name looks secret never reaches the child", () => {
     const name = fc.tuple(fc.stringMatching(/^[A-Z_]{0,8}$/), fc.constantFrom("KEY", "TOKEN", "SECRET", "PASSWORD", "API_KEY"), fc.stringMatching(/^[A-Z_]{0,8}$/));
     assertProperty(
       fc.property(name, ([a, s, b]) => !(`${a}${s}${b}` in bash.childEnv({ [`${a}${s}${b}`]: "x", PATH: "/bin" }))),
+      {},
+      "child-env",
     );
-    expect(bash.childEnv({ ANTHROPIC_MODEL: "m", PATH: "/bin" })).toEqual({ PATH: "/bin" });
+    rule(!("ANTHROPIC_MODEL" in bash.childEnv({ ANTHROPIC_MODEL: "m", PATH: "/bin" })), "child-env", "childEnv passed ANTHROPIC_MODEL to the child: no ANTHROPIC_ variable reaches a tool's process.");
+  });
+
+  it("a command past its timeout is stopped, and says it timed out", async () => {
+    const r = await within(bash.runSafeBash("sleep 30", { cwd: root, timeoutMs: 500 }), 5_000, "`sleep 30` with a 0.5 s timeout", "tool-timeout");
+    rule(r.timedOut && /timed out/.test(r.text), "tool-timeout", `\`sleep 30\` past its 0.5 s timeout came back without timedOut and a "timed out" note: ${JSON.stringify(clip(r.text, 200))}`);
   });
 
   it("a timeout kills the whole process group: the shell's children die too", async () => {
     const r = await within(bash.runSafeBash("(sleep 30 & echo $!; wait)", { cwd: root, timeoutMs: 500 }), 5_000, "a command with a 0.5 s timeout");
-    expect(r.timedOut).toBe(true);
-    expect(r.text).toMatch(/timed out/);
+    rule(r.timedOut && /timed out/.test(r.text), "tool-timeout", `a command past its 0.5 s timeout came back without timedOut and a "timed out" note: ${JSON.stringify(clip(r.text, 200))}`);
     const pid = Number(r.text.split("\n")[0]);
-    expect(pid).toBeGreaterThan(0);
-    expect(await goneWithin(pid), `sleep (pid ${pid}) outlived the timeout`).toBe(true);
+    rule(pid > 0, "process-group", `the command's output should start with its child's pid: ${JSON.stringify(clip(r.text, 200))}`);
+    rule(await goneWithin(pid), "process-group", `sleep (pid ${pid}), started by the command, outlived the timeout: kill the whole process group, not only the shell.`);
   });
 
   it("nothing started in the background outlives the command", async () => {
     const r = await bash.runSafeBash("sleep 30 > /dev/null 2>&1 & echo $!", { cwd: root, timeoutMs: 5_000 });
     const pid = Number(r.text.trim());
-    expect(pid).toBeGreaterThan(0);
-    expect(await goneWithin(pid), `background sleep (pid ${pid}) outlived its command`).toBe(true);
+    rule(pid > 0, "process-group", `the command's output should be its background child's pid: ${JSON.stringify(clip(r.text, 200))}`);
+    rule(await goneWithin(pid), "process-group", `a background sleep (pid ${pid}) outlived its command: when the shell exits, kill its process group too.`);
   });
 
   it("an abort stops the command at once", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);
-    const r = await bash.runSafeBash("sleep 30", { cwd: root, timeoutMs: 20_000, signal: controller.signal });
-    expect(r.text).toMatch(/aborted/);
+    const started = Date.now();
+    const r = await within(bash.runSafeBash("sleep 30", { cwd: root, timeoutMs: 20_000, signal: controller.signal }), 5_000, "an aborted `sleep 30`");
+    rule(/aborted/.test(r.text) && Date.now() - started < 5_000, "process-group", `aborting the signal did not stop \`sleep 30\` at once (its result: ${JSON.stringify(clip(r.text, 120))}): kill the process group when the signal aborts, and say it was aborted.`);
   });
 });
 
 describe("s07 read-only commands run freely; anything else asks first", () => {
   it("recognises read-only commands and pipelines of them", () => {
-    for (const c of ["ls -la", "cat src/a.txt", "grep -rn alpha src | head -5", "wc -l src/a.txt", "find . -name '*.txt'", "echo 'a; b > c'", "sort src/a.txt"])
-      expect(approval.classify(c, root), c).toEqual({ readOnly: true });
+    for (const c of ["ls -la", "cat src/a.txt", "grep -rn alpha src | head -5", "wc -l src/a.txt", "find . -name '*.txt'", "echo 'a; b > c'", "sort src/a.txt"]) {
+      const v = approval.classify(c, root);
+      rule(v.readOnly, "approval", () => `classify(${JSON.stringify(c)}) says it is not read-only (${"reason" in v ? v.reason : ""}): a pipeline of allow-listed commands with listed options runs without asking.`);
+    }
+  });
+
+  it("a program whose name only begins like one on the list is not read-only", async () => {
+    for (const c of ["truncate -s 0 src/a.txt", "trap", "cats src/a.txt", "lsblk", "headless", "sorted", "echoes hi"]) {
+      const v = approval.classify(c, root);
+      rule(!v.readOnly, "approval", `classify(${JSON.stringify(c)}) says it is read-only: match the program's name exactly against the allow list (not by prefix or substring).`);
+    }
+    const r = await run("bash", { command: "truncate -s 0 src/a.txt" });
+    rule(readFileSync(join(root, "src", "a.txt"), "utf8") === "alpha\nbeta\n", "approval", "`truncate -s 0 src/a.txt` ran (it emptied src/a.txt) although the approver refused: ask BEFORE running a command that is not read-only, and run nothing when refused.");
+    rule(r.isError, "approval", `\`truncate -s 0 src/a.txt\` was not refused: ${JSON.stringify(clip(r.text, 200))}`);
   });
 
   it("the seed's block list lets each bypass through, and the shell still runs the blocked program", () => {
     const runs = blocklist.runBypasses();
-    expect(runs).toHaveLength(3);
+    rule(runs.length === 3, "approval", `runBypasses() showed ${runs.length} bypasses: the lesson shows the seed's three (a backslash, a command substitution, another shell).`);
     for (const r of runs) {
-      expect(r.blocked, r.command).toBe(false);
+      rule(!r.blocked, "approval", `the seed's block list blocked \`${r.command}\`: the bypass must get past it, as it does in the seed.`);
       const word = /the shell ran: (\S+)/.exec(r.ran)?.[1];
-      expect(blocklist.SEED_BLOCK_LIST.some((d) => d.includes(word ?? "?")), `${r.command} → ${r.ran}`).toBe(true);
-      expect(approval.classify(r.command, root).readOnly, r.command).toBe(false);
+      rule(blocklist.SEED_BLOCK_LIST.some((d) => d.includes(word ?? "?")), "approval", `\`${r.command}\` → ${r.ran}: the bypass should make the shell run a program the block list names.`);
+      rule(!approval.classify(r.command, root).readOnly, "approval", `classify(\`${r.command}\`) says it is read-only: a bypass of the block list must still ask.`);
     }
   });
 
   it("property: a command with a shell metacharacter outside single quotes is never read-only", () => {
     const meta = fc.constantFrom("$", "`", ";", "&", ">", "<", "\\", "(", "\n", "||");
-    assertProperty(fc.property(fc.constantFrom("ls", "cat src/a.txt", "echo hi"), meta, fc.stringMatching(/^[a-z ]{0,6}$/), (c, m, tail) => !approval.classify(`${c} ${m}${tail}`, root).readOnly));
+    assertProperty(fc.property(fc.constantFrom("ls", "cat src/a.txt", "echo hi"), meta, fc.stringMatching(/^[a-z ]{0,6}$/), (c, m, tail) => !approval.classify(`${c} ${m}${tail}`, root).readOnly), {}, "approval");
   });
 
   it("with no terminal and no --yes the approver refuses, saying how to allow it", async () => {
     const input = Object.assign(new PassThrough(), { isTTY: false });
     const d = await approval.terminalApprover({ input })({ command: "touch x", reason: "touch is not on the read-only list" });
-    expect(d).toEqual({ approved: false, why: expect.stringMatching(/--yes/) });
-    expect(await approval.terminalApprover({ yes: true, input })({ command: "touch x", reason: "r" })).toEqual({ approved: true });
+    rule(!d.approved && /--yes/.test(d.why), "approval", `with no terminal and no --yes, terminalApprover answered ${JSON.stringify(d)}: refuse, and say --yes allows such commands.`);
+    const yes = await approval.terminalApprover({ yes: true, input })({ command: "touch x", reason: "r" });
+    rule(yes.approved, "approval", `terminalApprover({ yes: true }) refused (${JSON.stringify(yes)}): --yes approves without asking.`);
   });
 
   it("on a terminal it asks y/n: y approves, anything else refuses", async () => {
@@ -241,12 +298,11 @@ describe("s07 read-only commands run freely; anything else asks first", () => {
       output.on("data", (d: Buffer) => (asked += d.toString()));
       setTimeout(() => input.write(`${answer}\n`), 20);
       const d = await approval.terminalApprover({ input, output })({ command: "touch x", reason: "r" });
-      expect(asked).toMatch(/touch x[\s\S]*\[y\/N\]/);
+      rule(/touch x[\s\S]*\[y\/N\]/.test(asked), "approval", `on a terminal the approver should show the command and ask [y/N]; it wrote ${JSON.stringify(asked)}`);
       return d.approved;
     };
-    expect(await ask("y")).toBe(true);
-    expect(await ask("n")).toBe(false);
-    expect(await ask("")).toBe(false);
+    for (const [answer, approved] of [["y", true], ["n", false], ["", false]] as const)
+      rule((await ask(answer)) === approved, "approval", `answering ${JSON.stringify(answer)} at the approval question ${approved ? "refused" : "approved"} the command: only y (or yes) approves.`);
   });
 
   it("Ctrl-C at the question refuses, and is passed on so the run can stop", async () => {
@@ -255,34 +311,34 @@ describe("s07 read-only commands run freely; anything else asks first", () => {
     let interrupted = 0;
     setTimeout(() => input.write("\x03"), 20);
     const d = await approval.terminalApprover({ input, output, onInterrupt: () => interrupted++ })({ command: "touch x", reason: "r" });
-    expect(d).toEqual({ approved: false, why: "the user pressed Ctrl-C" });
-    expect(interrupted).toBe(1);
+    rule(!d.approved, "approval", `Ctrl-C at the approval question approved the command: it refuses (${JSON.stringify(d)}).`);
+    rule(interrupted === 1, "abort-leaves-transcript", `Ctrl-C at the approval question was passed on ${interrupted} time(s): refuse, then pass it on once (onInterrupt) so the run stops.`);
   });
 });
 
 describe("s07 attack cases: every one must fail", () => {
   it("has at least 30 attack cases", () => {
-    expect(FILE_ATTACKS.length + COMMAND_ATTACKS.length + 5).toBeGreaterThanOrEqual(30);
+    rule(FILE_ATTACKS.length + COMMAND_ATTACKS.length + 5 >= 30, "workspace", "tests/attacks/s07_cases.ts lost attack cases: keep at least 30.");
   });
 
   for (const attack of FILE_ATTACKS)
     it(`file: ${attack.name} (${attack.tool})`, async () => {
       const r = await run(attack.tool, attack.input(out));
-      expect(r.isError, `${attack.tool} ${JSON.stringify(attack.input(out))} was not refused: ${r.text.slice(0, 200)}`).toBe(true);
-      expect(r.text).not.toContain(SECRET);
-      expect(r.text).toMatch(/outside the workspace|NUL/);
-      expect(readFileSync(join(out, "secret.txt"), "utf8")).toBe(SECRET);
-      expect(existsSync(join(out, "new.txt"))).toBe(false);
-      expect(existsSync(join(out, "created-by-attack.txt"))).toBe(false);
+      const what = `${attack.tool} ${JSON.stringify(attack.input(out))}`;
+      rule(r.isError, "workspace", `${what} was not refused: ${clip(r.text, 200)}`);
+      rule(!r.text.includes(SECRET), "workspace", `${what} showed the secret file outside the workspace.`);
+      rule(/outside the workspace|NUL/.test(r.text), "workspace", `${what} was refused, but its error does not say the path is outside the workspace: ${clip(r.text, 200)}`);
+      rule(readFileSync(join(out, "secret.txt"), "utf8") === SECRET, "workspace", `${what} changed a file outside the workspace.`);
+      rule(!existsSync(join(out, "new.txt")) && !existsSync(join(out, "created-by-attack.txt")), "workspace", `${what} created a file outside the workspace.`);
     });
 
   for (const attack of COMMAND_ATTACKS)
     it(`command: ${attack.name}`, async () => {
       const r = await run("bash", { command: attack.command });
-      expect(r.isError, `\`${attack.command}\` ran without approval: ${r.text.slice(0, 200)}`).toBe(true);
-      expect(r.text).toMatch(/not run: this command is not read-only/);
-      expect(r.text).not.toContain(SECRET);
-      expect(existsSync(join(root, "pwned"))).toBe(false);
+      rule(!existsSync(join(root, "pwned")), "approval", `\`${attack.command}\` ran (it created "pwned") although the approver refused: ask BEFORE running a command that is not read-only, and run nothing when refused.`);
+      rule(r.isError, "approval", `\`${attack.command}\` ran without approval: ${clip(r.text, 200)}`);
+      rule(/not run: this command is not read-only/.test(r.text), "approval", `\`${attack.command}\` was refused, but its error does not say why ("not run: this command is not read-only …"): ${clip(r.text, 200)}`);
+      rule(!r.text.includes(SECRET), "approval", `\`${attack.command}\` showed the secret file outside the workspace.`);
     });
 
   it("approved: the key is not in the child's environment, whichever way it is read", async () => {
@@ -292,7 +348,7 @@ describe("s07 attack cases: every one must fail", () => {
     try {
       for (const command of ["echo $ANTHROPIC_API_KEY", "env", "cat /proc/self/environ | tr '\\0' '\\n'", "node -e 'console.log(JSON.stringify(process.env))'"]) {
         const r = await run("bash", { command }, { approve: approval.approveAll });
-        expect(r.text, command).not.toContain("must-not-leak");
+        rule(!r.text.includes("must-not-leak"), "child-env", `\`${command}\` showed the agent's key or token: the child's environment comes from an allow list.`);
       }
     } finally {
       if (saved === undefined) delete process.env.ANTHROPIC_API_KEY;
@@ -307,46 +363,50 @@ describe("s07 attack cases: every one must fail", () => {
       5_000,
       "a command with a 0.6 s timeout",
     );
-    expect(r.isError).toBe(true);
-    expect(r.text).toMatch(/timed out/);
+    rule(r.isError && /timed out/.test(r.text), "tool-timeout", `a command past its 0.6 s timeout was not answered as a timed-out error: ${JSON.stringify(clip(r.text, 200))}`);
     const pid = Number(/^\d+/m.exec(r.text)?.[0]);
-    expect(await goneWithin(pid), `the forked sleep (pid ${pid}) is still running`).toBe(true);
+    rule(await goneWithin(pid), "process-group", `the forked sleep (pid ${pid}) is still running after the timeout: kill the whole process group.`);
   });
 
   it("approved: `sleep 30 & echo started` leaves nothing running", async () => {
     const r = await within(run("bash", { command: "sleep 30 & echo started $!" }, { approve: approval.approveAll }), 5_000, "`sleep 30 & echo started`");
     const pid = Number(/started (\d+)/.exec(r.text)?.[1]);
-    expect(pid).toBeGreaterThan(0);
-    expect(await goneWithin(pid)).toBe(true);
+    rule(pid > 0, "process-group", `\`sleep 30 & echo started $!\` should print its child's pid: ${JSON.stringify(clip(r.text, 200))}`);
+    rule(await goneWithin(pid), "process-group", `the background sleep (pid ${pid}) is still running after its command ended: kill the process group when the shell exits.`);
   });
 
   it("approved: an endless output flood comes back capped, with a note", async () => {
+    const started = Date.now();
     const r = await run("bash", { command: "yes" }, { approve: approval.approveAll, maxOutput: 2_000 });
-    expect(r.text.length).toBeLessThan(2_400);
-    expect(r.text).toMatch(/output cut: \d+ of \d+ characters not shown/);
+    const took = Date.now() - started;
+    rule(r.text.length < 2_400, "output-cap", `\`yes\` with maxOutput 2 000 came back with ${r.text.length} characters: keep at most maxOutput, then a note.`);
+    rule(/output cut: \d+ of \d+ characters not shown/.test(r.text), "output-cap", `\`yes\` came back capped but without the note saying how much was cut: ${JSON.stringify(r.text.slice(-160))}`);
+    rule(!/timed out/.test(r.text) && took < 8_000, "output-cap", `\`yes\` ran until its timeout (${Math.round(took / 1000)} s): an output that keeps growing far past the cap is stopped at once, not read to the end.`);
   });
 
   it("approved: an approved write still cannot use a path outside (the file tools refuse it)", async () => {
     const r = await run("write_file", { path: "../out/new.txt", content: "x" }, { approve: approval.approveAll });
-    expect(r.isError).toBe(true);
-    expect(existsSync(join(out, "new.txt"))).toBe(false);
+    rule(r.isError && !existsSync(join(out, "new.txt")), "workspace", "write_file ../out/new.txt wrote outside the workspace when commands were approved: approval is for commands, the file tools still refuse a path outside.");
   });
 });
 
 describe("s07 what still works", () => {
   it("file tools read, write and edit inside the workspace", async () => {
-    expect((await run("read_file", { path: "src/a.txt" })).text).toContain("alpha");
-    expect((await run("write_file", { path: "made/new.txt", content: "hello" })).isError).toBe(false);
-    expect(readFileSync(join(root, "made", "new.txt"), "utf8")).toBe("hello");
-    expect((await run("edit_file", { path: "made/new.txt", old_text: "hello", new_text: "bye" })).isError).toBe(false);
-    expect((await run("list_files", { path: "." })).text).toContain("src/a.txt");
+    const read = await run("read_file", { path: "src/a.txt" });
+    rule(read.text.includes("alpha"), "workspace", `read_file src/a.txt, inside the workspace, did not return the file: ${clip(read.text, 200)}`);
+    const write = await run("write_file", { path: "made/new.txt", content: "hello" });
+    rule(!write.isError && readFileSync(join(root, "made", "new.txt"), "utf8") === "hello", "workspace", `write_file made/new.txt, a new file inside the workspace, failed: ${clip(write.text, 200)}`);
+    const edit = await run("edit_file", { path: "made/new.txt", old_text: "hello", new_text: "bye" });
+    rule(!edit.isError, "workspace", `edit_file inside the workspace failed: ${clip(edit.text, 200)}`);
+    const list = await run("list_files", { path: "." });
+    rule(list.text.includes("src/a.txt"), "workspace", `list_files . did not list src/a.txt: ${clip(list.text, 200)}`);
   });
 
   it("read-only commands run without asking; approved commands run", async () => {
-    expect((await run("bash", { command: "cat src/a.txt | wc -l" })).text.trim()).toBe("2");
+    const wc = await run("bash", { command: "cat src/a.txt | wc -l" });
+    rule(wc.text.trim() === "2", "approval", `the read-only \`cat src/a.txt | wc -l\` did not run without asking: ${JSON.stringify(clip(wc.text, 200))}`);
     const r = await run("bash", { command: "touch approved.txt && echo ok" }, { approve: approval.approveAll });
-    expect(r.text).toContain("ok");
-    expect(existsSync(join(root, "approved.txt"))).toBe(true);
+    rule(r.text.includes("ok") && existsSync(join(root, "approved.txt")), "approval", `an approved command did not run: ${JSON.stringify(clip(r.text, 200))}`);
   });
 });
 
@@ -369,16 +429,12 @@ describe("s07 the loop with safe tools (the default task, scripted)", () => {
     const restore = quietOutput();
     try {
       const { outcome, results, workspace } = await runTask(approval.refuseAll);
-      expect(outcome.status).toBe("done");
+      rule(!existsSync(join(workspace, ".course", "s07-was-here")), "approval", "the loop's bash call that writes a marker file ran although the approver refused it: ask before running, run nothing when refused.");
+      rule(outcome.status === "done", "typed-outcome", `the default task ended ${JSON.stringify(outcome)}: refused calls are answered as errors and the run goes on to its answer.`);
       const [wc, passwd, marker] = results;
-      expect(wc?.is_error ?? false).toBe(false);
-      expect(textIn(wc?.content)).toMatch(/4 README\.md/);
-      expect(passwd?.is_error).toBe(true);
-      expect(textIn(passwd?.content)).toMatch(/outside the workspace/);
-      expect(textIn(passwd?.content)).not.toMatch(/root:x:0/);
-      expect(marker?.is_error).toBe(true);
-      expect(textIn(marker?.content)).toMatch(/not read-only/);
-      expect(existsSync(join(workspace, ".course", "s07-was-here"))).toBe(false);
+      rule(!(wc?.is_error ?? false) && /4 README\.md/.test(textIn(wc?.content)), "approval", `the read-only \`wc -l README.md\` was not run without asking: ${clip(textIn(wc?.content), 200)}`);
+      rule(passwd?.is_error === true && /outside the workspace/.test(textIn(passwd?.content)) && !/root:x:0/.test(textIn(passwd?.content)), "workspace", `read_file /etc/passwd was not refused as outside the workspace: ${clip(textIn(passwd?.content), 200)}`);
+      rule(marker?.is_error === true && /not read-only/.test(textIn(marker?.content)), "approval", `the unapproved command was not answered as a refused error ("not run: this command is not read-only …"): ${clip(textIn(marker?.content), 200)}`);
     } finally {
       restore();
     }
@@ -388,8 +444,7 @@ describe("s07 the loop with safe tools (the default task, scripted)", () => {
     const restore = quietOutput();
     try {
       const { results, workspace } = await runTask(approval.approveAll);
-      expect(results[2]?.is_error ?? false).toBe(false);
-      expect(existsSync(join(workspace, ".course", "s07-was-here"))).toBe(true);
+      rule(!(results[2]?.is_error ?? false) && existsSync(join(workspace, ".course", "s07-was-here")), "approval", `an approved command did not run in the loop: ${clip(textIn(results[2]?.content), 200)}`);
     } finally {
       restore();
     }
@@ -412,17 +467,16 @@ describe("s07 the script, offline", () => {
 
   it("shows the three bypasses, then refuses what it cannot ask about (no terminal)", async () => {
     const { code, out } = await runScript();
-    expect(code, out).toBe(0);
-    expect(out.match(/block list: allowed/g), out).toHaveLength(3);
-    expect(out).toMatch(/the shell ran: sudo id/);
-    expect(out).toMatch(/outside the workspace/);
-    expect(out).toMatch(/not run: this command is not read-only .* no terminal to ask/);
-    expect(out).toMatch(/can be sent again/);
+    const tail = out.slice(-1500);
+    rule(code === 0, "loop-threw", `the lesson's script exited with ${code}:\n${tail}`);
+    rule(out.match(/block list: allowed/g)?.length === 3 && /the shell ran: sudo id/.test(out), "approval", `the script should show the seed's three bypasses getting past the block list:\n${tail}`);
+    rule(/outside the workspace/.test(out), "workspace", `the script's run did not refuse the file outside the workspace:\n${tail}`);
+    rule(/not run: this command is not read-only .* no terminal to ask/.test(out), "approval", `with no terminal and no --yes, the script should refuse the command that is not read-only:\n${tail}`);
+    rule(/can be sent again/.test(out), "sendable-again", `the script's run did not end with a transcript that can be sent again:\n${tail}`);
   }, 60_000);
 
   it("with --yes, the command runs", async () => {
     const { code, out } = await runScript("--yes");
-    expect(code, out).toBe(0);
-    expect(out).toMatch(/marker file was written after you approved it/);
+    rule(code === 0 && /marker file was written after you approved it/.test(out), "approval", `with --yes the script's command should run (the marker file written):\n${out.slice(-1500)}`);
   }, 60_000);
 });

@@ -3,10 +3,11 @@
  * Order, not speed: each test records the order in which things happened during one stream
  * (pieces of text, tool calls noticed, tools started, the end of the message).
  */
+import { isDeepStrictEqual } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
 import { z } from "zod";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { call, say, steps, text, thinking } from "../runtime/scripted/scenarios/script.ts";
 import { S08_TASK, S08_WORKSPACE } from "../runtime/scripted/scenarios/s08_streaming.ts";
 import type { Reply, Scenario } from "../runtime/scripted/types.ts";
@@ -14,7 +15,10 @@ import { scratchWorkspace } from "../runtime/tools/files.ts";
 import { defineTool, SafeToolRegistry } from "../solutions/s04_tool_errors/define-tool.ts";
 import { approveAll } from "../solutions/s07_safe_tools/approval.ts";
 import * as reference from "../solutions/s07_safe_tools/agent.ts";
-import { loadLesson, quietOutput, scripted , expectSendable , textIn , assertProperty } from "../runtime/testing.ts";
+import { assertProperty, expectSendable, loadLesson, quietOutput, rule, scripted, textIn } from "../runtime/testing.ts";
+
+/** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
+const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
 
 type StreamModule = typeof import("../solutions/s08_streaming/stream-turn.ts");
 type AgentModule = typeof import("../solutions/s08_streaming/agent.ts");
@@ -40,10 +44,9 @@ describe("s08 streamTurn: one request, streamed", () => {
     const llm = scripted({ scenario: scenario("t-text", () => say(long)), streamDelayMs: 2 });
     const seen: string[] = [];
     const message = await streaming.streamTurn(llm.client, params(), { onText: (d) => seen.push(d) });
-    expect(seen.length, "text came in one piece, or not at all: hand each text_delta on as it arrives").toBeGreaterThan(3);
-    expect(seen.join("")).toBe(long);
-    expect(message.content).toEqual([expect.objectContaining({ type: "text", text: long })]);
-    expect(message.stop_reason).toBe("end_turn");
+    rule(seen.length > 3, "streaming", `the text came in ${seen.length} piece(s): hand each text_delta on (onText) as it arrives, not once the block or the message is complete.`);
+    rule(seen.join("") === long, "streaming", `the pieces handed to onText make ${JSON.stringify(clip(seen.join(""), 80))}, not the streamed text: hand on every text_delta, once each.`);
+    rule(message.content.length === 1 && message.content[0]?.type === "text" && message.content[0].text === long && message.stop_reason === "end_turn", "streaming", `streamTurn returned ${clip(JSON.stringify(message.content), 200)} (stop_reason ${message.stop_reason}): return the whole message, as finalMessage() gives it.`);
   });
 
   it("rebuilds each tool call's input from its input_json_delta pieces", async () => {
@@ -51,10 +54,10 @@ describe("s08 streamTurn: one request, streamed", () => {
     const llm = scripted({ scenario: scenario("t-json", () => ({ content: [call("lookup", input), call("lookup", {})] })) });
     const noticed: Anthropic.ToolUseBlock[] = [];
     const message = await streaming.streamTurn(llm.client, params([TOOL]), { onToolUse: (c) => noticed.push(c) });
-    expect(noticed.map((c) => c.input)).toEqual([input, {}]);
+    rule(isDeepStrictEqual(noticed.map((c) => c.input), [input, {}]), "streaming", `the calls handed to onToolUse had the inputs ${JSON.stringify(noticed.map((c) => c.input))}, not ${JSON.stringify([input, {}])}: join every input_json_delta of a block (partial_json) and parse the whole text when the block stops; no delta means {}.`);
     const final = message.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
-    expect(noticed.map((c) => c.id)).toEqual(final.map((c) => c.id));
-    expect(final.map((c) => c.input)).toEqual([input, {}]);
+    rule(JSON.stringify(noticed.map((c) => c.id)) === JSON.stringify(final.map((c) => c.id)), "streaming", `onToolUse was given the ids ${noticed.map((c) => c.id).join(", ")}, but the message's calls are ${final.map((c) => c.id).join(", ")}: hand on each call once, with its own id.`);
+    rule(isDeepStrictEqual(final.map((c) => c.input), [input, {}]), "streaming", `the returned message's calls have the inputs ${JSON.stringify(final.map((c) => c.input))}: the message must be the one the API sent (finalMessage()).`);
   });
 
   it("notices a tool call while the message is still streaming", async () => {
@@ -64,8 +67,8 @@ describe("s08 streamTurn: one request, streamed", () => {
     const order: string[] = [];
     await streaming.streamTurn(llm.client, params([TOOL]), { onText: () => order.push("text"), onToolUse: () => order.push("tool") });
     order.push("end");
-    expect(order[0], `the call was noticed only at the end: ${order.join(" ")}`).toBe("tool");
-    expect(order.filter((o) => o === "text").length).toBeGreaterThan(0);
+    rule(order[0] === "tool", "streaming", `the call was not noticed before the text after it streamed (${order.join(" ")}): hand each tool call on when its block stops (content_block_stop), not when the message ends.`);
+    rule(order.includes("text"), "streaming", `no text was handed on (${order.join(" ")}): call onText for each text_delta.`);
   });
 
   it("stops when the signal aborts: APIUserAbortError, and nothing is returned", async () => {
@@ -73,8 +76,12 @@ describe("s08 streamTurn: one request, streamed", () => {
     const controller = new AbortController();
     const seen: string[] = [];
     const run = streaming.streamTurn(llm.client, params(), { onText: (d) => (seen.push(d), seen.length === 2 && controller.abort()) }, controller.signal);
-    await expect(run).rejects.toThrow(/abort/i);
-    expect(seen.length).toBeLessThan(10);
+    const settled = await run.then((m) => ({ message: m }), (e: unknown) => ({ error: e }));
+    rule("error" in settled && /abort/i.test(String((settled.error as Error)?.message ?? settled.error)), "abort-leaves-transcript", () =>
+      "error" in settled
+        ? `an aborted stream threw ${String((settled.error as Error)?.message ?? settled.error)}: let the SDK's APIUserAbortError through.`
+        : `an aborted stream returned a message (${clip(JSON.stringify(settled.message.content), 120)}): nothing of a partial answer is returned; let the abort error through (pass the signal to messages.stream).`);
+    rule(seen.length < 10, "abort-leaves-transcript", `the stream went on after the abort (${seen.length} pieces of text): pass the signal to messages.stream so the abort stops it.`);
   });
 });
 
@@ -102,7 +109,8 @@ async function runSpies(content: Reply["content"]) {
   const history: Anthropic.MessageParam[] = [{ role: "user", content: "spies" }];
   const outcome = await agent.runAgent(llm, history, {
     registry: spyRegistry(log),
-    stream: { onToolUse: (c) => log.push(`noticed ${c.name} ${(c.input as { n: number }).n}`), onText: () => log.push("text") },
+    // "text" while the first message streams; the answer after the results is "later text".
+    stream: { onToolUse: (c) => log.push(`noticed ${c.name} ${(c.input as { n: number }).n}`), onText: () => log.push(llm.scripted.exchanges.length <= 1 ? "text" : "later text") },
   });
   await expectSendable(llm, history);
   const results = (history[2]!.content as Anthropic.ToolResultBlockParam[]).map((r) => textIn(r.content));
@@ -113,16 +121,17 @@ describe("s08 the loop starts read-only tools before the message ends", () => {
   it("starts each read-only call as soon as it is noticed", async () => {
     const { log, results } = await runSpies([call("read", { n: 1 }), call("read", { n: 2 }), text("Words after the calls, still streaming.")]);
     const at = (s: string) => log.indexOf(s);
-    expect(at("start read 1"), log.join(" | ")).toBeGreaterThan(-1);
-    expect(at("start read 1"), `read 1 did not start before read 2 was noticed: ${log.join(" | ")}`).toBeLessThan(at("noticed read 2"));
-    expect(at("start read 2"), `read 2 did not start before the text after it streamed: ${log.join(" | ")}`).toBeLessThan(log.lastIndexOf("text"));
-    expect(results).toEqual(["read 1 ok", "read 2 ok"]);
+    rule(at("start read 1") > -1, "early-start", `read 1 never ran: ${log.join(" | ")}`);
+    rule(at("start read 1") < at("noticed read 2"), "early-start", `read 1, a read-only call, did not start before read 2 was noticed (${log.join(" | ")}): start each read-only call as soon as the stream hands it on.`);
+    rule(at("start read 2") < log.lastIndexOf("text"), "early-start", `read 2 did not start before the text after it streamed (${log.join(" | ")}): start each read-only call as soon as the stream hands it on.`);
+    rule(JSON.stringify(results) === JSON.stringify(["read 1 ok", "read 2 ok"]), "result-by-id", `the results are ${JSON.stringify(results)}: each call's own output, in call order.`);
   });
 
   it("never starts a read-only call early when a writing call comes before it", async () => {
-    const { log, results } = await runSpies([call("write", { n: 1 }), call("read", { n: 2 }), text("Words after the calls.")]);
-    expect(log.indexOf("start read 2"), log.join(" | ")).toBeGreaterThan(log.indexOf("done write 1"));
-    expect(results).toEqual(["write 1 ok", "read 2 ok"]);
+    const { log, results } = await runSpies([call("write", { n: 1 }), call("read", { n: 2 }), text("Words after the calls, still streaming for a while, piece by piece.")]);
+    rule(log.indexOf("start write 1") > log.lastIndexOf("text"), "early-start", `the writing call started while the message was still streaming (${log.join(" | ")}): only read-only calls may start early; the others run after the message ends.`);
+    rule(log.indexOf("start read 2") > log.indexOf("done write 1"), "early-start", `read 2 started before write 1, which comes before it, was done (${log.join(" | ")}): a read-only call starts early only when every call before it is read-only too.`);
+    rule(JSON.stringify(results) === JSON.stringify(["write 1 ok", "read 2 ok"]), "result-by-id", `the results are ${JSON.stringify(results)}: each call's own output, in call order.`);
   });
 });
 
@@ -162,21 +171,19 @@ describe("s08 a turn that does not end with tool_use runs none of its calls, eve
       const outcome = await agent.runAgent(llm, history, { registry: new SafeToolRegistry([read, write]) });
       const atReturn = [...log];
 
-      expect(outcome, `[typed-outcome] a turn that ended with stop_reason ${stop} is not success: return a stopped Outcome (s05's stoppedBy)`).toMatchObject({ status: "stopped" });
-      expect(atReturn, `[tools-only-on-tool-use] the turn ended with stop_reason ${stop}, not tool_use: the writing call must not run at all`).not.toContain("start write 2");
+      rule(outcome.status === "stopped", "typed-outcome", `a turn that ended with stop_reason ${stop} is not success, but runAgent returned ${JSON.stringify(outcome)}: return a stopped Outcome (s05's stoppedBy).`);
+      rule(!atReturn.includes("start write 2"), "tools-only-on-tool-use", `the turn ended with stop_reason ${stop}, not tool_use, and the writing call ran anyway (${atReturn.join(" | ")}): it must not run at all (and never start early: it is not read-only).`);
       if (atReturn.includes("start read 1"))
-        expect(
-          atReturn,
-          `[tools-only-on-tool-use] the read-only call started early while the answer streamed, and was still running when runAgent returned (${atReturn.join(" | ")}). ` +
-            `A turn that does not end with tool_use runs none of its calls: stop the early ones (abort their signal) and await them before going on (EarlyStart.settle)`,
-        ).toContain("end read 1");
+        rule(
+          atReturn.includes("end read 1"),
+          "tools-only-on-tool-use",
+          `the read-only call started early while the answer streamed, and was still running when runAgent returned (${atReturn.join(" | ")}). ` +
+            `A turn that does not end with tool_use runs none of its calls: stop the early ones (abort their signal) and await them before going on (EarlyStart.settle).`,
+        );
       await expectSendable(llm, history);
       const results = (history[2]?.content ?? []) as Anthropic.ToolResultBlockParam[];
-      expect(results.map((r) => r.is_error), `[tools-only-on-tool-use] both calls must be answered is_error: true ("not run"), so the transcript stays sendable`).toEqual([true, true]);
-      expect(
-        results.map((r) => textIn(r.content)).join(" "),
-        `[tools-only-on-tool-use] the early call's result was used although the turn ended with ${stop}: throw it away and answer "not run"`,
-      ).not.toContain("read 1 ok");
+      rule(results.length === 2 && results.every((r) => r.is_error === true), "tools-only-on-tool-use", `both calls must be answered is_error: true ("not run"), so the transcript stays sendable; the results were ${JSON.stringify(results.map((r) => ({ id: r.tool_use_id, is_error: r.is_error })))}.`);
+      rule(!results.map((r) => textIn(r.content)).join(" ").includes("read 1 ok"), "tools-only-on-tool-use", `the early call's result was used although the turn ended with ${stop}: throw it away and answer "not run".`);
     });
 });
 
@@ -194,12 +201,13 @@ describe("s08 Ctrl-C: an aborted stream leaves a transcript that can be sent aga
         signal: controller.signal,
         stream: { onText: () => ++texts === (turn === 1 ? 3 : 3 + 20) && controller.abort() },
       });
-      expect(outcome).toMatchObject({ status: "stopped", reason: "aborted" });
-      expect(history.length).toBe(turn === 1 ? 1 : 3);
+      rule(outcome.status === "stopped" && outcome.reason === "aborted", "abort-leaves-transcript", `aborted while turn ${turn} streamed, runAgent returned ${JSON.stringify(outcome)}: return a stopped outcome with reason "aborted".`);
       await expectSendable(llm, history);
+      const want = turn === 1 ? 1 : 3;
+      rule(history.length === want, "abort-leaves-transcript", `aborted while turn ${turn} streamed, the history has ${history.length} messages, not ${want} (the turns finished before it): drop the turn that was streaming, keep every finished one.`);
       // And the run can go on from there.
       const resumed = await agent.runAgent(llm, history, { root, approve: approveAll });
-      expect(resumed.status).toBe("done");
+      rule(resumed.status === "done", "abort-leaves-transcript", `after the abort, running the loop again on the same history ended ${JSON.stringify(resumed)}, not done.`);
       await expectSendable(llm, history);
     });
 });
@@ -220,6 +228,18 @@ function sameRun(history: Anthropic.MessageParam[]): unknown {
   return JSON.parse(json);
 }
 
+/** The streamed run's transcript is the plain run's (tool ids aside); else the first message that differs, in words. */
+function expectSameRun(streamed: Anthropic.MessageParam[], plain: Anthropic.MessageParam[]) {
+  const a = sameRun(streamed) as Anthropic.MessageParam[];
+  const b = sameRun(plain) as Anthropic.MessageParam[];
+  const i = a.findIndex((m, n) => !isDeepStrictEqual(m, b[n]));
+  const differs = i < 0 ? undefined : JSON.stringify(a[i]);
+  rule(i < 0 && a.length === b.length, differs?.includes('"thinking"') ? "not-verbatim" : "streaming", () => {
+    const at = i < 0 ? Math.min(a.length, b.length) : i;
+    return `the streamed run's history differs from the same run without streaming at messages[${at}]: streamed ${clip(JSON.stringify(a[at] ?? "(none)"), 240)}, without streaming ${clip(JSON.stringify(b[at] ?? "(none)"), 240)}. Put the message finalMessage() returns into the history, every block as it came.`;
+  });
+}
+
 describe("s08 a streamed run leaves the same transcript as the same run without streaming", () => {
   async function both(task: string, s?: Scenario) {
     const runOnce = async (which: "streamed" | "plain") => {
@@ -236,8 +256,14 @@ describe("s08 a streamed run leaves the same transcript as the same run without 
 
   it("the default task", async () => {
     const { streamed, plain } = await both(S08_TASK);
-    expect(sameRun(streamed.history)).toEqual(sameRun(plain.history));
-    expect(streamed.history).toHaveLength(4);
+    expectSameRun(streamed.history, plain.history);
+    rule(streamed.history.length === 4, "streaming", `the default task's streamed run left ${streamed.history.length} messages, not 4.`);
+  });
+
+  it("a turn with thinking: the block and its signature go back as they came", async () => {
+    const s = scenario("t-thinking", () => ({ content: [thinking("Read the readme first."), text("Reading it."), call("read_file", { path: "README.md" })] }), () => say("Done."));
+    const { streamed, plain } = await both("think", s);
+    expectSameRun(streamed.history, plain.history);
   });
 
   it("property: any mix of thinking, text and tool calls", async () => {
@@ -251,10 +277,11 @@ describe("s08 a streamed run leaves the same transcript as the same run without 
       fc.asyncProperty(fc.array(fc.array(block, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 3 }), async (turns) => {
         const s = scenario("t-random", ...turns.map((content) => () => ({ content })), () => say("The end."));
         const { streamed, plain } = await both("random", s);
-        expect(sameRun(streamed.history)).toEqual(sameRun(plain.history));
-        expect(streamed.outcome.status).toBe(plain.outcome.status);
+        expectSameRun(streamed.history, plain.history);
+        rule(streamed.outcome.status === plain.outcome.status, "streaming", `the streamed run ended ${streamed.outcome.status}, the same run without streaming ${plain.outcome.status}.`);
       }),
       { numRuns: 15 },
+      "streaming",
     );
   });
 });
@@ -281,9 +308,8 @@ describe("s08 the script: Ctrl-C stops the run and leaves a transcript that can 
     });
     child.stderr.on("data", (d: Buffer) => (out += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-    expect(sent, `the answer never started streaming:\n${out}`).toBe(true);
-    expect(out).toMatch(/stopped \(aborted\)/);
-    expect(out).toMatch(/every tool_use answered: can be sent again/);
-    expect(code).toBe(0);
+    rule(sent, "streaming", `the script's answer never started streaming:\n${out.slice(-1500)}`);
+    rule(/stopped \(aborted\)/.test(out) && /every tool_use answered: can be sent again/.test(out), "abort-leaves-transcript", `Ctrl-C while the answer streamed should stop the run (aborted) with a transcript that can be sent again:\n${out.slice(-1500)}`);
+    rule(code === 0, "abort-leaves-transcript", `after Ctrl-C the script exited with ${code}, not 0:\n${out.slice(-1500)}`);
   }, 30_000);
 });

@@ -5,16 +5,20 @@
  */
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { isDeepStrictEqual } from "node:util";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { S03_SAMPLE } from "../runtime/scripted/scenarios/s03_parallel_tools.ts";
 import { S12_TASK } from "../runtime/scripted/scenarios/s12_guarded_agent.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { approveAll } from "../solutions/s07_safe_tools/approval.ts";
-import type { AgentEvent } from "../solutions/s09_observability/events.ts";
+import type { AgentEvent, EventOf } from "../solutions/s09_observability/events.ts";
 import { parseTranscriptText } from "../docs/.vitepress/theme/transcript.ts";
-import { loadLesson, quietOutput, scripted , expectSendable } from "../runtime/testing.ts";
+import { expectSendable, loadLesson, quietOutput, rule, scripted } from "../runtime/testing.ts";
+
+/** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
+const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
 
 type AgentModule = typeof import("../solutions/s09_observability/agent.ts");
 const agent = await loadLesson<AgentModule>("s09_observability");
@@ -29,11 +33,11 @@ afterAll(() => restore());
 
 type Opts = Parameters<AgentModule["runAgent"]>[2];
 
-async function seed000(opts: Opts = {}) {
+async function seed000(opts: Opts = {}, task: Anthropic.MessageParam["content"] = S12_TASK) {
   const root = await scratchCopy(S03_SAMPLE);
   const llm = scripted();
   const events: AgentEvent[] = [];
-  const history: Anthropic.MessageParam[] = [{ role: "user", content: S12_TASK }];
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
   const outcome = await agent.runAgent(llm, history, {
     root,
     approve: approveAll,
@@ -49,53 +53,75 @@ async function seed000(opts: Opts = {}) {
   return { responses, events, history, outcome };
 }
 
+/** The stop event's totals against the responses' own usage: every kind of token, summed over every turn. */
+function expectTotals(totals: EventOf<"stop">["totals"], responses: readonly Anthropic.Message[]) {
+  const sum = (f: (u: Anthropic.Usage) => number | null | undefined) => responses.reduce((n, r) => n + (f(r.usage) ?? 0), 0);
+  const want = {
+    turns: responses.length,
+    input: sum((u) => u.input_tokens),
+    output: sum((u) => u.output_tokens),
+    cacheWrite: sum((u) => u.cache_creation_input_tokens),
+    cacheRead: sum((u) => u.cache_read_input_tokens),
+  };
+  for (const [k, v] of Object.entries(want))
+    rule(totals[k as keyof typeof want] === v, "observability", `the run's totals say ${k} = ${totals[k as keyof typeof want]}, but the ${responses.length} responses' usage adds up to ${v}: the totals are the sum of every turn's usage (input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens).`);
+  const price = usage.priceFor("scripted-model")!.price;
+  const cost = (want.input * price.input + want.output * price.output + want.cacheWrite * price.cacheWrite + want.cacheRead * price.cacheRead) / 1_000_000;
+  rule(totals.costUsd !== null && Math.abs(totals.costUsd - cost) < 1e-9, "observability", `the run's cost is ${totals.costUsd}, but its tokens priced as ${usage.priceFor("scripted-model")!.as} cost ${cost}: price all four kinds of token, each at its own price, and add the turns.`);
+}
+
 const toolUses = (history: Anthropic.MessageParam[]) =>
   history.flatMap((m) => (m.role === "assistant" && Array.isArray(m.content) ? m.content : [])).filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
 
 describe("s09 events: one per step", () => {
   it("THINK per response, ACT and OBSERVE around every call, STOP once at the end", async () => {
     const { responses, events, history, outcome } = await seed000();
-    expect(outcome.status).toBe("done");
+    rule(outcome.status === "done", "typed-outcome", `seed 000's task ended ${JSON.stringify(outcome)}, not done.`);
     const kinds = events.map((e) => e.type);
-    expect(kinds.filter((k) => k === "think"), kinds.join(" ")).toHaveLength(responses.length);
-    expect(kinds.filter((k) => k === "stop"), "exactly one stop event").toHaveLength(1);
-    expect(kinds[kinds.length - 1], "the stop event comes last").toBe("stop");
-    expect(kinds[0]).toBe("think");
+    const seen = `the events were: ${kinds.join(" ")}`;
+    rule(kinds.filter((k) => k === "think").length === responses.length, "observability", `the model answered ${responses.length} times but there were ${kinds.filter((k) => k === "think").length} think events (${seen}): emit THINK once per response.`);
+    rule(kinds.filter((k) => k === "stop").length === 1 && kinds[kinds.length - 1] === "stop", "observability", `the run must end with exactly one stop event, the last one (${seen}).`);
+    rule(kinds[0] === "think", "observability", `the first event must be THINK, the first response (${seen}).`);
     // Every call of the transcript was acted on and observed, in that order, with the same id.
     for (const call of toolUses(history)) {
       const act = events.findIndex((e) => e.type === "act" && e.call.id === call.id);
       const observe = events.findIndex((e) => e.type === "observe" && e.call.id === call.id);
-      expect(act, `no act event for ${call.id} (${call.name})`).toBeGreaterThanOrEqual(0);
-      expect(observe, `no observe event for ${call.id}`).toBeGreaterThan(act);
+      rule(act >= 0, "observability", `no act event for ${call.id} (${call.name}) (${seen}): emit ACT before every call runs.`);
+      rule(observe > act, "observability", `the observe event for ${call.id} (${call.name}) ${observe < 0 ? "is missing" : "came before its act event"} (${seen}): ACT when the call starts, OBSERVE when its result is back.`);
     }
-    expect(events.filter((e) => e.type === "act")).toHaveLength(toolUses(history).length);
+    rule(events.filter((e) => e.type === "act").length === toolUses(history).length, "observability", `${events.filter((e) => e.type === "act").length} act events for ${toolUses(history).length} calls: one ACT per call.`);
     // The think events carry the responses themselves.
-    expect(events.flatMap((e) => (e.type === "think" ? [e.message.id] : []))).toEqual(responses.map((r) => r.id));
+    const ids = events.flatMap((e) => (e.type === "think" ? [e.message.id] : []));
+    rule(JSON.stringify(ids) === JSON.stringify(responses.map((r) => r.id)), "observability", `the think events carry messages ${ids.join(", ")}, not the responses ${responses.map((r) => r.id).join(", ")}, in order.`);
   });
 
   it("the stop event carries the outcome and the run's totals: the sum of the turns", async () => {
-    const { events, outcome } = await seed000();
+    const { events, outcome, responses } = await seed000();
     const stop = events[events.length - 1]!;
-    if (stop.type !== "stop") throw new Error("the last event is not a stop event");
-    expect(stop.outcome).toEqual(outcome);
-    const thinks = events.flatMap((e) => (e.type === "think" ? [e.usage] : []));
-    expect(stop.totals.turns).toBe(thinks.length);
-    expect(stop.totals.input).toBe(thinks.reduce((n, u) => n + u.input, 0));
-    expect(stop.totals.output).toBe(thinks.reduce((n, u) => n + u.output, 0));
-    expect(stop.totals.costUsd).toBeCloseTo(thinks.reduce((n, u) => n + (u.costUsd ?? NaN), 0), 10);
-    expect(stop.totals.costUsd).toBeGreaterThan(0);
+    rule(stop?.type === "stop", "observability", `the last event is ${stop?.type ?? "missing"}, not stop: every way out of the loop emits STOP.`);
+    rule(isDeepStrictEqual(JSON.parse(JSON.stringify(stop.outcome)), JSON.parse(JSON.stringify(outcome))), "observability", `the stop event says ${JSON.stringify(stop.outcome)} but runAgent returned ${JSON.stringify(outcome)}: it carries the outcome itself.`);
+    expectTotals(stop.totals, responses);
+  });
+
+  it("the totals count cache reads and writes too (a prompt with a cache breakpoint)", async () => {
+    // A cache breakpoint on the task: the first request writes the cache, the next ones read it.
+    const { events, responses } = await seed000({}, [{ type: "text", text: S12_TASK, cache_control: { type: "ephemeral" } }]);
+    rule(responses.some((r) => (r.usage.cache_read_input_tokens ?? 0) > 0), "observability", "the run reported no cache reads: the scripted model did not see the task's cache breakpoint (send the history as it is).");
+    const stop = events[events.length - 1]!;
+    rule(stop?.type === "stop", "observability", `the last event is ${stop?.type ?? "missing"}, not stop: every way out of the loop emits STOP.`);
+    expectTotals(stop.totals, responses);
   });
 
   it("a run stopped by a guard or by Ctrl-C ends with a stop event too", async () => {
     const capped = await seed000({ guards: { maxTurns: 1 } });
     const last = capped.events[capped.events.length - 1];
-    expect(last).toMatchObject({ type: "stop", outcome: { status: "stopped", reason: "max_turns" } });
+    rule(last?.type === "stop" && last.outcome.status === "stopped" && last.outcome.reason === "max_turns", "observability", `a run stopped by max_turns ended with ${last ? JSON.stringify({ type: last.type, ...(last.type === "stop" ? { outcome: last.outcome } : {}) }) : "no event"}: a guard stop emits STOP too, with its outcome.`);
 
     const controller = new AbortController();
     controller.abort();
     const aborted = await seed000({ signal: controller.signal });
-    expect(aborted.events.map((e) => e.type)).toEqual(["stop"]);
-    expect(aborted.events[0]).toMatchObject({ outcome: { reason: "aborted" } });
+    const kinds = aborted.events.map((e) => e.type);
+    rule(kinds.length === 1 && kinds[0] === "stop" && aborted.events[0]!.type === "stop" && aborted.events[0]!.outcome.status === "stopped" && aborted.events[0]!.outcome.reason === "aborted", "observability", `a run aborted before it began emitted [${kinds.join(", ")}]: exactly one stop event, outcome aborted.`);
   });
 });
 
@@ -105,15 +131,16 @@ describe("s09 usage and cost", () => {
 
   it("prices every kind of token, cache included", () => {
     const t = usage.turnUsage("claude-sonnet-4-5", u(1_000_000, 1_000_000, 1_000_000, 1_000_000));
-    expect(t.costUsd).toBeCloseTo(3 + 15 + 3.75 + 0.3, 10);
-    expect(usage.turnUsage("claude-sonnet-4-5", u(10, 20, null, null))).toMatchObject({ input: 10, output: 20, cacheWrite: 0, cacheRead: 0 });
+    rule(t.costUsd !== null && Math.abs(t.costUsd - (3 + 15 + 3.75 + 0.3)) < 1e-9, "observability", `a million tokens of each kind on claude-sonnet-4-5 cost $${t.costUsd}, not $22.05 (3 input + 15 output + 3.75 cache write + 0.30 cache read): price every kind at its own price.`);
+    const n = usage.turnUsage("claude-sonnet-4-5", u(10, 20, null, null));
+    rule(n.input === 10 && n.output === 20 && n.cacheWrite === 0 && n.cacheRead === 0, "observability", `turnUsage with null cache fields gave ${JSON.stringify(n)}: a missing cache count is 0.`);
   });
 
   it("an unknown model's cost is unknown, and so is any total that includes it", () => {
     const unknown = usage.turnUsage("some-other-model", u(100, 100, 0, 0));
-    expect(unknown.costUsd).toBeNull();
+    rule(unknown.costUsd === null, "observability", `an unknown model's cost came out as ${unknown.costUsd}: it is unknown (null), not a guess.`);
     const totals = usage.addTurn(usage.addTurn(usage.emptyTotals(), usage.turnUsage("claude-sonnet-4-5", u(100, 100, 0, 0))), unknown);
-    expect(totals).toMatchObject({ turns: 2, input: 200, output: 200, costUsd: null });
+    rule(totals.turns === 2 && totals.input === 200 && totals.output === 200 && totals.costUsd === null, "observability", `two turns, one of an unknown model, add up to ${JSON.stringify(totals)}: the tokens are summed, and the cost is unknown (null) once any turn's is.`);
   });
 
   it("the logger shows per-turn usage only when turned up, and the totals at the end either way", async () => {
@@ -123,10 +150,11 @@ describe("s09 usage and cost", () => {
     events.forEach(logging.createLogger({ write: (l) => normal.push(l) }));
     events.forEach(logging.createLogger({ verbose: true, write: (l) => verbose.push(l) }));
     const perTurn = /turn \d+ · stop_reason/;
-    expect(normal.some((l) => perTurn.test(l))).toBe(false);
-    expect(verbose.filter((l) => perTurn.test(l))).toHaveLength(3);
-    for (const lines of [normal, verbose]) expect(lines[lines.length - 1]).toMatch(/done after 3 turns.*\$\d+\.\d{4}/);
-    expect(verbose.join("\n").length).toBeGreaterThan(normal.join("\n").length);
+    rule(!normal.some((l) => perTurn.test(l)), "observability", "the logger printed per-turn usage without verbose: show it only when turned up (--verbose).");
+    rule(verbose.filter((l) => perTurn.test(l)).length === 3, "observability", `with verbose, the logger printed ${verbose.filter((l) => perTurn.test(l)).length} per-turn lines ("turn N · stop_reason …") for 3 turns.`);
+    for (const lines of [normal, verbose])
+      rule(/done after 3 turns.*\$\d+\.\d{4}/.test(lines[lines.length - 1] ?? ""), "observability", `the logger's last line should give the run's end and cost ("done after 3 turns … $0.0123"), not ${JSON.stringify(lines[lines.length - 1])}.`);
+    rule(verbose.join("\n").length > normal.join("\n").length, "observability", "verbose logging says no more than the normal logging.");
   });
 });
 
@@ -134,15 +162,19 @@ describe("s09 --trace: seed 000's message table", () => {
   it("prints one line per message, with blocks, ids and stop reasons", async () => {
     const { history, responses } = await seed000();
     const lines = trace.messageTable(history, responses);
-    expect(lines[1], lines.join("\n")).toContain("stop_reason");
     const calls = toolUses(history);
-    expect(lines).toHaveLength(6);
-    expect(lines[0]).toBe(`[0] user       "${S12_TASK}"`);
-    expect(lines[1]).toMatch(new RegExp(`^\\[1\\] assistant  (?:thinking \\+ )?text \\+ tool_use\\(id=${calls[0]!.id}, bash\\)\\s+stop_reason: tool_use$`));
-    expect(lines[2]).toBe(`[2] user       tool_result(tool_use_id=${calls[0]!.id})`);
-    expect(lines[3]).toMatch(new RegExp(`^\\[3\\] assistant  (?:thinking \\+ )?text \\+ tool_use\\(id=${calls[1]!.id}, read_file\\) \\+ tool_use\\(id=${calls[2]!.id}, read_file\\)\\s+stop_reason: tool_use$`));
-    expect(lines[4]).toBe(`[4] user       tool_result(tool_use_id=${calls[1]!.id}) + tool_result(tool_use_id=${calls[2]!.id})`);
-    expect(lines[5]).toMatch(/^\[5\] assistant {2}text\("The failing test is .*"\)\s+stop_reason: end_turn$/);
+    const table = lines.join("\n");
+    rule(lines.length === 6, "observability", `the message table has ${lines.length} lines for 6 messages:\n${table}`);
+    const want: Array<[number, string | RegExp]> = [
+      [0, `[0] user       "${S12_TASK}"`],
+      [1, new RegExp(`^\\[1\\] assistant  (?:thinking \\+ )?text \\+ tool_use\\(id=${calls[0]!.id}, bash\\)\\s+stop_reason: tool_use$`)],
+      [2, `[2] user       tool_result(tool_use_id=${calls[0]!.id})`],
+      [3, new RegExp(`^\\[3\\] assistant  (?:thinking \\+ )?text \\+ tool_use\\(id=${calls[1]!.id}, read_file\\) \\+ tool_use\\(id=${calls[2]!.id}, read_file\\)\\s+stop_reason: tool_use$`)],
+      [4, `[4] user       tool_result(tool_use_id=${calls[1]!.id}) + tool_result(tool_use_id=${calls[2]!.id})`],
+      [5, /^\[5\] assistant {2}text\("The failing test is .*"\)\s+stop_reason: end_turn$/],
+    ];
+    for (const [i, w] of want)
+      rule(typeof w === "string" ? lines[i] === w : w.test(lines[i] ?? ""), "observability", `line ${i} of the message table is ${JSON.stringify(lines[i])}; it should be ${typeof w === "string" ? JSON.stringify(w) : `like ${w}`} (seed 000's table: index, role, blocks with ids, the stop_reason of each response).`);
   });
 
   it("marks error results", () => {
@@ -151,7 +183,7 @@ describe("s09 --trace: seed 000's message table", () => {
       { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "bash", input: {} }] },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", is_error: true, content: "boom" }] },
     ]);
-    expect(lines[2]).toBe("[2] user       tool_result(tool_use_id=toolu_1, is_error)");
+    rule(lines[2] === "[2] user       tool_result(tool_use_id=toolu_1, is_error)", "observability", `an error result should read "tool_result(tool_use_id=toolu_1, is_error)" in the table, not ${JSON.stringify(lines[2])}.`);
   });
 });
 
@@ -161,13 +193,13 @@ describe("s09 the run log: JSONL under .course/runs/", () => {
     const log = new jsonl.RunLog({ lesson: "s09_observability", model: "scripted-model", task: S12_TASK }, dir);
     const { events, history } = await seed000({ onEvent: log.sink });
     log.transcript(history);
-    const lines = readFileSync(log.path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; messages?: unknown });
-    expect(lines[0]).toMatchObject({ type: "run", lesson: "s09_observability", task: S12_TASK });
-    expect(lines.slice(1, -1).map((l) => l.type)).toEqual(events.map((e) => e.type));
-    expect(lines[lines.length - 1]).toEqual({ type: "transcript", messages: JSON.parse(JSON.stringify(history)) });
-    expect(jsonl.readRun(log.path)).toHaveLength(events.length + 2);
-    expect(log.path.startsWith(dir)).toBe(true);
-    expect(jsonl.RUNS_DIR).toMatch(/[/\\]\.course[/\\]runs$/);
+    const lines = readFileSync(log.path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string; lesson?: string; task?: string; messages?: unknown });
+    rule(lines[0]?.type === "run" && lines[0].lesson === "s09_observability" && lines[0].task === S12_TASK, "observability", `the run log's first line should say which run it is ({ type: "run", lesson, model, task }), not ${clip(JSON.stringify(lines[0]), 160)}.`);
+    const logged = lines.slice(1, -1).map((l) => l.type);
+    rule(JSON.stringify(logged) === JSON.stringify(events.map((e) => e.type)), "observability", `the run log holds the events [${logged.join(" ")}], the run emitted [${events.map((e) => e.type).join(" ")}]: write every event as one line, in order, the stop event too.`);
+    rule(isDeepStrictEqual(lines[lines.length - 1], { type: "transcript", messages: JSON.parse(JSON.stringify(history)) }), "observability", "the run log's last line should be the whole transcript ({ type: \"transcript\", messages }), exactly as the history stands.");
+    rule(jsonl.readRun(log.path).length === events.length + 2, "observability", "readRun did not read back every line of the run log.");
+    rule(log.path.startsWith(dir) && /[/\\]\.course[/\\]runs$/.test(jsonl.RUNS_DIR), "observability", `run logs go under .course/runs (or the folder given): ${log.path}, RUNS_DIR ${jsonl.RUNS_DIR}.`);
   });
 
   it("opens in the docs' transcript viewer, with each assistant turn's stop_reason", async () => {
@@ -176,13 +208,9 @@ describe("s09 the run log: JSONL under .course/runs/", () => {
     const { history } = await seed000({ onEvent: log.sink });
     log.transcript(history);
     const loaded = parseTranscriptText(readFileSync(log.path, "utf8"));
-    expect(loaded.format).toBe("jsonl");
-    expect(loaded.messages).toEqual(JSON.parse(JSON.stringify(history)));
-    expect(loaded.turns.map((t) => [t.index, t.stop_reason])).toEqual([
-      [1, "tool_use"],
-      [3, "tool_use"],
-      [5, "end_turn"],
-    ]);
+    rule(loaded.format === "jsonl" && isDeepStrictEqual(loaded.messages, JSON.parse(JSON.stringify(history))), "observability", "the docs' transcript viewer could not read the run log's transcript back as it stands: end the file with { type: \"transcript\", messages }.");
+    const turns = loaded.turns.map((t) => [t.index, t.stop_reason]);
+    rule(JSON.stringify(turns) === JSON.stringify([[1, "tool_use"], [3, "tool_use"], [5, "end_turn"]]), "observability", `the viewer found the turns ${JSON.stringify(turns)} in the run log: write each response (the think event's message) so its stop_reason can be shown.`);
   });
 });
 
@@ -197,13 +225,13 @@ describe("s09 the script: --trace and the run log", () => {
       timeout: 60_000,
     });
     const out = `${r.stdout}${r.stderr}`;
-    expect(r.status, out).toBe(0);
+    const tail = out.slice(-1500);
+    rule(r.status === 0, "loop-threw", `the lesson's script exited with ${r.status}:\n${tail}`);
     for (const line of [/^\[0\] user {7}"Run the login module's tests/m, /^\[1\] assistant {2}(?:thinking \+ )?text \+ tool_use\(id=toolu_\w+, bash\)\s+stop_reason: tool_use$/m, /^\[5\] assistant {2}text\(.*stop_reason: end_turn$/m])
-      expect(out).toMatch(line);
+      rule(line.test(out), "observability", `with --trace the script should print seed 000's message table (a line like ${line}):\n${tail}`);
     const path = /run log: (\S+\.jsonl)/.exec(out)?.[1];
-    expect(path, out).toBeDefined();
-    const lines = jsonl.readRun(path!);
-    expect(lines[0]).toMatchObject({ type: "run" });
-    expect(lines[lines.length - 1]).toMatchObject({ type: "transcript" });
+    rule(path !== undefined, "observability", `the script should end with "run log: <file>.jsonl":\n${tail}`);
+    const lines = jsonl.readRun(path);
+    rule(lines[0]?.type === "run" && lines[lines.length - 1]?.type === "transcript", "observability", `the script's run log ${path} should start with the run line and end with the transcript.`);
   }, 60_000);
 });

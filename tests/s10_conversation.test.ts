@@ -5,17 +5,22 @@
  */
 import { mkdtempSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { isDeepStrictEqual } from "node:util";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { PassThrough } from "node:stream";
 import type Anthropic from "@anthropic-ai/sdk";
 import { z } from "zod";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { S10_FOLLOW_UP, S10_TASK } from "../runtime/scripted/scenarios/s10_conversation.ts";
 import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { defineTool, SafeToolRegistry } from "../solutions/s04_tool_errors/define-tool.ts";
-import { expectAccepted, expectVerbatimRequests, loadLesson, quietOutput, scripted , expectSendable , textIn , userTexts } from "../runtime/testing.ts";
+import { RuleError, callsIn, expectAccepted, expectSendable, expectVerbatimRequests, loadLesson, quietOutput, resultFor, rule, scripted, textIn, userTexts } from "../runtime/testing.ts";
+import { checkTranscript, formatViolations } from "../runtime/transcript.ts";
+
+/** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
+const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
 
 type Agent = typeof import("../solutions/s10_conversation/agent.ts");
 type Repl = typeof import("../solutions/s10_conversation/repl.ts");
@@ -33,6 +38,17 @@ afterAll(() => restore());
 const freshDir = () => mkdtempSync(join(tmpdir(), "s10-sessions-"));
 const lastText = (history: Anthropic.MessageParam[]) => textIn([...history].reverse().find((m) => m.role === "assistant")?.content);
 const questions = (history: Anthropic.MessageParam[]) => userTexts(history);
+/** Deep equality whatever the key order (JSON values: an undefined field counts as missing). */
+const same = (a: unknown, b: unknown) => isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? null)), JSON.parse(JSON.stringify(b ?? null)));
+
+/** A resumed or saved history is the one it came from, message for message; else which message differs, in words. */
+function expectSameHistory(got: Anthropic.MessageParam[], want: Anthropic.MessageParam[], what: string) {
+  const i = want.findIndex((m, n) => !same(m, got[n]));
+  if (i < 0 && got.length === want.length) return;
+  const at = i < 0 ? Math.min(got.length, want.length) : i;
+  const thinking = JSON.stringify(want[at] ?? "").includes('"thinking"') && !same(want[at], got[at]);
+  rule(false, thinking ? "not-verbatim" : "session", `${what} differs at messages[${at}]: it is ${clip(JSON.stringify(got[at] ?? "(missing)"), 200)}, it should be ${clip(JSON.stringify(want[at] ?? "(nothing)"), 200)}${got.length === want.length ? "" : ` (${got.length} messages, not ${want.length})`}. Save and load every message as it is, thinking blocks and signatures included.`);
+}
 
 /** A tool that waits until it is cancelled (or 10 s pass): something for Ctrl-C to interrupt. */
 const waitTool = defineTool({
@@ -62,21 +78,26 @@ const waiting: Scenario = {
 async function until(cond: () => boolean, ms = 5_000): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
-    if (Date.now() > end) throw new Error("timed out waiting for the turn to start");
+    if (Date.now() > end) throw new RuleError("session", `the question's turn did not start within ${ms / 1000} s: the REPL should run the loop on the history for each question (runTurn).`);
     await new Promise((r) => setTimeout(r, 5));
   }
 }
 
 describe("s10 commands", () => {
   it("reads commands and questions", () => {
-    expect(repl.parseCommand("/exit")).toEqual({ kind: "exit" });
-    expect(repl.parseCommand("  /reset ")).toEqual({ kind: "reset" });
-    expect(repl.parseCommand("/save login-bug")).toEqual({ kind: "save", name: "login-bug" });
-    expect(repl.parseCommand("/save")).toEqual({ kind: "save" });
-    expect(repl.parseCommand("/load login-bug")).toEqual({ kind: "load", name: "login-bug" });
-    expect(repl.parseCommand("what is here?")).toEqual({ kind: "ask", text: "what is here?" });
-    expect(repl.parseCommand("   ")).toEqual({ kind: "empty" });
-    expect(repl.parseCommand("/frobnicate").kind).toBe("unknown");
+    for (const [line, want] of [
+      ["/exit", { kind: "exit" }],
+      ["  /reset ", { kind: "reset" }],
+      ["/save login-bug", { kind: "save", name: "login-bug" }],
+      ["/save", { kind: "save" }],
+      ["/load login-bug", { kind: "load", name: "login-bug" }],
+      ["what is here?", { kind: "ask", text: "what is here?" }],
+      ["   ", { kind: "empty" }],
+    ] as const) {
+      const got = repl.parseCommand(line);
+      rule(same(got, want), "session", `parseCommand(${JSON.stringify(line)}) gave ${JSON.stringify(got)}, not ${JSON.stringify(want)}.`);
+    }
+    rule(repl.parseCommand("/frobnicate").kind === "unknown", "session", 'parseCommand("/frobnicate") must be an unknown command, not a question for the model.');
   });
 });
 
@@ -84,14 +105,13 @@ describe("s10 one history over many questions", () => {
   it("answers a follow-up from an earlier turn's tool result", async () => {
     const llm = scripted();
     const r = agent.createRepl(llm, { dir: freshDir() });
-    expect(await r.handle(S10_TASK)).toBe("continue");
-    expect(await r.handle(S10_FOLLOW_UP)).toBe("continue");
+    rule((await r.handle(S10_TASK)) === "continue" && (await r.handle(S10_FOLLOW_UP)) === "continue", "session", "a question must answer \"continue\": only /exit ends the REPL.");
     expectAccepted(llm);
     expectVerbatimRequests(llm);
-    expect(lastText(r.history)).toMatch(/Earlier in this session I found \d+ entries/);
-    expect(questions(r.history)).toEqual([S10_TASK, S10_FOLLOW_UP]);
+    rule(same(questions(r.history), [S10_TASK, S10_FOLLOW_UP]), "session", `after two questions the history holds the questions ${JSON.stringify(questions(r.history))}: keep ONE history and add each question to it.`);
+    rule(/Earlier in this session I found \d+ entries/.test(lastText(r.history)), "session", `the follow-up was answered without the first turn's listing (${JSON.stringify(clip(lastText(r.history), 160))}): run every question on the same history, so the model sees what it saw before.`);
     await expectSendable(llm, r.history);
-    expect(await r.handle("/exit")).toBe("exit");
+    rule((await r.handle("/exit")) === "exit", "session", "/exit must answer \"exit\".");
   });
 
   it("/reset starts a new conversation: the follow-up no longer sees the listing", async () => {
@@ -99,10 +119,10 @@ describe("s10 one history over many questions", () => {
     const r = agent.createRepl(llm, { dir: freshDir() });
     await r.handle(S10_TASK);
     await r.handle("/reset");
-    expect(r.history).toEqual([]);
+    const left = r.history.length;
+    rule(left === 0, "session", `after /reset the history still has ${left} messages: a new conversation starts from an empty history.`);
     await r.handle(S10_FOLLOW_UP);
-    expect(r.history).toHaveLength(2);
-    expect(lastText(r.history)).toMatch(/no earlier listing/);
+    rule(r.history.length === 2 && /no earlier listing/.test(lastText(r.history)), "session", `after /reset the follow-up still saw the old conversation (${r.history.length} messages; ${JSON.stringify(clip(lastText(r.history), 120))}).`);
   });
 
   it("runs lines from any source until /exit", async () => {
@@ -114,7 +134,7 @@ describe("s10 one history over many questions", () => {
       yield "never read";
     }
     await repl.runRepl(r, lines());
-    expect(questions(r.history)).toEqual([S10_TASK]);
+    rule(same(questions(r.history), [S10_TASK]), "session", `runRepl over [question, /exit, another line] asked ${JSON.stringify(questions(r.history))}: it reads lines until /exit, and no further.`);
   });
 });
 
@@ -125,32 +145,39 @@ describe("s10 sessions saved and resumed", () => {
     const first = agent.createRepl(llm, { dir });
     await first.handle(S10_TASK);
     await first.handle("/save files");
-    expect(existsSync(join(dir, "files.json"))).toBe(true);
+    rule(existsSync(join(dir, "files.json")), "session", `/save files wrote no ${join(dir, "files.json")}: save under the sessions folder as NAME.json.`);
 
     const second = agent.createRepl(llm, { dir });
     await second.handle("/load files");
-    expect(second.history).toEqual(first.history);
+    expectSameHistory(second.history, first.history, "the history /load files resumed");
     await second.handle(S10_FOLLOW_UP);
-    expect(lastText(second.history)).toMatch(/Earlier in this session I found \d+ entries/);
+    expectAccepted(llm);
+    rule(/Earlier in this session I found \d+ entries/.test(lastText(second.history)), "session", `after /load the follow-up was answered without the saved turn (${JSON.stringify(clip(lastText(second.history), 160))}).`);
     await expectSendable(llm, second.history);
+    // Saved again and resumed once more: still the same, thinking blocks and all.
+    await second.handle("/save files");
+    const third = agent.createRepl(llm, { dir });
+    await third.handle("/load files");
+    expectSameHistory(third.history, second.history, "the history resumed a second time");
   });
 
   it("/save NAME renames a session that was only autosaved, and keeps one that was saved before", async () => {
     const dir = freshDir();
     const r = agent.createRepl(scripted(), { dir });
     await r.handle(S10_TASK);
-    expect(session.listSessions(dir)).toHaveLength(1);
+    const names = () => session.listSessions(dir).map((s) => s.name);
+    rule(names().length === 1, "session", `after one question the sessions folder holds ${JSON.stringify(names())}: the turn is autosaved once.`);
     await r.handle("/save files");
-    expect(session.listSessions(dir).map((s) => s.name)).toEqual(["files"]);
+    rule(same(names(), ["files"]), "session", `after /save files the sessions are ${JSON.stringify(names())}: a session only autosaved under its clock name is renamed, not copied.`);
     await r.handle("/save copy");
-    expect(session.listSessions(dir).map((s) => s.name)).toEqual(["copy", "files"]);
+    rule(same(names(), ["copy", "files"]), "session", `after /save copy the sessions are ${JSON.stringify(names())}: a session saved by name before is kept.`);
   });
 
   it("saves after every turn, so nothing is lost if the process dies", async () => {
     const dir = freshDir();
     const r = agent.createRepl(scripted(), { dir, name: "autosaved" });
     await r.handle(S10_TASK);
-    expect(session.loadSession("autosaved", { dir }).messages).toEqual(r.history);
+    expectSameHistory(session.loadSession("autosaved", { dir }).messages, r.history, "the session saved after the turn");
   });
 
   it("refuses a session file the API would refuse, and keeps the current history", async () => {
@@ -162,15 +189,28 @@ describe("s10 sessions saved and resumed", () => {
     ];
     writeFileSync(join(dir, "broken.json"), JSON.stringify({ version: 1, name: "broken", savedAt: "", model: "", messages: broken }));
     writeFileSync(join(dir, "garbage.json"), "{ not json");
-    expect(() => session.loadSession("broken", { dir })).toThrow(/toolu_x/);
-    expect(() => session.loadSession("garbage", { dir })).toThrow(/not valid JSON/);
-    expect(() => session.loadSession("missing", { dir })).toThrow(/no session "missing"/);
-    expect(() => session.saveSession("../escape", [], { dir })).toThrow(/not a session name/);
+    const refusal = (f: () => unknown) => {
+      try {
+        f();
+        return undefined;
+      } catch (e) {
+        return String((e as Error).message ?? e);
+      }
+    };
+    for (const [f, want, what] of [
+      [() => session.loadSession("broken", { dir }), /toolu_x/, "a session whose tool_use toolu_x has no result"],
+      [() => session.loadSession("garbage", { dir }), /not valid JSON/, "a session file that is not JSON"],
+      [() => session.loadSession("missing", { dir }), /no session "missing"/, "a session that does not exist"],
+      [() => session.saveSession("../escape", [], { dir }), /not a session name/, 'the session name "../escape"'],
+    ] as const) {
+      const said = refusal(f);
+      rule(said !== undefined && want.test(said), "session", `${what} must be refused with a reason (${want}); ${said === undefined ? "it was accepted" : `it said: ${said}`}.`);
+    }
     const r = agent.createRepl(scripted(), { dir });
     await r.handle(S10_TASK);
     const before = structuredClone(r.history);
-    expect(await r.handle("/load broken")).toBe("continue");
-    expect(r.history).toEqual(before);
+    rule((await r.handle("/load broken")) === "continue", "session", "/load of a broken session must say why and go on, not end the REPL.");
+    expectSameHistory(r.history, before, "the history after a refused /load");
   });
 });
 
@@ -180,15 +220,14 @@ describe("s10 Ctrl-C cancels the turn, not the session", () => {
     const r = agent.createRepl(llm, { dir: freshDir() });
     const turn = r.handle("first question");
     await until(() => llm.scripted.exchanges.length === 1);
-    expect(r.cancel()).toBe(true);
+    rule(r.cancel(), "abort-leaves-transcript", "cancel() during a turn must answer true: there is a turn to cancel.");
     await turn;
-    expect(r.busy).toBe(false);
-    expect(r.cancel()).toBe(false);
+    rule(!r.busy && !r.cancel(), "abort-leaves-transcript", "after a cancelled turn the REPL is still busy: the turn is over once it is cancelled.");
     llm.scripted.options.latencyMs = 0;
     await r.handle("second question");
-    expect(lastText(r.history)).toContain("You asked: second question");
-    expect(questions(r.history)).toEqual(["second question"]); // the cancelled one was taken back
     await expectSendable(llm, r.history);
+    rule(same(questions(r.history), ["second question"]), "abort-leaves-transcript", `a turn cancelled before any answer left its question behind (the questions are ${JSON.stringify(questions(r.history))}): take it back, as if it was never asked.`);
+    rule(lastText(r.history).includes("You asked: second question"), "session", `the question after a cancelled turn was not answered: ${JSON.stringify(clip(lastText(r.history), 120))}`);
   });
 
   it("cancelled while a tool runs: the call is answered, the next question does not fail", async () => {
@@ -197,13 +236,13 @@ describe("s10 Ctrl-C cancels the turn, not the session", () => {
     const turn = r.handle("please wait");
     await until(() => r.history.some((m) => m.role === "assistant"));
     await new Promise((res) => setTimeout(res, 20));
-    expect(r.cancel()).toBe(true);
+    rule(r.cancel(), "abort-leaves-transcript", "cancel() while a tool runs must answer true: there is a turn to cancel.");
     await turn;
     await expectSendable(llm, r.history);
     await r.handle("are you still there?");
-    expect(llm.scripted.exchanges.every((e) => e.error === undefined)).toBe(true);
-    expect(lastText(r.history)).toContain("You asked: are you still there?");
+    expectAccepted(llm);
     await expectSendable(llm, r.history);
+    rule(lastText(r.history).includes("You asked: are you still there?"), "session", `the question after a cancelled turn was not answered: ${JSON.stringify(clip(lastText(r.history), 120))}`);
   });
 
   it("settleTurn answers a tool_use left behind, and takes back a question never answered", () => {
@@ -212,10 +251,15 @@ describe("s10 Ctrl-C cancels the turn, not the session", () => {
       { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "bash", input: {} }] },
     ];
     repl.settleTurn(dangling, 0);
-    expect(dangling[2]).toMatchObject({ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", is_error: true }] });
+    // Either answered (is_error, not run) or taken back whole: both leave a history the API takes.
+    const open = dangling.flatMap((m) => callsIn(m)).filter((c) => resultFor(dangling, c.id)?.is_error !== true);
+    // An empty history (the whole turn taken back) is a conversation not yet begun.
+    const problems = dangling.length === 0 ? [] : checkTranscript(dangling);
+    rule(open.length === 0 && problems.length === 0, open.length > 0 ? "unanswered-tool-use" : (problems[0]?.rule as never) ?? "sendable-again", () =>
+      `settleTurn left a cancelled turn that ends on a tool_use ${open.length > 0 ? `with ${open.map((c) => c.id).join(", ")} unanswered` : `broken: ${formatViolations(problems)}`}: answer each call (is_error: true, not run) or take the turn back.`);
     const unanswered: Anthropic.MessageParam[] = [{ role: "user", content: "q" }];
     repl.settleTurn(unanswered, 0);
-    expect(unanswered).toEqual([]);
+    rule(unanswered.length === 0, "abort-leaves-transcript", `settleTurn left a question nothing answered (${JSON.stringify(unanswered)}): take it back.`);
   });
 });
 
@@ -228,14 +272,14 @@ describe("s10 one terminal for questions and approvals", () => {
     const approve = repl.askOn(rl);
     const first = approve({ command: "npm test", reason: "runs code" });
     input.write("y\n");
-    expect(await first).toEqual({ approved: true });
+    rule((await first).approved, "approval", 'answering "y" to an approval asked on the REPL\'s terminal did not approve.');
     const second = approve({ command: "rm -r build", reason: "writes" });
     input.write("no\n");
-    expect(await second).toMatchObject({ approved: false });
+    rule(!(await second).approved, "approval", 'answering "no" to an approval asked on the REPL\'s terminal approved the command.');
     input.write("next question\n");
     await new Promise((r) => setTimeout(r, 10));
-    expect(lines).toEqual(["next question"]);
-    expect(await repl.askOn(rl, true)({ command: "x", reason: "y" })).toEqual({ approved: true });
+    rule(same(lines, ["next question"]), "session", `the lines the REPL read as questions were ${JSON.stringify(lines)}: an approval's answer is not a question, the line after it is.`);
+    rule((await repl.askOn(rl, true)({ command: "x", reason: "y" })).approved, "approval", "askOn(rl, true) (--yes) must approve without asking.");
     rl.close();
   });
 });

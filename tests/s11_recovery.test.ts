@@ -3,12 +3,19 @@
  * stream, compaction that keeps every tool_use/tool_result pair whole (property-tested), and the
  * loop recovering from each fault with a transcript that can be sent again.
  */
+import { isDeepStrictEqual } from "node:util";
 import Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { ScriptedModel, type ScriptedModelOptions } from "../runtime/scripted/model.ts";
-import { checkTranscript, formatViolations } from "../runtime/transcript.ts";
-import { loadLesson, scripted , expectSendable , expectTranscriptRules , textIn , resultsIn , blocksIn , assertProperty } from "../runtime/testing.ts";
+import { RuleError } from "../runtime/testing.ts";
+import { checkTranscript } from "../runtime/transcript.ts";
+import { assertProperty, blocksIn, driveLoop, expectSendable, expectTranscriptRules, loadLesson, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
+import { say as sayText, text as textBlock, thinking as thinkingBlock, call as callBlock } from "../runtime/scripted/scenarios/script.ts";
+import type { Scenario } from "../runtime/scripted/types.ts";
+
+/** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
+const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
 
 type Recovery = typeof import("../solutions/s11_recovery/recovery.ts");
 type Compact = typeof import("../solutions/s11_recovery/compact.ts");
@@ -34,31 +41,31 @@ function timedClient(options: ScriptedModelOptions) {
 
 describe("s11 the SDK's own retries, configured", () => {
   it("retries more than once, with a per-request timeout", () => {
-    expect(recovery.RETRIES.maxRetries).toBeGreaterThanOrEqual(2);
-    expect(recovery.RETRIES.timeout).toBeGreaterThan(0);
+    rule(recovery.RETRIES.maxRetries >= 2, "recovery", `RETRIES.maxRetries is ${recovery.RETRIES.maxRetries}: let the SDK retry 429/5xx at least twice.`);
+    rule(recovery.RETRIES.timeout > 0, "recovery", `RETRIES.timeout is ${recovery.RETRIES.timeout}: give each request a timeout in ms.`);
   });
 
   it("retries a 429 after the time its retry-after header asks for", async () => {
     const { model, sentAt, ask } = timedClient({ faults: [{ kind: "rate_limit", retryAfterSeconds: 1 }] });
     const message = await ask();
-    expect(message.stop_reason).toBe("end_turn");
-    expect(model.exchanges.map((e) => e.fault?.kind ?? "ok")).toEqual(["rate_limit", "ok"]);
+    const kinds = model.exchanges.map((e) => e.fault?.kind ?? "ok");
+    rule(message.stop_reason === "end_turn" && kinds.join(",") === "rate_limit,ok", "recovery", `a 429 with the lesson's RETRIES went [${kinds.join(", ")}]: the SDK retries it once it is configured with maxRetries.`);
     // A lower bound only: the SDK waited at least (about) the second the server asked for.
-    expect(sentAt[1]! - sentAt[0]!).toBeGreaterThanOrEqual(900);
+    rule(sentAt[1]! - sentAt[0]! >= 900, "recovery", `the retry of a 429 came ${sentAt[1]! - sentAt[0]!} ms after it, not after the second its retry-after header asked for: let the SDK's own retries honour it.`);
   });
 
   it("retries 529 overloaded and 500 with its own backoff", async () => {
     const { model, ask } = timedClient({ faults: [{ kind: "overloaded" }, { kind: "server_error" }] });
-    await ask();
-    expect(model.exchanges.map((e) => e.fault?.kind ?? "ok")).toEqual(["overloaded", "server_error", "ok"]);
+    await ask().catch(() => undefined);
+    const kinds = model.exchanges.map((e) => e.fault?.kind ?? "ok");
+    rule(kinds.join(",") === "overloaded,server_error,ok", "recovery", `a 529 then a 500 went [${kinds.join(", ")}]: with maxRetries of at least 2 the SDK retries both.`);
   });
 
   it("never retries a 400: prompt too long is the loop's problem, not the network's", async () => {
     const { model, ask } = timedClient({ faults: [{ kind: "prompt_too_long" }] });
     const error = await ask().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
-    expect(recovery.isPromptTooLong(error)).toBe(true);
-    expect(model.exchanges).toHaveLength(1);
+    rule(error instanceof Anthropic.BadRequestError && recovery.isPromptTooLong(error), "recovery", `isPromptTooLong did not recognise the API's 400 "prompt is too long" (${String((error as Error)?.message)}).`);
+    rule(model.exchanges.length === 1, "recovery", `a 400 was sent ${model.exchanges.length} times: a refused request is never retried.`);
   });
 });
 
@@ -68,23 +75,19 @@ describe("s11 a broken stream: the loop retries the turn", () => {
 
   for (const kind of ["stream_error", "stream_cut"] as const) {
     it(`sends the turn again after a ${kind} (which the SDK does not retry)`, async () => {
-      const llm = scripted({ scenario: "echo", faults: [{ kind, afterEvents: 4 }] }, { maxRetries: 2 });
-      // The SDK alone gives up: the response had begun.
-      await expect(stream(llm)()).rejects.toBeDefined();
       const again = scripted({ scenario: "echo", faults: [{ kind, afterEvents: 4 }] }, { maxRetries: 2 });
       const retried: unknown[] = [];
-      const message = await recovery.retryTurn(stream(again), { delayMs: 1, onRetry: (_, e) => void retried.push(e) });
-      expect(message.stop_reason).toBe("end_turn");
-      expect(again.scripted.exchanges).toHaveLength(2);
-      expect(retried).toHaveLength(1);
-      expect(recovery.isStreamBreak(retried[0])).toBe(true);
+      const got = await recovery.retryTurn(stream(again), { delayMs: 1, onRetry: (_, e) => void retried.push(e) }).then((m) => ({ m }), (e: unknown) => ({ e }));
+      rule("m" in got && got.m.stop_reason === "end_turn", "recovery", () => `retryTurn gave up on a ${kind} (${"e" in got ? String((got.e as Error)?.message) : ""}): a stream that broke after it began is sent again.`);
+      rule(again.scripted.exchanges.length === 2 && retried.length === 1, "recovery", `after one ${kind}, retryTurn sent ${again.scripted.exchanges.length} request(s) and called onRetry ${retried.length} time(s): once each.`);
+      rule(recovery.isStreamBreak(retried[0]), "recovery", `isStreamBreak does not recognise a ${kind}: ${String((retried[0] as Error)?.message)}`);
     });
   }
 
   it("does not retry a request the API refused, nor one the user aborted", async () => {
-    const refused = scripted({ scenario: "echo", faults: [{ kind: "prompt_too_long" }] });
-    await expect(recovery.retryTurn(stream(refused), { delayMs: 1 })).rejects.toBeInstanceOf(Anthropic.BadRequestError);
-    expect(refused.scripted.exchanges).toHaveLength(1);
+    const refused = scripted({ scenario: "echo", faults: [{ kind: "prompt_too_long" }, { kind: "prompt_too_long" }, { kind: "prompt_too_long" }] });
+    const r1 = await recovery.retryTurn(stream(refused), { delayMs: 1 }).then(() => undefined, (e: unknown) => e);
+    rule(r1 instanceof Anthropic.BadRequestError && refused.scripted.exchanges.length === 1, "recovery", `retryTurn sent a request the API refused (400) ${refused.scripted.exchanges.length} times: only a stream that broke after it began is retried (isStreamBreak).`);
 
     const controller = new AbortController();
     const slow = scripted({ scenario: "echo", latencyMs: 60_000 });
@@ -94,14 +97,15 @@ describe("s11 a broken stream: the loop retries the turn", () => {
       for (let waited = 0; slow.scripted.exchanges.length === 0 && waited < 30_000; waited += 5) await new Promise((r) => setTimeout(r, 5));
       controller.abort();
     })();
-    await expect(pending).rejects.toBeInstanceOf(Anthropic.APIUserAbortError);
-    expect(slow.scripted.exchanges).toHaveLength(1);
+    const r2 = await pending.then(() => undefined, (e: unknown) => e);
+    rule(r2 instanceof Anthropic.APIUserAbortError && slow.scripted.exchanges.length === 1, "recovery", `an aborted request was ${slow.scripted.exchanges.length > 1 ? `sent again (${slow.scripted.exchanges.length} times)` : `not reported as aborted (${String((r2 as Error)?.message)})`}: an abort is never retried.`);
   });
 
   it("gives up after its retries, with the stream's own error", async () => {
-    const llm = scripted({ scenario: "echo", faults: () => ({ kind: "stream_cut", afterEvents: 3 }) });
-    await expect(recovery.retryTurn(stream(llm), { retries: 2, delayMs: 1 })).rejects.toBeDefined();
-    expect(llm.scripted.exchanges).toHaveLength(3);
+    // The stream breaks 6 times, then works: a retryTurn with no limit would get through.
+    const llm = scripted({ scenario: "echo", faults: (i) => (i < 6 ? { kind: "stream_cut", afterEvents: 3 } : null) });
+    const r = await recovery.retryTurn(stream(llm), { retries: 2, delayMs: 1 }).then(() => "resolved", (e: unknown) => e);
+    rule(r !== "resolved" && llm.scripted.exchanges.length === 3, "recovery", `with retries: 2, a stream that kept breaking was sent ${llm.scripted.exchanges.length} times: give up after the first try and 2 retries, with the stream's own error.`);
   });
 });
 
@@ -160,19 +164,20 @@ describe("s11 compaction keeps every tool_use/tool_result pair whole", () => {
         expectTranscriptRules(messages);
         const before = structuredClone(messages);
         const result = compaction.compact(messages, { targetTokens: target });
-        expect(messages).toEqual(before); // the input is not changed
+        rule(isDeepStrictEqual(messages, before), "recovery", "compact() changed the history it was given: build a new array (compactInPlace replaces the old one).");
         if (!result) return;
         const problems = checkTranscript(result.messages);
-        if (problems.length > 0) throw new Error(formatViolations(problems));
+        if (problems.length > 0) throw new RuleError(problems[0]!.rule as never, `the compacted history breaks a rule: ${problems[0]!.message} Cut only before an assistant message, and make the summary the first user message.`);
         // Pairs whole: every kept call has its result and every kept result its call.
         const { uses, results } = pairs(result.messages);
-        expect([...results].sort()).toEqual([...uses].sort());
+        rule(JSON.stringify([...results].sort()) === JSON.stringify([...uses].sort()), "orphan-result", `the compacted history keeps the calls [${uses.join(", ")}] and the results [${results.join(", ")}]: cut only where no tool_use is parted from its tool_result (before an assistant message).`);
         // The newest assistant turn survives word for word (results may be clipped, calls never).
         const lastAssistant = [...messages].reverse().find((m) => m.role === "assistant");
-        if (lastAssistant) expect(result.messages).toContainEqual(lastAssistant);
-        expect(result.messages.length).toBeLessThanOrEqual(messages.length);
+        if (lastAssistant) rule(result.messages.some((m) => isDeepStrictEqual(m, lastAssistant)), lastAssistant && JSON.stringify(lastAssistant).includes('"thinking"') ? "not-verbatim" : "recovery", "the compacted history lost or changed the newest assistant turn: keep the recent turns word for word.");
+        rule(result.messages.length <= messages.length, "recovery", `compaction made the history longer (${messages.length} → ${result.messages.length} messages).`);
       }),
       { numRuns: 300 },
+      "recovery",
     );
   });
 
@@ -183,18 +188,17 @@ describe("s11 compaction keeps every tool_use/tool_result pair whole", () => {
       messages.push({ role: "user", content: [{ type: "tool_result", tool_use_id: `toolu_${i}`, content: "x".repeat(2_000) }] });
     }
     const full = compaction.estimateMessages(messages);
-    const result = compaction.compact(messages, { targetTokens: Math.floor(full / 2) })!;
-    expect(result).not.toBeNull();
-    expect(result.dropped).toBeGreaterThan(0);
-    expect(compaction.estimateMessages(result.messages)).toBeLessThanOrEqual(Math.floor(full / 2));
+    const result = compaction.compact(messages, { targetTokens: Math.floor(full / 2) });
+    rule(result !== null && result.dropped > 0, "recovery", "compact() dropped nothing from a history twice the target: replace the oldest turns with a summary.");
+    rule(compaction.estimateMessages(result.messages) <= Math.floor(full / 2), "recovery", `the compacted history is ${compaction.estimateMessages(result.messages)} tokens, over the target ${Math.floor(full / 2)}.`);
     const first = result.messages[0]!;
-    expect(first.role).toBe("user");
-    expect(JSON.stringify(first.content)).toContain("the original task");
-    expect(result.messages.slice(1)).toEqual(messages.slice(messages.length - (result.messages.length - 1)));
+    rule(first.role === "user", "first-message-user", `the compacted history starts with a ${first.role} message: the summary is the new first USER message.`);
+    rule(JSON.stringify(first.content).includes("the original task"), "recovery", "the summary lost the original task: say what the user asked.");
+    rule(isDeepStrictEqual(result.messages.slice(1), messages.slice(messages.length - (result.messages.length - 1))), "recovery", "the messages kept after the summary are not the newest ones, word for word.");
   });
 
   it("returns null when there is nothing to drop or clip", () => {
-    expect(compaction.compact([{ role: "user", content: "hi" }], { targetTokens: 1 })).toBeNull();
+    rule(compaction.compact([{ role: "user", content: "hi" }], { targetTokens: 1 }) === null, "recovery", "compact() of a history with nothing to drop or clip must return null (it could not shrink).");
   });
 });
 
@@ -215,6 +219,34 @@ function longHistory(turns = 6, size = 3_000): Message[] {
 }
 
 const answerOf = (h: Message[]) => textOfMessage(h[h.length - 1]!);
+
+/**
+ * The loop on a history it may compact: the pairing rules and "sent again" decide (driveLoop's
+ * check that every answered response is still in the history does not hold once turns were
+ * compacted away on purpose).
+ */
+async function driveCompacting(llm: ReturnType<typeof scripted>, history: Message[], opts: Parameters<Agent["runAgent"]>[2] = {}) {
+  let outcome: Awaited<ReturnType<Agent["runAgent"]>>;
+  try {
+    outcome = await agent.runAgent(llm, history, opts);
+  } catch (e) {
+    expectTranscriptRules(history, { responses: llm.scripted.responses });
+    throw new RuleError("recovery", `the loop threw instead of recovering: ${String((e as Error)?.message ?? e)}. A history that does not fit is compacted (every pair whole) and the turn sent again.`);
+  }
+  await expectSendable(llm, history);
+  return outcome;
+}
+
+/** The loop through driveLoop (its verdict in words), and how many requests the loop itself sent. */
+async function drive(llm: ReturnType<typeof scripted>, history: Message[], opts: Parameters<Agent["runAgent"]>[2] = {}) {
+  let sent = 0;
+  const outcome = await driveLoop(llm, history, async () => {
+    const o = await agent.runAgent(llm, history, opts);
+    sent = llm.scripted.exchanges.length;
+    return o;
+  });
+  return { outcome, sent };
+}
 function textOfMessage(m: Message): string {
   return blocksIn(m.content).map((b) => (b.type === "text" ? String(b.text) : "")).join("");
 }
@@ -227,23 +259,19 @@ describe("s11 the loop recovers", () => {
 
     const llm = scripted({ scenario: "s11_recovery", faults: [{ kind: "stream_cut", afterEvents: 5 }, { kind: "stream_error", afterEvents: 4 }] });
     const history: Message[] = [{ role: "user", content: "read package.json" }];
-    const outcome = await agent.runAgent(llm, history);
-    expect(outcome.status).toBe("done");
-    expect(llm.scripted.exchanges).toHaveLength(clean.scripted.exchanges.length + 2);
-    expect(history.map((m) => m.role)).toEqual(cleanHistory.map((m) => m.role));
-    await expectSendable(llm, history);
+    const { outcome, sent } = await drive(llm, history);
+    rule(outcome.status === "done", "recovery", `after two broken streams the run ended ${JSON.stringify(outcome)}: send the same turn again (retryTurn) and finish.`);
+    rule(sent === clean.scripted.exchanges.length + 2, "recovery", `two broken streams took ${sent} requests, a clean run ${clean.scripted.exchanges.length}: each break costs one more request of the same turn, no more.`);
+    rule(JSON.stringify(history.map((m) => m.role)) === JSON.stringify(cleanHistory.map((m) => m.role)), "recovery", `the recovered run's history has the roles [${history.map((m) => m.role).join(", ")}], a clean run's [${cleanHistory.map((m) => m.role).join(", ")}]: nothing of a broken stream is appended.`);
   });
 
   it("prompt too long: compacts the history (pairs whole) and finishes the task", async () => {
     const history: Message[] = [...longHistory(), { role: "user", content: "read package.json" }];
     const llm = scripted({ scenario: "s11_recovery", contextWindow: 4_000 });
-    const outcome = await agent.runAgent(llm, history);
-    expect(outcome.status).toBe("done");
-    expect(llm.scripted.exchanges[0]!.error?.message).toMatch(/prompt is too long/);
-    expect(JSON.stringify(history[0]!.content)).toContain("compacted");
-    expect(JSON.stringify(history)).not.toContain("toolu_old0");
-    expect(answerOf(history)).toContain("read_file returned");
-    await expectSendable(llm, history);
+    const outcome = await driveCompacting(llm, history);
+    rule(outcome.status === "done", "recovery", `"prompt is too long" ended the run ${JSON.stringify(outcome)}: compact the history and send the turn again.`);
+    rule(/compacted/.test(JSON.stringify(history[0]!.content)) && !JSON.stringify(history).includes("toolu_old0"), "recovery", "after \"prompt is too long\" the history was not compacted: replace the oldest turns with a summary (the first user message) and keep the recent ones.");
+    rule(answerOf(history).includes("read_file returned"), "recovery", `after compaction the task was not finished: ${JSON.stringify(clip(answerOf(history), 160))}`);
   });
 
   it("model_context_window_exceeded: compacts and asks again instead of stopping", async () => {
@@ -257,18 +285,17 @@ describe("s11 the loop recovers", () => {
     };
     const history: Message[] = [...longHistory(), { role: "user", content: "and now?" }];
     const llm = scripted({ scenario: full });
-    const outcome = await agent.runAgent(llm, history);
-    expect(outcome.status).toBe("done");
-    expect(answerOf(history)).toMatch(/Short enough now/);
-    expect(history.length).toBeLessThanOrEqual(6);
-    await expectSendable(llm, history);
+    const outcome = await driveCompacting(llm, history);
+    rule(outcome.status === "done" && /Short enough now/.test(answerOf(history)) && history.length <= 6, "recovery", `stop_reason model_context_window_exceeded ended the run ${JSON.stringify(outcome)} with ${history.length} messages: compact the history and ask again, without appending the cut-off answer.`);
   });
 
   it("when even compaction cannot make it fit: stops with prompt_too_long, transcript sendable", async () => {
     const llm = scripted({ scenario: "s11_recovery", faults: () => ({ kind: "prompt_too_long" }) });
     const history: Message[] = [{ role: "user", content: "read package.json" }];
-    const outcome = await agent.runAgent(llm, history);
-    expect(outcome).toMatchObject({ status: "stopped", reason: "prompt_too_long" });
+    const outcome = await agent.runAgent(llm, history).catch((e: unknown) => {
+      throw new RuleError("recovery", `when compaction cannot make the history fit, the loop threw (${String((e as Error)?.message ?? e)}): stop with the outcome prompt_too_long instead.`);
+    });
+    rule(outcome.status === "stopped" && outcome.reason === "prompt_too_long", "recovery", `when even compaction cannot make it fit, the run ended ${JSON.stringify(outcome)}: stop with reason "prompt_too_long" (a limited number of compactions).`);
     expectTranscriptRules(history);
   });
 
@@ -279,12 +306,42 @@ describe("s11 the loop recovers", () => {
 
     const llm = scripted({ scenario: "s11_recovery" });
     const history: Message[] = [{ role: "user", content: "Read README.md and package.json, then describe this project in detail." }];
-    const outcome = await agent.runAgent(llm, history, { maxTokens: agent.S11_MAX_TOKENS });
-    expect(outcome.status).toBe("done");
+    const { outcome } = await drive(llm, history, { maxTokens: agent.S11_MAX_TOKENS });
+    rule(outcome.status === "done", "continuation", `an answer cut off by max_tokens ended the run ${JSON.stringify(outcome)}: ask the model to continue it.`);
     // The continuation may be a string or text blocks: both are one user message the API takes.
     const continued = history.filter((m) => m.role === "user" && resultsIn(m).length === 0 && /continue/i.test(textIn(m.content)));
-    expect(continued.length).toBeGreaterThanOrEqual(1);
-    expect(recovery.answerSince(history, 0)).toBe(answerOf(wholeHistory));
-    await expectSendable(llm, history);
+    rule(continued.length >= 1, "continuation", "no user message asked the model to continue the cut-off answer: append the cut response, then a user message asking to continue.");
+    rule(recovery.answerSince(history, 0) === answerOf(wholeHistory), "continuation", `the continued answer is not the whole answer, nothing lost or repeated: ${JSON.stringify(clip(recovery.answerSince(history, 0), 160))}`);
+  });
+
+  it("an answer that is cut off every time: continued only as often as the limit allows, then stopped", async () => {
+    const cut: Scenario = { id: "test-always-cut", title: "every answer is cut off", reply: () => ({ content: [textBlock("and then, and then, and then")], stop_reason: "max_tokens" }) };
+    const llm = scripted({ scenario: cut, maxRequests: 40 });
+    const history: Message[] = [{ role: "user", content: "tell me everything" }];
+    const { outcome, sent } = await drive(llm, history, { recovery: { continuations: 2 }, guards: { maxTurns: 10 } });
+    // The answer, 2 continuations, and at most one more try (a larger max_tokens) before it stops.
+    rule(sent >= 3 && sent <= 4, "continuation", `with recovery.continuations 2, an answer cut off every time took ${sent} requests, not 3 (the answer and 2 continuations): count the continuations and stop at the limit.`);
+    rule(outcome.status === "stopped", "continuation", `after the last continuation was cut off too, the run ended ${JSON.stringify(outcome)}: a cut-off answer is not success.`);
+  });
+
+  it("compacting a history with thinking keeps each kept thinking block and its signature as it came", async () => {
+    // Four turns with thinking and a call, then the window is full once; after compaction, one more turn and the answer.
+    const full: Scenario = {
+      id: "test-window-thinking",
+      title: "thinking turns, then a full window",
+      reply: (ctx) => {
+        const compacted = /compacted/.test(JSON.stringify(ctx.messages[0]));
+        const calls = ctx.messages.filter((m) => m.role === "assistant").length;
+        if (!compacted && calls >= 4) return { content: [textBlock("I ran out of")], stop_reason: "model_context_window_exceeded" };
+        if (!compacted || calls < 4) return { content: [thinkingBlock(`Turn ${calls}: look at the next file.`), textBlock(`Looking at file ${calls}.`), callBlock("read_file", { path: `missing-${calls}-${compacted ? "b" : "a"}.txt` })] };
+        if (!/Turn 99/.test(JSON.stringify(ctx.messages))) return { content: [thinkingBlock("Turn 99: one more after compaction."), textBlock("One more."), callBlock("read_file", { path: "missing-last.txt" })] };
+        return sayText("Done looking.");
+      },
+    };
+    const llm = scripted({ scenario: full, maxRequests: 20 });
+    const history: Message[] = [{ role: "user", content: "look at the files" }];
+    const outcome = await driveCompacting(llm, history);
+    rule(/compacted/.test(JSON.stringify(history[0])), "recovery", "the context window filled up and the history was not compacted: on model_context_window_exceeded, compact and ask again.");
+    rule(outcome.status === "done", "recovery", `after compaction the run ended ${JSON.stringify(outcome)}, not done.`);
   });
 });

@@ -11,8 +11,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { isDeepStrictEqual } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, it } from "vitest";
 import { Readable } from "node:stream";
 import { output } from "../runtime/print.ts";
 import { SafeToolRegistry } from "../solutions/s04_tool_errors/define-tool.ts";
@@ -20,7 +21,10 @@ import { terminalApprover } from "../solutions/s07_safe_tools/approval.ts";
 import { S12_TASK, S12_TASK_ZH } from "../runtime/scripted/scenarios/s12_guarded_agent.ts";
 import { call, text, thinking } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { ROOT, callsIn, expectSendable, gradedTree, gradedTreeDir, loadLesson, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
+import { ROOT, RuleError, callsIn, errorText, expectSendable, gradedTree, gradedTreeDir, loadLesson, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
+
+/** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
+const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
 
 type Agent = typeof import("../solutions/s12_guarded_agent/agent.ts");
 type Cli = typeof import("../solutions/s12_guarded_agent/cli.ts");
@@ -56,19 +60,43 @@ afterEach(() => {
 const toolsOf = (m: Anthropic.MessageParam) =>
   typeof m.content === "string" ? [] : m.content.flatMap((b) => (b.type === "tool_use" ? [b.name] : []));
 const answer = (history: Anthropic.MessageParam[]) => textIn(history[history.length - 1]!.content);
+/** Deep equality whatever the key order (JSON values). */
+const same = (a: unknown, b: unknown) => isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? null)), JSON.parse(JSON.stringify(b ?? null)));
+/** What `fn` throws, as text (undefined when it does not). */
+function thrownBy(fn: () => unknown): string | undefined {
+  try {
+    fn();
+    return undefined;
+  } catch (e) {
+    return String((e as Error)?.message ?? e);
+  }
+}
+/** The seed 000 run's shape: run_tests, then both reads in ONE turn, then the answer. */
+function expectSeed000(h: Anthropic.MessageParam[]) {
+  const tools = h.map(toolsOf);
+  rule(same(h.map((m) => m.role), ["user", "assistant", "user", "assistant", "user", "assistant"]) && same(tools, [[], ["run_tests"], [], ["read_file", "read_file"], [], []]), "concurrency", `seed 000's task should go: run_tests, then the log and the source read in ONE turn, then the answer; the history was ${JSON.stringify(h.map((m, i) => `${m.role}${tools[i]!.length ? `(${tools[i]!.join(", ")})` : ""}`))}.`);
+}
 
 describe("s12 flags", () => {
   it("reads every flag and the task", () => {
     const dir = sample();
     const f = cli.parseFlags(["--workspace", dir, "--model", "m1", "--max-turns", "7", "--budget", "9000", "--timeout", "30", "--yes", "--verbose", "--trace", "do", "it"]);
-    expect(f).toMatchObject({ workspace: dir, model: "m1", maxTurns: 7, budget: 9000, timeoutMs: 30_000, yes: true, verbose: true, trace: true, task: "do it" });
-    expect(cli.parseFlags([]).task).toBeUndefined();
+    const want = { workspace: dir, model: "m1", maxTurns: 7, budget: 9000, timeoutMs: 30_000, yes: true, verbose: true, trace: true, task: "do it" };
+    for (const [k, v] of Object.entries(want)) rule(same(f[k as keyof typeof f], v), "capstone-flags", `parseFlags read ${k} as ${JSON.stringify(f[k as keyof typeof f])}, not ${JSON.stringify(v)}.`);
+    const none = cli.parseFlags([]);
+    rule(none.task === undefined, "capstone-flags", `with no words left, the task must be undefined (the conversation begins), not ${JSON.stringify(none.task)}.`);
+    rule(none.yes === false, "approval", `without --yes, flags.yes is ${JSON.stringify(none.yes)}: commands that are not read-only must still ask.`);
   });
 
   it("refuses a bad flag with a message that says what is wrong", () => {
-    expect(() => cli.parseFlags(["--max-turns", "many"])).toThrow(/--max-turns needs a whole number/);
-    expect(() => cli.parseFlags(["--workspace", "/definitely/not/here"])).toThrow(/no such folder/);
-    expect(() => cli.parseFlags(["--frobnicate"])).toThrow(/frobnicate/);
+    for (const [argv, want] of [
+      [["--max-turns", "many"], /--max-turns needs a whole number/],
+      [["--workspace", "/definitely/not/here"], /no such folder/],
+      [["--frobnicate"], /frobnicate/],
+    ] as const) {
+      const said = thrownBy(() => cli.parseFlags([...argv]));
+      rule(said !== undefined && want.test(said), "program-exit", `parseFlags(${JSON.stringify(argv)}) ${said === undefined ? "was accepted" : `said: ${said}`}: refuse it with a message that matches ${want}.`);
+    }
   });
 });
 
@@ -77,38 +105,33 @@ describe("s12 seed 000's task in the sample repository", () => {
     const dir = sample();
     const llm = scripted();
     const result = await agent.run(["--workspace", dir, "--trace", S12_TASK], { llm });
-    expect(result.exitCode).toBe(0);
     const h = result.history;
-    // The message table of seed 000.
-    expect(h.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
-    expect(h.map(toolsOf)).toEqual([[], ["run_tests"], [], ["read_file", "read_file"], [], []]);
-    const results = h[4]!.content as Anthropic.ToolResultBlockParam[];
-    expect(results.map((r) => r.type)).toEqual(["tool_result", "tool_result"]);
-    expect(results.every((r) => !r.is_error)).toBe(true);
-    // The test output was real: node --test ran in the workspace and one test failed.
-    expect(textIn(resultsIn(h[2])[0]?.content)).toMatch(/# fail 1/);
-    expect(answer(h)).toContain(`src/login.js line ${buggyLine(dir)}`);
-    expect(answer(h)).toContain("attempts=3 locked=false");
     await expectSendable(llm, h);
+    rule(result.exitCode === 0, "program-exit", `seed 000's task exited with ${result.exitCode}, not 0 (done): ${printed.slice(-5).join(" | ")}`);
+    // The message table of seed 000.
+    expectSeed000(h);
+    const results = resultsIn(h[4]);
+    rule(results.length === 2 && results.every((r) => !r.is_error), "tool-failure-observed", `the two reads were answered ${JSON.stringify(results.map((r) => ({ is_error: r.is_error, text: textIn(r.content).slice(0, 80) })))}: both files are inside the workspace and read without error.`);
+    // The test output was real: node --test ran in the workspace and one test failed.
+    rule(/# fail 1/.test(textIn(resultsIn(h[2])[0]?.content)), "run-tests-fixed", `run_tests did not run the workspace's tests (node --test): ${clip(textIn(resultsIn(h[2])[0]?.content), 200)}`);
+    rule(answer(h).includes(`src/login.js line ${buggyLine(dir)}`) && answer(h).includes("attempts=3 locked=false"), "result-is-output", `the answer does not name the bug from what the tools returned: ${clip(answer(h), 200)}`);
     // --trace prints the table.
     const out = printed.join("\n");
-    expect(out).toMatch(/\[0\] user/);
-    expect(out).toMatch(/\[3\] assistant/);
+    rule(/\[0\] user/.test(out) && /\[3\] assistant/.test(out), "observability", "--trace did not print the message table ([0] user …).");
   });
 
   it("demo(), the docs' recorded run, refuses every bash command that is not read-only and still solves it", async () => {
     const llm = scripted();
     const h = await agent.demo(llm);
-    expect(h.map(toolsOf)).toEqual([[], ["run_tests"], [], ["read_file", "read_file"], [], []]);
-    expect(answer(h)).toMatch(/src\/login\.js line \d+.*off-by-one/);
     await expectSendable(llm, h);
+    expectSeed000(h);
+    rule(/src\/login\.js line \d+.*off-by-one/.test(answer(h)), "result-is-output", `demo()'s answer does not name the bug: ${clip(answer(h), 200)}`);
   });
 
   it("takes the task in seed 000's own words too", async () => {
     const dir = sample();
     const result = await agent.run(["--workspace", dir, S12_TASK_ZH], { llm: scripted() });
-    expect(result.exitCode).toBe(0);
-    expect(answer(result.history)).toContain(`src/login.js line ${buggyLine(dir)}`);
+    rule(result.exitCode === 0 && answer(result.history).includes(`src/login.js line ${buggyLine(dir)}`), "program-exit", `seed 000's task in its own words exited ${result.exitCode}: ${clip(answer(result.history), 200)}`);
   });
 
   it("answers from what the tools return: with the bug fixed, it says the tests pass", async () => {
@@ -116,16 +139,14 @@ describe("s12 seed 000's task in the sample repository", () => {
     const file = join(dir, "src/login.js");
     writeFileSync(file, readFileSync(file, "utf8").replace(/attempts\s*>\s*MAX_FAILED_ATTEMPTS/, "attempts >= MAX_FAILED_ATTEMPTS"));
     const result = await agent.run(["--workspace", dir, S12_TASK], { llm: scripted() });
-    expect(result.exitCode).toBe(0);
-    expect(answer(result.history)).toMatch(/All 3 tests .* pass/);
+    rule(result.exitCode === 0 && /All 3 tests .* pass/.test(answer(result.history)), "result-is-output", `with the bug fixed, run_tests' real output says the tests pass, and so should the answer: ${clip(answer(result.history), 200)}`);
   });
 
   it("finds the sample repository from a folder above it (the course's root, say)", async () => {
     const root = mkdtempSync(join(tmpdir(), "course-root-"));
     cpSync(SAMPLE, join(root, "examples", "login-service"), { recursive: true });
     const result = await agent.run(["--workspace", root, S12_TASK], { llm: scripted() });
-    expect(result.exitCode).toBe(0);
-    expect(answer(result.history)).toContain(`examples/login-service/src/login.js line ${buggyLine(join(root, "examples", "login-service"))}`);
+    rule(result.exitCode === 0 && answer(result.history).includes(`examples/login-service/src/login.js line ${buggyLine(join(root, "examples", "login-service"))}`), "result-is-output", `from a folder above the sample repository, the answer should name examples/login-service/src/login.js: ${clip(answer(result.history), 200)}`);
   });
 
   it("--resume continues a saved conversation with the task, and saves it back", async () => {
@@ -140,11 +161,15 @@ describe("s12 seed 000's task in the sample repository", () => {
     ];
     saveSession(name, earlier);
     try {
-      const result = await agent.run(["--workspace", sample(), "--yes", "--resume", name, S12_TASK], { llm: scripted({ scenario: "s12_guarded_agent" }) });
-      expect(result.exitCode).toBe(0);
-      expect(result.history.slice(0, 2)).toEqual(earlier);
-      expect(loadSession(name).messages).toEqual(result.history);
-      expect(answer(result.history)).toContain("src/login.js line");
+      const llm = scripted({ scenario: "s12_guarded_agent" });
+      const result = await agent.run(["--workspace", sample(), "--yes", "--resume", name, S12_TASK], { llm });
+      rule(result.exitCode === 0, "program-exit", `--resume with a task exited ${result.exitCode}: ${printed.slice(-5).join(" | ")}`);
+      rule(same(result.history.slice(0, 2), earlier), "session", "--resume did not continue the saved conversation: its messages come first, unchanged.");
+      const saved = loadSession(name).messages;
+      const i = result.history.findIndex((m, n) => !same(m, saved[n]));
+      rule(i < 0 && saved.length === result.history.length, JSON.stringify(result.history[i] ?? "").includes('"thinking"') ? "not-verbatim" : "session", `the session saved back after --resume differs from the run's history at messages[${i < 0 ? saved.length : i}]${saved.length === result.history.length ? "" : ` (${saved.length} messages, not ${result.history.length})`}: save every message as it is, thinking blocks included.`);
+      await expectSendable(llm, saved);
+      rule(answer(result.history).includes("src/login.js line"), "result-is-output", `the resumed run did not answer the task: ${clip(answer(result.history), 200)}`);
     } finally {
       (await import("node:fs")).rmSync(sessionPath(name), { force: true });
     }
@@ -157,23 +182,23 @@ describe("s12 seed 000's task in the sample repository", () => {
     cpSync(SAMPLE, join(courseRoot, "examples", "login-service"), { recursive: true });
     for (const [cwd, source] of [[repo, "src/login.js"], [courseRoot, "examples/login-service/src/login.js"]] as const) {
       const r = agentProcess(cwd, [S12_TASK]);
-      expect(r.stderr).not.toMatch(/Error:|at .*\.ts:\d+/);
-      expect(r.stdout).toContain("scripted (offline)");
-      expect(r.stdout).toContain("→ run_tests");
-      expect(r.stdout).not.toMatch(/not run: this command is not read-only/);
+      const tail = `${r.stdout}${r.stderr}`.slice(-1500);
+      rule(!/Error:|at .*\.ts:\d+/.test(r.stderr), "program-exit", `the agent's process printed an error or a stack trace:\n${r.stderr.slice(-1500)}`);
+      rule(r.stdout.includes("scripted (offline)") && r.stdout.includes("→ run_tests"), "run-tests-fixed", `with no key, the agent should run offline and call run_tests:\n${tail}`);
+      rule(!/not run: this command is not read-only/.test(r.stdout), "approval", `seed 000's task needs no command that asks (run_tests, then reads):\n${tail}`);
       // The off-by-one, named at its line (found by reading the file, not hard-coded).
-      expect(r.stdout).toContain(`${source} line ${buggyLine(join(cwd, source, "../.."))}`);
-      expect(r.stdout).toMatch(/off-by-one/);
-      expect(r.status).toBe(0);
+      rule(r.stdout.includes(`${source} line ${buggyLine(join(cwd, source, "../.."))}`) && /off-by-one/.test(r.stdout), "result-is-output", `the agent's answer should name the off-by-one at ${source}:\n${tail}`);
+      rule(r.status === 0, "program-exit", `the agent's process exited with ${r.status}, not 0:\n${tail}`);
     }
   });
 
   it("as a real process with no terminal and no --yes, bash that would write is refused, not run", () => {
     const dir = sample();
     const r = agentProcess(dir, ["run `touch made-by-bash.txt`"]);
-    expect(r.stdout).toMatch(/not run: this command is not read-only .*no terminal to ask/);
-    expect(existsSync(join(dir, "made-by-bash.txt"))).toBe(false);
-    expect(r.status).toBe(0);
+    const tail = `${r.stdout}${r.stderr}`.slice(-1500);
+    rule(!existsSync(join(dir, "made-by-bash.txt")), "approval", `with no terminal and no --yes, the agent ran \`touch made-by-bash.txt\`: a command that is not read-only is refused when there is no one to ask (--yes is false unless given).\n${tail}`);
+    rule(/not run: this command is not read-only .*no terminal to ask/.test(r.stdout), "approval", `the refusal should say there is no terminal to ask:\n${tail}`);
+    rule(r.status === 0, "program-exit", `the agent's process exited with ${r.status}, not 0:\n${tail}`);
   });
 });
 
@@ -206,9 +231,10 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
 
   it("is one of the agent's tools, and --help says so", async () => {
     const { registry } = tools(sample());
-    expect(registry.definitions().map((t) => t.name)).toEqual(expect.arrayContaining(["run_tests", "bash", "read_file"]));
+    const names = registry.definitions().map((t) => t.name);
+    rule(["run_tests", "bash", "read_file"].every((n) => names.includes(n)), "run-tests-fixed", `the capstone's tools are [${names.join(", ")}]: s07's safe tools and run_tests.`);
     await agent.run(["--help"], { llm: scripted() });
-    expect(printed.join("\n")).toMatch(/run_tests/);
+    rule(/run_tests/.test(printed.join("\n")), "capstone-flags", "--help does not mention run_tests.");
   });
 
   it("runs the workspace's tests without asking; `module` keeps only the test files whose path contains it", async () => {
@@ -216,18 +242,14 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
     writeFileSync(join(dir, "test", "cart.test.js"), 'import { test } from "node:test";\ntest("cart adds", () => {});\n');
     const { asked, registry } = tools(dir);
     const all = await registry.dispatch(call({}), { root: dir });
-    expect(all.is_error).toBeFalsy();
-    expect(resultText(all)).toMatch(/# tests 4/);
+    rule(!all.is_error && /# tests 4/.test(resultText(all)), "run-tests-fixed", `run_tests {} should run all 4 tests with node --test: ${clip(resultText(all), 200)}`);
     const login = await registry.dispatch(call({ module: "login" }), { root: dir });
-    expect(resultText(login)).toMatch(/# tests 3/);
-    expect(resultText(login)).toMatch(/# fail 1/);
+    rule(/# tests 3/.test(resultText(login)) && /# fail 1/.test(resultText(login)), "run-tests-fixed", `run_tests {module: "login"} should run the 3 login tests (1 fails): ${clip(resultText(login), 200)}`);
     const cart = await registry.dispatch(call({ module: "cart" }), { root: dir });
-    expect(resultText(cart)).toMatch(/# tests 1\n/);
-    expect(resultText(cart)).toMatch(/# pass 1\n/);
+    rule(/# tests 1\n/.test(resultText(cart)) && /# pass 1\n/.test(resultText(cart)), "run-tests-fixed", `run_tests {module: "cart"} should run only the cart test: ${clip(resultText(cart), 200)}`);
     const none = await registry.dispatch(call({ module: "payments" }), { root: dir });
-    expect(none.is_error).toBe(true);
-    expect(resultText(none)).toMatch(/no test file's path contains "payments"/);
-    expect(asked).toEqual([]);
+    rule(none.is_error === true && /payments/.test(resultText(none)), "run-tests-fixed", `run_tests {module: "payments"}, which no test file's path contains, should be an error naming it: ${clip(resultText(none), 200)}`);
+    rule(asked.length === 0, "approval", `run_tests asked for approval (${asked.join("; ")}) although nothing was changed: it runs without asking.`);
   });
 
   it.each(["; rm -rf /", "../x", "login; touch pwned", "$(touch pwned)", "`touch pwned`", "-e", "..", "", "a".repeat(65), "login pwned"])(
@@ -236,10 +258,10 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
       const dir = sample();
       const { asked, registry } = tools(dir);
       const r = await registry.dispatch(call({ module }), { root: dir });
-      expect(r.is_error).toBe(true);
-      expect(resultText(r)).toMatch(/Invalid input for run_tests; it was not run[\s\S]*module/);
-      expect(existsSync(join(dir, "pwned"))).toBe(false);
-      expect(asked).toEqual([]);
+      rule(!existsSync(join(dir, "pwned")), "run-tests-fixed", `run_tests {module: ${JSON.stringify(module)}} ran a command: the module is only a name to look for, never part of a command line.`);
+      // Refused by the schema or by the tool itself: an error result that names the module, and no test run.
+      rule(r.is_error === true && /module/i.test(resultText(r)) && !/# tests \d/.test(resultText(r)), "run-tests-fixed", `run_tests {module: ${JSON.stringify(module)}} should be refused (is_error, saying what a module may be) and run nothing: ${clip(resultText(r), 200)}`);
+      rule(asked.length === 0, "run-tests-fixed", `run_tests {module: ${JSON.stringify(module)}} asked for approval instead of refusing the name.`);
     },
   );
 
@@ -248,9 +270,9 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
     const { registry } = tools(dir);
     for (const input of [{ command: "touch pwned" }, { module: ["login"] }, { module: "login", args: "--eval=1" }]) {
       const r = await registry.dispatch(call(input), { root: dir });
-      expect(r.is_error).toBe(true);
+      rule(!existsSync(join(dir, "pwned")), "run-tests-fixed", `run_tests ${JSON.stringify(input)} ran the model's command: the program is fixed (node --test); the model only names a module.`);
+      rule(r.is_error === true, "run-tests-fixed", `run_tests ${JSON.stringify(input)} was not refused: accept \`module\` (a string) and nothing else (a strict schema).`);
     }
-    expect(existsSync(join(dir, "pwned"))).toBe(false);
   });
 
   it("hands a test file's name to node as it is: quotes, $(…) and spaces in it run nothing", async () => {
@@ -258,10 +280,8 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
     const odd = "it's $(touch pwned) `touch pwned` ; touch pwned.test.js";
     writeFileSync(join(dir, "test", odd), 'import { test } from "node:test";\ntest("odd name runs", () => {});\n');
     const r = await tools(dir).registry.dispatch(call({ module: "it" }), { root: dir });
-    expect(resultText(r)).toMatch(/ok 1 - odd name runs/);
-    expect(resultText(r)).toMatch(/# tests 1\n/);
-    expect(existsSync(join(dir, "pwned"))).toBe(false);
-    expect(existsSync(join(dir, "test", "pwned"))).toBe(false);
+    rule(!existsSync(join(dir, "pwned")) && !existsSync(join(dir, "test", "pwned")), "run-tests-fixed", "a test file's odd name ran as shell: hand each file name to node as one word (quoted), never through the shell unquoted.");
+    rule(/ok 1 - odd name runs/.test(resultText(r)) && /# tests 1\n/.test(resultText(r)), "run-tests-fixed", `the test file with an odd name was not run as it is: ${clip(resultText(r), 200)}`);
   });
 
   it("runs inside s07's safe runner: no keys in the tests' environment, and a hanging test is stopped at the timeout", async () => {
@@ -276,11 +296,9 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
       const tool = runTests.runTestsTool(dir, { timeoutMs: 1_500 });
       const registry = new SafeToolRegistry([tool]);
       const env = await registry.dispatch(call({ module: "env" }), { root: dir });
-      expect(resultText(env)).toMatch(/KEY=undefined TOKEN=undefined/);
-      expect(resultText(env)).not.toMatch(/canary/);
+      rule(/KEY=undefined TOKEN=undefined/.test(resultText(env)) && !/canary/.test(resultText(env)), "child-env", `the tests saw the agent's key or token: ${clip(resultText(env), 200)}. Run them through s07's safe runner (its environment comes from an allow list).`);
       const hang = await registry.dispatch(call({ module: "hang" }), { root: dir });
-      expect(hang.is_error).toBe(true);
-      expect(resultText(hang)).toMatch(/timed out after 1.5 s/);
+      rule(hang.is_error === true && /timed out after 1.5 s/.test(resultText(hang)), "tool-timeout", `a hanging test was not stopped at run_tests' timeout: ${clip(resultText(hang), 200)}`);
     } finally {
       for (const [name, value] of [["ANTHROPIC_API_KEY", saved.key], ["GITHUB_TOKEN", saved.token]] as const)
         if (value === undefined) delete process.env[name];
@@ -292,20 +310,42 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
     const dir = sample();
     const { asked, registry } = tools(dir, "no");
     const r = await registry.dispatch(call({ command: "touch made-by-bash.txt" }, "bash"), { root: dir });
-    expect(asked).toEqual(["touch made-by-bash.txt"]);
-    expect(r.is_error).toBe(true);
-    expect(resultText(r)).toMatch(/not run: this command is not read-only .*the user said no/);
-    expect(existsSync(join(dir, "made-by-bash.txt"))).toBe(false);
+    rule(!existsSync(join(dir, "made-by-bash.txt")), "approval", "bash ran `touch made-by-bash.txt` although the user said no.");
+    rule(same(asked, ["touch made-by-bash.txt"]) && r.is_error === true && /not run: this command is not read-only .*the user said no/.test(resultText(r)), "approval", `bash should ask before \`touch made-by-bash.txt\` and answer the refusal as an error (asked: ${JSON.stringify(asked)}; result: ${clip(resultText(r), 160)}).`);
     // With no terminal to ask and no --yes, it is refused without asking anyone.
     const noTerminal = new SafeToolRegistry(agent.capstoneTools(dir, terminalApprover({ input: Object.assign(Readable.from([]), { isTTY: false }) })));
     const refused = await noTerminal.dispatch(call({ command: "node --test" }, "bash"), { root: dir });
-    expect(refused.is_error).toBe(true);
-    expect(resultText(refused)).toMatch(/no terminal to ask for approval \(run with --yes/);
+    rule(refused.is_error === true && /no terminal to ask for approval \(run with --yes/.test(resultText(refused)), "approval", `with no terminal and no --yes, bash should refuse and say how to allow it: ${clip(resultText(refused), 160)}`);
     // Approved, it runs.
     const yes = tools(dir, "yes");
     const ran = await yes.registry.dispatch(call({ command: "touch made-by-bash.txt" }, "bash"), { root: dir });
-    expect(ran.is_error).toBeFalsy();
-    expect(existsSync(join(dir, "made-by-bash.txt"))).toBe(true);
+    rule(!ran.is_error && existsSync(join(dir, "made-by-bash.txt")), "approval", `an approved bash command did not run: ${clip(resultText(ran), 160)}`);
+  });
+
+  it("without a sandbox, run_tests asks once the agent has changed a file in the run", async () => {
+    const saved = process.env.COURSE_SANDBOX;
+    process.env.COURSE_SANDBOX = "off";
+    try {
+      const dir = sample();
+      const { asked, registry } = tools(dir, "no");
+      const before = await registry.dispatch(call({ module: "login" }), { root: dir });
+      rule(asked.length === 0 && /# tests 3/.test(resultText(before)), "approval", `before any change, run_tests should run without asking, sandbox or not (asked: ${JSON.stringify(asked)}).`);
+      await registry.dispatch(call({ path: "src/extra.js", content: "export const x = 1;\n" }, "write_file"), { root: dir });
+      const after = await registry.dispatch(call({ module: "login" }), { root: dir });
+      const questions = (asked as string[]).length;
+      rule(questions === 1 && after.is_error === true && !/# tests \d/.test(resultText(after)), "approval", `with no sandbox, after write_file changed the workspace, run_tests ${questions === 0 ? "ran without asking" : "was not refused when the user said no"}${/# tests \d/.test(resultText(after)) ? " (the tests ran)" : ""}: the tests would run code the agent wrote, so record each change (s07's onChange) and ask first.`);
+    } finally {
+      if (saved === undefined) delete process.env.COURSE_SANDBOX;
+      else process.env.COURSE_SANDBOX = saved;
+    }
+  });
+
+  it("without --yes the options refuse a command that is not read-only (no terminal here); with --yes they approve it", async () => {
+    const dir = sample();
+    // No approve in the options means the loop's default: y/n on a terminal, refused without one.
+    const ask = (argv: string[]) => (agent.optionsFrom(cli.parseFlags(["--workspace", dir, ...argv])).approve ?? terminalApprover())({ command: "touch x", reason: "touch is not on the read-only list" });
+    rule(!(await ask([])).approved, "approval", "without --yes (and with no terminal to ask), the capstone's options approved a command that is not read-only: --yes is false unless it is given.");
+    rule((await ask(["--yes"])).approved, "capstone-flags", "with --yes the capstone's options still refused a command: --yes approves without asking.");
   });
 });
 
@@ -317,9 +357,10 @@ describe("s12 every kind of run leaves a transcript that can be sent again", () 
     const llm = scripted();
     const history: Anthropic.MessageParam[] = [{ role: "user", content: S12_TASK }];
     const outcome = await agent.runAgent(llm, history, options(dir));
-    expect(outcome.status).toBe("done");
-    expect(llm.scripted.exchanges.every((e) => (e.request as { stream?: boolean }).stream === true)).toBe(true);
+    const streamed = llm.scripted.exchanges.every((e) => (e.request as { stream?: boolean }).stream === true);
     await expectSendable(llm, history);
+    rule(outcome.status === "done", "typed-outcome", `seed 000's task ended ${JSON.stringify(outcome)}, not done.`);
+    rule(streamed, "streaming", "the capstone sent a request without streaming: its loop is s11's, which streams every turn.");
   });
 
   it("an aborted run: stopped, nothing left unanswered", async () => {
@@ -332,8 +373,8 @@ describe("s12 every kind of run leaves a transcript that can be sent again", () 
     while (!history.some((m) => m.role === "assistant") && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 5));
     controller.abort();
     const outcome = await run;
-    expect(outcome.status).toBe("stopped");
     await expectSendable(llm, history);
+    rule(outcome.status === "stopped", "abort-leaves-transcript", `an aborted run ended ${JSON.stringify(outcome)}: return a stopped outcome.`);
   });
 
   it("a recovered run: a cut stream, an overloaded server and a broken event, same answer as a clean run", async () => {
@@ -344,11 +385,9 @@ describe("s12 every kind of run leaves a transcript that can be sent again", () 
     const llm = scripted({ faults: [{ kind: "stream_cut", afterEvents: 5 }, null, { kind: "overloaded" }, { kind: "stream_error", afterEvents: 4 }] }, { maxRetries: 2 });
     const history: Anthropic.MessageParam[] = [{ role: "user", content: S12_TASK }];
     const outcome = await agent.runAgent(llm, history, options(sample()));
-    expect(outcome.status).toBe("done");
-    expect(llm.scripted.exchanges.filter((e) => e.fault).length).toBe(3);
-    expect(history.map((m) => m.role)).toEqual(cleanHistory.map((m) => m.role));
-    expect(history.map(toolsOf)).toEqual(cleanHistory.map(toolsOf));
     await expectSendable(llm, history);
+    rule(outcome.status === "done" && llm.scripted.exchanges.filter((e) => e.fault).length === 3, "recovery", `through a cut stream, an overloaded server and a broken event the run ended ${JSON.stringify(outcome)}: recover from each (the SDK retries the 529, the loop the broken streams).`);
+    rule(same(history.map((m) => m.role), cleanHistory.map((m) => m.role)) && same(history.map(toolsOf), cleanHistory.map(toolsOf)), "recovery", "the recovered run's history is not the clean run's: nothing of a broken stream is kept, and each turn is sent again.");
   });
 
   it("a repeated call: stops with repeated_call, the repeated call answered (not run), sendable", async () => {
@@ -391,30 +430,41 @@ describe("s12 every kind of run leaves a transcript that can be sent again", () 
   it("--max-turns 1 stops with exit code 1 and a sendable transcript", async () => {
     const llm = scripted();
     const result = await agent.run(["--workspace", sample(), "--yes", "--max-turns", "1", S12_TASK], { llm });
-    expect(result.exitCode).toBe(1);
+    await expectSendable(llm, result.history);
+    rule(result.exitCode === 1, "program-exit", `--max-turns 1 stopped the run and the program exited ${result.exitCode}, not 1.`);
+  });
+
+  it("a run the API fails for good: exit code 1, the cause in one line, a transcript that can be sent again", async () => {
+    let failing = true;
+    const llm = scripted({ faults: (i) => (i > 0 && failing ? { kind: "server_error" } : null) });
+    let result: Awaited<ReturnType<Agent["run"]>>;
+    try {
+      result = await agent.run(["--workspace", sample(), "--yes", S12_TASK], { llm });
+    } catch (e) {
+      throw new RuleError("program-exit", `the program threw when the API failed (${errorText(e)}): catch it, close the transcript, print the cause in one line and exit 1.`);
+    }
+    failing = false;
+    rule(result.exitCode === 1, "program-exit", `a run the API failed exited ${result.exitCode}, not 1.`);
+    rule(printed.some((l) => /the run stopped/.test(l)), "program-exit", `a run the API failed printed no line saying why it stopped: ${printed.slice(-4).join(" | ")}`);
     await expectSendable(llm, result.history);
   });
 
   it("--budget and --timeout reach the guards; --verbose shows every turn", async () => {
     const budget = await agent.run(["--workspace", sample(), "--yes", "--budget", "10", S12_TASK], { llm: scripted() });
-    expect(budget.exitCode).toBe(1);
-    expect(printed.join("\n")).toMatch(/token_budget/);
+    rule(budget.exitCode === 1 && /token_budget/.test(printed.join("\n")), "capstone-flags", `--budget 10 did not stop the run on the token budget (exit ${budget.exitCode}).`);
     const slow = scripted({ latencyMs: 5_000 });
     const timeout = await agent.run(["--workspace", sample(), "--yes", "--timeout", "1", S12_TASK], { llm: slow });
-    expect(timeout.exitCode).toBe(1);
-    expect(printed.join("\n")).toMatch(/timeout/);
     await expectSendable(slow, timeout.history);
+    rule(timeout.exitCode === 1 && /timeout/.test(printed.join("\n")), "capstone-flags", `--timeout 1 did not stop a slow run (exit ${timeout.exitCode}).`);
     printed = [];
     await agent.run(["--workspace", sample(), "--yes", "--verbose", S12_TASK], { llm: scripted() });
-    expect(printed.join("\n")).toMatch(/turn 1 · stop_reason tool_use/);
+    rule(/turn 1 · stop_reason tool_use/.test(printed.join("\n")), "capstone-flags", "--verbose did not show every turn (\"turn 1 · stop_reason tool_use\").");
   });
 
   it("a bad flag exits 2 with a message, not a stack trace", async () => {
     const result = await agent.run(["--budget", "lots"], { llm: scripted() });
-    expect(result.exitCode).toBe(2);
-    expect(printed.join("\n")).toMatch(/--budget needs a whole number/);
+    rule(result.exitCode === 2 && /--budget needs a whole number/.test(printed.join("\n")), "program-exit", `--budget lots should exit 2 with a message saying what is wrong (exit ${result.exitCode}).`);
     const missing = await agent.run(["--resume", "no-such-session-here", "hi"], { llm: scripted() });
-    expect(missing.exitCode).toBe(2);
-    expect(printed.join("\n")).toMatch(/no session "no-such-session-here"/);
+    rule(missing.exitCode === 2 && /no session "no-such-session-here"/.test(printed.join("\n")), "program-exit", `--resume of a session that does not exist should exit 2 with a message (exit ${missing.exitCode}).`);
   });
 });
