@@ -192,7 +192,7 @@ describe("s03 the loop", () => {
       await expectStopsAt(stop, (llm, history) => lesson.agentLoop(llm, history, undefined, { root: process.cwd() }), "list_files", { path: "." });
     });
 
-  it("runs seed 000's task: the test run, three reads in parallel, then edit and re-run in order", async () => {
+  it("runs the failing-login task: the test run, three reads in parallel, then edit and re-run in order", async () => {
     const root = await scratchCopy(S03_SAMPLE);
     keep(root);
     const { history, final } = await runLoop(undefined, S03_TASK, new ToolRegistry(defaultTools()), root);

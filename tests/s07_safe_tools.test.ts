@@ -266,11 +266,11 @@ describe("s07 read-only commands run freely; anything else asks first", () => {
     rule(r.isError, "approval", `\`truncate -s 0 src/a.txt\` was not refused: ${JSON.stringify(clip(r.text, 200))}`);
   });
 
-  it("the seed's block list lets each bypass through, and the shell still runs the blocked program", () => {
+  it("a substring block list lets each bypass through, and the shell still runs the blocked program", () => {
     const runs = blocklist.runBypasses();
-    rule(runs.length === 3, "approval", `runBypasses() showed ${runs.length} bypasses: the lesson shows the seed's three (a backslash, a command substitution, another shell).`);
+    rule(runs.length === 3, "approval", `runBypasses() showed ${runs.length} bypasses: the lesson shows three (a backslash, a command substitution, another shell).`);
     for (const r of runs) {
-      rule(!r.blocked, "approval", `the seed's block list blocked \`${r.command}\`: the bypass must get past it, as it does in the seed.`);
+      rule(!r.blocked, "approval", `the substring block list blocked \`${r.command}\`: the bypass must get past it, as it does against any block list.`);
       const word = /the shell ran: (\S+)/.exec(r.ran)?.[1];
       rule(blocklist.SEED_BLOCK_LIST.some((d) => d.includes(word ?? "?")), "approval", `\`${r.command}\` → ${r.ran}: the bypass should make the shell run a program the block list names.`);
       rule(!approval.classify(r.command, root).readOnly, "approval", `classify(\`${r.command}\`) says it is read-only: a bypass of the block list must still ask.`);
@@ -469,7 +469,7 @@ describe("s07 the script, offline", () => {
     const { code, out } = await runScript();
     const tail = out.slice(-1500);
     rule(code === 0, "loop-threw", `the lesson's script exited with ${code}:\n${tail}`);
-    rule(out.match(/block list: allowed/g)?.length === 3 && /the shell ran: sudo id/.test(out), "approval", `the script should show the seed's three bypasses getting past the block list:\n${tail}`);
+    rule(out.match(/block list: allowed/g)?.length === 3 && /the shell ran: sudo id/.test(out), "approval", `the script should show three bypasses getting past the block list:\n${tail}`);
     rule(/outside the workspace/.test(out), "workspace", `the script's run did not refuse the file outside the workspace:\n${tail}`);
     rule(/not run: this command is not read-only .* no terminal to ask/.test(out), "approval", `with no terminal and no --yes, the script should refuse the command that is not read-only:\n${tail}`);
     rule(/can be sent again/.test(out), "sendable-again", `the script's run did not end with a transcript that can be sent again:\n${tail}`);

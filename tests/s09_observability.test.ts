@@ -1,6 +1,6 @@
 /**
  * s09_observability: one typed event per step, usage and cost, the message table, a JSONL run
- * log. Grades lessons/ or solutions/ (COURSE_TREE). The runs use seed 000's task on a scratch
+ * log. Grades lessons/ or solutions/ (COURSE_TREE). The runs use the failing-login task on a scratch
  * copy of the sample repository, as the lesson does.
  */
 import { mkdtempSync, readFileSync } from "node:fs";
@@ -76,7 +76,7 @@ const toolUses = (history: Anthropic.MessageParam[]) =>
 describe("s09 events: one per step", () => {
   it("THINK per response, ACT and OBSERVE around every call, STOP once at the end", async () => {
     const { responses, events, history, outcome } = await seed000();
-    rule(outcome.status === "done", "typed-outcome", `seed 000's task ended ${JSON.stringify(outcome)}, not done.`);
+    rule(outcome.status === "done", "typed-outcome", `the failing-login task ended ${JSON.stringify(outcome)}, not done.`);
     const kinds = events.map((e) => e.type);
     const seen = `the events were: ${kinds.join(" ")}`;
     rule(kinds.filter((k) => k === "think").length === responses.length, "observability", `the model answered ${responses.length} times but there were ${kinds.filter((k) => k === "think").length} think events (${seen}): emit THINK once per response.`);
@@ -158,7 +158,7 @@ describe("s09 usage and cost", () => {
   });
 });
 
-describe("s09 --trace: seed 000's message table", () => {
+describe("s09 --trace: the message table", () => {
   it("prints one line per message, with blocks, ids and stop reasons", async () => {
     const { history, responses } = await seed000();
     const lines = trace.messageTable(history, responses);
@@ -174,7 +174,7 @@ describe("s09 --trace: seed 000's message table", () => {
       [5, /^\[5\] assistant {2}text\("The failing test is .*"\)\s+stop_reason: end_turn$/],
     ];
     for (const [i, w] of want)
-      rule(typeof w === "string" ? lines[i] === w : w.test(lines[i] ?? ""), "observability", `line ${i} of the message table is ${JSON.stringify(lines[i])}; it should be ${typeof w === "string" ? JSON.stringify(w) : `like ${w}`} (seed 000's table: index, role, blocks with ids, the stop_reason of each response).`);
+      rule(typeof w === "string" ? lines[i] === w : w.test(lines[i] ?? ""), "observability", `line ${i} of the message table is ${JSON.stringify(lines[i])}; it should be ${typeof w === "string" ? JSON.stringify(w) : `like ${w}`} (the message table: index, role, blocks with ids, the stop_reason of each response).`);
   });
 
   it("marks error results", () => {
@@ -215,7 +215,7 @@ describe("s09 the run log: JSONL under .course/runs/", () => {
 });
 
 describe("s09 the script: --trace and the run log", () => {
-  it("prints seed 000's table and writes a run log that ends with the transcript", async () => {
+  it("prints the message table and writes a run log that ends with the transcript", async () => {
     const { spawnSync } = await import("node:child_process");
     const { ROOT, gradedTree } = await import("../runtime/testing.ts");
     const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, gradedTree(), "s09_observability", "agent.ts"), "--trace"], {
@@ -228,7 +228,7 @@ describe("s09 the script: --trace and the run log", () => {
     const tail = out.slice(-1500);
     rule(r.status === 0, "loop-threw", `the lesson's script exited with ${r.status}:\n${tail}`);
     for (const line of [/^\[0\] user {7}"Run the login module's tests/m, /^\[1\] assistant {2}(?:thinking \+ )?text \+ tool_use\(id=toolu_\w+, bash\)\s+stop_reason: tool_use$/m, /^\[5\] assistant {2}text\(.*stop_reason: end_turn$/m])
-      rule(line.test(out), "observability", `with --trace the script should print seed 000's message table (a line like ${line}):\n${tail}`);
+      rule(line.test(out), "observability", `with --trace the script should print the message table (a line like ${line}):\n${tail}`);
     const path = /run log: (\S+\.jsonl)/.exec(out)?.[1];
     rule(path !== undefined, "observability", `the script should end with "run log: <file>.jsonl":\n${tail}`);
     const lines = jsonl.readRun(path);

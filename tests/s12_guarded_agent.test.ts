@@ -1,5 +1,5 @@
 /**
- * s12_guarded_agent: the capstone end to end. Seed 000's task in the sample repository
+ * s12_guarded_agent: the capstone end to end. The failing-login task in the sample repository
  * (examples/login-service, copied to a scratch folder): run the tests (run_tests, no approval
  * needed), read the log and the source in parallel, explain, exit 0. Also as a real process
  * (`npm run agent`'s command) with no terminal and no --yes, with its flags; run_tests refuses a
@@ -71,10 +71,10 @@ function thrownBy(fn: () => unknown): string | undefined {
     return String((e as Error)?.message ?? e);
   }
 }
-/** The seed 000 run's shape: run_tests, then both reads in ONE turn, then the answer. */
+/** The failing-login run's shape: run_tests, then both reads in ONE turn, then the answer. */
 function expectSeed000(h: Anthropic.MessageParam[]) {
   const tools = h.map(toolsOf);
-  rule(same(h.map((m) => m.role), ["user", "assistant", "user", "assistant", "user", "assistant"]) && same(tools, [[], ["run_tests"], [], ["read_file", "read_file"], [], []]), "concurrency", `seed 000's task should go: run_tests, then the log and the source read in ONE turn, then the answer; the history was ${JSON.stringify(h.map((m, i) => `${m.role}${tools[i]!.length ? `(${tools[i]!.join(", ")})` : ""}`))}.`);
+  rule(same(h.map((m) => m.role), ["user", "assistant", "user", "assistant", "user", "assistant"]) && same(tools, [[], ["run_tests"], [], ["read_file", "read_file"], [], []]), "concurrency", `the failing-login task should go: run_tests, then the log and the source read in ONE turn, then the answer; the history was ${JSON.stringify(h.map((m, i) => `${m.role}${tools[i]!.length ? `(${tools[i]!.join(", ")})` : ""}`))}.`);
 }
 
 describe("s12 flags", () => {
@@ -100,15 +100,15 @@ describe("s12 flags", () => {
   });
 });
 
-describe("s12 seed 000's task in the sample repository", () => {
+describe("s12 the failing-login task in the sample repository", () => {
   it("runs the tests (run_tests, no --yes), reads the log and the source in ONE turn, explains the bug, and exits 0", async () => {
     const dir = sample();
     const llm = scripted();
     const result = await agent.run(["--workspace", dir, "--trace", S12_TASK], { llm });
     const h = result.history;
     await expectSendable(llm, h);
-    rule(result.exitCode === 0, "program-exit", `seed 000's task exited with ${result.exitCode}, not 0 (done): ${printed.slice(-5).join(" | ")}`);
-    // The message table of seed 000.
+    rule(result.exitCode === 0, "program-exit", `the failing-login task exited with ${result.exitCode}, not 0 (done): ${printed.slice(-5).join(" | ")}`);
+    // The message table of the run.
     expectSeed000(h);
     const results = resultsIn(h[4]);
     rule(results.length === 2 && results.every((r) => !r.is_error), "tool-failure-observed", `the two reads were answered ${JSON.stringify(results.map((r) => ({ is_error: r.is_error, text: textIn(r.content).slice(0, 80) })))}: both files are inside the workspace and read without error.`);
@@ -128,10 +128,10 @@ describe("s12 seed 000's task in the sample repository", () => {
     rule(/src\/login\.js line \d+.*off-by-one/.test(answer(h)), "result-is-output", `demo()'s answer does not name the bug: ${clip(answer(h), 200)}`);
   });
 
-  it("takes the task in seed 000's own words too", async () => {
+  it("takes the task in its original Chinese words too", async () => {
     const dir = sample();
     const result = await agent.run(["--workspace", dir, S12_TASK_ZH], { llm: scripted() });
-    rule(result.exitCode === 0 && answer(result.history).includes(`src/login.js line ${buggyLine(dir)}`), "program-exit", `seed 000's task in its own words exited ${result.exitCode}: ${clip(answer(result.history), 200)}`);
+    rule(result.exitCode === 0 && answer(result.history).includes(`src/login.js line ${buggyLine(dir)}`), "program-exit", `the task in its original Chinese words exited ${result.exitCode}: ${clip(answer(result.history), 200)}`);
   });
 
   it("answers from what the tools return: with the bug fixed, it says the tests pass", async () => {
@@ -185,7 +185,7 @@ describe("s12 seed 000's task in the sample repository", () => {
       const tail = `${r.stdout}${r.stderr}`.slice(-1500);
       rule(!/Error:|at .*\.ts:\d+/.test(r.stderr), "program-exit", `the agent's process printed an error or a stack trace:\n${r.stderr.slice(-1500)}`);
       rule(r.stdout.includes("scripted (offline)") && r.stdout.includes("→ run_tests"), "run-tests-fixed", `with no key, the agent should run offline and call run_tests:\n${tail}`);
-      rule(!/not run: this command is not read-only/.test(r.stdout), "approval", `seed 000's task needs no command that asks (run_tests, then reads):\n${tail}`);
+      rule(!/not run: this command is not read-only/.test(r.stdout), "approval", `the failing-login task needs no command that asks (run_tests, then reads):\n${tail}`);
       // The off-by-one, named at its line (found by reading the file, not hard-coded).
       rule(r.stdout.includes(`${source} line ${buggyLine(join(cwd, source, "../.."))}`) && /off-by-one/.test(r.stdout), "result-is-output", `the agent's answer should name the off-by-one at ${source}:\n${tail}`);
       rule(r.status === 0, "program-exit", `the agent's process exited with ${r.status}, not 0:\n${tail}`);
@@ -359,7 +359,7 @@ describe("s12 every kind of run leaves a transcript that can be sent again", () 
     const outcome = await agent.runAgent(llm, history, options(dir));
     const streamed = llm.scripted.exchanges.every((e) => (e.request as { stream?: boolean }).stream === true);
     await expectSendable(llm, history);
-    rule(outcome.status === "done", "typed-outcome", `seed 000's task ended ${JSON.stringify(outcome)}, not done.`);
+    rule(outcome.status === "done", "typed-outcome", `the failing-login task ended ${JSON.stringify(outcome)}, not done.`);
     rule(streamed, "streaming", "the capstone sent a request without streaming: its loop is s11's, which streams every turn.");
   });
 

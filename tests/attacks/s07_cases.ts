@@ -44,9 +44,9 @@ export interface CommandAttack {
 }
 
 export const COMMAND_ATTACKS: CommandAttack[] = [
-  { name: "the seed's bypass: a backslash", command: "s\\udo touch pwned" },
-  { name: "the seed's bypass: command substitution", command: "$(echo touch) pwned" },
-  { name: "the seed's bypass: another shell", command: `sh -c "tou""ch pwned"` },
+  { name: "a block list's bypass: a backslash", command: "s\\udo touch pwned" },
+  { name: "a block list's bypass: command substitution", command: "$(echo touch) pwned" },
+  { name: "a block list's bypass: another shell", command: `sh -c "tou""ch pwned"` },
   { name: "backquotes", command: "`echo touch` pwned" },
   { name: "a variable", command: "cat $HOME/.bashrc" },
   { name: "a variable in double quotes", command: 'echo "$ANTHROPIC_API_KEY"' },
