@@ -328,8 +328,8 @@ export const RULES = {
   ),
   "subagent-budget": r(
     "lesson",
-    ["The parent's budget counts every token its children spend, as they spend it, cache tokens included.", "Pass each response's tokensOf(usage) up through onTokens, and add what a child spends to the parent's guard.used."],
-    ["父循环的预算统计子循环花掉的每个 token，边花边算，包括缓存 token。", "通过 onTokens 把每个响应的 tokensOf(usage) 向上传，并把子循环的花费加到父循环的 guard.used。"],
+    ["The parent's budget counts every token its children spend, as they spend it, cache tokens included; a child may spend only its share of what is left.", "Pass each response's tokensOf(usage) up through onTokens, add what a child spends to the parent's guard.used, and give each child guards.tokenBudget = its share (CHILD_SHARE) of what the parent has left."],
+    ["父循环的预算统计子循环花掉的每个 token，边花边算，包括缓存 token；子循环只能花掉剩余预算中属于它的那一份。", "通过 onTokens 把每个响应的 tokensOf(usage) 向上传，把子循环的花费加到父循环的 guard.used，并给每个子循环设置 guards.tokenBudget = 父循环剩余预算中它的份额（CHILD_SHARE）。"],
   ),
   "subagent-depth": r(
     "lesson",
