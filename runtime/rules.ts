@@ -311,6 +311,11 @@ export const RULES = {
     ["A plan left untouched for N turns is recalled once, in a text block after that turn's tool results; not every turn, and not when nothing is open.", "Remind only when the plan has open items and N turns passed since it was written or last recalled; put the text after every tool_result of the message."],
     ["计划 N 轮未更新时提醒一次，放在该轮工具结果之后的文本块中；不是每轮都提醒，没有未完成项时也不提醒。", "只在计划有未完成项、且距上次写入或提醒已过 N 轮时提醒；把文本放在消息中所有 tool_result 之后。"],
   ),
+  "plan-owned": r(
+    "lesson",
+    ["The loop owns the plan: each good list from the todo tool replaces it, and the tool's result shows the plan back as the loop now holds it.", "In Plan.update, store the checked list (contents trimmed), note the turn, and return render(): the model reads its plan from the result."],
+    ["计划归循环所有：todo 工具每发来一份合格的列表就替换它，工具结果把循环现在保存的计划展示回去。", "在 Plan.update 中保存检查过的列表（内容去掉首尾空白），记下轮次，并返回 render()：模型从结果中读到它的计划。"],
+  ),
   "subagent-isolation": r(
     "lesson",
     ["A child runs on a fresh history holding only its prompt; only its final answer returns, as the task call's tool_result.", "Start the child's history with [{ role: \"user\", content: prompt }]; return the text of its last answer, and keep its transcript apart."],

@@ -59,6 +59,13 @@ function expectGoodListsTaken(history: Anthropic.MessageParam[]) {
         "plan-one-in-progress",
         () => `messages[${i}] writes a good plan (${items.length} items, ${items.filter((x) => x.status === "in_progress").length} in progress), and the loop answered it with is_error: ${JSON.stringify(textIn(result?.content)).slice(0, 160)}. Refuse a list only when MORE than one item is in progress.`,
       );
+      const shown = textIn(result?.content);
+      const missing = items.map((x) => x.content.trim()).filter((x) => !shown.includes(x));
+      rule(
+        !good || missing.length === 0,
+        "plan-owned",
+        () => `the todo call of messages[${i}] was answered with ${JSON.stringify(shown.slice(0, 120))}, which does not show ${missing.map((x) => JSON.stringify(x)).join(", ")}: answer with the plan as the loop now holds it (plan.render()).`,
+      );
     }
   });
 }
@@ -99,8 +106,8 @@ describe("s14 the default task: a plan, kept up to date, on the sample repositor
     const outcome = await driveLoop(llm, history, () => lesson.runAgent(llm, history, { root, plan, approve: refuseAll }));
     expect(outcome.status, `[typed-outcome] the default task ends "done" (it ended ${outcome.status})`).toBe("done");
     expectGoodListsTaken(history);
-    expect(plan.items.map((i) => i.content), "[plan-one-in-progress] the loop's plan holds the steps of the model's last list").toEqual(S14_STEPS);
-    expect(plan.items.every((i) => i.status === "completed"), "[plan-one-in-progress] the loop's plan is the model's last list").toBe(true);
+    expect(plan.items.map((i) => i.content), "[plan-owned] the loop's plan (opts.plan) does not hold the steps of the model's last list: Plan.update stores each good list").toEqual(S14_STEPS);
+    expect(plan.items.every((i) => i.status === "completed"), "[plan-owned] the loop's plan does not hold the statuses of the model's last list (all completed): Plan.update stores each good list").toBe(true);
     const at = reminders(history);
     rule(
       at.length === 1 && at[0] === 8,

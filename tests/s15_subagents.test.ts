@@ -51,7 +51,7 @@ function expectOnlyFinalAnswers(history: Anthropic.MessageParam[], children: Chi
     const answer = finalAnswer(child);
     const got = squash(textOfResult(result));
     rule(
-      got.includes(answer) && got.length <= answer.length + 200,
+      got.length > 0 && (got.includes(answer) || answer.includes(got)) && got.length <= answer.length + 200,
       "subagent-isolation",
       () => `the tool_result of the task call "${description}" holds ${got.length} characters, its child's final answer ${answer.length}: only the child's final answer comes back (the text of its last turn), not its transcript or its tool results. It returned: ${JSON.stringify(got.slice(0, 160))}`,
     );

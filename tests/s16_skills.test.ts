@@ -168,6 +168,25 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
     expect(JSON.stringify(bad!.content), "[skill-load] the is_error result for an unknown skill lists the skills there are (skill-0, skill-1)").toMatch(/skill-0.*skill-1/);
   });
 
+  it("load_skill takes a name, never a path: '../x' or 'a/../b' is an unknown skill, is_error", async () => {
+    const dir = skillDir(2, 200);
+    const list = skills.loadSkills(join(dir)).skills;
+    const names = ["../skill-1", "skill-0/../skill-1", `${dir}/skill-1`, "./skill-1"];
+    const scenario: Scenario = { id: "test-load-paths", title: "loads by path", reply: (ctx) => (ctx.step === 0 ? { content: names.map((name) => call("load_skill", { name })) } : say("ok")) };
+    const llm = scripted({ scenario });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Load them." }];
+    await driveLoop(llm, history, () => lesson.runAgent(llm, history, { skills: list, approve: refuseAll }));
+    const results = history[2]!.content as Anthropic.ToolResultBlockParam[];
+    names.forEach((name, k) => {
+      const r = results.find((x) => x.tool_use_id === (history[1]!.content as Anthropic.ToolUseBlock[]).filter((b) => b.type === "tool_use")[k]!.id);
+      rule(
+        r?.is_error === true && !JSON.stringify(r.content).includes("BODY-MARKER"),
+        "skill-load",
+        () => `load_skill({ name: ${JSON.stringify(name)} }) returned ${JSON.stringify(JSON.stringify(r?.content ?? "").slice(0, 100))}${r?.is_error ? "" : " as a success"}: a skill is looked up by its name among the skills loaded, never by a path on disk; any other name is an is_error result.`,
+      );
+    });
+  });
+
   it("the default task loads the release-notes skill and writes NOTES.md in its format", async () => {
     const root = keep(await scratchCopy(`${ROOT}/examples/login-service`));
     const llm = scripted();
