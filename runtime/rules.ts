@@ -301,6 +301,11 @@ export const RULES = {
     ["Cache markers go on the request, never into the history: the transcript is the same with caching as without.", "Build the request's system, tools and messages as new arrays with marked copies of the blocks; leave `history` untouched."],
     ["缓存标记放在请求上，绝不放进 history：有无缓存，记录都相同。", "用新数组和加了标记的块副本构造请求的 system、tools 和 messages；不要改动 `history`。"],
   ),
+  "cache-cost": r(
+    "lesson",
+    ["A turn's input is input_tokens plus cache writes plus cache reads; the share the cache served is its reads over that whole input.", "Add cache_creation_input_tokens and cache_read_input_tokens (either may be null) to input_tokens, and divide the reads by that sum."],
+    ["一轮的输入是 input_tokens 加上缓存写入和缓存读取；缓存提供的比例是读取量除以这整个输入。", "把 cache_creation_input_tokens 和 cache_read_input_tokens（都可能为 null）加到 input_tokens 上，再用读取量除以这个和。"],
+  ),
   "plan-one-in-progress": r(
     "lesson",
     ["The plan keeps at most one item in progress; a list that breaks a rule is answered with is_error and the old plan stays.", "Check the model's whole list before it replaces the plan; throw a ToolError that names the rule, and keep the old list."],

@@ -155,7 +155,7 @@ describe("s14 the list: at most one item in progress; a bad list is refused and 
     const result = (i: number) => (history[i]!.content as Anthropic.ToolResultBlockParam[])[0]!;
     expect(result(2).is_error ?? false, "[plan-one-in-progress] a list with one item in progress is taken (no is_error)").toBe(false);
     expect(result(4).is_error, "[plan-one-in-progress] two items in_progress: the todo call is answered with is_error").toBe(true);
-    expect(JSON.stringify(result(4).content), "[plan-one-in-progress] the error says which rule: one item in progress at a time").toMatch(/in_progress/);
+    expect(JSON.stringify(result(4).content), "[plan-one-in-progress] the error says which rule: one item in progress at a time").toMatch(/in.progress/i);
     expect(plan.items, "[plan-one-in-progress] the plan is the last good list").toEqual(lists[2]);
   });
 

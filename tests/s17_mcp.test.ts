@@ -145,11 +145,11 @@ describe("s17 a server that fails is an is_error result with a clear message, ne
     expect(outcome.status, "[mcp-errors] the loop survives its server").toBe("done");
     const [hang, crash, after] = [2, 4, 6].map((i) => resultsOf(history[i]!)[0]!);
     expect(hang!.is_error, "[mcp-errors] a hung call is is_error").toBe(true);
-    expect(textOf(hang!), "[mcp-errors] the is_error result of a hung call says the server did not answer in time").toMatch(/did not answer|time/i);
+    expect(textOf(hang!), "[mcp-errors] the is_error result of a hung call says the server did not answer in time").toMatch(/did not answer|time|too long|longer than|hang|no answer|abandon/i);
     expect(crash!.is_error, "[mcp-errors] a crash during the call is is_error").toBe(true);
-    expect(textOf(crash!), "[mcp-errors] the is_error result of a crash says the server stopped").toMatch(/stopped|ended|closed|not running/i);
+    expect(textOf(crash!), "[mcp-errors] the is_error result of a crash says the server stopped").toMatch(/stopped|ended|closed|not running|crash|exit|gone|died|disconnect/i);
     expect(after!.is_error, "[mcp-errors] a call to a server that is gone is is_error").toBe(true);
-    expect(textOf(after!), "[mcp-errors] the is_error result of a call to a server that is gone says it is not running").toMatch(/not running|stopped|closed/i);
+    expect(textOf(after!), "[mcp-errors] the is_error result of a call to a server that is gone says it is not running").toMatch(/not running|stopped|closed|crash|exit|gone|died|disconnect|unavailable|ended/i);
   });
 
   it("a server that does not start is reported, and the run goes on without its tools", async () => {
