@@ -193,12 +193,17 @@ describe("s13 the transcript is unchanged by caching", () => {
     );
     const message = fc.record({ role: fc.constantFrom("user" as const, "assistant" as const), content: fc.oneof(fc.string({ minLength: 1 }), fc.array(block, { minLength: 1, maxLength: 4 })) });
     assertProperty(
-      fc.property(fc.array(message, { minLength: 1, maxLength: 12 }), fc.nat(3), fc.boolean(), (messages, ntools, asBlocks) => {
+      fc.property(fc.array(message, { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 3 }), fc.boolean(), (messages, ntools, asBlocks) => {
         const tools: Anthropic.Tool[] = Array.from({ length: ntools }, (_, i) => ({ name: `t${i}`, input_schema: { type: "object" } }));
         const system = asBlocks ? [{ type: "text" as const, text: "You are an agent." }] : "You are an agent.";
         const prompt = { system, tools, messages };
         const before = structuredClone(prompt);
-        const out = cache.withCacheBreakpoints(prompt);
+        let out: ReturnType<Cache["withCacheBreakpoints"]>;
+        try {
+          out = cache.withCacheBreakpoints(prompt);
+        } catch (e) {
+          throw new RuleError("cache-placement", `withCacheBreakpoints threw on this prompt (${errorText(e)}): every prompt the loop can send must go out, marked`);
+        }
         expect(prompt, "[cache-not-in-history] withCacheBreakpoints must not change the history, tools or system it is given").toEqual(before);
         expect(cache.countBreakpoints(out), "[cache-max-four] withCacheBreakpoints returned more than 4 markers").toBeLessThanOrEqual(4);
         expect(isMarked(blocks(out.messages[out.messages.length - 1]!).at(-1)), "[cache-placement] withCacheBreakpoints left the newest message's LAST block without a marker: mark that block (a string content becomes one text block first)").toBe(true);

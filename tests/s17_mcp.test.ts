@@ -104,15 +104,15 @@ describe("s17 the example MCP server's tools, through the loop", () => {
     const pidFile = join(keep(mkdtempSync(join(tmpdir(), "mcp-pid-"))), "pid");
     const llm = scripted({ scenario: "s17_mcp", faults: () => ({ kind: "server_error" }) });
     const history: Anthropic.MessageParam[] = [{ role: "user", content: S17_TASK }];
-    let thrown = false;
+    // s11's loop throws here; a run that turns the failure into an outcome instead is fine too.
+    let ended = "returned";
     try {
       await lesson.runAgent(llm, history, { approve: refuseAll, mcpServers: notesConfig({ MCP_NOTES_PIDFILE: pidFile }) });
     } catch {
-      thrown = true;
+      ended = "threw";
     }
-    expect(thrown, "[mcp-close] test setup: a loop whose every request fails throws").toBe(true);
     const pid = Number(readFileSync(pidFile, "utf8"));
-    rule(await gone(pid), "mcp-close", `the loop threw and the server's process (pid ${pid}) is still running: close the servers in a finally, so a run that throws stops them too.`);
+    rule(await gone(pid), "mcp-close", `every request failed, the run ${ended}, and the server's process (pid ${pid}) is still running: close the servers in a finally, so a run that throws stops them too.`);
   });
 
   it("maps results: text, an image block, isError → is_error", async () => {
