@@ -359,6 +359,11 @@ export const RULES = {
     ["Cache markers go on the request, never into the history: the transcript is the same with caching as without.", "Build the request's system, tools and messages as new arrays with marked copies of the blocks; leave `history` untouched."],
     ["缓存标记放在请求上，绝不放进 history：有无缓存，记录都相同。", "用新数组和加了标记的块副本构造请求的 system、tools 和 messages；不要改动 `history`。"],
   ),
+  "cache-cost": r(
+    "lesson",
+    ["A turn's input is input_tokens plus cache writes plus cache reads; the share the cache served is its reads over that whole input.", "Add cache_creation_input_tokens and cache_read_input_tokens (either may be null) to input_tokens, and divide the reads by that sum."],
+    ["一轮的输入是 input_tokens 加上缓存写入和缓存读取；缓存提供的比例是读取量除以这整个输入。", "把 cache_creation_input_tokens 和 cache_read_input_tokens（都可能为 null）加到 input_tokens 上，再用读取量除以这个和。"],
+  ),
   "plan-one-in-progress": r(
     "lesson",
     ["The plan keeps at most one item in progress; a list that breaks a rule is answered with is_error and the old plan stays.", "Check the model's whole list before it replaces the plan; throw a ToolError that names the rule, and keep the old list."],
@@ -368,6 +373,11 @@ export const RULES = {
     "lesson",
     ["A plan left untouched for N turns is recalled once, in a text block after that turn's tool results; not every turn, and not when nothing is open.", "Remind only when the plan has open items and N turns passed since it was written or last recalled; put the text after every tool_result of the message."],
     ["计划 N 轮未更新时提醒一次，放在该轮工具结果之后的文本块中；不是每轮都提醒，没有未完成项时也不提醒。", "只在计划有未完成项、且距上次写入或提醒已过 N 轮时提醒；把文本放在消息中所有 tool_result 之后。"],
+  ),
+  "plan-owned": r(
+    "lesson",
+    ["The loop owns the plan: each good list from the todo tool replaces it, and the tool's result shows the plan back as the loop now holds it.", "In Plan.update, store the checked list (contents trimmed), note the turn, and return render(): the model reads its plan from the result."],
+    ["计划归循环所有：todo 工具每发来一份合格的列表就替换它，工具结果把循环现在保存的计划展示回去。", "在 Plan.update 中保存检查过的列表（内容去掉首尾空白），记下轮次，并返回 render()：模型从结果中读到它的计划。"],
   ),
   "subagent-isolation": r(
     "lesson",
@@ -386,8 +396,8 @@ export const RULES = {
   ),
   "subagent-budget": r(
     "lesson",
-    ["The parent's budget counts every token its children spend, as they spend it, cache tokens included.", "Pass each response's tokensOf(usage) up through onTokens, and add what a child spends to the parent's guard.used."],
-    ["父循环的预算统计子循环花掉的每个 token，边花边算，包括缓存 token。", "通过 onTokens 把每个响应的 tokensOf(usage) 向上传，并把子循环的花费加到父循环的 guard.used。"],
+    ["The parent's budget counts every token its children spend, as they spend it, cache tokens included; a child may spend only its share of what is left.", "Pass each response's tokensOf(usage) up through onTokens, add what a child spends to the parent's guard.used, and give each child guards.tokenBudget = its share (CHILD_SHARE) of what the parent has left."],
+    ["父循环的预算统计子循环花掉的每个 token，边花边算，包括缓存 token；子循环只能花掉剩余预算中属于它的那一份。", "通过 onTokens 把每个响应的 tokensOf(usage) 向上传，把子循环的花费加到父循环的 guard.used，并给每个子循环设置 guards.tokenBudget = 父循环剩余预算中它的份额（CHILD_SHARE）。"],
   ),
   "subagent-depth": r(
     "lesson",

@@ -13,7 +13,7 @@ import { z } from "zod";
 import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
 import { S13_TASK } from "../runtime/tasks.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { ROOT, RuleError, assertProperty, driveLoop, errorText, loadLesson, scripted } from "../runtime/testing.ts";
+import { ROOT, RuleError, assertProperty, driveLoop, errorText, loadLesson, rule, scripted } from "../runtime/testing.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
@@ -44,8 +44,10 @@ async function runLoop(llm: Llm, history: Anthropic.MessageParam[], opts: Option
       return o;
     } catch (e) {
       // The API's answer to a fifth marker: say where markers pile up, not only that it refused.
-      if (/maximum of 4 blocks with cache_control/i.test(errorText(e)))
-        throw new RuleError("cache-max-four", `request ${llm.scripted.exchanges.length} was refused (${errorText(e)}): markers left in the history add up turn after turn. Mark a copy of each request instead.`, { cause: e });
+      if (/maximum of 4 blocks with cache_control/i.test(errorText(e))) {
+        const refused = llm.scripted.exchanges.at(-1)?.request as Request | undefined;
+        throw new RuleError("cache-max-four", `request ${llm.scripted.exchanges.length} was refused (${errorText(e)}): ${refused ? `${whereMarked(refused)}. ${markerAdvice(refused)}` : "markers left in the history add up turn after turn. Mark a copy of each request instead."}`, { cause: e });
+      }
       throw e;
     }
   });
@@ -56,6 +58,20 @@ const isMarked = (b: unknown) => typeof b === "object" && b !== null && Boolean(
 const blocks = (m: Anthropic.MessageParam): unknown[] => (typeof m.content === "string" ? [m.content] : m.content);
 /** Indexes of the messages that carry a marker on any block. */
 const markedMessages = (r: Request) => r.messages.flatMap((m, i) => (blocks(m).some(isMarked) ? [i] : []));
+/** Where a request's markers are, in words: "5 markers: 3 on tools, 1 on the system prompt, 1 on messages[4]". */
+function whereMarked(r: Request): string {
+  const tools = (r.tools ?? []).filter(isMarked).length;
+  const system = Array.isArray(r.system) ? (r.system as unknown[]).filter(isMarked).length : 0;
+  const messages = markedMessages(r);
+  const parts = [`${tools} on tools`, `${system} on the system prompt`, messages.length > 0 ? `${messages.length} on messages[${messages.join(", ")}]` : "none on messages"];
+  return `it carries ${cache.countBreakpoints(r)} cache_control markers: ${parts.join(", ")}`;
+}
+/** What to do about too many markers, from where they are. */
+function markerAdvice(r: Request): string {
+  if ((r.tools ?? []).filter(isMarked).length > 1) return "One marker on the LAST tool caches every tool before it: mark only that one.";
+  if (markedMessages(r).length > 2) return "Markers left in the history add up turn after turn: mark a copy of each request instead, the newest message and one before it.";
+  return "Place at most four: the last tool, the system prompt, the newest message and one user message before it.";
+}
 
 /** The default task on a scratch copy of the sample repository. */
 async function defaultRun(opts: { cache?: boolean } = {}) {
@@ -85,17 +101,17 @@ describe("s13 breakpoints on every request: tools and system once, the newest me
     expect(requests.length, "[cache-placement] test setup: the default task takes several turns").toBeGreaterThanOrEqual(4);
     requests.forEach((r, n) => {
       const where = `request ${n + 1} of ${requests.length}`;
-      expect(cache.countBreakpoints(r), `[cache-max-four] ${where}: the API takes at most 4 cache_control markers`).toBeLessThanOrEqual(4);
+      rule(cache.countBreakpoints(r) <= 4, "cache-max-four", () => `${where}: ${whereMarked(r)}; the API takes at most 4. ${markerAdvice(r)}`);
       const tools = r.tools ?? [];
       expect(isMarked(tools[tools.length - 1]), `[cache-placement] ${where}: mark the LAST tool definition, so all the tools are cached`).toBe(true);
       expect(tools.slice(0, -1).some(isMarked), `[cache-placement] ${where}: one marker covers every tool before it: mark only the last`).toBe(false);
-      expect(Array.isArray(r.system) && isMarked((r.system as unknown[]).at(-1)), `[cache-placement] ${where}: the system prompt goes out as a text block with cache_control`).toBe(true);
+      expect(Array.isArray(r.system) && isMarked((r.system as unknown[]).at(-1)), `[cache-placement] ${where}: the system prompt went out without a marker: send it as a list of text blocks, the last one with cache_control`).toBe(true);
       const newest = r.messages[r.messages.length - 1]!;
-      expect(isMarked(blocks(newest).at(-1)), `[cache-placement] ${where}: the newest message's last block carries the moving marker`).toBe(true);
+      expect(isMarked(blocks(newest).at(-1)), `[cache-placement] ${where}: the newest message's last block has no marker: put the moving marker on it (on a copy of the message), every turn`).toBe(true);
     });
   });
 
-  it("moves the message markers forward: only the newest message and the user message before it carry one", async () => {
+  it("moves the message markers forward: only the newest messages carry one, none piles up", async () => {
     const { registry, scenario } = longSession(12);
     const llm = scripted({ scenario });
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "Read every chunk." }];
@@ -103,11 +119,58 @@ describe("s13 breakpoints on every request: tools and system once, the newest me
     expect(requests.length, "[cache-placement] test setup: 12 turns of reading, then the answer").toBe(13);
     requests.forEach((r, n) => {
       const last = r.messages.length - 1;
-      const allowed = [last, last - 2].filter((i) => i >= 0);
-      const extra = markedMessages(r).filter((i) => !allowed.includes(i));
+      // The markers of this turn sit on the newest messages: the newest and the two before it at most.
+      const extra = markedMessages(r).filter((i) => i < last - 2);
       expect(extra, `[cache-placement] request ${n + 1}: messages ${extra.join(", ")} still carry a marker from an earlier turn (markers must move, not pile up)`).toEqual([]);
-      expect(cache.countBreakpoints(r), `[cache-max-four] request ${n + 1} carries ${cache.countBreakpoints(r)} cache_control markers: at most 4`).toBeLessThanOrEqual(4);
+      rule(cache.countBreakpoints(r) <= 4, "cache-max-four", () => `request ${n + 1}: ${whereMarked(r)}; the API takes at most 4. ${markerAdvice(r)}`);
     });
+  });
+});
+
+/**
+ * Where a request's markers sit, counted in blocks of its prompt as the API counts them for the
+ * cache (each tool, each system block, each message block; a string is one block): the end of
+ * each marked block, in order.
+ */
+function markerEnds(r: Request): number[] {
+  const ends: number[] = [];
+  let at = 0;
+  const count = (b: unknown) => {
+    at++;
+    if (isMarked(b)) ends.push(at);
+  };
+  (r.tools ?? []).forEach(count);
+  if (typeof r.system === "string") at++;
+  else if (Array.isArray(r.system)) (r.system as unknown[]).forEach(count);
+  for (const m of r.messages) blocks(m).forEach(count);
+  return ends;
+}
+
+describe("s13 a turn that adds many blocks", () => {
+  it("a turn that adds more than 20 blocks still reads what the turn before wrote", async () => {
+    const registry = new SafeToolRegistry([
+      defineTool({ name: "read_chunk", description: "Reads chunk n.", input: z.object({ n: z.number() }), readOnly: true, run: ({ n }) => `chunk ${n}` }),
+    ]);
+    // Each turn asks for 12 chunks at once: 12 tool_use blocks and 12 tool_result blocks a turn.
+    const scenario: Scenario = {
+      id: "test-wide-turns",
+      title: "reads 12 chunks a turn",
+      reply: (ctx) => (ctx.step < 3 ? { content: Array.from({ length: 12 }, (_, k) => call("read_chunk", { n: ctx.step * 12 + k })) } : say("Read them all.")),
+    };
+    const llm = scripted({ scenario });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Read every chunk." }];
+    const { requests } = await runLoop(llm, history, { registry, guards: { maxRepeats: 100 } });
+    expect(requests.length, "[cache-placement] test setup: 3 turns of 12 calls, then the answer").toBe(4);
+    for (let n = 1; n < requests.length; n++) {
+      const wrote = Math.max(0, ...markerEnds(requests[n - 1]!));
+      const ends = markerEnds(requests[n]!);
+      rule(
+        ends.some((e) => e >= wrote && e - wrote <= 20),
+        "cache-placement",
+        () =>
+          `request ${n + 1}: the turn before added more than 20 blocks, and no marker sits within 20 blocks after the one request ${n} wrote its cache at (block ${wrote}; this request's markers end at blocks ${ends.join(", ") || "none"}). The API looks back at most 20 blocks from a marker, so this request reads nothing of it: keep a second marker on the user message before the previous one.`,
+      );
+    }
   });
 });
 
@@ -130,15 +193,20 @@ describe("s13 the transcript is unchanged by caching", () => {
     );
     const message = fc.record({ role: fc.constantFrom("user" as const, "assistant" as const), content: fc.oneof(fc.string({ minLength: 1 }), fc.array(block, { minLength: 1, maxLength: 4 })) });
     assertProperty(
-      fc.property(fc.array(message, { minLength: 1, maxLength: 12 }), fc.nat(3), fc.boolean(), (messages, ntools, asBlocks) => {
+      fc.property(fc.array(message, { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 3 }), fc.boolean(), (messages, ntools, asBlocks) => {
         const tools: Anthropic.Tool[] = Array.from({ length: ntools }, (_, i) => ({ name: `t${i}`, input_schema: { type: "object" } }));
         const system = asBlocks ? [{ type: "text" as const, text: "You are an agent." }] : "You are an agent.";
         const prompt = { system, tools, messages };
         const before = structuredClone(prompt);
-        const out = cache.withCacheBreakpoints(prompt);
+        let out: ReturnType<Cache["withCacheBreakpoints"]>;
+        try {
+          out = cache.withCacheBreakpoints(prompt);
+        } catch (e) {
+          throw new RuleError("cache-placement", `withCacheBreakpoints threw on this prompt (${errorText(e)}): every prompt the loop can send must go out, marked`);
+        }
         expect(prompt, "[cache-not-in-history] withCacheBreakpoints must not change the history, tools or system it is given").toEqual(before);
         expect(cache.countBreakpoints(out), "[cache-max-four] withCacheBreakpoints returned more than 4 markers").toBeLessThanOrEqual(4);
-        expect(isMarked(blocks(out.messages[out.messages.length - 1]!).at(-1)), "[cache-placement] the newest message's last block is marked").toBe(true);
+        expect(isMarked(blocks(out.messages[out.messages.length - 1]!).at(-1)), "[cache-placement] withCacheBreakpoints left the newest message's LAST block without a marker: mark that block (a string content becomes one text block first)").toBe(true);
         const plain = (m: Anthropic.MessageParam) => JSON.parse(JSON.stringify(typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content).replace(/,"cache_control":\{"type":"ephemeral"\}/g, "")) as unknown;
         expect(out.messages.map(plain), "[cache-not-in-history] the request's messages say the same as the history, markers aside").toEqual(messages.map(plain));
       }),
@@ -155,6 +223,16 @@ describe("s13 a long session reads more and more from the cache", () => {
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "Read every chunk." }];
     const { responses } = await runLoop(llm, history, { registry, guards: { maxRepeats: 100 } });
     const shares = responses.map((m) => cache.cacheReadShare(m.usage));
+    responses.forEach((m, t) => {
+      const u = m.usage;
+      const all = u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+      const want = all > 0 ? (u.cache_read_input_tokens ?? 0) / all : 0;
+      rule(
+        Math.abs(shares[t]! - want) < 1e-9,
+        "cache-cost",
+        () => `turn ${t + 1} reported input_tokens ${u.input_tokens}, cache writes ${u.cache_creation_input_tokens ?? 0}, cache reads ${u.cache_read_input_tokens ?? 0}: the cache served ${(want * 100).toFixed(1)}% of its input, and cacheReadShare says ${(shares[t]! * 100).toFixed(1)}%. The turn's input is all three added up.`,
+      );
+    });
     expect(shares[0], "[cache-placement] the first turn has nothing cached yet").toBe(0);
     for (let t = 2; t < shares.length; t++)
       expect(shares[t]!, `[cache-placement] turn ${t + 1} read ${(shares[t]! * 100).toFixed(0)}% from the cache, turn ${t} ${(shares[t - 1]! * 100).toFixed(0)}%: each turn should read what the last one wrote`).toBeGreaterThanOrEqual(shares[t - 1]! - 0.01);

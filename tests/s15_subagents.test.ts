@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { S15_TASK } from "../runtime/tasks.ts";
-import { ROOT, driveLoop, loadLesson, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { ROOT, driveLoop, loadLesson, rule, scripted, transcriptProblems } from "../runtime/testing.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
 import { quietLessonFile } from "./support.ts";
@@ -32,6 +32,31 @@ const idsIn = (h: Anthropic.MessageParam[]) =>
   new Set(h.flatMap((m) => blocksOf(m).flatMap((b) => (b.type === "tool_use" ? [b.id] : b.type === "tool_result" ? [b.tool_use_id] : []))));
 const resultsOf = (m: Anthropic.MessageParam) => blocksOf(m).filter((b): b is Anthropic.ToolResultBlockParam => b.type === "tool_result");
 const textOfResult = (r: Anthropic.ToolResultBlockParam) => (typeof r.content === "string" ? r.content : (r.content ?? []).map((b) => (b.type === "text" ? b.text : "")).join(""));
+
+const squash = (t: string) => t.replace(/\s+/g, " ").trim();
+/** The text of a child's last assistant turn: its final answer. */
+const finalAnswer = (c: ChildRun) => {
+  const last = [...c.history].reverse().find((m) => m.role === "assistant");
+  return last ? squash(typeof last.content === "string" ? last.content : last.content.map((b) => (b.type === "text" ? b.text : "")).join(" ")) : "";
+};
+
+/** Each task call's tool_result holds its child's final answer and nothing more of its transcript. */
+function expectOnlyFinalAnswers(history: Anthropic.MessageParam[], children: ChildRun[]) {
+  const calls = history.flatMap((m) => (m.role === "assistant" ? blocksOf(m) : [])).filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use" && b.name === "task");
+  for (const c of calls) {
+    const description = (c.input as { description?: string }).description;
+    const child = children.find((k) => k.description === description);
+    const result = history.flatMap(resultsOf).find((r) => r.tool_use_id === c.id);
+    if (!child || !result || result.is_error) continue;
+    const answer = finalAnswer(child);
+    const got = squash(textOfResult(result));
+    rule(
+      got.length > 0 && (got.includes(answer) || answer.includes(got)) && got.length <= answer.length + 200,
+      "subagent-isolation",
+      () => `the tool_result of the task call "${description}" holds ${got.length} characters, its child's final answer ${answer.length}: only the child's final answer comes back (the text of its last turn), not its transcript or its tool results. It returned: ${JSON.stringify(got.slice(0, 160))}`,
+    );
+  }
+}
 
 /** Runs the parent loop; collects every child run. */
 async function run(llm: Llm, task: string, opts: Options = {}) {
@@ -57,6 +82,7 @@ describe("s15 the default task: two subagents at once, only their answers come b
     const results = resultsOf(history[2]!);
     expect(results.map((r) => r.is_error ?? false), "[subagent-errors] both children finish: neither task call is an is_error result").toEqual([false, false]);
     expect(textOfResult(results[0]!), "[subagent-isolation] the tool_result is the child's final answer").toMatch(/src\/login\.js line \d+/);
+    expectOnlyFinalAnswers(history, children);
     expect(children.length, "[subagent-isolation] two task calls, two children handed to onChild").toBe(2);
     for (const c of children) {
       expect(c.history[0], `[subagent-isolation] ${c.id}: a child starts on a fresh history holding only its prompt`).toMatchObject({ role: "user" });
@@ -113,7 +139,7 @@ describe("s15 a child's limits: its tools, its guards, its failures", () => {
       const names = (r.tools ?? []).map((t) => t.name);
       expect(names.filter((n) => !parentTools.has(n)), "[subagent-tools] a child's tools are all its parent's").toEqual([]);
       expect(names, "[subagent-tools] the child has the tool it was given").toContain("list_files");
-      expect(names, "[subagent-tools] and not the ones it was not given").not.toContain("read_file");
+      expect(names, "[subagent-tools] the child is offered read_file, which it was not given: build its registry from the tools it was given only").not.toContain("read_file");
     }
   });
 
@@ -169,6 +195,36 @@ describe("s15 the parent's budget", () => {
     expect(outcome.status === "stopped" && outcome.reason, `[subagent-budget] a budget of ${budget}: the parent spent ${all(parentFirst)}, its child ${childAll} (${childAll - childPlain} of it cache)`).toBe("token_budget");
   });
 
+});
+
+describe("s15 a child's share of the budget", () => {
+  it("a child that never finishes spends only its share of the parent's budget, not the whole of it", async () => {
+    // A child that keeps working (a new call every turn), and a parent that delegates once.
+    const endless: Scenario = {
+      id: "test-child-works-on",
+      title: "a child that never answers",
+      reply: (ctx) => {
+        if (ctx.firstPrompt === "Delegate.") return ctx.step === 0 ? { content: [call("task", { description: "work", prompt: "Work on." })] } : say("done");
+        return { content: [text(`Step ${ctx.step}.`), call("list_files", { path: `dir-${ctx.step}` })] };
+      },
+    };
+    const spent = (llm: Llm) => llm.scripted.exchanges.reduce((n, e) => n + (e.response ? e.response.usage.input_tokens + e.response.usage.output_tokens + (e.response.usage.cache_read_input_tokens ?? 0) + (e.response.usage.cache_creation_input_tokens ?? 0) : 0), 0);
+    const biggest = (llm: Llm) => Math.max(...llm.scripted.exchanges.map((e) => (e.response ? e.response.usage.input_tokens + e.response.usage.output_tokens + (e.response.usage.cache_read_input_tokens ?? 0) + (e.response.usage.cache_creation_input_tokens ?? 0) : 0)));
+    const probe = scripted({ scenario: endless });
+    await run(probe, "Delegate.");
+    const budget = 6_000;
+    expect(spent(probe), "[subagent-budget] test setup: left alone, the child spends far more than the budget").toBeGreaterThan(1.5 * budget);
+    const llm = scripted({ scenario: endless });
+    const { history } = await run(llm, "Delegate.", { guards: { tokenBudget: budget } });
+    const total = spent(llm);
+    rule(
+      total <= budget + 2 * biggest(llm),
+      "subagent-budget",
+      () => `with a budget of ${budget} tokens, the parent and its child spent ${total}: a child runs with guards.tokenBudget set to a share (CHILD_SHARE) of what the parent has left, so it stops before it spends the parent's whole budget.`,
+    );
+    const r = resultsOf(history[2]!)[0];
+    rule(r?.is_error === true, "subagent-errors", "the child stopped on its budget: the task call is answered with is_error");
+  });
 });
 
 describe("s15 how deep agents nest", () => {

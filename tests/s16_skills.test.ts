@@ -64,14 +64,42 @@ describe("s16 SKILL.md: front matter parsed with a YAML library, checked, bad fi
   });
 
   it.each([
+    ["a body with a \"---\" rule and a description with colons", '---\nname: review\ndescription: "Reviews a change: style, tests: then sign-off"\n---\nFirst part.\n\n---\n\nSecond part.\n', { name: "review", description: "Reviews a change: style, tests: then sign-off", body: "First part.\n\n---\n\nSecond part." }],
+    ["Windows line ends (CRLF)", "---\r\nname: deploy\r\ndescription: Ships the service.\r\n---\r\n\r\n# Deploy\r\nDo it.\r\n", { name: "deploy", description: "Ships the service.", body: "# Deploy\nDo it." }],
+  ])("reads %s", (what, file, want) => {
+    let s: ReturnType<Skills["parseSkill"]> | undefined;
+    let error: unknown;
+    try {
+      s = skills.parseSkill(file, "x/SKILL.md");
+    } catch (e) {
+      error = e;
+    }
+    rule(!error, "skill-front-matter", () => `a valid SKILL.md (${what}) was refused: ${errorText(error)}. Split the front matter at its own "---" lines only (the first line and the next line that is exactly "---"), and parse it with the yaml library.`);
+    const got = { name: s!.name, description: s!.description, body: s!.body.replace(/\r\n/g, "\n") };
+    rule(
+      got.name === want.name && got.description === want.description && got.body === want.body,
+      "skill-front-matter",
+      () => `a valid SKILL.md (${what}) was read as ${JSON.stringify(got)}; it holds ${JSON.stringify(want)}. The front matter ends at the first line that is exactly "---"; everything after it is the body, trimmed.`,
+    );
+  });
+
+  it.each([
     ["no front matter", "# Just a body\n", /front matter/],
     ["broken YAML", "---\nname: [unclosed\n---\nbody\n", /YAML/],
     ["no description", "---\nname: deploy\n---\nbody\n", /description/],
     ["a bad name", "---\nname: Deploy It!\ndescription: x\n---\nbody\n", /name/],
-  ])("refuses %s with a message that names the file and the fix", (_what, text, why) => {
-    expect(() => skills.parseSkill(text, "skills/x/SKILL.md"), "[skill-front-matter] a SkillError (loadSkills reports those and goes on)").toThrow(skills.SkillError);
-    expect(() => skills.parseSkill(text, "skills/x/SKILL.md"), `[skill-front-matter] the SkillError says what is wrong (${String(why)})`).toThrow(why);
-    expect(() => skills.parseSkill(text, "skills/x/SKILL.md"), "[skill-front-matter] the SkillError names the file").toThrow(/skills\/x\/SKILL\.md/);
+  ])("refuses %s with a message that names the file and the fix", (what, text, why) => {
+    let error: unknown;
+    let read: unknown;
+    try {
+      read = skills.parseSkill(text, "skills/x/SKILL.md");
+    } catch (e) {
+      error = e;
+    }
+    rule(error !== undefined, "skill-front-matter", () => `a SKILL.md with ${what} was read as ${JSON.stringify(read)}: refuse it with a SkillError (loadSkills reports those and goes on). Check the front matter with FrontMatter.safeParse.`);
+    rule(error instanceof skills.SkillError, "skill-front-matter", () => `a SKILL.md with ${what} threw ${errorText(error)}, not a SkillError: loadSkills reports only SkillErrors and goes on.`);
+    rule(new RegExp(why.source, "i").test(errorText(error)), "skill-front-matter", () => `the SkillError for a SKILL.md with ${what} says "${errorText(error)}": say what is wrong (${String(why)}).`);
+    rule(/skills\/x\/SKILL\.md/.test(errorText(error)), "skill-front-matter", () => `the SkillError "${errorText(error)}" does not name the file (skills/x/SKILL.md): start it with the file's path.`);
   });
 
   it("loadSkills keeps the good skills and reports the broken ones, without a crash", () => {
@@ -80,7 +108,15 @@ describe("s16 SKILL.md: front matter parsed with a YAML library, checked, bad fi
     writeFileSync(join(dir, "broken", "SKILL.md"), "no front matter here\n");
     mkdirSync(join(dir, "twin"));
     writeFileSync(join(dir, "twin", "SKILL.md"), "---\nname: skill-0\ndescription: the same name again\n---\nx\n");
-    const { skills: found, problems } = skills.loadSkills(dir);
+    let loaded: ReturnType<Skills["loadSkills"]> | undefined;
+    let error: unknown;
+    try {
+      loaded = skills.loadSkills(dir);
+    } catch (e) {
+      error = e;
+    }
+    rule(!error, "skill-front-matter", () => `loadSkills threw on a broken SKILL.md (${errorText(error)}): catch the SkillError of each file, add its message to problems, and go on with the other skills.`);
+    const { skills: found, problems } = loaded!;
     expect(found.map((s) => s.name), "[skill-front-matter] the good skills load; a broken file and a second skill-0 are left out").toEqual(["skill-0", "skill-1"]);
     expect(problems.join("\n"), "[skill-front-matter] the broken SKILL.md is reported by its path").toMatch(/broken\/SKILL\.md/);
     expect(problems.join("\n"), "[skill-front-matter] the duplicate name is reported").toMatch(/skill-0/);
@@ -98,6 +134,12 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
     }
     expect(system, "[skills-disclosure] no skill's body belongs in the system prompt: load_skill returns it when asked").not.toMatch(/BODY-MARKER/);
     expect(tools, "[skill-load] the model gets the load_skill tool").toContain("load_skill");
+    const { system: plain } = await firstSystemPrompt([]);
+    rule(
+      system.includes(plain.trim()),
+      "skills-disclosure",
+      () => `the system prompt with skills no longer holds the loop's own system prompt (${JSON.stringify(plain.slice(0, 60))}…): add the list of skills to the text the hook is given, do not replace it.`,
+    );
   });
 
   it("the prompt stays small: 50 skills cost it about 50 short lines, not 50 bodies", async () => {
@@ -106,7 +148,7 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
     const grew = estimateTokens(fifty.system) - estimateTokens(one.system);
     const bodies = 49 * estimateTokens("x".repeat(6_000));
     expect(grew, `[skills-disclosure] 49 more skills added ${grew} tokens to the system prompt (their bodies are ${bodies}): list names and descriptions only`).toBeLessThan(49 * 40);
-    expect(grew, "[skills-disclosure] and every one of them is listed").toBeGreaterThan(49 * 5);
+    expect(grew, "[skills-disclosure] 49 more skills added almost nothing to the system prompt: list every skill, one line each").toBeGreaterThan(49 * 5);
   });
 
   it("load_skill returns the body of the skill asked for; an unknown name is is_error listing the skills", async () => {
@@ -123,7 +165,26 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
     expect(JSON.stringify(good!.content), "[skill-load] load_skill returns the body of the skill asked for").toContain("BODY-MARKER-1");
     expect(good!.is_error ?? false, "[skill-load] loading a skill that exists is not an error").toBe(false);
     expect(bad!.is_error, "[skill-load] an unknown skill name is an is_error result").toBe(true);
-    expect(JSON.stringify(bad!.content), "[skill-load] and it lists the skills there are").toMatch(/skill-0.*skill-1/);
+    expect(JSON.stringify(bad!.content), "[skill-load] the is_error result for an unknown skill lists the skills there are (skill-0, skill-1)").toMatch(/skill-0.*skill-1/);
+  });
+
+  it("load_skill takes a name, never a path: '../x' or 'a/../b' is an unknown skill, is_error", async () => {
+    const dir = skillDir(2, 200);
+    const list = skills.loadSkills(join(dir)).skills;
+    const names = ["../skill-1", "skill-0/../skill-1", `${dir}/skill-1`, "./skill-1"];
+    const scenario: Scenario = { id: "test-load-paths", title: "loads by path", reply: (ctx) => (ctx.step === 0 ? { content: names.map((name) => call("load_skill", { name })) } : say("ok")) };
+    const llm = scripted({ scenario });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Load them." }];
+    await driveLoop(llm, history, () => lesson.runAgent(llm, history, { skills: list, approve: refuseAll }));
+    const results = history[2]!.content as Anthropic.ToolResultBlockParam[];
+    names.forEach((name, k) => {
+      const r = results.find((x) => x.tool_use_id === (history[1]!.content as Anthropic.ToolUseBlock[]).filter((b) => b.type === "tool_use")[k]!.id);
+      rule(
+        r?.is_error === true && !JSON.stringify(r.content).includes("BODY-MARKER"),
+        "skill-load",
+        () => `load_skill({ name: ${JSON.stringify(name)} }) returned ${JSON.stringify(JSON.stringify(r?.content ?? "").slice(0, 100))}${r?.is_error ? "" : " as a success"}: a skill is looked up by its name among the skills loaded, never by a path on disk; any other name is an is_error result.`,
+      );
+    });
   });
 
   it("the default task loads the release-notes skill and writes NOTES.md in its format", async () => {
