@@ -331,7 +331,8 @@ const uncapped = await session(Number.MAX_SAFE_INTEGER, false);
 const capped = await session(READ_MAX_CHARS, false);
 const cached = await session(READ_MAX_CHARS, true);
 // The final agent's own breakpoints (s13+), against the same agent with them turned off.
-const marksItself = /withCacheBreakpoints\(/.test(readFileSync(join(ROOT, "solutions", final.lesson.dir, final.lesson.entry), "utf8"));
+// Seen in what it sends, not in its source: the bench found cache_control in every request already.
+const marksItself = !cached.marked && cached.turns > 0;
 const own = marksItself ? cached : null; // the agent marked its own breakpoints there (the bench added none)
 const unmarked = marksItself ? await session(READ_MAX_CHARS, false, { cache: false }) : null;
 const costFigure = own && unmarked && unmarked.cost > 0 ? { cached_over_uncached: round(own.cost / unmarked.cost, 3), cached_units: Math.round(own.cost), uncached_units: Math.round(unmarked.cost) } : null;
@@ -348,7 +349,7 @@ const context = {
 // ── skills: the system prompt with 1 and with 50 skills (s16+) ──
 let skillsFigure: { prompt_tokens_1: number; prompt_tokens_50: number; growth_per_skill: number } | null = null;
 const skillsModule = join(ROOT, "solutions", "s16_skills", "skills.ts");
-if (/skillsPrompt\(/.test(readFileSync(join(ROOT, "solutions", final.lesson.dir, final.lesson.entry), "utf8")) && existsSync(skillsModule)) {
+if (existsSync(skillsModule)) {
   progress(`skills: ${final.lesson.id}, 1 vs 50 skills`);
   const { loadSkills } = (await import(skillsModule)) as typeof import("../../solutions/s16_skills/skills.ts");
   const promptTokens = async (n: number) => {
@@ -362,11 +363,13 @@ if (/skillsPrompt\(/.test(readFileSync(join(ROOT, "solutions", final.lesson.dir,
     await final.run(llm, [{ role: "user", content: "Benchmark task." }], [tool(async () => "ok")], { extra: { skills: loadSkills(dir).skills } });
     rmSync(dir, { recursive: true, force: true });
     const system = (llm.scripted.exchanges[0]?.request as { system?: string | Array<{ text: string }> } | undefined)?.system;
-    return estimateTokens(typeof system === "string" ? system : (system ?? []).map((b) => b.text).join("\n"));
+    const text = typeof system === "string" ? system : (system ?? []).map((b) => b.text).join("\n");
+    // Seen in what it sends: an agent that takes skills lists them in its system prompt.
+    return text.includes(`skill-${n - 1}`) ? estimateTokens(text) : null;
   };
   const one = await promptTokens(1);
-  const fifty = await promptTokens(50);
-  skillsFigure = { prompt_tokens_1: one, prompt_tokens_50: fifty, growth_per_skill: round((fifty - one) / 49, 1) };
+  const fifty = one === null ? null : await promptTokens(50);
+  if (one !== null && fifty !== null) skillsFigure = { prompt_tokens_1: one, prompt_tokens_50: fifty, growth_per_skill: round((fifty - one) / 49, 1) };
 }
 
 // ── learner's cycle ──
