@@ -421,8 +421,8 @@ export const RULES = {
   ),
   "mcp-tools": r(
     "lesson",
-    ["An MCP server's tools reach the API as mcp__<server>__<tool>, with the server's own JSON Schema and a name the API accepts.", "Name each tool mcp__<server>__<tool> (only a-z, A-Z, 0-9, _ and -, at most 128 characters) and pass its inputSchema as input_schema."],
-    ["MCP 服务器的工具以 mcp__<server>__<tool> 的名称、服务器自己的 JSON Schema 提供给 API，名称须为 API 接受的格式。", "把每个工具命名为 mcp__<server>__<tool>（只用 a-z、A-Z、0-9、_ 和 -，最多 128 个字符），并把 inputSchema 作为 input_schema。"],
+    ["An MCP server's tools reach the API as `mcp__<server>__<tool>`, with the server's own JSON Schema and a name the API accepts.", "Name each tool `mcp__<server>__<tool>` (only a-z, A-Z, 0-9, _ and -, at most 128 characters) and pass its inputSchema as input_schema."],
+    ["MCP 服务器的工具以 `mcp__<server>__<tool>` 的名称、服务器自己的 JSON Schema 提供给 API，名称须为 API 接受的格式。", "把每个工具命名为 `mcp__<server>__<tool>`（只用 a-z、A-Z、0-9、_ 和 -，最多 128 个字符），并把 inputSchema 作为 input_schema。"],
   ),
   "mcp-results": r(
     "lesson",

@@ -25,7 +25,17 @@ const STAGE_NAMES: Record<Lang, Record<(typeof STAGES)[number], string>> = {
   zh: { syntax: "1 · 能解析", types: "2 · 通过类型检查", hang: "3 · 循环能返回", growth: "4 · history 在增长", pairing: "5 · 配对规则", lesson: "6 · 各课自己的规则" },
 };
 
-const cell = (s: string) => s.replaceAll("|", "\\|").replaceAll("\n", " ");
+/**
+ * A table cell: pipes escaped, one line, and `<`/`>` outside code spans written as entities
+ * (VitePress reads the page as a Vue template: "mcp__<server>__<tool>" would be an open element).
+ */
+const cell = (s: string) =>
+  s
+    .replaceAll("|", "\\|")
+    .replaceAll("\n", " ")
+    .split(/(`[^`]*`)/)
+    .map((part) => (part.startsWith("`") ? part : part.replaceAll("<", "&lt;").replaceAll(">", "&gt;")))
+    .join("");
 
 /** The generated block (markers included) for one language. */
 export function catalogBlock(lang: Lang): string {

@@ -37,6 +37,9 @@ describe("the rule catalog", () => {
       const page = readFileSync(PAGES[lang], "utf8");
       expect(withCatalog(page, lang), `${PAGES[lang]} is out of date: npx tsx scripts/lib/rules-doc.ts`).toBe(page);
       for (const id of Object.keys(RULES)) expect(page).toContain(`\`${id}\``);
+      // VitePress reads the page as a Vue template: a bare <word> outside code would open an element and fail the build.
+      const prose = page.replace(/<!--[\s\S]*?-->/g, "").replace(/`[^`\n]*`/g, "");
+      expect(prose.match(/<\/?[A-Za-z][\w-]*>/g) ?? [], `${PAGES[lang]}: an angle-bracketed word outside a code span`).toEqual([]);
     }
   });
 
