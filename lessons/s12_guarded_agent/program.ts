@@ -34,6 +34,8 @@ export interface Capstone<O> {
   runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: O): Promise<Outcome<string>>;
   optionsFrom(flags: Flags, onEvent?: EventSink): O;
   createRepl(llm: Llm, opts: { name?: string; history?: Anthropic.MessageParam[]; agent?: Omit<O, "signal"> }): Repl;
+  /** The lesson whose program this is, as its run logs name it (default s12_guarded_agent). */
+  lesson?: string;
 }
 
 /** The model: --model wins over MODEL_ID; offline without a key. The SDK retries as s11 set it. */
@@ -72,7 +74,7 @@ export function capstoneProgram<O extends { approve?: Approver; signal?: AbortSi
     }
 
     // Everything that happens is logged for a person, written to .course/runs/ and kept for --trace.
-    const log = new RunLog({ lesson: "s12_guarded_agent", model: llm.model, task: flags.task ?? "(conversation)" });
+    const log = new RunLog({ lesson: agent.lesson ?? "s12_guarded_agent", model: llm.model, task: flags.task ?? "(conversation)" });
     const responses: Anthropic.Message[] = [];
     const onEvent = fanOut(createLogger({ verbose: flags.verbose }), log.sink, (e) => void (e.type === "think" && responses.push(e.message)));
     const history: Anthropic.MessageParam[] = resumed?.messages ?? [];

@@ -74,6 +74,7 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
     runAgent,
     optionsFrom: (flags, onEvent) => ({ ...capstoneOptions(flags, onEvent), ...extra }),
     createRepl: replOver<RunOptions>(runAgent),
+    lesson: "s17_mcp",
   });
   return program(rest, deps);
 }
