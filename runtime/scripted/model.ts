@@ -118,8 +118,13 @@ export class ScriptedModel {
    * copy of it can stop following it once the Request is garbage-collected (nodejs/node#55428),
    * and an abort during a long latency would then be lost on a busy machine.
    */
-  readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> =>
-    this.handle(new Request(input, init), init?.signal ?? undefined);
+  readonly fetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    // As over a network, the answer comes in a later turn of the event loop, never in the same
+    // run of microtasks: a loop that asks again and again in-process still lets timers fire (its
+    // deadline, the SDK's timeout, the test's own time limit) instead of starving them forever.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    return this.handle(new Request(input, init), init?.signal ?? undefined);
+  };
 
   /** The responses this model produced, in order. */
   get responses(): Anthropic.Message[] {

@@ -370,6 +370,20 @@ describe.each(transports)("the SDK against the scripted model (%s)", (_name, mak
   });
 });
 
+describe("in-process answers come as over a network", () => {
+  it("in a later turn of the event loop: a loop that asks again and again still lets a timer fire", async () => {
+    const { client } = scriptedLlm({ scenario: fixed("ok", { content: [text("ok")] }), maxRequests: 10_000 }, { maxRetries: 0 });
+    let fired = false;
+    setTimeout(() => (fired = true), 20);
+    let asked = 0;
+    while (!fired && asked < 3000) {
+      await client.messages.create(params());
+      asked++;
+    }
+    expect(fired, `3000 requests were answered and a 20 ms timer never fired: the answers starve the event loop`).toBe(true);
+  });
+});
+
 describe("faults written as short strings (flags and headers)", () => {
   it("parses each kind, with its options and defaults", () => {
     expect(parseFaultList("429:retry-after=2,ok,500,529,prompt-too-long,stream-error:after=5,stream-cut,latency:ms=40")).toEqual([
