@@ -147,7 +147,11 @@ describe("s14 the list: at most one item in progress; a bad list is refused and 
   const writer = (seq: Item[][]): Scenario => ({
     id: "test-writer",
     title: "writes lists",
-    reply: (ctx) => (ctx.step < seq.length ? { content: [call("todo", { items: seq[ctx.step]! })] } : say("Done.")),
+    // The lists written so far, counted from the history (not from ctx.step: a reminder after the results is a note, and a loop may add one).
+    reply: (ctx) => {
+      const written = ctx.messages.filter((m) => m.role === "assistant" && typeof m.content !== "string" && m.content.some((b) => b.type === "tool_use" && b.name === "todo")).length;
+      return written < seq.length ? { content: [call("todo", { items: seq[written]! })] } : say("Done.");
+    },
   });
 
   it("answers two items in_progress with is_error, keeps the old plan, and takes the next good list", async () => {
@@ -157,6 +161,13 @@ describe("s14 the list: at most one item in progress; a bad list is refused and 
     expect(result(4).is_error, "[plan-one-in-progress] two items in_progress: the todo call is answered with is_error").toBe(true);
     expect(JSON.stringify(result(4).content), "[plan-one-in-progress] the error says which rule: one item in progress at a time").toMatch(/in.progress/i);
     expect(plan.items, "[plan-one-in-progress] the plan is the last good list").toEqual(lists[2]);
+  });
+
+  it("the plan is the last good list though three bad ones in a row brought a reminder in between", async () => {
+    const a: Item = { content: "a", status: "pending" };
+    const b: Item = { content: "b", status: "pending" };
+    const { plan } = await run(writer([[a], [a, a], [b, b], [a, a], []]), { guards: { maxRepeats: 100 } });
+    expect(plan.items, "[plan-owned] after [a], three lists with a duplicate item, then an empty list: the plan is the empty list").toEqual([]);
   });
 
   it("property: after any sequence of lists, the plan is the last good one, with at most one item in progress", async () => {
