@@ -410,7 +410,10 @@ describe("property: streaming and JSON agree on any reply", () => {
   const block = fc.oneof(
     fc.string({ minLength: 1, maxLength: 80 }).filter((t) => t.trim().length > 0).map((t) => text(t)),
     fc.string({ minLength: 1, maxLength: 60 }).map((t) => thinking(t)),
-    fc.record({ name: fc.constantFrom("bash", "read_file", "x-y_z"), input: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 })) }).map(({ name, input }) => call(name, input)),
+    // Inputs stay small: the SDK re-parses a tool's whole partial input at every JSON delta, so a
+    // large nested one (hundreds of keys) takes seconds to stream, which is the SDK's cost, not a
+    // disagreement between the two paths this property is about.
+    fc.record({ name: fc.constantFrom("bash", "read_file", "x-y_z"), input: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 6 }) }).map(({ name, input }) => call(name, input)),
   );
   it("finalMessage() deep-equals create() (text, thinking, tool calls, truncation)", async () => {
     await fc.assert(
@@ -426,7 +429,8 @@ describe("property: streaming and JSON agree on any reply", () => {
           if (last?.type === "tool_use") expect(last.input).toEqual({});
         }
       }),
-      { numRuns: 60 },
+      // A case that takes over 5 s fails alone, with its counterexample, not the whole test at 60 s.
+      { numRuns: 60, timeout: 5000 },
     );
   });
 });
