@@ -5,7 +5,7 @@
  *   COURSE_TREE=solutions (default, `npm test`) or COURSE_TREE=lessons (`npm run check`).
  *   COURSE_TREE_DIR=/abs/dir (optional): a folder laid out like solutions/, graded instead.
  */
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type Anthropic from "@anthropic-ai/sdk";
@@ -191,7 +191,10 @@ function heartbeat(inTest = true): void {
   try {
     // inTest: a test is running (only then can silence mean a loop that blocks the process).
     const line = lastModel ? lastRequestLine(lastModel) : "";
-    writeFileSync(file, JSON.stringify({ at: Date.now(), last: line, inTest }));
+    // Written whole, then moved into place: the watchdog never reads half a beat.
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ at: Date.now(), last: line, inTest }));
+    renameSync(tmp, file);
   } catch {
     /* only a diagnosis aid */
   }
