@@ -196,7 +196,7 @@ describe("s06 guards: each one stops the run, and the transcript can be sent aga
     const first = await run({ history: cachedHistory(), run: { guards: { maxTurns: 1 } } });
     const u = first.responses[0]!.usage;
     const cached = (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
-    const setup = `test setup: the scripted model reports cache and output tokens (${show(u)})`;
+    const setup = `(a check of this test itself, not of your loop) the scripted model reports cache and output tokens (${show(u)})`;
     if (!(cached > 2_000 && u.output_tokens >= 2)) throw new Error(setup);
     // Just under what the first turn cost, all four fields together: leaving any field out keeps
     // the count under the budget, and the run would go on.

@@ -98,7 +98,7 @@ describe("s13 breakpoints on every request: tools and system once, the newest me
   it("marks the last tool, the system prompt and the newest message of every request, with at most 4 markers", async () => {
     const { requests, outcome } = await defaultRun();
     expect(outcome.status, `[typed-outcome] the default task ends "done" (it ended ${outcome.status})`).toBe("done");
-    expect(requests.length, "[cache-placement] test setup: the default task takes several turns").toBeGreaterThanOrEqual(4);
+    expect(requests.length, `[cache-placement] the default task made ${requests.length} request(s), and it takes at least 4: keep looping while stop_reason is tool_use, so the breakpoints can be checked turn after turn`).toBeGreaterThanOrEqual(4);
     requests.forEach((r, n) => {
       const where = `request ${n + 1} of ${requests.length}`;
       rule(cache.countBreakpoints(r) <= 4, "cache-max-four", () => `${where}: ${whereMarked(r)}; the API takes at most 4. ${markerAdvice(r)}`);
@@ -116,7 +116,7 @@ describe("s13 breakpoints on every request: tools and system once, the newest me
     const llm = scripted({ scenario });
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "Read every chunk." }];
     const { requests } = await runLoop(llm, history, { registry, guards: { maxRepeats: 100 } });
-    expect(requests.length, "[cache-placement] test setup: 12 turns of reading, then the answer").toBe(13);
+    expect(requests.length, `[cache-placement] 12 turns of reading, then the answer, are 13 requests; the loop made ${requests.length}: keep looping while stop_reason is tool_use, and stop after the answer`).toBe(13);
     requests.forEach((r, n) => {
       const last = r.messages.length - 1;
       // The markers of this turn sit on the newest messages: the newest and the two before it at most.
@@ -160,7 +160,7 @@ describe("s13 a turn that adds many blocks", () => {
     const llm = scripted({ scenario });
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "Read every chunk." }];
     const { requests } = await runLoop(llm, history, { registry, guards: { maxRepeats: 100 } });
-    expect(requests.length, "[cache-placement] test setup: 3 turns of 12 calls, then the answer").toBe(4);
+    expect(requests.length, `[cache-placement] 3 turns of 12 calls, then the answer, are 4 requests; the loop made ${requests.length}: answer all the calls of a turn in one message and keep looping while stop_reason is tool_use`).toBe(4);
     for (let n = 1; n < requests.length; n++) {
       const wrote = Math.max(0, ...markerEnds(requests[n - 1]!));
       const ends = markerEnds(requests[n]!);
@@ -246,6 +246,6 @@ describe("s13 a long session reads more and more from the cache", () => {
     const { outcome, responses } = await runLoop(llm, history, { registry, guards: { tokenBudget: 8_000, maxRepeats: 100 } });
     expect(outcome.status === "stopped" && outcome.reason, "[guard-budget] a budget of 8 000 tokens is spent long before 30 turns of 500 tokens each, once cache reads and writes count").toBe("token_budget");
     const fresh = responses.reduce((n, m) => n + m.usage.input_tokens + m.usage.output_tokens, 0);
-    expect(fresh, "[guard-budget] test setup: without cache tokens the budget would never be reached").toBeLessThan(8_000);
+    expect(fresh, "[guard-budget] (a check of this test itself, not of your loop) without cache tokens the budget would never be reached").toBeLessThan(8_000);
   });
 });

@@ -185,11 +185,11 @@ describe("s15 the parent's budget", () => {
     const child = usageOf(probe, "Look around.");
     const childAll = child.reduce((n, u) => n + all(u), 0);
     const childPlain = child.reduce((n, u) => n + u.input_tokens + u.output_tokens, 0);
-    expect(childAll - childPlain, "[subagent-budget] test setup: the child's requests are cached").toBeGreaterThan(200);
+    expect(childAll - childPlain, "[subagent-budget] (a check of this test itself, not of your loop) the child's requests are cached").toBeGreaterThan(200);
     // A budget the parent alone (and the child without its cache tokens) stays under: with all of
     // the child's tokens, it is spent before the parent's second request.
     const budget = all(parentFirst) + childPlain + Math.floor((childAll - childPlain) / 2);
-    expect(all(parentFirst) * 2, "[subagent-budget] test setup: the parent alone has room for its second turn").toBeLessThan(budget);
+    expect(all(parentFirst) * 2, "[subagent-budget] (a check of this test itself, not of your loop) the parent alone has room for its second turn").toBeLessThan(budget);
     const llm = scripted({ scenario: delegating("Look around.") });
     const { outcome } = await run(llm, "Delegate.", { guards: { tokenBudget: budget } });
     expect(outcome.status === "stopped" && outcome.reason, `[subagent-budget] a budget of ${budget}: the parent spent ${all(parentFirst)}, its child ${childAll} (${childAll - childPlain} of it cache)`).toBe("token_budget");
@@ -213,7 +213,7 @@ describe("s15 a child's share of the budget", () => {
     const probe = scripted({ scenario: endless });
     await run(probe, "Delegate.");
     const budget = 6_000;
-    expect(spent(probe), "[subagent-budget] test setup: left alone, the child spends far more than the budget").toBeGreaterThan(1.5 * budget);
+    expect(spent(probe), "[subagent-budget] (a check of this test itself, not of your loop) left alone, the child spends far more than the budget").toBeGreaterThan(1.5 * budget);
     const llm = scripted({ scenario: endless });
     const { history } = await run(llm, "Delegate.", { guards: { tokenBudget: budget } });
     const total = spent(llm);
