@@ -11,7 +11,7 @@ import { S02_TASK, S02_WORKSPACE } from "../runtime/scripted/scenarios/s02_tool_
 import type { Scenario } from "../runtime/scripted/types.ts";
 import type { RuleId } from "../runtime/rules.ts";
 import { RuleError, callsIn, driveLoop, errorText, expectSendable, loadLesson, resultFor, rule, scripted, textIn } from "../runtime/testing.ts";
-import { OTHER_STOPS, expectStopsAt, naming, quietLessonFile } from "./support.ts";
+import { OTHER_STOPS, brief, expectStopsAt, naming, quietLessonFile, show } from "./support.ts";
 import { ToolError, scratchWorkspace } from "../runtime/tools/files.ts";
 
 type Agent = typeof import("../solutions/s02_tool_dispatch/agent.ts");
@@ -56,13 +56,6 @@ const useBlock = (name: string, input: Record<string, unknown> = {}): Anthropic.
 
 const textOfResult = (r: Anthropic.ToolResultBlockParam | undefined) => textIn(r?.content);
 const REGISTRY = "(ToolRegistry.dispatch in lessons/s02_tool_dispatch/registry.ts)";
-const show = (v: unknown, n = 120) => {
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
-};
-/** A tool_result in a few words: its id, is_error, and its content's first line. */
-const brief = (r: Anthropic.ToolResultBlockParam | undefined) =>
-  r ? `a tool_result for ${r.tool_use_id}${r.is_error ? " (is_error)" : " (no is_error)"} saying ${show(textIn(r.content).split("\n")[0] ?? "", 90)}` : "nothing";
 
 /** registry.dispatch(call), a throw turned into the rule it breaks (dispatch answers, it does not throw). */
 async function dispatch(registry: InstanceType<typeof ToolRegistry>, c: Anthropic.ToolUseBlock, id: RuleId, root = process.cwd()) {

@@ -13,7 +13,7 @@ import { S04_TASK, S04_WORKSPACE } from "../runtime/scripted/scenarios/s04_tool_
 import type { Scenario } from "../runtime/scripted/types.ts";
 import type { RuleId } from "../runtime/rules.ts";
 import { RuleError, assertProperty, callsIn, driveLoop, errorText, loadLesson, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
-import { OTHER_STOPS, expectStopsAt, naming, quietLessonFile } from "./support.ts";
+import { OTHER_STOPS, brief, expectStopsAt, naming, quietLessonFile, show } from "./support.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 
 type Agent = typeof import("../solutions/s04_tool_errors/agent.ts");
@@ -102,13 +102,6 @@ function trickyTools() {
 const ctx = { root: process.cwd() };
 const textOf = (r: Anthropic.ToolResultBlockParam | undefined) => textIn(r?.content);
 const SAFE = "(safeDispatch in lessons/s04_tool_errors/define-tool.ts)";
-const show = (v: unknown, n = 120) => {
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
-};
-/** A tool_result in a few words: its id, is_error, and its content's first line. */
-const brief = (r: Anthropic.ToolResultBlockParam | undefined) =>
-  r ? `a tool_result for ${r.tool_use_id}${r.is_error ? " (is_error)" : " (no is_error)"} saying ${show(textIn(r.content).split("\n")[0] ?? "", 90)}` : "nothing";
 
 /**
  * safeDispatch(call), bounded: it answers within `ms` (a deadline that never fires fails here, as

@@ -14,7 +14,7 @@ import type { Reply, Scenario } from "../runtime/scripted/types.ts";
 import { ruleOfApiMessage } from "../runtime/rules.ts";
 import { RuleError, assertProperty, errorText, expectSendable, expectTranscriptRules, loadLesson, quietOutput, resultsIn, rule, scripted } from "../runtime/testing.ts";
 import type { ToolContext } from "../solutions/s02_tool_dispatch/registry.ts";
-import { withTranscript } from "./support.ts";
+import { show, withTranscript } from "./support.ts";
 import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
 
 type Agent = typeof import("../solutions/s05_stop_reasons/agent.ts");
@@ -52,10 +52,6 @@ class Recording extends SafeToolRegistry {
 }
 
 type Outcome = Awaited<ReturnType<Agent["runAgent"]>>;
-const show = (v: unknown, n = 120) => {
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
-};
 const LOOP = "(runAgent in lessons/s05_stop_reasons/agent.ts)";
 
 /** Every call the registry ran came from a response that asked for tools (stop_reason tool_use). */

@@ -12,7 +12,7 @@ import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts"
 import { S06_TASK, S06_WORKSPACE } from "../runtime/scripted/scenarios/s06_guards.ts";
 import type { FaultPlan, Scenario } from "../runtime/scripted/types.ts";
 import { RuleError, assertProperty, errorText, expectSendable, loadLesson, resultsIn, rule, scripted } from "../runtime/testing.ts";
-import { quietLessonFile, withTranscript } from "./support.ts";
+import { quietLessonFile, show, withTranscript } from "./support.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 import type { ToolContext } from "../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
@@ -63,10 +63,6 @@ type Options = NonNullable<Parameters<Agent["runAgent"]>[2]>;
 type Outcome = Awaited<ReturnType<Agent["runAgent"]>>;
 const LOOP = "(runAgent in lessons/s06_guards/agent.ts)";
 const GUARDS = "(RunGuards in lessons/s06_guards/guards.ts)";
-const show = (v: unknown, n = 120) => {
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
-};
 
 /**
  * Runs the lesson's loop, then sends the transcript again: it must be accepted, whatever the stop.

@@ -15,9 +15,9 @@ import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
 import { S07_TASK, S07_WORKSPACE } from "../runtime/scripted/scenarios/s07_safe_tools.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 import { RuleError, assertProperty, expectSendable, loadLesson, quietOutput, rule, scripted, textIn } from "../runtime/testing.ts";
+import { clip } from "./support.ts";
 
 /** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
-const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
 
 // s07 grades the lesson's own layer (allow-listed environment, process group, read-only policy),
 // so its tools run without the OS sandbox here: tests/tools/sandbox.test.ts tests that one. (Inside

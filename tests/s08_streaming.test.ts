@@ -16,9 +16,9 @@ import { defineTool, SafeToolRegistry } from "../solutions/s04_tool_errors/defin
 import { approveAll } from "../solutions/s07_safe_tools/approval.ts";
 import * as reference from "../solutions/s07_safe_tools/agent.ts";
 import { assertProperty, expectSendable, loadLesson, quietOutput, rule, scripted, textIn } from "../runtime/testing.ts";
+import { clip } from "./support.ts";
 
 /** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
-const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
 
 type StreamModule = typeof import("../solutions/s08_streaming/stream-turn.ts");
 type AgentModule = typeof import("../solutions/s08_streaming/agent.ts");

@@ -16,9 +16,9 @@ import { approveAll } from "../solutions/s07_safe_tools/approval.ts";
 import type { AgentEvent, EventOf } from "../solutions/s09_observability/events.ts";
 import { parseTranscriptText } from "../docs/.vitepress/theme/transcript.ts";
 import { expectSendable, loadLesson, quietOutput, rule, scripted } from "../runtime/testing.ts";
+import { clip } from "./support.ts";
 
 /** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
-const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
 
 type AgentModule = typeof import("../solutions/s09_observability/agent.ts");
 const agent = await loadLesson<AgentModule>("s09_observability");

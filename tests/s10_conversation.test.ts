@@ -18,9 +18,9 @@ import type { Scenario } from "../runtime/scripted/types.ts";
 import { defineTool, SafeToolRegistry } from "../solutions/s04_tool_errors/define-tool.ts";
 import { RuleError, callsIn, expectAccepted, expectSendable, expectVerbatimRequests, loadLesson, quietOutput, resultFor, rule, scripted, textIn, userTexts } from "../runtime/testing.ts";
 import { checkTranscript, formatViolations } from "../runtime/transcript.ts";
+import { clip } from "./support.ts";
 
 /** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
-const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
 
 type Agent = typeof import("../solutions/s10_conversation/agent.ts");
 type Repl = typeof import("../solutions/s10_conversation/repl.ts");

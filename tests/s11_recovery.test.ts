@@ -13,9 +13,9 @@ import { checkTranscript } from "../runtime/transcript.ts";
 import { assertProperty, blocksIn, driveLoop, expectSendable, expectTranscriptRules, loadLesson, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 import { say as sayText, text as textBlock, thinking as thinkingBlock, call as callBlock } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
+import { clip } from "./support.ts";
 
 /** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
-const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
 
 type Recovery = typeof import("../solutions/s11_recovery/recovery.ts");
 type Compact = typeof import("../solutions/s11_recovery/compact.ts");

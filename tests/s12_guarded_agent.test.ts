@@ -22,9 +22,9 @@ import { S12_TASK, S12_TASK_ZH } from "../runtime/scripted/scenarios/s12_guarded
 import { call, text, thinking } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { ROOT, RuleError, callsIn, errorText, expectSendable, gradedTree, gradedTreeDir, loadLesson, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
+import { clip } from "./support.ts";
 
 /** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
-const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
 
 type Agent = typeof import("../solutions/s12_guarded_agent/agent.ts");
 type Cli = typeof import("../solutions/s12_guarded_agent/cli.ts");

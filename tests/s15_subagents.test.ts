@@ -11,7 +11,7 @@ import { describe, expect, it } from "vitest";
 import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { S15_TASK } from "../runtime/tasks.ts";
-import { ROOT, driveLoop, loadLesson, rule, scripted, transcriptProblems } from "../runtime/testing.ts";
+import { ROOT, driveLoop, loadLesson, rule, scripted, transcriptProblems, textIn } from "../runtime/testing.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
 import { quietLessonFile } from "./support.ts";
@@ -31,7 +31,8 @@ const blocksOf = (m: Anthropic.MessageParam) => (typeof m.content === "string" ?
 const idsIn = (h: Anthropic.MessageParam[]) =>
   new Set(h.flatMap((m) => blocksOf(m).flatMap((b) => (b.type === "tool_use" ? [b.id] : b.type === "tool_result" ? [b.tool_use_id] : []))));
 const resultsOf = (m: Anthropic.MessageParam) => blocksOf(m).filter((b): b is Anthropic.ToolResultBlockParam => b.type === "tool_result");
-const textOfResult = (r: Anthropic.ToolResultBlockParam) => (typeof r.content === "string" ? r.content : (r.content ?? []).map((b) => (b.type === "text" ? b.text : "")).join(""));
+/** A result's text, whatever its content's shape (the content-by-shape reader every lesson test uses). */
+const textOfResult = (r: Anthropic.ToolResultBlockParam) => textIn(r.content);
 
 const squash = (t: string) => t.replace(/\s+/g, " ").trim();
 /** The text of a child's last assistant turn: its final answer. */

@@ -49,16 +49,19 @@ async function firstSystemPrompt(list: readonly import("../solutions/s16_skills/
   return { system: systemOf(llm.scripted.exchanges[0]!.request), tools: ((llm.scripted.exchanges[0]!.request as { tools?: Array<{ name: string }> }).tools ?? []).map((t) => t.name) };
 }
 
+/** parseSkill on one file: the skill, or what it threw. */
+function parsed(file: string): { s?: ReturnType<Skills["parseSkill"]>; error?: unknown } {
+  try {
+    return { s: skills.parseSkill(file, "x/SKILL.md") };
+  } catch (error) {
+    return { error };
+  }
+}
+
 describe("s16 SKILL.md: front matter parsed with a YAML library, checked, bad files reported", () => {
   it("reads name, description and body (quoted values, comments and multi-line descriptions too)", () => {
     const file = '---\n# a comment\nname: "deploy"\ndescription: >-\n  Ships the service:\n  build, test, release.\n---\n\n# Deploy\nDo it.\n';
-    let s: ReturnType<Skills["parseSkill"]> | undefined;
-    let error: unknown;
-    try {
-      s = skills.parseSkill(file, "x/SKILL.md");
-    } catch (e) {
-      error = e;
-    }
+    const { s, error } = parsed(file);
     rule(!error, "skill-front-matter", () => `a valid SKILL.md (a comment, a quoted name, a folded description) was refused: ${errorText(error)}. Parse the front matter with the yaml library, not by hand.`);
     expect(s, "[skill-front-matter] name, description (a folded block, joined) and the body, trimmed, read from a valid SKILL.md").toMatchObject({ name: "deploy", description: "Ships the service: build, test, release.", body: "# Deploy\nDo it." });
   });
@@ -67,13 +70,7 @@ describe("s16 SKILL.md: front matter parsed with a YAML library, checked, bad fi
     ["a body with a \"---\" rule and a description with colons", '---\nname: review\ndescription: "Reviews a change: style, tests: then sign-off"\n---\nFirst part.\n\n---\n\nSecond part.\n', { name: "review", description: "Reviews a change: style, tests: then sign-off", body: "First part.\n\n---\n\nSecond part." }],
     ["Windows line ends (CRLF)", "---\r\nname: deploy\r\ndescription: Ships the service.\r\n---\r\n\r\n# Deploy\r\nDo it.\r\n", { name: "deploy", description: "Ships the service.", body: "# Deploy\nDo it." }],
   ])("reads %s", (what, file, want) => {
-    let s: ReturnType<Skills["parseSkill"]> | undefined;
-    let error: unknown;
-    try {
-      s = skills.parseSkill(file, "x/SKILL.md");
-    } catch (e) {
-      error = e;
-    }
+    const { s, error } = parsed(file);
     rule(!error, "skill-front-matter", () => `a valid SKILL.md (${what}) was refused: ${errorText(error)}. Split the front matter at its own "---" lines only (the first line and the next line that is exactly "---"), and parse it with the yaml library.`);
     const got = { name: s!.name, description: s!.description, body: s!.body.replace(/\r\n/g, "\n") };
     rule(

@@ -15,7 +15,7 @@ import { describe, expect, it } from "vitest";
 import { call, say } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { MCP_EXAMPLE_CONFIG, S12_TASK, S17_TASK } from "../runtime/tasks.ts";
-import { ROOT, RuleError, driveLoop, errorText, gradedTree, loadLesson, rule, scripted } from "../runtime/testing.ts";
+import { ROOT, RuleError, driveLoop, errorText, gradedTree, loadLesson, rule, scripted, textIn } from "../runtime/testing.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
 import { quietLessonFile } from "./support.ts";
@@ -32,7 +32,8 @@ const keep = quietLessonFile();
 const API_TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 const resultsOf = (m: Anthropic.MessageParam): Anthropic.ToolResultBlockParam[] =>
   typeof m.content === "string" ? [] : (m.content as Anthropic.ContentBlockParam[]).filter((b): b is Anthropic.ToolResultBlockParam => b.type === "tool_result");
-const textOf = (r: Anthropic.ToolResultBlockParam) => (typeof r.content === "string" ? r.content : (r.content ?? []).map((b) => (b.type === "text" ? b.text : "")).join("\n"));
+/** A result's text, whatever its content's shape (the content-by-shape reader every lesson test uses). */
+const textOf = (r: Anthropic.ToolResultBlockParam) => textIn(r.content);
 
 /** The example server's config, with test switches in its environment. */
 function notesConfig(env: Record<string, string> = {}) {

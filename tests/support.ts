@@ -70,7 +70,7 @@ export async function expectStopsAt(stop: string, loop: (llm: ReturnType<typeof 
 
 import Anthropic_ from "@anthropic-ai/sdk";
 import { ToolError } from "../runtime/tools/files.ts";
-import { RuleError, errorText, messageTable } from "../runtime/testing.ts";
+import { RuleError, errorText, messageTable, textIn } from "../runtime/testing.ts";
 import type { RuleId } from "../runtime/rules.ts";
 
 /**
@@ -105,3 +105,18 @@ export async function withTranscript<T>(history: Anthropic.MessageParam[], check
     throw new RuleError(e.rule, `${e.message.replace(/^\[[a-z0-9-]+\] /, "")}\n${messageTable(history)}`);
   }
 }
+
+// ── values in a check's words ────────────────────────────────────────────────────────────────
+
+/** Text cut to `n` characters, with an ellipsis when it was longer. */
+export const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n)}…` : text);
+
+/** Any value as short JSON, for a sentence. */
+export const show = (v: unknown, n = 120) => {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > n ? clip(s, n - 1) : s;
+};
+
+/** A tool_result in a few words: its id, is_error, and its content's first line. */
+export const brief = (r: Anthropic.ToolResultBlockParam | undefined) =>
+  r ? `a tool_result for ${r.tool_use_id}${r.is_error ? " (is_error)" : " (no is_error)"} saying ${show(textIn(r.content).split("\n")[0] ?? "", 90)}` : "nothing";
