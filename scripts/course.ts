@@ -283,11 +283,14 @@ async function cmdWatch(argv: string[]): Promise<number> {
   // The test runner, kept warm between saves: a save re-runs only that lesson's test file.
   const { WarmRunner } = await import("./lib/warm-runner.ts");
   const warm = new WarmRunner();
-  warm.start();
+  const isDone = (lesson: Lesson) => existsSync(exerciseDir(lesson)) && cachedResult(loadState(), lesson) === true;
+  // The type checker parses the libraries on the lesson the session starts with.
+  const first = LESSONS.find((l) => !isDone(l));
+  warm.start(first && existsSync(exerciseDir(first)) ? exerciseDir(first) : undefined);
   const session = new WatchSession({
     lessons: () => LESSONS,
     check: (lesson, signal) => checkLesson(lesson, { signal, timeoutMs: checkTimeoutMs(), warm }),
-    isDone: (lesson) => existsSync(exerciseDir(lesson)) && cachedResult(loadState(), lesson) === true,
+    isDone,
     cached: (lesson) => (existsSync(exerciseDir(lesson)) ? cachedGrade(loadState(), lesson) : undefined),
     report: (lesson, grade) => checkReport(lesson, grade, { watch: true }),
     hint: (lesson, level) => hintLines(lesson, level, { watch: true }),

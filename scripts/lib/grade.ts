@@ -108,7 +108,7 @@ export async function gradeLessons(lessons: Lesson[], tree: Tree, opts: GradeOpt
     if (tree === "lessons" && opts.typecheck !== false)
       for (const l of runnable) {
         await new Promise((r) => setImmediate(r)); // let the runner start first
-        types.set(l.id, await typeFailures(l));
+        types.set(l.id, await typeFailures(l, warm));
       }
     const { output, timedOut, aborted, hung, files } = await running;
     for (const l of runnable) {
@@ -243,9 +243,11 @@ function hangFailure(lesson: Lesson, message: string, output: string): Grade {
   return { ok: false, passed: 0, total: 0, failures: [{ test: "(the loop)", kind: "hang", rule: "loop-did-not-return", message: where }], output };
 }
 
-async function typeFailures(lesson: Lesson): Promise<Failure[]> {
+/** Type errors in a lesson's files: from watch's warm type checker if there is one. */
+async function typeFailures(lesson: Lesson, warm?: WarmRunner): Promise<Failure[]> {
   try {
-    return (await typeErrorsFast(exerciseDir(lesson))).map((p) => ({ test: "(type check)", kind: "types" as const, rule: "type-error" as const, message: p.message, where: p.where }));
+    const dir = exerciseDir(lesson);
+    return (await (warm ? warm.types.check(dir) : typeErrorsFast(dir))).map((p) => ({ test: "(type check)", kind: "types" as const, rule: "type-error" as const, message: p.message, where: p.where }));
   } catch {
     return []; // the type checker itself failed: the tests still grade
   }

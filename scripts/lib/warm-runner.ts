@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { HangWatch } from "./hang.ts";
 import { ROOT } from "./paths.ts";
+import { WarmTypes } from "./warm-types.ts";
 
 /** One test file's results, in the shape of vitest's JSON reporter (what grade.ts reads). */
 export interface FileReport {
@@ -51,9 +52,15 @@ export class WarmRunner {
   private exitHook = false;
   private readonly dir = mkdtempSync(join(tmpdir(), "course-warm-"));
   private readonly heartbeat = join(this.dir, "heartbeat.json");
+  /** The type checker kept warm beside the tests (its own process): a save re-checks one file. */
+  readonly types = new WarmTypes();
 
-  /** Starts the child ahead of the first check (it loads vitest while the learner reads). */
-  start(): void {
+  /**
+   * Starts the child ahead of the first check (it loads vitest while the learner reads), and the
+   * warm type checker, parsing the libraries on `warmUp` (a lesson folder) if given.
+   */
+  start(warmUp?: string): void {
+    this.types.start(warmUp);
     if (this.child && this.child.exitCode === null) return;
     this.child = fork(fileURLToPath(import.meta.url), [], {
       cwd: ROOT,
@@ -128,6 +135,7 @@ export class WarmRunner {
 
   close(): void {
     this.kill();
+    this.types.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

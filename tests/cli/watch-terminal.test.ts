@@ -1,8 +1,11 @@
 /**
  * `npm run watch` for real, in a pseudo-terminal (`script`), on a temporary copy of the
  * repository: it checks the current lesson, answers h / r / l, reruns when the learner saves a
- * solution, moves on to the next lesson, and quits on q. Without `script`, keys go through a pipe.
+ * solution, moves on to the next lesson, reports a type error a save brings (and its undoing), and
+ * quits on q. Without `script`, keys go through a pipe.
  */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Lesson } from "../../runtime/manifest.ts";
 import { KEYS_HELP } from "../../scripts/lib/watch.ts";
@@ -52,6 +55,17 @@ describe(`npm run watch in a ${usePty ? "pseudo-terminal" : "pipe"}`, () => {
     const next = LESSONS[1];
     if (next) await term.waitFor(`Next: ${next.id}`);
     else await term.waitFor("Every lesson passes");
+  }, 240_000);
+
+  it("a save with a type error leads with it (the warm type checker), and undoing it passes again", async () => {
+    if (LESSONS[1]) await term.waitFor(KEYS_HELP); // the next lesson's check is done
+    const agent = join(copy.root, "lessons", s01.dir, s01.entry);
+    const solved = readFileSync(agent, "utf8");
+    writeFileSync(agent, `${solved}\nexport const oops: number = "not a number";\n`);
+    await term.waitFor(/\[type-error\] lessons\/s01_agent_loop does not type-check/);
+    await term.waitFor(/agent\.ts:\d+:14 +Type 'string' is not assignable to type 'number'\. \(TS2322\)/);
+    writeFileSync(agent, solved);
+    await term.waitFor(`✓ ${s01.id} passes`);
   }, 240_000);
 
   it("l lists the lessons with their states", async () => {
