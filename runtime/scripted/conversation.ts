@@ -12,17 +12,27 @@ export function blocksOf(content: Anthropic.MessageParam["content"]): Block[] {
 }
 
 /**
+ * A tool result that says its call did not run because the user stopped the turn (s10's REPL
+ * answers the calls a cancelled turn left open this way), in the words a loop may choose. A tool
+ * the loop stopped itself (a time-out, "was stopped") or that failed is not a cancelled turn.
+ */
+const CANCELLED = /cancel|interrupt|ctrl-?c|\b(?:the )?user (?:stopped|aborted)\b|\b(?:stopped|aborted) by the user\b|取消|中断|отмен|прерв/i;
+
+/**
  * A user message that asks something (has text), as opposed to one that carries results. Text
- * after tool results is a note on them (the API takes it; s14's reminder is one), not a new
- * question, unless none of the calls ran: a turn cancelled by the user leaves only error results,
- * and the REPL puts the next question in that same message (s10).
+ * after tool results is read as a real model reads it, by what the results say:
+ *   - beside results of calls that ran (successes, or failures such as a missing file), it is a
+ *     note on them (s14's reminder, a loop's "the tool failed, try again"): the task goes on;
+ *   - beside results that say the user cancelled the turn (its calls did not run), it is the next
+ *     question: the REPL puts it in the message that answers the cancelled turn's calls (s10),
+ *     even when some calls of that turn had finished.
  */
 function isPrompt(m: Anthropic.MessageParam): boolean {
   if (m.role !== "user") return false;
   const blocks = blocksOf(m.content);
   if (!blocks.some((b) => b.type === "text")) return false;
   const results = blocks.filter((b): b is Anthropic.ToolResultBlockParam => b.type === "tool_result");
-  return results.every((r) => r.is_error === true);
+  return results.length === 0 || results.some((r) => r.is_error === true && CANCELLED.test(textOf(r.content)));
 }
 
 export function readConversation(request: ScriptedRequest, requestIndex: number): TurnContext {

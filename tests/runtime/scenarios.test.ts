@@ -61,14 +61,39 @@ describe("the scripted model's answers", () => {
     expect(last.content).toEqual([{ type: "text", text: expect.stringContaining("We release on Tuesdays.") }]);
   });
 
-  it("text after tool results is a note on them, not a new question; after a cancelled turn (only error results) it is the next question", () => {
-    const call: Anthropic.MessageParam = { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "bash", input: { command: "ls" } }] };
+  it("text after tool results is a note on them (after successes or failures); after a cancelled turn it is the next question", () => {
+    const call: Anthropic.MessageParam = {
+      role: "assistant",
+      content: [
+        { type: "tool_use", id: "toolu_1", name: "bash", input: { command: "ls" } },
+        { type: "tool_use", id: "toolu_2", name: "bash", input: { command: "pwd" } },
+      ],
+    };
     const read = (results: Anthropic.ToolResultBlockParam[], note: string) =>
       readConversation({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "list the files" }, call, { role: "user", content: [...results, { type: "text", text: note }] }] }, 0);
-    const noted = read([{ type: "tool_result", tool_use_id: "toolu_1", content: "a.txt" }], "(the output above)");
-    expect([noted.prompt, noted.step]).toEqual(["list the files", 1]);
-    const cancelled = read([{ type: "tool_result", tool_use_id: "toolu_1", content: "Not run: cancelled", is_error: true }], "how many files?");
-    expect([cancelled.prompt, cancelled.step]).toEqual(["how many files?", 0]);
+    const ok = (id: string, content: string): Anthropic.ToolResultBlockParam => ({ type: "tool_result", tool_use_id: id, content });
+    const failed = (id: string, content: string | Anthropic.TextBlockParam[]): Anthropic.ToolResultBlockParam => ({ type: "tool_result", tool_use_id: id, content, is_error: true });
+    // Notes: the task goes on (the same prompt, the next step).
+    for (const results of [
+      [ok("toolu_1", "a.txt"), ok("toolu_2", "/ws")],
+      [failed("toolu_1", "ENOENT: no such file"), failed("toolu_2", "Error: permission denied")], // every call failed: still a note
+      [failed("toolu_1", "hang did not finish within 0.06 s and was stopped."), failed("toolu_2", "aborted after 500 ms")], // the loop's own time-outs
+      [ok("toolu_1", "a.txt"), failed("toolu_2", [{ type: "text", text: "exit code 1" }])],
+    ]) {
+      const noted = read(results, "Reminder: keep your todo list up to date.");
+      expect([noted.prompt, noted.step], JSON.stringify(results)).toEqual(["list the files", 1]);
+    }
+    // The next question: the turn was cancelled, in any words, as strings or blocks, even with one call done.
+    for (const results of [
+      [failed("toolu_1", "Not run: the user cancelled this turn (Ctrl-C)."), failed("toolu_2", "Not run: cancelled")],
+      [failed("toolu_1", [{ type: "text", text: "Interrupted by the user." }]), failed("toolu_2", [{ type: "text", text: "Interrupted by the user." }])],
+      [ok("toolu_1", "a.txt"), failed("toolu_2", "the user pressed Ctrl-C")],
+      [failed("toolu_1", "Stopped by the user."), failed("toolu_2", "Stopped by the user.")],
+      [failed("toolu_1", "用户取消了这一轮"), failed("toolu_2", "用户取消了这一轮")],
+    ]) {
+      const cancelled = read(results, "how many files?");
+      expect([cancelled.prompt, cancelled.step], JSON.stringify(results)).toEqual(["how many files?", 0]);
+    }
   });
 
   it("anything else, or no suitable tool: the honest offline notice, end_turn", async () => {
