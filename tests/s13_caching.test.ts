@@ -48,6 +48,10 @@ async function runLoop(llm: Llm, history: Anthropic.MessageParam[], opts: Option
         const refused = llm.scripted.exchanges.at(-1)?.request as Request | undefined;
         throw new RuleError("cache-max-four", `request ${llm.scripted.exchanges.length} was refused (${errorText(e)}): ${refused ? `${whereMarked(refused)}. ${markerAdvice(refused)}` : "markers left in the history add up turn after turn. Mark a copy of each request instead."}`, { cause: e });
       }
+      // Any other refusal that names a marker (its ttl, its place): say which marker, and how to place it.
+      const refused = llm.scripted.exchanges.at(-1)?.request as Request | undefined;
+      const why = refused ? markerRefusal(errorText(e), refused) : null;
+      if (why) throw new RuleError("cache-placement", `request ${llm.scripted.exchanges.length} was refused (${errorText(e)}): ${why}`, { cause: e });
       throw e;
     }
   });
@@ -66,6 +70,17 @@ function whereMarked(r: Request): string {
   const parts = [`${tools} on tools`, `${system} on the system prompt`, messages.length > 0 ? `${messages.length} on messages[${messages.join(", ")}]` : "none on messages"];
   return `it carries ${cache.countBreakpoints(r)} cache_control markers: ${parts.join(", ")}`;
 }
+/** Why the API refused a request because of its markers, and what to do; null when the markers are not the cause. */
+function markerRefusal(said: string, r: Request): string | null {
+  if (/ttl='1h'.*must not come after/i.test(said))
+    return "a marker with ttl \"1h\" comes after one with the default five minutes (the API reads tools, then system, then messages). Give every marker the same ttl, or put the hour-long ones first (the tools and the system prompt).";
+  if (/cache_control\.ttl/i.test(said)) return "a marker's ttl is \"5m\" (the default: leave it out) or \"1h\", nothing else.";
+  if (/cache_control/i.test(said)) return `a marker is not where the API takes one (${whereMarked(r)}). Mark the last tool, the system prompt's last text block and the last block of a message, as { type: "ephemeral" }; thinking blocks take none.`;
+  const empty = r.messages.flatMap((m, i) => blocks(m).flatMap((b, j) => (isMarked(b) && typeof b === "object" && (b as { type?: unknown }).type === "text" && !String((b as { text?: unknown }).text ?? "").trim() ? [`messages[${i}].content[${j}]`] : [])));
+  if (empty.length > 0) return `the marker rides on an empty text block of its own (${empty.join(", ")}): put it on the message's own last block (on a copy), not on a block added for it.`;
+  return null;
+}
+
 /** What to do about too many markers, from where they are. */
 function markerAdvice(r: Request): string {
   if ((r.tools ?? []).filter(isMarked).length > 1) return "One marker on the LAST tool caches every tool before it: mark only that one.";
@@ -207,7 +222,8 @@ describe("s13 the transcript is unchanged by caching", () => {
         expect(prompt, "[cache-not-in-history] withCacheBreakpoints must not change the history, tools or system it is given").toEqual(before);
         expect(cache.countBreakpoints(out), "[cache-max-four] withCacheBreakpoints returned more than 4 markers").toBeLessThanOrEqual(4);
         expect(isMarked(blocks(out.messages[out.messages.length - 1]!).at(-1)), "[cache-placement] withCacheBreakpoints left the newest message's LAST block without a marker: mark that block (a string content becomes one text block first)").toBe(true);
-        const plain = (m: Anthropic.MessageParam) => JSON.parse(JSON.stringify(typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content).replace(/,"cache_control":\{"type":"ephemeral"\}/g, "")) as unknown;
+        // The blocks without their markers, whatever the marker says (a ttl too).
+        const plain = (m: Anthropic.MessageParam) => (typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content).map((b) => Object.fromEntries(Object.entries(b).filter(([k]) => k !== "cache_control")));
         expect(out.messages.map(plain), "[cache-not-in-history] the request's messages say the same as the history, markers aside").toEqual(messages.map(plain));
       }),
       { numRuns: 200 },
@@ -216,12 +232,26 @@ describe("s13 the transcript is unchanged by caching", () => {
   });
 });
 
+/** The tools and the system prompt as sent, markers aside: a cached prefix is read back only if they stay the same. */
+function expectStablePrefix(requests: Request[]) {
+  const unmarked = (v: unknown) => JSON.stringify(v, (k, x: unknown) => (k === "cache_control" ? undefined : x));
+  for (let n = 1; n < requests.length; n++)
+    for (const part of ["tools", "system"] as const)
+      rule(
+        unmarked(requests[n]![part]) === unmarked(requests[n - 1]![part]),
+        "cache-placement",
+        () =>
+          `request ${n + 1} sent different ${part === "tools" ? "tool definitions" : "system prompt"} from request ${n} (markers aside): ${JSON.stringify(unmarked(requests[n]![part])).slice(0, 160)}. The cache is read only for a prefix that is the same as before, so every turn pays for all of it again: keep ${part === "tools" ? "the tools" : "the system prompt"} the same in every request of a run (anything that changes per turn goes in the newest message).`,
+      );
+}
+
 describe("s13 a long session reads more and more from the cache", () => {
   it("the share of each turn's input read from the cache rises turn after turn", async () => {
     const { registry, scenario } = longSession(15);
     const llm = scripted({ scenario });
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "Read every chunk." }];
-    const { responses } = await runLoop(llm, history, { registry, guards: { maxRepeats: 100 } });
+    const { responses, requests } = await runLoop(llm, history, { registry, guards: { maxRepeats: 100 } });
+    expectStablePrefix(requests);
     const shares = responses.map((m) => cache.cacheReadShare(m.usage));
     responses.forEach((m, t) => {
       const u = m.usage;

@@ -184,6 +184,8 @@ export function validateRequest(body: unknown, opts: ValidateOptions): ApiError 
 
   const breakpoints = countCacheControl(body);
   if (breakpoints > 4) return bad(`A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`);
+  const ttlError = ttlOrderError(body);
+  if (ttlError) return ttlError;
 
   const messages = body.messages as unknown[];
   for (let i = 0; i < messages.length; i++) {
@@ -233,6 +235,29 @@ function countCacheControl(body: Obj): number {
   const system = Array.isArray(body.system) ? (body.system as unknown[]) : [];
   const blocks = Array.isArray(body.messages) ? (body.messages as unknown[]).flatMap((m) => (isObj(m) && Array.isArray(m.content) ? (m.content as unknown[]) : [])) : [];
   return [...tools, ...system, ...blocks].filter(marked).length;
+}
+
+/**
+ * The API processes cache breakpoints in the order tools, system, messages, and refuses a marker
+ * with ttl "1h" after one with the default (or explicit) "5m": a longer-lived prefix cannot end
+ * after a shorter-lived one.
+ */
+function ttlOrderError(body: Obj): ApiError | null {
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  const places: Array<[unknown, string]> = [
+    ...list(body.tools).map((t, i): [unknown, string] => [t, `tools.${i}`]),
+    ...list(body.system).map((b, k): [unknown, string] => [b, `system.${k}`]),
+    ...list(body.messages).flatMap((m, i) => list(isObj(m) ? m.content : undefined).map((b, j): [unknown, string] => [b, `messages.${i}.content.${j}`])),
+  ];
+  let shorter = false;
+  for (const [b, at] of places) {
+    if (!isObj(b) || !isObj(b.cache_control)) continue;
+    if (b.cache_control.ttl === "1h") {
+      if (shorter)
+        return bad(`${at}.cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. Note that blocks are processed in the following order: \`tools\`, \`system\`, \`messages\`.`);
+    } else shorter = true;
+  }
+  return null;
 }
 
 /** temperature, top_p, top_k and extended thinking's budget, as the API bounds them. */
