@@ -436,8 +436,8 @@ export const RULES = {
   ),
   "mcp-close": r(
     "lesson",
-    ["The MCP servers a run started are stopped when it ends: done, stopped by a guard, or thrown.", "Run the loop inside try { … } finally { await servers.close() }."],
-    ["一次运行启动的 MCP 服务器在运行结束时停止：完成、被保护机制停止或抛出异常都一样。", "把循环放进 try { … } finally { await servers.close() }。"],
+    ["The MCP servers a run started are stopped when it ends: done, stopped by a guard, or thrown; servers handed to it (opts.mcp) are the caller's and keep running.", "Run the loop inside try { … } finally { await started?.close() }, closing only the servers runAgent started itself."],
+    ["一次运行启动的 MCP 服务器在运行结束时停止：完成、被保护机制停止或抛出异常都一样；交给它的服务器（opts.mcp）属于调用者，继续运行。", "把循环放进 try { … } finally { await started?.close() }，只关闭 runAgent 自己启动的服务器。"],
   ),
   "final-agent": r(
     "lesson",

@@ -198,7 +198,8 @@ describe("s13 the transcript is unchanged by caching", () => {
     // Tool-use ids differ between the runs (they are random on the real API): compare without them.
     const shape = (h: Anthropic.MessageParam[]) => JSON.parse(JSON.stringify(h).replace(/"toolu_[A-Za-z0-9]+"/g, '"toolu"')) as unknown;
     expect(shape(cached.history), "[cache-not-in-history] the transcript with caching differs from the one without: caching changes the requests, never what the history holds").toEqual(shape(plain.history));
-    expect(plain.requests.every((r) => cache.countBreakpoints(r) === 0), "[cache-placement] cache: false sends no marker at all").toBe(true);
+    const markedPlain = plain.requests.flatMap((r, n) => (cache.countBreakpoints(r) > 0 ? [n + 1] : []));
+    rule(markedPlain.length === 0, "cache-placement", () => `a run with cache: false still sent cache_control markers (requests ${markedPlain.join(", ")}): with cache false, send each request as it is, unmarked.`);
   });
 
   it("withCacheBreakpoints changes nothing it is given, and marks a copy (any history shape)", () => {
@@ -219,8 +220,8 @@ describe("s13 the transcript is unchanged by caching", () => {
         } catch (e) {
           throw new RuleError("cache-placement", `withCacheBreakpoints threw on this prompt (${errorText(e)}): every prompt the loop can send must go out, marked`);
         }
-        expect(prompt, "[cache-not-in-history] withCacheBreakpoints must not change the history, tools or system it is given").toEqual(before);
-        expect(cache.countBreakpoints(out), "[cache-max-four] withCacheBreakpoints returned more than 4 markers").toBeLessThanOrEqual(4);
+        rule(JSON.stringify(prompt) === JSON.stringify(before), "cache-not-in-history", "withCacheBreakpoints changed the prompt it was given (its history, tools or system): copy each array and block you mark, and mark the copies.");
+        rule(cache.countBreakpoints(out) <= 4, "cache-max-four", () => `withCacheBreakpoints put ${cache.countBreakpoints(out)} markers on a prompt of ${messages.length} messages and ${ntools} tools: the API takes at most 4 (the last tool, the system prompt, two on messages).`);
         expect(isMarked(blocks(out.messages[out.messages.length - 1]!).at(-1)), "[cache-placement] withCacheBreakpoints left the newest message's LAST block without a marker: mark that block (a string content becomes one text block first)").toBe(true);
         // The blocks without their markers, whatever the marker says (a ttl too).
         const plain = (m: Anthropic.MessageParam) => (typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content).map((b) => Object.fromEntries(Object.entries(b).filter(([k]) => k !== "cache_control")));
@@ -263,10 +264,14 @@ describe("s13 a long session reads more and more from the cache", () => {
         () => `turn ${t + 1} reported input_tokens ${u.input_tokens}, cache writes ${u.cache_creation_input_tokens ?? 0}, cache reads ${u.cache_read_input_tokens ?? 0}: the cache served ${(want * 100).toFixed(1)}% of its input, and cacheReadShare says ${(shares[t]! * 100).toFixed(1)}%. The turn's input is all three added up.`,
       );
     });
-    expect(shares[0], "[cache-placement] the first turn has nothing cached yet").toBe(0);
+    rule(shares[0] === 0, "cache-cost", () => `turn 1 reports ${(shares[0]! * 100).toFixed(0)}% of its input read from the cache, though nothing was cached yet: cacheReadShare is cache_read_input_tokens over the turn's whole input.`);
     for (let t = 2; t < shares.length; t++)
       expect(shares[t]!, `[cache-placement] turn ${t + 1} read ${(shares[t]! * 100).toFixed(0)}% from the cache, turn ${t} ${(shares[t - 1]! * 100).toFixed(0)}%: each turn should read what the last one wrote`).toBeGreaterThanOrEqual(shares[t - 1]! - 0.01);
-    expect(shares.at(-1)!, "[cache-placement] by the end nearly all of the input is read from the cache: the newest message must carry the moving marker").toBeGreaterThan(0.85);
+    rule(
+      shares.at(-1)! > 0.85,
+      "cache-placement",
+      () => `after ${shares.length} turns the last one read only ${(shares.at(-1)! * 100).toFixed(0)}% of its input from the cache: put the moving marker on the newest message's last block every turn (on a copy), so each turn reads what the one before wrote.`,
+    );
   });
 
   it("the budget counts the cache tokens: cached turns report input_tokens of almost nothing", async () => {

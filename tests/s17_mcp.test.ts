@@ -124,11 +124,37 @@ describe("s17 the example MCP server's tools, through the loop", () => {
     };
     const { history } = await runWith(scenario, { mcpServers: notesConfig() });
     const [diagram, unknown, invalid] = resultsOf(history[2]!);
-    expect(diagram!.is_error ?? false, "[mcp-results] a result the server does not mark isError is not is_error").toBe(false);
-    expect(Array.isArray(diagram!.content) && diagram!.content.map((b) => b.type), "[mcp-results] text and image content become text and image blocks").toEqual(["text", "image"]);
-    expect(unknown!.is_error, "[mcp-results] a result the server marks isError is an is_error tool_result").toBe(true);
-    expect(textOf(unknown!), "[mcp-results] the is_error result carries the server's own words").toMatch(/No note has the id "nope"/);
-    expect(invalid!.is_error, "[mcp-errors] input the server refuses is an is_error result too").toBe(true);
+    const shown = (r: Anthropic.ToolResultBlockParam | undefined) => JSON.stringify(r ?? null).slice(0, 160);
+    rule(diagram?.is_error !== true, "mcp-results", () => `mcp__notes__diagram succeeded (no isError), and its tool_result says is_error: ${shown(diagram)}. Set is_error only when the server's result says isError: true.`);
+    const kinds = Array.isArray(diagram?.content) ? diagram.content.map((b) => b.type) : typeof diagram?.content;
+    rule(
+      JSON.stringify(kinds) === JSON.stringify(["text", "image"]),
+      "mcp-results",
+      () => `mcp__notes__diagram returned a text and a PNG image, and its tool_result's content is ${JSON.stringify(kinds)}: map each text item to a text block and each image to an image block ({ type: "image", source: { type: "base64", media_type: mimeType, data } }), in order.`,
+    );
+    rule(unknown?.is_error === true, "mcp-results", () => `mcp__notes__read_note({ id: "nope" }) came back from the server with isError: true, and its tool_result is a success: ${shown(unknown)}. Set is_error: true when the result says isError.`);
+    rule(/No note has the id "nope"/.test(textOf(unknown!)), "mcp-results", () => `mcp__notes__read_note({ id: "nope" }) failed, and its is_error result says ${JSON.stringify(textOf(unknown!).slice(0, 120))}, not the server's own words (No note has the id "nope"…): pass the server's text on as the result's content.`);
+    rule(invalid?.is_error === true, "mcp-errors", () => `mcp__notes__read_note({}) (no id: the server refuses the input) was answered as a success: ${shown(invalid)}. A call the server refuses is an is_error result too.`);
+  });
+});
+
+describe("s17 servers handed to the run belong to the caller", () => {
+  it("a run given running servers (opts.mcp) leaves them running; only the servers it started itself are stopped", async () => {
+    const servers = await mcp.McpServers.start(notesConfig());
+    try {
+      const pids = servers.pids();
+      expect(pids.length, "[mcp-close] (a check of this test itself, not of your loop) the example server started").toBeGreaterThan(0);
+      await runWith("s17_mcp", { mcp: servers }, S17_TASK);
+      const stopped: number[] = [];
+      for (const pid of pids) if (await gone(pid, 500)) stopped.push(pid);
+      rule(
+        stopped.length === 0,
+        "mcp-close",
+        () => `the run was handed running servers (opts.mcp), and when it ended their process (pid ${stopped.join(", ")}) was gone: the caller may run more with them. Close only the servers runAgent started itself (from opts.mcpServers), in its finally.`,
+      );
+    } finally {
+      await servers.close();
+    }
   });
 });
 
@@ -186,14 +212,39 @@ describe("s17 the pieces: config, names, results", () => {
   });
 
   it("toToolResult maps text, image, isError, unknown and empty content", () => {
+    const shown = (r: Anthropic.ToolResultBlockParam) => JSON.stringify(r).slice(0, 200);
+    const types = (r: Anthropic.ToolResultBlockParam) => (Array.isArray(r.content) ? r.content.map((b) => b.type) : typeof r.content === "string" ? ["text"] : []);
     const r = mcp.toToolResult("toolu_1", { content: [{ type: "text", text: "hi" }, { type: "image", data: "AAAA", mimeType: "image/png" }, { type: "audio", data: "x", mimeType: "audio/wav" }] });
-    expect(r, "[mcp-results] a tool_result for the call's id").toMatchObject({ type: "tool_result", tool_use_id: "toolu_1" });
-    expect((r.content as Array<{ type: string }>).map((b) => b.type), "[mcp-results] text → text block, image → image block, other content → a short text").toEqual(["text", "image", "text"]);
-    expect(r.is_error ?? false, "[mcp-results] no isError: not is_error").toBe(false);
+    rule(r.type === "tool_result" && r.tool_use_id === "toolu_1", "mcp-results", () => `toToolResult("toolu_1", …) did not return a tool_result for that id: return { type: "tool_result", tool_use_id: id, … } (it returned ${shown(r)}).`);
+    rule(
+      JSON.stringify(types(r)) === JSON.stringify(["text", "image", "text"]),
+      "mcp-results",
+      () => `a result of text, a PNG image and audio became blocks of ${JSON.stringify(types(r))}: map text to a text block, a PNG/JPEG/GIF/WebP image to an image block (base64 source with its mimeType), anything else to a short text that says what it was.`,
+    );
+    rule(r.is_error !== true, "mcp-results", () => `a result without isError became is_error: set is_error only when isError is true (it returned ${shown(r)}).`);
+    const denied = mcp.toToolResult("toolu_0", { content: [{ type: "text", text: "fine" }], isError: false });
+    rule(denied.is_error !== true, "mcp-results", () => `a result with isError: false became is_error: set is_error only when isError is true (it returned ${shown(denied)}).`);
     const failed = mcp.toToolResult("toolu_2", { content: [], isError: true });
-    expect(failed.is_error, "[mcp-results] isError: true → is_error: true").toBe(true);
-    expect(textOf(failed).length, "[mcp-results] an is_error result is never empty (the API refuses that)").toBeGreaterThan(0);
-    expect(textOf(mcp.toToolResult("toolu_3", { content: [] })), "[mcp-results] no content: a text that says there was no output").not.toBe("");
+    rule(failed.is_error === true, "mcp-results", () => `a result with isError: true was passed on as a success: set is_error: true when the server says isError (it returned ${shown(failed)}).`);
+    rule(textOf(failed).length > 0, "mcp-results", () => `a result with isError: true and no content became an is_error result with empty content, which the API refuses: say that the tool failed (it returned ${shown(failed)}).`);
+    const nothing = mcp.toToolResult("toolu_3", { content: [] });
+    rule(textOf(nothing) !== "", "mcp-results", () => `a result with no content became an empty tool_result: say there was no output, so the model knows the call ran (it returned ${shown(nothing)}).`);
+    // Content the API would refuse, or lose: an SVG image, an empty text, output only as structuredContent.
+    const svg = mcp.toToolResult("toolu_4", { content: [{ type: "image", data: "PHN2Zz4=", mimeType: "image/svg+xml" }] });
+    rule(
+      !types(svg).includes("image") && textOf(svg).length > 0,
+      "mcp-results",
+      () => `an image/svg+xml image became an image block, and the API reads only JPEG, PNG, GIF and WebP images (it refuses the request): pass only those four as image blocks, any other as a short text that says what it was (it returned ${shown(svg)}).`,
+    );
+    const blank = mcp.toToolResult("toolu_5", { content: [{ type: "text", text: "" }, { type: "text", text: "after" }] });
+    const empties = Array.isArray(blank.content) ? blank.content.filter((b) => b.type === "text" && !b.text) : [];
+    rule(empties.length === 0 && textOf(blank).includes("after"), "mcp-results", () => `a result of an empty text and "after" kept the empty text as a block, which the API refuses: leave empty texts out (it returned ${shown(blank)}).`);
+    const structured = mcp.toToolResult("toolu_6", { content: [], structuredContent: { total: 42 } });
+    rule(
+      /42/.test(textOf(structured)),
+      "mcp-results",
+      () => `a result with no content but structuredContent { total: 42 } lost what the tool returned: when there is no content, send the structuredContent as JSON text (it returned ${shown(structured)}).`,
+    );
   });
 });
 

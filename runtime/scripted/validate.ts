@@ -518,12 +518,18 @@ function validateBlock(b: Obj, i: number, j: number, role: string): ApiError | n
             );
           if (inner.type === "text" && (typeof inner.text !== "string" || inner.text.length === 0))
             return bad("messages: text content blocks must be non-empty");
+          if (inner.type === "image") {
+            const e = imageError(inner, `${at}.tool_result.content.${k}`);
+            if (e) return e;
+          }
         }
       }
       const emptyContent = c === undefined || (typeof c === "string" && c.length === 0) || (Array.isArray(c) && c.length === 0);
       if (b.is_error === true && emptyContent) return bad(`${at}.tool_result: content cannot be empty if \`is_error\` is true`);
       return null;
     }
+    case "image":
+      return imageError(b, at);
     case "thinking":
       if (role !== "assistant") return bad(`${at}: \`thinking\` blocks can only be in \`assistant\` messages`);
       if (typeof b.thinking !== "string") return bad(`${at}.thinking.thinking: Field required`);
@@ -536,6 +542,21 @@ function validateBlock(b: Obj, i: number, j: number, role: string): ApiError | n
     default:
       return null;
   }
+}
+
+const IMAGE_MEDIA_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+
+/** An image block's source: base64 data of one of the four image types the API reads, a URL or a file id. */
+function imageError(b: Obj, at: string): ApiError | null {
+  const src = b.source;
+  if (!isObj(src)) return bad(`${at}.image.source: Field required`);
+  if (src.type === "url") return typeof src.url === "string" ? null : bad(`${at}.image.source.url.url: Field required`);
+  if (src.type === "file") return typeof src.file_id === "string" ? null : bad(`${at}.image.source.file.file_id: Field required`);
+  if (src.type !== "base64") return bad(`${at}.image.source: Input tag '${String(src.type)}' found using 'type' does not match any of the expected tags: 'base64', 'url', 'file'`);
+  if (!IMAGE_MEDIA_TYPES.includes(src.media_type as string))
+    return bad(`${at}.image.source.base64.media_type: Input should be ${IMAGE_MEDIA_TYPES.map((t) => `'${t}'`).join(", ").replace(/, ([^,]*)$/, " or $1")}`);
+  if (typeof src.data !== "string" || src.data.length === 0) return bad(`${at}.image.source.base64.data: Field required`);
+  return null;
 }
 
 /** tool_use ↔ tool_result pairing: each call answered at the start of the very next message. */
