@@ -242,7 +242,7 @@ function expectStablePrefix(requests: Request[]) {
         unmarked(requests[n]![part]) === unmarked(requests[n - 1]![part]),
         "cache-placement",
         () =>
-          `request ${n + 1} sent different ${part === "tools" ? "tool definitions" : "system prompt"} from request ${n} (markers aside): ${JSON.stringify(unmarked(requests[n]![part])).slice(0, 160)}. The cache is read only for a prefix that is the same as before, so every turn pays for all of it again: keep ${part === "tools" ? "the tools" : "the system prompt"} the same in every request of a run (anything that changes per turn goes in the newest message).`,
+          `request ${n + 1} sent ${part === "tools" ? "other tool definitions" : "another system prompt"} than request ${n} (markers aside), so the cached prefix is never read back and every turn pays for all of it again: keep ${part === "tools" ? "the tools" : "the system prompt"} the same in every request of a run (anything that changes per turn goes in the newest message). Request ${n + 1} sent: ${unmarked(requests[n]![part]).slice(0, 160)}`,
       );
 }
 

@@ -216,7 +216,7 @@ describe("s14 the list: at most one item in progress; a bad list is refused and 
       rule(
         JSON.stringify(plan.items) === JSON.stringify(good),
         "plan-one-in-progress",
-        () => `the model sent ${what} after a good plan; the plan is now ${JSON.stringify(plan.items).slice(0, 160)}. A refused list changes nothing: the plan stays the last good list.`,
+        () => `the model sent ${what} after a good plan; the plan is now ${JSON.stringify(plan.items).slice(0, 160)}. A refused list changes nothing: the plan is the last good list, kept as it was.`,
       );
     }
   });
