@@ -134,11 +134,12 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
     const list = skills.loadSkills(skillDir(3)).skills;
     const { system, tools } = await firstSystemPrompt(list);
     for (const s of list) {
-      expect(system, `[skills-disclosure] the system prompt lists "${s.name}" with its description`).toContain(s.name);
-      expect(system, `[skills-disclosure] the system prompt lists the description of "${s.name}"`).toContain(s.description);
+      rule(system.includes(s.name), "skills-disclosure", () => `the system prompt the loop sent does not name the skill "${s.name}": add one line per skill to it, its name and its description (skillsPrompt).`);
+      rule(system.includes(s.description), "skills-disclosure", () => `the system prompt the loop sent does not hold the description of "${s.name}" (${JSON.stringify(s.description)}): the model picks a skill by its description, so list each skill with its name and its description.`);
     }
-    expect(system, "[skills-disclosure] no skill's body belongs in the system prompt: load_skill returns it when asked").not.toMatch(/BODY-MARKER/);
-    expect(tools, "[skill-load] the model gets the load_skill tool").toContain("load_skill");
+    const leaked = system.match(/BODY-MARKER-\d+/g) ?? [];
+    rule(leaked.length === 0, "skills-disclosure", () => `the system prompt the loop sent holds the bodies of skills (${[...new Set(leaked)].join(", ")}): list names and descriptions only; load_skill returns a body when the model asks for it.`);
+    rule(tools.includes("load_skill"), "skill-load", () => `with ${list.length} skills, the request offered no load_skill tool (its tools: ${tools.join(", ")}): add loadSkillTool(skills) to the run's tools.`);
     const { system: plain } = await firstSystemPrompt([]);
     const own = lesson.system(process.cwd()).trim();
     rule(
