@@ -86,10 +86,17 @@ describe("s17 the example MCP server's tools, through the loop", () => {
     expect(outcome.status, `[typed-outcome] the default task ends "done" (it ended ${outcome.status})`).toBe("done");
     const tools = (llm.scripted.exchanges[0]!.request as { tools: Anthropic.Tool[] }).tools;
     const search = tools.find((t) => t.name === "mcp__notes__search");
-    expect(search, "[mcp-tools] the server's search tool is offered as mcp__notes__search").toBeDefined();
-    expect(search!.input_schema, "[mcp-tools] mcp__notes__search keeps the server's own JSON Schema as its input_schema").toMatchObject({ type: "object", properties: { query: { type: "string" } }, required: ["query"] });
-    expect(tools.every((t) => API_TOOL_NAME.test(t.name)), "[mcp-tools] every tool name is one the API accepts").toBe(true);
-    expect(textOf(resultsOf(history[4]!)[0]!), "[mcp-results] the note the server returned reaches the model as the tool_result's text").toMatch(/locks after 3 failed logins/);
+    rule(search !== undefined, "mcp-tools", () => `the first request offered no tool named mcp__notes__search (its tools: ${tools.map((t) => t.name).join(", ")}): name each server tool mcp__<server>__<tool>, so two servers' tools never collide and each call goes to its server.`);
+    const schema = search!.input_schema as { type?: unknown; properties?: { query?: { type?: unknown } }; required?: unknown };
+    rule(
+      schema.type === "object" && schema.properties?.query?.type === "string" && JSON.stringify(schema.required) === JSON.stringify(["query"]),
+      "mcp-tools",
+      () => `mcp__notes__search went out with the input_schema ${JSON.stringify(schema).slice(0, 120)}, not the server's own JSON Schema (query: string, required): pass the tool's inputSchema on as input_schema.`,
+    );
+    const badNames = tools.map((t) => t.name).filter((n) => !API_TOOL_NAME.test(n));
+    rule(badNames.length === 0, "mcp-tools", () => `the request offered tools whose names the API refuses (${badNames.join(", ")}): keep to a-z, A-Z, 0-9, _ and -, at most 128 characters (toolName).`);
+    const note = textOf(resultsOf(history[4]!)[0]!);
+    rule(/locks after 3 failed logins/.test(note), "mcp-results", () => `the server's note did not reach the model: the tool_result of the read_note call says ${JSON.stringify(note.slice(0, 120))}. Pass the server's text content on as the result's text.`);
   });
 
   it("stops the server's process when the run ends, done or stopped by a guard", async () => {
@@ -97,7 +104,7 @@ describe("s17 the example MCP server's tools, through the loop", () => {
       const pidFile = join(keep(mkdtempSync(join(tmpdir(), "mcp-pid-"))), "pid");
       await runWith("s17_mcp", { mcpServers: notesConfig({ MCP_NOTES_PIDFILE: pidFile }), guards }, S17_TASK);
       const pid = Number(readFileSync(pidFile, "utf8"));
-      expect(await gone(pid), `[mcp-close] the server's process (pid ${pid}) must be stopped when the run ends`).toBe(true);
+      rule(await gone(pid), "mcp-close", () => `the run ended (${JSON.stringify(guards) === "{}" ? "done" : "stopped by maxTurns 1"}), and the server's process (pid ${pid}) is still running: close the servers the run started when it ends, in a finally.`);
     }
   });
 
@@ -169,14 +176,17 @@ describe("s17 a server that fails is an is_error result with a clear message, ne
       },
     };
     const { history, outcome } = await runFaulty(scenario, { mcpServers: notesConfig({ MCP_NOTES_FAULTS: "1" }), mcpCallTimeoutMs: 500 }, "a server that hangs, then crashes, then is gone");
-    expect(outcome.status, "[mcp-errors] the loop survives its server").toBe("done");
+    expect(outcome.status, `[mcp-errors] the server hung, crashed and was gone, and the run ended ${outcome.status}: every server failure is a tool result, and the loop goes on`).toBe("done");
     const [hang, crash, after] = [2, 4, 6].map((i) => resultsOf(history[i]!)[0]!);
-    expect(hang!.is_error, "[mcp-errors] a hung call is is_error").toBe(true);
-    expect(textOf(hang!), "[mcp-errors] the is_error result of a hung call says the server did not answer in time").toMatch(/did not answer|time|too long|longer than|hang|no answer|abandon/i);
-    expect(crash!.is_error, "[mcp-errors] a crash during the call is is_error").toBe(true);
-    expect(textOf(crash!), "[mcp-errors] the is_error result of a crash says the server stopped").toMatch(/stopped|ended|closed|not running|crash|exit|gone|died|disconnect/i);
-    expect(after!.is_error, "[mcp-errors] a call to a server that is gone is is_error").toBe(true);
-    expect(textOf(after!), "[mcp-errors] the is_error result of a call to a server that is gone says it is not running").toMatch(/not running|stopped|closed|crash|exit|gone|died|disconnect|unavailable|ended/i);
+    const cases: Array<[Anthropic.ToolResultBlockParam, string, RegExp, string]> = [
+      [hang!, "a call the server never answered (past mcpCallTimeoutMs)", /did not answer|time|too long|longer than|hang|no answer|abandon/i, "that the server did not answer in time"],
+      [crash!, "a call during which the server crashed", /stopped|ended|closed|not running|crash|exit|gone|died|disconnect/i, "that the server stopped"],
+      [after!, "a call to the server after it was gone", /not running|stopped|closed|crash|exit|gone|died|disconnect|unavailable|ended/i, "that the server is not running"],
+    ];
+    for (const [r, what, words, tell] of cases) {
+      rule(r.is_error === true, "mcp-errors", () => `${what} was answered as a success (${JSON.stringify(textOf(r)).slice(0, 120)}): catch the client's error and answer the call with an is_error result.`);
+      rule(words.test(textOf(r)), "mcp-errors", () => `${what} was answered with ${JSON.stringify(textOf(r)).slice(0, 120)}: say ${tell}, so the model knows what happened.`);
+    }
   });
 
   it("a server that does not start is reported, and the run goes on without its tools", async () => {
