@@ -366,8 +366,8 @@ export const RULES = {
   ),
   "plan-one-in-progress": r(
     "lesson",
-    ["The plan keeps at most one item in progress; a list that breaks a rule is answered with is_error and the old plan stays.", "Check the model's whole list before it replaces the plan; throw a ToolError that names the rule, and keep the old list."],
-    ["计划中最多只有一项处于进行中；违反规则的列表以 is_error 回答，旧计划保持不变。", "在模型的整份列表替换计划之前先检查它；抛出说明规则的 ToolError，并保留旧列表。"],
+    ["The plan keeps at most one item in progress; a list that breaks a rule (two in progress, an unknown status, an empty or repeated step, more than MAX_ITEMS) is answered with is_error and the old plan stays.", "Check the model's whole list before it replaces the plan (the todo tool's schema: the statuses as z.enum, .max(MAX_ITEMS); Plan.update: one in progress, no empty or repeated step); throw a ToolError that names the rule, and keep the old list."],
+    ["计划中最多只有一项处于进行中；违反规则的列表（两项进行中、未知状态、空的或重复的步骤、超过 MAX_ITEMS 项）以 is_error 回答，旧计划保持不变。", "在模型的整份列表替换计划之前先检查它（todo 工具的 schema：状态用 z.enum，.max(MAX_ITEMS)；Plan.update：只有一项进行中，没有空的或重复的步骤）；抛出说明规则的 ToolError，并保留旧列表。"],
   ),
   "plan-reminder": r(
     "lesson",
@@ -436,8 +436,8 @@ export const RULES = {
   ),
   "mcp-close": r(
     "lesson",
-    ["The MCP servers a run started are stopped when it ends: done, stopped by a guard, or thrown.", "Run the loop inside try { … } finally { await servers.close() }."],
-    ["一次运行启动的 MCP 服务器在运行结束时停止：完成、被保护机制停止或抛出异常都一样。", "把循环放进 try { … } finally { await servers.close() }。"],
+    ["The MCP servers a run started are stopped when it ends: done, stopped by a guard, or thrown; servers handed to it (opts.mcp) are the caller's and keep running.", "Run the loop inside try { … } finally { await started?.close() }, closing only the servers runAgent started itself."],
+    ["一次运行启动的 MCP 服务器在运行结束时停止：完成、被保护机制停止或抛出异常都一样；交给它的服务器（opts.mcp）属于调用者，继续运行。", "把循环放进 try { … } finally { await started?.close() }，只关闭 runAgent 自己启动的服务器。"],
   ),
   "final-agent": r(
     "lesson",

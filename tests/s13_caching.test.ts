@@ -48,6 +48,10 @@ async function runLoop(llm: Llm, history: Anthropic.MessageParam[], opts: Option
         const refused = llm.scripted.exchanges.at(-1)?.request as Request | undefined;
         throw new RuleError("cache-max-four", `request ${llm.scripted.exchanges.length} was refused (${errorText(e)}): ${refused ? `${whereMarked(refused)}. ${markerAdvice(refused)}` : "markers left in the history add up turn after turn. Mark a copy of each request instead."}`, { cause: e });
       }
+      // Any other refusal that names a marker (its ttl, its place): say which marker, and how to place it.
+      const refused = llm.scripted.exchanges.at(-1)?.request as Request | undefined;
+      const why = refused ? markerRefusal(errorText(e), refused) : null;
+      if (why) throw new RuleError("cache-placement", `request ${llm.scripted.exchanges.length} was refused (${errorText(e)}): ${why}`, { cause: e });
       throw e;
     }
   });
@@ -66,6 +70,17 @@ function whereMarked(r: Request): string {
   const parts = [`${tools} on tools`, `${system} on the system prompt`, messages.length > 0 ? `${messages.length} on messages[${messages.join(", ")}]` : "none on messages"];
   return `it carries ${cache.countBreakpoints(r)} cache_control markers: ${parts.join(", ")}`;
 }
+/** Why the API refused a request because of its markers, and what to do; null when the markers are not the cause. */
+function markerRefusal(said: string, r: Request): string | null {
+  if (/ttl='1h'.*must not come after/i.test(said))
+    return "a marker with ttl \"1h\" comes after one with the default five minutes (the API reads tools, then system, then messages). Give every marker the same ttl, or put the hour-long ones first (the tools and the system prompt).";
+  if (/cache_control\.ttl/i.test(said)) return "a marker's ttl is \"5m\" (the default: leave it out) or \"1h\", nothing else.";
+  if (/cache_control/i.test(said)) return `a marker is not where the API takes one (${whereMarked(r)}). Mark the last tool, the system prompt's last text block and the last block of a message, as { type: "ephemeral" }; thinking blocks take none.`;
+  const empty = r.messages.flatMap((m, i) => blocks(m).flatMap((b, j) => (isMarked(b) && typeof b === "object" && (b as { type?: unknown }).type === "text" && !String((b as { text?: unknown }).text ?? "").trim() ? [`messages[${i}].content[${j}]`] : [])));
+  if (empty.length > 0) return `the marker rides on an empty text block of its own (${empty.join(", ")}): put it on the message's own last block (on a copy), not on a block added for it.`;
+  return null;
+}
+
 /** What to do about too many markers, from where they are. */
 function markerAdvice(r: Request): string {
   if ((r.tools ?? []).filter(isMarked).length > 1) return "One marker on the LAST tool caches every tool before it: mark only that one.";
@@ -183,7 +198,8 @@ describe("s13 the transcript is unchanged by caching", () => {
     // Tool-use ids differ between the runs (they are random on the real API): compare without them.
     const shape = (h: Anthropic.MessageParam[]) => JSON.parse(JSON.stringify(h).replace(/"toolu_[A-Za-z0-9]+"/g, '"toolu"')) as unknown;
     expect(shape(cached.history), "[cache-not-in-history] the transcript with caching differs from the one without: caching changes the requests, never what the history holds").toEqual(shape(plain.history));
-    expect(plain.requests.every((r) => cache.countBreakpoints(r) === 0), "[cache-placement] cache: false sends no marker at all").toBe(true);
+    const markedPlain = plain.requests.flatMap((r, n) => (cache.countBreakpoints(r) > 0 ? [n + 1] : []));
+    rule(markedPlain.length === 0, "cache-placement", () => `a run with cache: false still sent cache_control markers (requests ${markedPlain.join(", ")}): with cache false, send each request as it is, unmarked.`);
   });
 
   it("withCacheBreakpoints changes nothing it is given, and marks a copy (any history shape)", () => {
@@ -204,10 +220,11 @@ describe("s13 the transcript is unchanged by caching", () => {
         } catch (e) {
           throw new RuleError("cache-placement", `withCacheBreakpoints threw on this prompt (${errorText(e)}): every prompt the loop can send must go out, marked`);
         }
-        expect(prompt, "[cache-not-in-history] withCacheBreakpoints must not change the history, tools or system it is given").toEqual(before);
-        expect(cache.countBreakpoints(out), "[cache-max-four] withCacheBreakpoints returned more than 4 markers").toBeLessThanOrEqual(4);
+        rule(JSON.stringify(prompt) === JSON.stringify(before), "cache-not-in-history", "withCacheBreakpoints changed the prompt it was given (its history, tools or system): copy each array and block you mark, and mark the copies.");
+        rule(cache.countBreakpoints(out) <= 4, "cache-max-four", () => `withCacheBreakpoints put ${cache.countBreakpoints(out)} markers on a prompt of ${messages.length} messages and ${ntools} tools: the API takes at most 4 (the last tool, the system prompt, two on messages).`);
         expect(isMarked(blocks(out.messages[out.messages.length - 1]!).at(-1)), "[cache-placement] withCacheBreakpoints left the newest message's LAST block without a marker: mark that block (a string content becomes one text block first)").toBe(true);
-        const plain = (m: Anthropic.MessageParam) => JSON.parse(JSON.stringify(typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content).replace(/,"cache_control":\{"type":"ephemeral"\}/g, "")) as unknown;
+        // The blocks without their markers, whatever the marker says (a ttl too).
+        const plain = (m: Anthropic.MessageParam) => (typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content).map((b) => Object.fromEntries(Object.entries(b).filter(([k]) => k !== "cache_control")));
         expect(out.messages.map(plain), "[cache-not-in-history] the request's messages say the same as the history, markers aside").toEqual(messages.map(plain));
       }),
       { numRuns: 200 },
@@ -216,12 +233,26 @@ describe("s13 the transcript is unchanged by caching", () => {
   });
 });
 
+/** The tools and the system prompt as sent, markers aside: a cached prefix is read back only if they stay the same. */
+function expectStablePrefix(requests: Request[]) {
+  const unmarked = (v: unknown) => JSON.stringify(v, (k, x: unknown) => (k === "cache_control" ? undefined : x));
+  for (let n = 1; n < requests.length; n++)
+    for (const part of ["tools", "system"] as const)
+      rule(
+        unmarked(requests[n]![part]) === unmarked(requests[n - 1]![part]),
+        "cache-placement",
+        () =>
+          `request ${n + 1} sent ${part === "tools" ? "other tool definitions" : "another system prompt"} than request ${n} (markers aside), so the cached prefix is never read back and every turn pays for all of it again: keep ${part === "tools" ? "the tools" : "the system prompt"} the same in every request of a run (anything that changes per turn goes in the newest message). Request ${n + 1} sent: ${unmarked(requests[n]![part]).slice(0, 160)}`,
+      );
+}
+
 describe("s13 a long session reads more and more from the cache", () => {
   it("the share of each turn's input read from the cache rises turn after turn", async () => {
     const { registry, scenario } = longSession(15);
     const llm = scripted({ scenario });
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "Read every chunk." }];
-    const { responses } = await runLoop(llm, history, { registry, guards: { maxRepeats: 100 } });
+    const { responses, requests } = await runLoop(llm, history, { registry, guards: { maxRepeats: 100 } });
+    expectStablePrefix(requests);
     const shares = responses.map((m) => cache.cacheReadShare(m.usage));
     responses.forEach((m, t) => {
       const u = m.usage;
@@ -233,10 +264,14 @@ describe("s13 a long session reads more and more from the cache", () => {
         () => `turn ${t + 1} reported input_tokens ${u.input_tokens}, cache writes ${u.cache_creation_input_tokens ?? 0}, cache reads ${u.cache_read_input_tokens ?? 0}: the cache served ${(want * 100).toFixed(1)}% of its input, and cacheReadShare says ${(shares[t]! * 100).toFixed(1)}%. The turn's input is all three added up.`,
       );
     });
-    expect(shares[0], "[cache-placement] the first turn has nothing cached yet").toBe(0);
+    rule(shares[0] === 0, "cache-cost", () => `turn 1 reports ${(shares[0]! * 100).toFixed(0)}% of its input read from the cache, though nothing was cached yet: cacheReadShare is cache_read_input_tokens over the turn's whole input.`);
     for (let t = 2; t < shares.length; t++)
       expect(shares[t]!, `[cache-placement] turn ${t + 1} read ${(shares[t]! * 100).toFixed(0)}% from the cache, turn ${t} ${(shares[t - 1]! * 100).toFixed(0)}%: each turn should read what the last one wrote`).toBeGreaterThanOrEqual(shares[t - 1]! - 0.01);
-    expect(shares.at(-1)!, "[cache-placement] by the end nearly all of the input is read from the cache: the newest message must carry the moving marker").toBeGreaterThan(0.85);
+    rule(
+      shares.at(-1)! > 0.85,
+      "cache-placement",
+      () => `after ${shares.length} turns the last one read only ${(shares.at(-1)! * 100).toFixed(0)}% of its input from the cache: put the moving marker on the newest message's last block every turn (on a copy), so each turn reads what the one before wrote.`,
+    );
   });
 
   it("the budget counts the cache tokens: cached turns report input_tokens of almost nothing", async () => {

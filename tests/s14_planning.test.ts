@@ -23,13 +23,14 @@ import { quietLessonFile } from "./support.ts";
 type Agent = typeof import("../solutions/s14_planning/agent.ts");
 type PlanModule = typeof import("../solutions/s14_planning/plan.ts");
 const lesson = await loadLesson<Agent>("s14_planning");
-const { Plan } = await loadLesson<PlanModule>("s14_planning", "plan.ts");
+const { Plan, MAX_ITEMS } = await loadLesson<PlanModule>("s14_planning", "plan.ts");
 
 const keep = quietLessonFile();
 type Item = { content: string; status: "pending" | "in_progress" | "completed" };
 type Options = NonNullable<Parameters<Agent["runAgent"]>[2]>;
 
-const isReminder = (b: Anthropic.ContentBlockParam) => b.type === "text" && /reminder/i.test(b.text) && /plan/i.test(b.text);
+/** The loop's reminder: a text that starts "<reminder>" (as the lesson asks), or one that says it reminds of the plan. */
+const isReminder = (b: Anthropic.ContentBlockParam) => b.type === "text" && (/<reminder>/i.test(b.text) || (/remind/i.test(b.text) && /plan|to-?do/i.test(b.text)));
 const blocksOf = (m: Anthropic.MessageParam): Anthropic.ContentBlockParam[] => (typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content);
 /** Indexes of the user messages that carry a reminder. */
 const reminders = (h: Anthropic.MessageParam[]) => h.flatMap((m, i) => (m.role === "user" && i > 0 && blocksOf(m).some(isReminder) ? [i] : []));
@@ -97,6 +98,26 @@ function busyModel(turns: number, first: Item[] = [{ content: "Read the chunks",
   return { scenario, registry };
 }
 
+describe("s14 each run its own plan", () => {
+  it("a run given no plan starts with an empty one: nothing of an earlier run's plan is recalled", async () => {
+    const { scenario, registry } = busyModel(1);
+    const first = scripted({ scenario });
+    const before: Anthropic.MessageParam[] = [{ role: "user", content: "Do the task." }];
+    await driveLoop(first, before, () => lesson.runAgent(first, before, { registry, approve: refuseAll }));
+    // A second run, given no plan either, by a model that never writes one: there is nothing to remind it of.
+    const noPlan: Scenario = { id: "test-no-plan", title: "never plans", reply: (ctx) => (ctx.step < 5 ? { content: [call("read_chunk", { n: ctx.step })] } : say("Done.")) };
+    const second = scripted({ scenario: noPlan });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Do another task." }];
+    await driveLoop(second, history, () => lesson.runAgent(second, history, { registry, approve: refuseAll, remindAfter: 2 }));
+    const at = reminders(history);
+    rule(
+      at.length === 0,
+      "plan-owned",
+      () => `a second run, given no plan, reminded its model of a plan it never wrote (in ${at.map((i) => `messages[${i}]`).join(", ")}): that is the first run's plan. Make a new Plan in runAgent when opts.plan is not given (opts.plan ?? new Plan()), never one shared by every run.`,
+    );
+  });
+});
+
 describe("s14 the default task: a plan, kept up to date, on the sample repository", () => {
   it("plans, is reminded once after three untouched turns (after the results), updates the plan, and finishes it", async () => {
     const llm = scripted({ scenario: "s14_planning" });
@@ -109,6 +130,13 @@ describe("s14 the default task: a plan, kept up to date, on the sample repositor
     expect(plan.items.map((i) => i.content), "[plan-owned] the loop's plan (opts.plan) does not hold the steps of the model's last list: Plan.update stores each good list").toEqual(S14_STEPS);
     expect(plan.items.every((i) => i.status === "completed"), "[plan-owned] the loop's plan does not hold the statuses of the model's last list (all completed): Plan.update stores each good list").toBe(true);
     const at = reminders(history);
+    // A note after the results that is not recognised as the reminder: say what it lacks.
+    const untagged = history.flatMap((m, i) => (m.role === "user" && i > 0 && at.length === 0 && blocksOf(m).some((b) => b.type === "text" && !isReminder(b)) && resultsIn(m).length > 0 ? [i] : []));
+    rule(
+      untagged.length === 0,
+      "plan-reminder",
+      () => `messages[${untagged.join(", ")}] carry a text after the results, but none starts with "<reminder>": the model knows the loop's reminder by that tag. Start the reminder's text with "<reminder>" (and end it with "</reminder>").`,
+    );
     rule(
       at.length === 1 && at[0] === 8,
       "plan-reminder",
@@ -168,6 +196,29 @@ describe("s14 the list: at most one item in progress; a bad list is refused and 
     const b: Item = { content: "b", status: "pending" };
     const { plan } = await run(writer([[a], [a, a], [b, b], [a, a], []]), { guards: { maxRepeats: 100 } });
     expect(plan.items, "[plan-owned] after [a], three lists with a duplicate item, then an empty list: the plan is the empty list").toEqual([]);
+  });
+
+  it("refuses a list with an unknown status, an empty step or more than MAX_ITEMS items: is_error, and the old plan stays", async () => {
+    const good: Item[] = [{ content: "a", status: "in_progress" }, { content: "b", status: "pending" }];
+    const bad: Array<[string, unknown[]]> = [
+      ['an item with the status "done" (the statuses are pending, in_progress and completed)', [{ content: "a", status: "done" }]],
+      ["an item whose content is only spaces", [{ content: "a", status: "in_progress" }, { content: "   ", status: "pending" }]],
+      [`${MAX_ITEMS + 5} items (a plan holds at most ${MAX_ITEMS})`, Array.from({ length: MAX_ITEMS + 5 }, (_, k) => ({ content: `step ${k + 1}`, status: "pending" }))],
+    ];
+    for (const [what, list] of bad) {
+      const { history, plan } = await run(writer([good, list as Item[]]), { guards: { maxRepeats: 100 } });
+      const answer = resultsIn(history[4]).find((r) => r.type === "tool_result");
+      rule(
+        answer?.is_error === true,
+        "plan-one-in-progress",
+        () => `the model sent ${what}, and the todo call was answered without is_error (${JSON.stringify(textIn(answer?.content)).slice(0, 120)}). Check the whole list before it replaces the plan (the tool's input schema: z.enum of the statuses, .max(MAX_ITEMS); Plan.update: no empty or repeated step) and refuse it with a ToolError.`,
+      );
+      rule(
+        JSON.stringify(plan.items) === JSON.stringify(good),
+        "plan-one-in-progress",
+        () => `the model sent ${what} after a good plan; the plan is now ${JSON.stringify(plan.items).slice(0, 160)}. A refused list changes nothing: the plan is the last good list, kept as it was.`,
+      );
+    }
   });
 
   it("property: after any sequence of lists, the plan is the last good one, with at most one item in progress", async () => {

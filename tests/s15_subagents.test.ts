@@ -91,7 +91,7 @@ describe("s15 the default task: two subagents at once, only their answers come b
       expect(await transcriptProblems(llm, c.history), `[sendable-again] ${c.id}'s transcript must be valid and sendable on its own`).toBeNull();
     }
     const [a, b] = [...children].sort((x, y) => x.startedAt - y.startedAt);
-    expect(b!.startedAt, "[concurrency] independent tasks run at the same time: the second child starts before the first ends").toBeLessThan(a!.endedAt);
+    rule(b!.startedAt < a!.endedAt, "concurrency", "the two task calls of one turn ran one after the other (the second child started after the first ended): mark the task tool readOnly, so s03's batches run the calls of a turn at the same time.");
   });
 
   it("no child block ever appears in the parent's history", async () => {
@@ -125,8 +125,8 @@ describe("s15 a child's limits: its tools, its guards, its failures", () => {
       const llm = scripted({ scenario: delegating("Look around.", tools) });
       const { history, children } = await run(llm, "Delegate.");
       const r = resultsOf(history[2]!)[0]!;
-      expect(r.is_error, `[subagent-tools] tools ${JSON.stringify(tools)}: the task call is answered with is_error`).toBe(true);
-      expect(children.length, `[subagent-tools] tools ${JSON.stringify(tools)}: no child may be started`).toBe(0);
+      rule(r.is_error === true, "subagent-tools", () => `a task call asked for the tools ${JSON.stringify(tools)} (not all of them read-only tools of the parent) and was answered as a success: refuse it with a ToolError before any child starts.`);
+      rule(children.length === 0, "subagent-tools", () => `a task call asked for the tools ${JSON.stringify(tools)} (not all of them read-only tools of the parent), and a child was started anyway: check the names first, and start no child.`);
     }
   });
 
@@ -156,10 +156,10 @@ describe("s15 a child's limits: its tools, its guards, its failures", () => {
     };
     const llm = scripted({ scenario: looping });
     const { outcome, history, children } = await run(llm, "Delegate.");
-    expect(outcome.status, "[subagent-errors] the parent is not stopped by its child's guard").toBe("done");
+    expect(outcome.status, `[subagent-errors] the child was stopped by its guard (repeated_call), and the parent ended ${outcome.status} instead of going on: turn the child's outcome into the task call's result`).toBe("done");
     const r = resultsOf(history[2]!)[0]!;
-    expect(r.is_error, "[subagent-errors] a child stopped by a guard (repeated_call) is an is_error result").toBe(true);
-    expect(textOfResult(r), "[subagent-errors] the is_error result says how the child stopped").toMatch(/repeated_call|stopped/);
+    rule(r.is_error === true, "subagent-errors", () => `a child stopped by a guard (repeated_call) was answered as a success (${JSON.stringify(textOfResult(r)).slice(0, 120)}): any outcome but done is a ToolError that says how the child stopped.`);
+    rule(/repeated_call|stopped/.test(textOfResult(r)), "subagent-errors", () => `a child stopped by a guard (repeated_call), and the is_error result says ${JSON.stringify(textOfResult(r)).slice(0, 120)}: say how it stopped (describeOutcome(outcome)).`);
     expect(await transcriptProblems(llm, children[0]!.history), "[sendable-again] the stopped child's transcript is still valid").toBeNull();
   });
 
@@ -167,10 +167,14 @@ describe("s15 a child's limits: its tools, its guards, its failures", () => {
     // Every request of the child gets a 500 (the parent's requests are answered).
     const llm = scripted({ scenario: delegating("Look around."), faults: (_i, body) => (JSON.stringify((body as { messages: unknown[] }).messages[0]).includes("Look around.") ? { kind: "server_error" } : null) });
     const { outcome, history } = await run(llm, "Delegate.");
-    expect(outcome.status, "[subagent-errors] a child whose requests fail does not stop its parent").toBe("done");
+    expect(outcome.status, `[subagent-errors] every request of the child failed (500), and the parent ended ${outcome.status}: catch the child's failure in the task tool, so the parent goes on`).toBe("done");
     const r = resultsOf(history[2]!)[0]!;
-    expect(r.is_error, "[subagent-errors] a child whose requests fail is an is_error result").toBe(true);
-    expect(textOfResult(r), "[subagent-errors] the is_error result says the subagent failed").toMatch(/subagent/);
+    rule(r.is_error === true, "subagent-errors", () => `every request of the child failed (500), and the task call was answered as a success (${JSON.stringify(textOfResult(r)).slice(0, 120)}): turn the child's failure into a ToolError, so it is an is_error result.`);
+    rule(
+      /subagent/i.test(textOfResult(r)),
+      "subagent-errors",
+      () => `every request of the child failed (500), and the task call's is_error result says ${JSON.stringify(textOfResult(r)).slice(0, 160)}: the model cannot tell its subagent failed. Catch the child's error and throw a ToolError that says the subagent failed, and why.`,
+    );
   });
 });
 
@@ -193,7 +197,11 @@ describe("s15 the parent's budget", () => {
     expect(all(parentFirst) * 2, "[subagent-budget] (a check of this test itself, not of your loop) the parent alone has room for its second turn").toBeLessThan(budget);
     const llm = scripted({ scenario: delegating("Look around.") });
     const { outcome } = await run(llm, "Delegate.", { guards: { tokenBudget: budget } });
-    expect(outcome.status === "stopped" && outcome.reason, `[subagent-budget] a budget of ${budget}: the parent spent ${all(parentFirst)}, its child ${childAll} (${childAll - childPlain} of it cache)`).toBe("token_budget");
+    rule(
+      outcome.status === "stopped" && outcome.reason === "token_budget",
+      "subagent-budget",
+      () => `with a budget of ${budget} tokens, the parent spent ${all(parentFirst)} and its child ${childAll} (${childAll - childPlain} of it cache reads and writes), yet the run ended ${outcome.status === "stopped" ? `stopped (${outcome.reason})` : outcome.status} instead of stopping on token_budget: count every token a child spends in the parent's guard.used as it is spent (onTokens with tokensOf(usage), cache tokens included).`,
+    );
   });
 
 });
@@ -228,6 +236,40 @@ describe("s15 a child's share of the budget", () => {
   });
 });
 
+describe("s15 children share what the parent has LEFT", () => {
+  it("five children started in one turn, after the parent spent most of its budget, keep the run within it", async () => {
+    // A parent that works 6 turns on its own, then starts five children at once that never finish.
+    const PARENT = "Spend, then delegate.";
+    const late = (endless: boolean): Scenario => ({
+      id: "test-late-delegation",
+      title: "works, then delegates five tasks at once",
+      reply: (ctx) => {
+        if (ctx.firstPrompt !== PARENT) return endless ? { content: [text(`Step ${ctx.step}.`), call("list_files", { path: `dir-${ctx.step}` })] } : say("part done");
+        if (ctx.step < 6) return { content: [text(`Looking ${ctx.step}.`), call("list_files", { path: `top-${ctx.step}` })] };
+        if (ctx.step === 6) return { content: Array.from({ length: 5 }, (_, k) => call("task", { description: `part ${k + 1}`, prompt: `Work on part ${k + 1}.` })) };
+        return say("done");
+      },
+    });
+    const tokens = (u: Anthropic.Usage) => u.input_tokens + u.output_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+    const spent = (llm: Llm) => llm.scripted.exchanges.reduce((n, e) => n + (e.response ? tokens(e.response.usage) : 0), 0);
+    const biggest = (llm: Llm) => Math.max(...llm.scripted.exchanges.map((e) => (e.response ? tokens(e.response.usage) : 0)));
+    // Measure what the parent's own six turns cost, then give it a budget they use 60% of.
+    const probe = scripted({ scenario: late(false) });
+    await run(probe, PARENT, { guards: { tokenBudget: 10_000_000, maxRepeats: 100 } });
+    const parentOwn = probe.scripted.exchanges.filter((e) => e.response && requestsOf(probe, PARENT).includes(e.request as never)).slice(0, 6).reduce((n, e) => n + tokens(e.response!.usage), 0);
+    const budget = Math.ceil(parentOwn / 0.6);
+    const llm = scripted({ scenario: late(true) });
+    await run(llm, PARENT, { guards: { tokenBudget: budget, maxRepeats: 100 } });
+    const total = spent(llm);
+    rule(
+      total <= budget + 2 * biggest(llm),
+      "subagent-budget",
+      () =>
+        `the parent spent about ${parentOwn} of its ${budget} tokens on its own, then started five children in one turn; together the run spent ${total}. Each child's guards.tokenBudget is a share (CHILD_SHARE) of what the parent has LEFT (its budget minus guard.used), minus what the children already running may still spend: then children started together never add up to more than the parent has.`,
+    );
+  });
+});
+
 describe("s15 how deep agents nest", () => {
   it(`nesting is bounded: agents that always delegate stop at maxDepth (default ${MAX_DEPTH})`, async () => {
     const recursive: Scenario = {
@@ -241,11 +283,17 @@ describe("s15 how deep agents nest", () => {
     for (const maxDepth of [1, 2, 3]) {
       const llm = scripted({ scenario: recursive });
       const { outcome, children } = await run(llm, "Go deep.", { maxDepth });
-      expect(outcome.status, `[subagent-depth] maxDepth ${maxDepth}: agents that always delegate still finish`).toBe("done");
-      expect(Math.max(...children.map((c) => c.depth)), `[subagent-depth] maxDepth ${maxDepth}: the deepest child runs at depth ${maxDepth}, and has no task tool`).toBe(maxDepth);
+      expect(outcome.status, `[subagent-depth] with maxDepth ${maxDepth}, agents that always delegate ended ${outcome.status}: the agent at maxDepth gets no task tool, so it answers and the chain ends`).toBe("done");
+      const deepest = Math.max(0, ...children.map((c) => c.depth));
+      rule(
+        deepest === maxDepth,
+        "subagent-depth",
+        () => `with maxDepth ${maxDepth}, agents that always delegate nested ${deepest} deep: ${deepest > maxDepth ? "an agent at maxDepth still got the task tool" : "the chain stopped early"}. Add the task tool only while depth < maxDepth, run each child at its parent's depth + 1, and pass maxDepth on to it.`,
+      );
     }
     const llm = scripted({ scenario: recursive });
     const { children } = await run(llm, "Go deep.");
-    expect(Math.max(...children.map((c) => c.depth)), `[subagent-depth] by default the deepest child runs at MAX_DEPTH (${MAX_DEPTH})`).toBe(MAX_DEPTH);
+    const deepest = Math.max(0, ...children.map((c) => c.depth));
+    rule(deepest === MAX_DEPTH, "subagent-depth", () => `with no maxDepth given, agents that always delegate nested ${deepest} deep, not MAX_DEPTH (${MAX_DEPTH}): use maxDepth ?? MAX_DEPTH.`);
   });
 });

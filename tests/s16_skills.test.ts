@@ -5,7 +5,7 @@
  * body arrives through load_skill, on demand. The prompt stays small as skills are added: 50
  * skills cost it 50 short lines, never their bodies.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import { call, say } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { S16_TASK, SKILLS_EXAMPLE } from "../runtime/tasks.ts";
-import { ROOT, driveLoop, errorText, loadLesson, rule, scripted } from "../runtime/testing.ts";
+import { ROOT, RuleError, driveLoop, errorText, loadLesson, rule, scripted } from "../runtime/testing.ts";
 import { estimateTokens } from "../runtime/tokens.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
@@ -45,7 +45,15 @@ const systemOf = (r: unknown) => {
 async function firstSystemPrompt(list: readonly import("../solutions/s16_skills/skills.ts").Skill[]) {
   const llm = scripted({ scenario: { id: "test-answer", title: "answers", reply: () => say("ok") } });
   const history: Anthropic.MessageParam[] = [{ role: "user", content: "Hello." }];
-  await driveLoop(llm, history, () => lesson.runAgent(llm, history, { skills: list, approve: refuseAll }));
+  try {
+    await driveLoop(llm, history, () => lesson.runAgent(llm, history, { skills: list, approve: refuseAll }));
+  } catch (e) {
+    // The API's answer to an empty system prompt: say where it went, not only that the request failed.
+    const sent = llm.scripted.exchanges[0]?.request;
+    if (sent && !systemOf(sent).trim())
+      throw new RuleError("skills-disclosure", `with ${list.length} skill(s), the loop sent an empty system prompt and the request was refused (${errorText(e)}): the system hook must return the text it is given, with the list of skills added (text + skillsPrompt(skills)), also when there are no skills.`, { cause: e });
+    throw e;
+  }
   return { system: systemOf(llm.scripted.exchanges[0]!.request), tools: ((llm.scripted.exchanges[0]!.request as { tools?: Array<{ name: string }> }).tools ?? []).map((t) => t.name) };
 }
 
@@ -126,12 +134,19 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
     const list = skills.loadSkills(skillDir(3)).skills;
     const { system, tools } = await firstSystemPrompt(list);
     for (const s of list) {
-      expect(system, `[skills-disclosure] the system prompt lists "${s.name}" with its description`).toContain(s.name);
-      expect(system, `[skills-disclosure] the system prompt lists the description of "${s.name}"`).toContain(s.description);
+      rule(system.includes(s.name), "skills-disclosure", () => `the system prompt the loop sent does not name the skill "${s.name}": add one line per skill to it, its name and its description (skillsPrompt).`);
+      rule(system.includes(s.description), "skills-disclosure", () => `the system prompt the loop sent does not hold the description of "${s.name}" (${JSON.stringify(s.description)}): the model picks a skill by its description, so list each skill with its name and its description.`);
     }
-    expect(system, "[skills-disclosure] no skill's body belongs in the system prompt: load_skill returns it when asked").not.toMatch(/BODY-MARKER/);
-    expect(tools, "[skill-load] the model gets the load_skill tool").toContain("load_skill");
+    const leaked = system.match(/BODY-MARKER-\d+/g) ?? [];
+    rule(leaked.length === 0, "skills-disclosure", () => `the system prompt the loop sent holds the bodies of skills (${[...new Set(leaked)].join(", ")}): list names and descriptions only; load_skill returns a body when the model asks for it.`);
+    rule(tools.includes("load_skill"), "skill-load", () => `with ${list.length} skills, the request offered no load_skill tool (its tools: ${tools.join(", ")}): add loadSkillTool(skills) to the run's tools.`);
     const { system: plain } = await firstSystemPrompt([]);
+    const own = lesson.system(process.cwd()).trim();
+    rule(
+      plain.includes(own),
+      "skills-disclosure",
+      () => `with no skills, the system prompt the loop sent is ${JSON.stringify(plain.slice(0, 80))}, not the loop's own (${JSON.stringify(own.slice(0, 60))}…): the system hook returns the text it is given, with the skills added when there are some.`,
+    );
     rule(
       system.includes(plain.trim()),
       "skills-disclosure",
@@ -161,14 +176,18 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
     const [good, bad] = history[2]!.content as Anthropic.ToolResultBlockParam[];
     expect(JSON.stringify(good!.content), "[skill-load] load_skill returns the body of the skill asked for").toContain("BODY-MARKER-1");
     expect(good!.is_error ?? false, "[skill-load] loading a skill that exists is not an error").toBe(false);
-    expect(bad!.is_error, "[skill-load] an unknown skill name is an is_error result").toBe(true);
-    expect(JSON.stringify(bad!.content), "[skill-load] the is_error result for an unknown skill lists the skills there are (skill-0, skill-1)").toMatch(/skill-0.*skill-1/);
+    rule(bad!.is_error === true, "skill-load", () => `load_skill({ name: "nope" }) (no such skill) was answered as a success: ${JSON.stringify(JSON.stringify(bad!.content).slice(0, 120))}. Throw a ToolError when the name is not one of the skills.`);
+    rule(
+      /skill-0.*skill-1/s.test(JSON.stringify(bad!.content)),
+      "skill-load",
+      () => `load_skill({ name: "nope" }) (no such skill) was answered with ${JSON.stringify(JSON.stringify(bad!.content).slice(0, 160))}: the model cannot tell which names there are. Check the name first, and throw a ToolError that lists the skills (skill-0, skill-1).`,
+    );
   });
 
-  it("load_skill takes a name, never a path: '../x' or 'a/../b' is an unknown skill, is_error", async () => {
+  it("load_skill takes a whole name, never a path or part of one: '../x', 'a/../b' or 'skill' is an unknown skill, is_error", async () => {
     const dir = skillDir(2, 200);
     const list = skills.loadSkills(join(dir)).skills;
-    const names = ["../skill-1", "skill-0/../skill-1", `${dir}/skill-1`, "./skill-1"];
+    const names = ["../skill-1", "skill-0/../skill-1", `${dir}/skill-1`, "./skill-1", "skill", "skill-"];
     const scenario: Scenario = { id: "test-load-paths", title: "loads by path", reply: (ctx) => (ctx.step === 0 ? { content: names.map((name) => call("load_skill", { name })) } : say("ok")) };
     const llm = scripted({ scenario });
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "Load them." }];
@@ -177,9 +196,9 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
     names.forEach((name, k) => {
       const r = results.find((x) => x.tool_use_id === (history[1]!.content as Anthropic.ToolUseBlock[]).filter((b) => b.type === "tool_use")[k]!.id);
       rule(
-        r?.is_error === true && !JSON.stringify(r.content).includes("BODY-MARKER"),
+        r?.is_error === true && !/BODY-MARKER/.test(JSON.stringify(r.content)),
         "skill-load",
-        () => `load_skill({ name: ${JSON.stringify(name)} }) returned ${JSON.stringify(JSON.stringify(r?.content ?? "").slice(0, 100))}${r?.is_error ? "" : " as a success"}: a skill is looked up by its name among the skills loaded, never by a path on disk; any other name is an is_error result.`,
+        () => `load_skill({ name: ${JSON.stringify(name)} }) returned ${JSON.stringify(JSON.stringify(r?.content ?? "").slice(0, 100))}${r?.is_error ? "" : " as a success"}: a skill is looked up by its whole name among the skills loaded (s.name === name), never by a path on disk or by a part of its name; any other name is an is_error result.`,
       );
     });
   });
@@ -190,6 +209,13 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
     const history: Anthropic.MessageParam[] = [{ role: "user", content: S16_TASK }];
     const outcome = await driveLoop(llm, history, () => lesson.runAgent(llm, history, { root, approve: refuseAll, skills: skills.loadSkills(SKILLS_EXAMPLE).skills }));
     expect(outcome.status, `[typed-outcome] the default task ends "done" (it ended ${outcome.status})`).toBe("done");
+    const said = history.filter((m) => m.role === "assistant").at(-1);
+    const answer = said ? (typeof said.content === "string" ? said.content : said.content.map((b) => (b.type === "text" ? b.text : "")).join(" ")) : "";
+    rule(
+      existsSync(join(root, "NOTES.md")),
+      "skill-load",
+      () => `the default task wrote no NOTES.md; the model said: ${JSON.stringify(answer.slice(0, 200))}. List the skills by name in the system prompt (with the load_skill tool), and have load_skill return the body of the skill asked for.`,
+    );
     const notes = readFileSync(join(root, "NOTES.md"), "utf8");
     expect(notes, "[skill-load] NOTES.md follows the release-notes skill's format (the skill's body reached the model)").toMatch(/^## 1\.2\.1\n\n### Fixed\n- Fixed /);
   });

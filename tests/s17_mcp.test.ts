@@ -86,10 +86,17 @@ describe("s17 the example MCP server's tools, through the loop", () => {
     expect(outcome.status, `[typed-outcome] the default task ends "done" (it ended ${outcome.status})`).toBe("done");
     const tools = (llm.scripted.exchanges[0]!.request as { tools: Anthropic.Tool[] }).tools;
     const search = tools.find((t) => t.name === "mcp__notes__search");
-    expect(search, "[mcp-tools] the server's search tool is offered as mcp__notes__search").toBeDefined();
-    expect(search!.input_schema, "[mcp-tools] mcp__notes__search keeps the server's own JSON Schema as its input_schema").toMatchObject({ type: "object", properties: { query: { type: "string" } }, required: ["query"] });
-    expect(tools.every((t) => API_TOOL_NAME.test(t.name)), "[mcp-tools] every tool name is one the API accepts").toBe(true);
-    expect(textOf(resultsOf(history[4]!)[0]!), "[mcp-results] the note the server returned reaches the model as the tool_result's text").toMatch(/locks after 3 failed logins/);
+    rule(search !== undefined, "mcp-tools", () => `the first request offered no tool named mcp__notes__search (its tools: ${tools.map((t) => t.name).join(", ")}): name each server tool mcp__<server>__<tool>, so two servers' tools never collide and each call goes to its server.`);
+    const schema = search!.input_schema as { type?: unknown; properties?: { query?: { type?: unknown } }; required?: unknown };
+    rule(
+      schema.type === "object" && schema.properties?.query?.type === "string" && JSON.stringify(schema.required) === JSON.stringify(["query"]),
+      "mcp-tools",
+      () => `mcp__notes__search went out with the input_schema ${JSON.stringify(schema).slice(0, 120)}, not the server's own JSON Schema (query: string, required): pass the tool's inputSchema on as input_schema.`,
+    );
+    const badNames = tools.map((t) => t.name).filter((n) => !API_TOOL_NAME.test(n));
+    rule(badNames.length === 0, "mcp-tools", () => `the request offered tools whose names the API refuses (${badNames.join(", ")}): keep to a-z, A-Z, 0-9, _ and -, at most 128 characters (toolName).`);
+    const note = textOf(resultsOf(history[4]!)[0]!);
+    rule(/locks after 3 failed logins/.test(note), "mcp-results", () => `the server's note did not reach the model: the tool_result of the read_note call says ${JSON.stringify(note.slice(0, 120))}. Pass the server's text content on as the result's text.`);
   });
 
   it("stops the server's process when the run ends, done or stopped by a guard", async () => {
@@ -97,7 +104,7 @@ describe("s17 the example MCP server's tools, through the loop", () => {
       const pidFile = join(keep(mkdtempSync(join(tmpdir(), "mcp-pid-"))), "pid");
       await runWith("s17_mcp", { mcpServers: notesConfig({ MCP_NOTES_PIDFILE: pidFile }), guards }, S17_TASK);
       const pid = Number(readFileSync(pidFile, "utf8"));
-      expect(await gone(pid), `[mcp-close] the server's process (pid ${pid}) must be stopped when the run ends`).toBe(true);
+      rule(await gone(pid), "mcp-close", () => `the run ended (${JSON.stringify(guards) === "{}" ? "done" : "stopped by maxTurns 1"}), and the server's process (pid ${pid}) is still running: close the servers the run started when it ends, in a finally.`);
     }
   });
 
@@ -124,11 +131,37 @@ describe("s17 the example MCP server's tools, through the loop", () => {
     };
     const { history } = await runWith(scenario, { mcpServers: notesConfig() });
     const [diagram, unknown, invalid] = resultsOf(history[2]!);
-    expect(diagram!.is_error ?? false, "[mcp-results] a result the server does not mark isError is not is_error").toBe(false);
-    expect(Array.isArray(diagram!.content) && diagram!.content.map((b) => b.type), "[mcp-results] text and image content become text and image blocks").toEqual(["text", "image"]);
-    expect(unknown!.is_error, "[mcp-results] a result the server marks isError is an is_error tool_result").toBe(true);
-    expect(textOf(unknown!), "[mcp-results] the is_error result carries the server's own words").toMatch(/No note has the id "nope"/);
-    expect(invalid!.is_error, "[mcp-errors] input the server refuses is an is_error result too").toBe(true);
+    const shown = (r: Anthropic.ToolResultBlockParam | undefined) => JSON.stringify(r ?? null).slice(0, 160);
+    rule(diagram?.is_error !== true, "mcp-results", () => `mcp__notes__diagram succeeded (no isError), and its tool_result says is_error: ${shown(diagram)}. Set is_error only when the server's result says isError: true.`);
+    const kinds = Array.isArray(diagram?.content) ? diagram.content.map((b) => b.type) : typeof diagram?.content;
+    rule(
+      JSON.stringify(kinds) === JSON.stringify(["text", "image"]),
+      "mcp-results",
+      () => `mcp__notes__diagram returned a text and a PNG image, and its tool_result's content is ${JSON.stringify(kinds)}: map each text item to a text block and each image to an image block ({ type: "image", source: { type: "base64", media_type: mimeType, data } }), in order.`,
+    );
+    rule(unknown?.is_error === true, "mcp-results", () => `mcp__notes__read_note({ id: "nope" }) came back from the server with isError: true, and its tool_result is a success: ${shown(unknown)}. Set is_error: true when the result says isError.`);
+    rule(/No note has the id "nope"/.test(textOf(unknown!)), "mcp-results", () => `mcp__notes__read_note({ id: "nope" }) failed, and its is_error result says ${JSON.stringify(textOf(unknown!).slice(0, 120))}, not the server's own words (No note has the id "nope"…): pass the server's text on as the result's content.`);
+    rule(invalid?.is_error === true, "mcp-errors", () => `mcp__notes__read_note({}) (no id: the server refuses the input) was answered as a success: ${shown(invalid)}. A call the server refuses is an is_error result too.`);
+  });
+});
+
+describe("s17 servers handed to the run belong to the caller", () => {
+  it("a run given running servers (opts.mcp) leaves them running; only the servers it started itself are stopped", async () => {
+    const servers = await mcp.McpServers.start(notesConfig());
+    try {
+      const pids = servers.pids();
+      expect(pids.length, "[mcp-close] (a check of this test itself, not of your loop) the example server started").toBeGreaterThan(0);
+      await runWith("s17_mcp", { mcp: servers }, S17_TASK);
+      const stopped: number[] = [];
+      for (const pid of pids) if (await gone(pid, 500)) stopped.push(pid);
+      rule(
+        stopped.length === 0,
+        "mcp-close",
+        () => `the run was handed running servers (opts.mcp), and when it ended their process (pid ${stopped.join(", ")}) was gone: the caller may run more with them. Close only the servers runAgent started itself (from opts.mcpServers), in its finally.`,
+      );
+    } finally {
+      await servers.close();
+    }
   });
 });
 
@@ -143,14 +176,17 @@ describe("s17 a server that fails is an is_error result with a clear message, ne
       },
     };
     const { history, outcome } = await runFaulty(scenario, { mcpServers: notesConfig({ MCP_NOTES_FAULTS: "1" }), mcpCallTimeoutMs: 500 }, "a server that hangs, then crashes, then is gone");
-    expect(outcome.status, "[mcp-errors] the loop survives its server").toBe("done");
+    expect(outcome.status, `[mcp-errors] the server hung, crashed and was gone, and the run ended ${outcome.status}: every server failure is a tool result, and the loop goes on`).toBe("done");
     const [hang, crash, after] = [2, 4, 6].map((i) => resultsOf(history[i]!)[0]!);
-    expect(hang!.is_error, "[mcp-errors] a hung call is is_error").toBe(true);
-    expect(textOf(hang!), "[mcp-errors] the is_error result of a hung call says the server did not answer in time").toMatch(/did not answer|time|too long|longer than|hang|no answer|abandon/i);
-    expect(crash!.is_error, "[mcp-errors] a crash during the call is is_error").toBe(true);
-    expect(textOf(crash!), "[mcp-errors] the is_error result of a crash says the server stopped").toMatch(/stopped|ended|closed|not running|crash|exit|gone|died|disconnect/i);
-    expect(after!.is_error, "[mcp-errors] a call to a server that is gone is is_error").toBe(true);
-    expect(textOf(after!), "[mcp-errors] the is_error result of a call to a server that is gone says it is not running").toMatch(/not running|stopped|closed|crash|exit|gone|died|disconnect|unavailable|ended/i);
+    const cases: Array<[Anthropic.ToolResultBlockParam, string, RegExp, string]> = [
+      [hang!, "a call the server never answered (past mcpCallTimeoutMs)", /did not answer|time|too long|longer than|hang|no answer|abandon/i, "that the server did not answer in time"],
+      [crash!, "a call during which the server crashed", /stopped|ended|closed|not running|crash|exit|gone|died|disconnect/i, "that the server stopped"],
+      [after!, "a call to the server after it was gone", /not running|stopped|closed|crash|exit|gone|died|disconnect|unavailable|ended/i, "that the server is not running"],
+    ];
+    for (const [r, what, words, tell] of cases) {
+      rule(r.is_error === true, "mcp-errors", () => `${what} was answered as a success (${JSON.stringify(textOf(r)).slice(0, 120)}): catch the client's error and answer the call with an is_error result.`);
+      rule(words.test(textOf(r)), "mcp-errors", () => `${what} was answered with ${JSON.stringify(textOf(r)).slice(0, 120)}: say ${tell}, so the model knows what happened.`);
+    }
   });
 
   it("a server that does not start is reported, and the run goes on without its tools", async () => {
@@ -186,14 +222,39 @@ describe("s17 the pieces: config, names, results", () => {
   });
 
   it("toToolResult maps text, image, isError, unknown and empty content", () => {
+    const shown = (r: Anthropic.ToolResultBlockParam) => JSON.stringify(r).slice(0, 200);
+    const types = (r: Anthropic.ToolResultBlockParam) => (Array.isArray(r.content) ? r.content.map((b) => b.type) : typeof r.content === "string" ? ["text"] : []);
     const r = mcp.toToolResult("toolu_1", { content: [{ type: "text", text: "hi" }, { type: "image", data: "AAAA", mimeType: "image/png" }, { type: "audio", data: "x", mimeType: "audio/wav" }] });
-    expect(r, "[mcp-results] a tool_result for the call's id").toMatchObject({ type: "tool_result", tool_use_id: "toolu_1" });
-    expect((r.content as Array<{ type: string }>).map((b) => b.type), "[mcp-results] text → text block, image → image block, other content → a short text").toEqual(["text", "image", "text"]);
-    expect(r.is_error ?? false, "[mcp-results] no isError: not is_error").toBe(false);
+    rule(r.type === "tool_result" && r.tool_use_id === "toolu_1", "mcp-results", () => `toToolResult("toolu_1", …) did not return a tool_result for that id: return { type: "tool_result", tool_use_id: id, … } (it returned ${shown(r)}).`);
+    rule(
+      JSON.stringify(types(r)) === JSON.stringify(["text", "image", "text"]),
+      "mcp-results",
+      () => `a result of text, a PNG image and audio became blocks of ${JSON.stringify(types(r))}: map text to a text block, a PNG/JPEG/GIF/WebP image to an image block (base64 source with its mimeType), anything else to a short text that says what it was.`,
+    );
+    rule(r.is_error !== true, "mcp-results", () => `a result without isError became is_error: set is_error only when isError is true (it returned ${shown(r)}).`);
+    const denied = mcp.toToolResult("toolu_0", { content: [{ type: "text", text: "fine" }], isError: false });
+    rule(denied.is_error !== true, "mcp-results", () => `a result with isError: false became is_error: set is_error only when isError is true (it returned ${shown(denied)}).`);
     const failed = mcp.toToolResult("toolu_2", { content: [], isError: true });
-    expect(failed.is_error, "[mcp-results] isError: true → is_error: true").toBe(true);
-    expect(textOf(failed).length, "[mcp-results] an is_error result is never empty (the API refuses that)").toBeGreaterThan(0);
-    expect(textOf(mcp.toToolResult("toolu_3", { content: [] })), "[mcp-results] no content: a text that says there was no output").not.toBe("");
+    rule(failed.is_error === true, "mcp-results", () => `a result with isError: true was passed on as a success: set is_error: true when the server says isError (it returned ${shown(failed)}).`);
+    rule(textOf(failed).length > 0, "mcp-results", () => `a result with isError: true and no content became an is_error result with empty content, which the API refuses: say that the tool failed (it returned ${shown(failed)}).`);
+    const nothing = mcp.toToolResult("toolu_3", { content: [] });
+    rule(textOf(nothing) !== "", "mcp-results", () => `a result with no content became an empty tool_result: say there was no output, so the model knows the call ran (it returned ${shown(nothing)}).`);
+    // Content the API would refuse, or lose: an SVG image, an empty text, output only as structuredContent.
+    const svg = mcp.toToolResult("toolu_4", { content: [{ type: "image", data: "PHN2Zz4=", mimeType: "image/svg+xml" }] });
+    rule(
+      !types(svg).includes("image") && textOf(svg).length > 0,
+      "mcp-results",
+      () => `an image/svg+xml image became an image block, and the API reads only JPEG, PNG, GIF and WebP images (it refuses the request): pass only those four as image blocks, any other as a short text that says what it was (it returned ${shown(svg)}).`,
+    );
+    const blank = mcp.toToolResult("toolu_5", { content: [{ type: "text", text: "" }, { type: "text", text: "after" }] });
+    const empties = Array.isArray(blank.content) ? blank.content.filter((b) => b.type === "text" && !b.text) : [];
+    rule(empties.length === 0 && textOf(blank).includes("after"), "mcp-results", () => `a result of an empty text and "after" kept the empty text as a block, which the API refuses: leave empty texts out (it returned ${shown(blank)}).`);
+    const structured = mcp.toToolResult("toolu_6", { content: [], structuredContent: { total: 42 } });
+    rule(
+      /42/.test(textOf(structured)),
+      "mcp-results",
+      () => `a result with no content but structuredContent { total: 42 } lost what the tool returned: when there is no content, send the structuredContent as JSON text (it returned ${shown(structured)}).`,
+    );
   });
 });
 

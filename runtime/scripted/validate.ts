@@ -184,6 +184,8 @@ export function validateRequest(body: unknown, opts: ValidateOptions): ApiError 
 
   const breakpoints = countCacheControl(body);
   if (breakpoints > 4) return bad(`A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints}.`);
+  const ttlError = ttlOrderError(body);
+  if (ttlError) return ttlError;
 
   const messages = body.messages as unknown[];
   for (let i = 0; i < messages.length; i++) {
@@ -233,6 +235,29 @@ function countCacheControl(body: Obj): number {
   const system = Array.isArray(body.system) ? (body.system as unknown[]) : [];
   const blocks = Array.isArray(body.messages) ? (body.messages as unknown[]).flatMap((m) => (isObj(m) && Array.isArray(m.content) ? (m.content as unknown[]) : [])) : [];
   return [...tools, ...system, ...blocks].filter(marked).length;
+}
+
+/**
+ * The API processes cache breakpoints in the order tools, system, messages, and refuses a marker
+ * with ttl "1h" after one with the default (or explicit) "5m": a longer-lived prefix cannot end
+ * after a shorter-lived one.
+ */
+function ttlOrderError(body: Obj): ApiError | null {
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  const places: Array<[unknown, string]> = [
+    ...list(body.tools).map((t, i): [unknown, string] => [t, `tools.${i}`]),
+    ...list(body.system).map((b, k): [unknown, string] => [b, `system.${k}`]),
+    ...list(body.messages).flatMap((m, i) => list(isObj(m) ? m.content : undefined).map((b, j): [unknown, string] => [b, `messages.${i}.content.${j}`])),
+  ];
+  let shorter = false;
+  for (const [b, at] of places) {
+    if (!isObj(b) || !isObj(b.cache_control)) continue;
+    if (b.cache_control.ttl === "1h") {
+      if (shorter)
+        return bad(`${at}.cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. Note that blocks are processed in the following order: \`tools\`, \`system\`, \`messages\`.`);
+    } else shorter = true;
+  }
+  return null;
 }
 
 /** temperature, top_p, top_k and extended thinking's budget, as the API bounds them. */
@@ -493,12 +518,18 @@ function validateBlock(b: Obj, i: number, j: number, role: string): ApiError | n
             );
           if (inner.type === "text" && (typeof inner.text !== "string" || inner.text.length === 0))
             return bad("messages: text content blocks must be non-empty");
+          if (inner.type === "image") {
+            const e = imageError(inner, `${at}.tool_result.content.${k}`);
+            if (e) return e;
+          }
         }
       }
       const emptyContent = c === undefined || (typeof c === "string" && c.length === 0) || (Array.isArray(c) && c.length === 0);
       if (b.is_error === true && emptyContent) return bad(`${at}.tool_result: content cannot be empty if \`is_error\` is true`);
       return null;
     }
+    case "image":
+      return imageError(b, at);
     case "thinking":
       if (role !== "assistant") return bad(`${at}: \`thinking\` blocks can only be in \`assistant\` messages`);
       if (typeof b.thinking !== "string") return bad(`${at}.thinking.thinking: Field required`);
@@ -511,6 +542,21 @@ function validateBlock(b: Obj, i: number, j: number, role: string): ApiError | n
     default:
       return null;
   }
+}
+
+const IMAGE_MEDIA_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+
+/** An image block's source: base64 data of one of the four image types the API reads, a URL or a file id. */
+function imageError(b: Obj, at: string): ApiError | null {
+  const src = b.source;
+  if (!isObj(src)) return bad(`${at}.image.source: Field required`);
+  if (src.type === "url") return typeof src.url === "string" ? null : bad(`${at}.image.source.url.url: Field required`);
+  if (src.type === "file") return typeof src.file_id === "string" ? null : bad(`${at}.image.source.file.file_id: Field required`);
+  if (src.type !== "base64") return bad(`${at}.image.source: Input tag '${String(src.type)}' found using 'type' does not match any of the expected tags: 'base64', 'url', 'file'`);
+  if (!IMAGE_MEDIA_TYPES.includes(src.media_type as string))
+    return bad(`${at}.image.source.base64.media_type: Input should be ${IMAGE_MEDIA_TYPES.map((t) => `'${t}'`).join(", ").replace(/, ([^,]*)$/, " or $1")}`);
+  if (typeof src.data !== "string" || src.data.length === 0) return bad(`${at}.image.source.base64.data: Field required`);
+  return null;
 }
 
 /** tool_use ↔ tool_result pairing: each call answered at the start of the very next message. */

@@ -169,6 +169,16 @@ describe("validation: what the API rejects, with its own words", () => {
       body([ask, assistant(result("toolu_a"))]),
       "messages.1.content.0: `tool_result` blocks can only be in `user` messages",
     ],
+    [
+      "a 1h cache marker after a 5m one (tools, then system, then messages)",
+      body([{ role: "user", content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral", ttl: "1h" } }] }], { system: [{ type: "text", text: "be brief", cache_control: { type: "ephemeral" } }] }),
+      "messages.0.content.0.cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. Note that blocks are processed in the following order: `tools`, `system`, `messages`.",
+    ],
+    [
+      "an SVG image in a tool_result",
+      body([ask, assistant(use("toolu_a")), user(result("toolu_a", [{ type: "image", source: { type: "base64", media_type: "image/svg+xml", data: "PHN2Zz4=" } }]))]),
+      "messages.2.content.0.tool_result.content.0.image.source.base64.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'",
+    ],
   ];
 
   it.each(cases)("rejects %s", (_name, request, expected) => {
@@ -223,6 +233,11 @@ describe("validation: what the API accepts", () => {
     ["a tool with a valid name and schema", body([ask], { tools: [{ name: "read_file-2", input_schema: { type: "object", properties: {} } }] })],
     ["a server tool declared by type", body([ask], { tools: [{ type: "web_search_20250305", name: "web_search" }] })],
     ["a system prompt as blocks", body([ask], { system: [{ type: "text", text: "be brief" }] })],
+    [
+      "a 1h cache marker before a 5m one",
+      body([{ role: "user", content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral", ttl: "5m" } }] }], { system: [{ type: "text", text: "be brief", cache_control: { type: "ephemeral", ttl: "1h" } }] }),
+    ],
+    ["a PNG image in a tool_result", body([ask, assistant(use("toolu_a")), user(result("toolu_a", [txt("see"), { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } }]))])],
     ["sampling settings in range", body([ask], { temperature: 0, top_p: 1, top_k: 5 })],
     ["extended thinking with a budget below max_tokens", body([ask], { max_tokens: 4000, thinking: { type: "enabled", budget_tokens: 1024 } })],
     ["thinking disabled", body([ask], { thinking: { type: "disabled" } })],

@@ -23,7 +23,8 @@ const systemText = (ctx: TurnContext) =>
 
 function reply(ctx: TurnContext): Reply {
   if (ctx.firstPrompt.trim() !== S16_TASK) return intents.reply(ctx);
-  const listed = /^- release-notes: /m.test(systemText(ctx));
+  // Listed in any shape a loop may write the list in ("- release-notes: …", a table, XML): the name as a word.
+  const listed = /(^|[^\w-])release-notes([^\w-]|$)/m.test(systemText(ctx));
   if (ctx.step === 0) {
     if (!listed || !ctx.tools.includes("load_skill")) return say("No release-notes skill is listed, so I do not know this team's format; tell me how you write release notes.");
     return { content: [text("There is a skill for release notes; loading it."), call("load_skill", { name: "release-notes" })] };
