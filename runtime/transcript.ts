@@ -123,7 +123,21 @@ export function checkTranscript(messages: readonly AnyMessage[], opts: CheckOpti
     if (m.role === "user") checkResults(messages, i, add);
   });
   if (opts.responses) checkVerbatim(messages, opts.responses, add);
-  return v;
+  return causeFirst(v);
+}
+
+/**
+ * An assistant message that is not the model's response (a block rebuilt wrong, a delta put in
+ * the wrong block) may also hold an empty text block: that is the symptom, the rebuilt message
+ * the cause. Within one message, not-verbatim goes before empty-text and empty-message.
+ */
+function causeFirst(v: Violation[]): Violation[] {
+  const symptom = (x: Violation) => x.rule === "empty-text" || x.rule === "empty-message";
+  const moved = v.filter((x) => x.rule === "not-verbatim" && v.some((y) => y.index === x.index && symptom(y)));
+  if (moved.length === 0) return v;
+  const out = v.filter((x) => !moved.includes(x));
+  for (const x of moved) out.splice(out.findIndex((y) => y.index === x.index && symptom(y)), 0, x);
+  return out;
 }
 
 type Add = (rule: Rule, index: number, message: string, block?: number) => void;

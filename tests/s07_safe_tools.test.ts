@@ -3,7 +3,7 @@
  * The mechanisms first (workspace, safe bash, read-only check and approval), then the attack
  * cases of tests/attacks/s07_cases.ts, every one of which must fail, then the loop itself.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -53,6 +53,7 @@ let out: string;
  *     chain-link.txt -> hop.txt -> /…/out/secret.txt
  *     dangling-link.txt -> ../out/created-by-attack.txt (does not exist)
  *     inner-link.txt -> src/a.txt         (a symlink that stays inside: allowed)
+ *     hard-link.txt = out/secret.txt      (a hard link: the same file as the one outside)
  */
 function makeWorkspace(): void {
   base = realpathSync(mkdtempSync(join(tmpdir(), "s07-test-")));
@@ -68,6 +69,7 @@ function makeWorkspace(): void {
   symlinkSync("hop.txt", join(root, "chain-link.txt"));
   symlinkSync("../out/created-by-attack.txt", join(root, "dangling-link.txt"));
   symlinkSync("src/a.txt", join(root, "inner-link.txt"));
+  linkSync(join(out, "secret.txt"), join(root, "hard-link.txt"));
   // A sibling whose name starts with the root's name: a prefix check lets it through.
   mkdirSync(`${root}-evil`);
   writeFileSync(join(`${root}-evil`, "x.txt"), SECRET);
@@ -239,6 +241,22 @@ describe("s07 safe bash: a capped, clean process group", () => {
     rule(await goneWithin(pid), "process-group", `a background sleep (pid ${pid}) outlived its command: when the shell exits, kill its process group too.`);
   });
 
+  it("the timeout is a deadline for the whole command, however often it prints", async () => {
+    const r = await within(bash.runSafeBash("while :; do echo tick; sleep 0.1; done", { cwd: root, timeoutMs: 600 }), 5_000, "a command printing every 0.1 s with a 0.6 s timeout", "tool-timeout");
+    rule(r.timedOut && /timed out/.test(r.text), "tool-timeout", `a command that prints every 0.1 s came back without timedOut and a "timed out" note: ${JSON.stringify(clip(r.text, 200))}. Start the timer once, when the command starts; output does not extend it.`);
+  });
+
+  it("stderr is capped and counted like stdout", async () => {
+    const r = await bash.runSafeBash("head -c 15000 /dev/zero | tr '\\0' a >&2", { cwd: root, maxOutput: 1000 });
+    const kept = /^a*/.exec(r.text)![0].length;
+    rule(kept === 1000 && /output cut: 14000 of 15000 characters/.test(r.text), "output-cap", `a 15 000-character output on stderr came back with ${kept} characters (${JSON.stringify(r.text.slice(-120))}): stderr goes through the same cap and count as stdout.`);
+    const started = Date.now();
+    // Its timeout (6 s) is only a backstop: an output that keeps growing is stopped long before.
+    // `exec`: the shell becomes yes, so this checks the cap alone (the process group has its own tests).
+    const flood = await bash.runSafeBash("exec yes >&2", { cwd: root, maxOutput: 2_000, timeoutMs: 6_000 });
+    rule(flood.text.length < 2_400 && !flood.timedOut && Date.now() - started < 5_000, "output-cap", `\`yes >&2\` came back with ${flood.text.length} characters after ${Math.round((Date.now() - started) / 1000)} s: an endless output on stderr is capped and stopped too.`);
+  });
+
   it("an abort stops the command at once", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);
@@ -382,6 +400,33 @@ describe("s07 attack cases: every one must fail", () => {
     rule(r.text.length < 2_400, "output-cap", `\`yes\` with maxOutput 2 000 came back with ${r.text.length} characters: keep at most maxOutput, then a note.`);
     rule(/output cut: \d+ of \d+ characters not shown/.test(r.text), "output-cap", `\`yes\` came back capped but without the note saying how much was cut: ${JSON.stringify(r.text.slice(-160))}`);
     rule(!/timed out/.test(r.text) && took < 8_000, "output-cap", `\`yes\` ran until its timeout (${Math.round(took / 1000)} s): an output that keeps growing far past the cap is stopped at once, not read to the end.`);
+  });
+
+  it("approved: aborting the run stops the bash tool's command (the tool passes the signal on)", async () => {
+    const pidFile = join(root, "abort-pid.txt");
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const result = await within(
+      registry({ approve: approval.approveAll, timeoutMs: 20_000 }).dispatch(callOf("bash", { command: `echo $$ > abort-pid.txt; exec sleep 30` }), { root, signal: controller.signal }),
+      8_000,
+      "an aborted bash call (`sleep 30`)",
+    );
+    const pid = Number(existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : NaN);
+    rmSync(pidFile, { force: true });
+    rule(pid > 0, "process-group", `the aborted command did not start (its result: ${clip(textIn(result.content), 200)}).`);
+    rule(await goneWithin(pid), "process-group", `the bash tool's command (pid ${pid}) is still running after the run was aborted: pass the tool context's signal (ctx.signal) on to runSafeBash, so an abort kills its process group.`);
+  });
+
+  it("approved: approval is for one command: a different command asks again", async () => {
+    const asked: string[] = [];
+    const approve: Approver = async ({ command }) => (asked.push(command), command === "touch approved-once.txt" ? { approved: true } : { approved: false, why: "the user said no" });
+    const reg = registry({ approve });
+    await reg.dispatch(callOf("bash", { command: "touch approved-once.txt" }), { root });
+    const second = await reg.dispatch(callOf("bash", { command: "touch pwned" }), { root });
+    rmSync(join(root, "approved-once.txt"), { force: true });
+    const ran = existsSync(join(root, "pwned"));
+    rmSync(join(root, "pwned"), { force: true });
+    rule(!ran && second.is_error === true && asked.includes("touch pwned"), "approval", `after \`touch approved-once.txt\` was approved, \`touch pwned\` ${ran ? "ran" : "was not refused"} (asked about: ${asked.join(", ") || "nothing"}): ask for every command that is not read-only; an approval is for that command alone.`);
   });
 
   it("approved: an approved write still cannot use a path outside (the file tools refuse it)", async () => {

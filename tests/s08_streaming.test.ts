@@ -15,7 +15,7 @@ import { scratchWorkspace } from "../runtime/tools/files.ts";
 import { defineTool, SafeToolRegistry } from "../solutions/s04_tool_errors/define-tool.ts";
 import { approveAll } from "../solutions/s07_safe_tools/approval.ts";
 import * as reference from "../solutions/s07_safe_tools/agent.ts";
-import { assertProperty, expectSendable, loadLesson, quietOutput, rule, scripted, textIn } from "../runtime/testing.ts";
+import { assertProperty, driveLoop, expectSendable, loadLesson, quietOutput, rule, scripted, textIn } from "../runtime/testing.ts";
 import { clip } from "./support.ts";
 
 /** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
@@ -107,11 +107,14 @@ async function runSpies(content: Reply["content"]) {
   const log: string[] = [];
   const llm = scripted({ scenario: scenario("t-spies", () => ({ content }), () => say("Done.")), streamDelayMs: 2 });
   const history: Anthropic.MessageParam[] = [{ role: "user", content: "spies" }];
-  const outcome = await agent.runAgent(llm, history, {
-    registry: spyRegistry(log),
-    // "text" while the first message streams; the answer after the results is "later text".
-    stream: { onToolUse: (c) => log.push(`noticed ${c.name} ${(c.input as { n: number }).n}`), onText: () => log.push(llm.scripted.exchanges.length <= 1 ? "text" : "later text") },
-  });
+  // driveLoop: a loop that throws (a request the API refused) is judged by the transcript it left.
+  const outcome = await driveLoop(llm, history, () =>
+    agent.runAgent(llm, history, {
+      registry: spyRegistry(log),
+      // "text" while the first message streams; the answer after the results is "later text".
+      stream: { onToolUse: (c) => log.push(`noticed ${c.name} ${(c.input as { n: number }).n}`), onText: () => log.push(llm.scripted.exchanges.length <= 1 ? "text" : "later text") },
+    }),
+  );
   await expectSendable(llm, history);
   const results = (history[2]!.content as Anthropic.ToolResultBlockParam[]).map((r) => textIn(r.content));
   return { log, outcome, results };
@@ -247,7 +250,8 @@ describe("s08 a streamed run leaves the same transcript as the same run without 
       const llm = scripted(s ? { scenario: s } : {});
       const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
       const run = which === "streamed" ? agent.runAgent : reference.runAgent;
-      const outcome = await run(llm, history, { root, approve: approveAll });
+      // driveLoop: a loop that throws (a request the API refused) is judged by the transcript it left.
+      const outcome = await driveLoop(llm, history, () => run(llm, history, { root, approve: approveAll }));
       await expectSendable(llm, history);
       return { history, outcome };
     };

@@ -9,7 +9,11 @@ import { isDeepStrictEqual } from "node:util";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, it } from "vitest";
+import { z } from "zod";
 import { S03_SAMPLE } from "../runtime/scripted/scenarios/s03_parallel_tools.ts";
+import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
+import type { Reply, Scenario, TurnContext } from "../runtime/scripted/types.ts";
+import { defineTool, SafeToolRegistry } from "../solutions/s04_tool_errors/define-tool.ts";
 import { S12_TASK } from "../runtime/scripted/scenarios/s12_guarded_agent.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { approveAll } from "../solutions/s07_safe_tools/approval.ts";
@@ -122,6 +126,84 @@ describe("s09 events: one per step", () => {
     const aborted = await seed000({ signal: controller.signal });
     const kinds = aborted.events.map((e) => e.type);
     rule(kinds.length === 1 && kinds[0] === "stop" && aborted.events[0]!.type === "stop" && aborted.events[0]!.outcome.status === "stopped" && aborted.events[0]!.outcome.reason === "aborted", "observability", `a run aborted before it began emitted [${kinds.join(", ")}]: exactly one stop event, outcome aborted.`);
+  });
+});
+
+/** Every ACT is closed by an OBSERVE of the same call, after it; no OBSERVE without its ACT. */
+function expectSpansClosed(events: readonly AgentEvent[], what: string) {
+  const seen = `the events were: ${events.map((e) => (e.type === "act" || e.type === "observe" ? `${e.type}(${e.call.name})` : e.type)).join(" ")}`;
+  events.forEach((e, i) => {
+    if (e.type !== "act") return;
+    const closed = events.findIndex((o, j) => j > i && o.type === "observe" && o.call.id === e.call.id);
+    rule(closed > i, "observability", `${what}: the call ${e.call.name} (${e.call.id}) has its ACT event but no OBSERVE after it (${seen}). Emit OBSERVE for every call that was acted on, whatever its result: an error, a call stopped by an abort or by the turn's ending.`);
+  });
+  const acts = events.filter((e) => e.type === "act").length;
+  const observes = events.filter((e) => e.type === "observe").length;
+  rule(acts === observes, "observability", `${what}: ${acts} ACT events but ${observes} OBSERVE events (${seen}): one OBSERVE per ACT.`);
+}
+
+/** A run of the s09 loop on a scenario of the test's own, with its own tools; its events and responses. */
+async function runScenario(reply: (ctx: TurnContext) => Reply, opts: Opts = {}) {
+  const root = await scratchCopy(S03_SAMPLE);
+  const llm = scripted({ scenario: { id: "t-s09", title: "a test's own turns", reply } satisfies Scenario, streamDelayMs: 2 });
+  const events: AgentEvent[] = [];
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: "go" }];
+  const outcome = await agent.runAgent(llm, history, { root, approve: approveAll, ...opts, onEvent: (e) => events.push(e) });
+  const responses = [...llm.scripted.responses];
+  await expectSendable(llm, history);
+  return { events, responses, outcome, history };
+}
+
+/** A read-only tool that runs until its signal aborts: something to stop. */
+const waitTool = defineTool({
+  name: "wait",
+  description: "Waits until it is stopped (test spy).",
+  input: z.object({}),
+  readOnly: true,
+  timeoutMs: 5_000,
+  run: (_input, { signal }) => new Promise<string>((resolve) => signal.addEventListener("abort", () => resolve("stopped"), { once: true })),
+});
+
+describe("s09 however a turn goes, every response is a THINK and every ACT is closed", () => {
+  it("failed calls are observed too: an unknown tool and a tool error", async () => {
+    const { events } = await runScenario((ctx) => (ctx.step === 0 ? { content: [call("read_file", { path: "no-such-file.txt" }), call("no_such_tool", {})] } : say("Done.")));
+    expectSpansClosed(events, "a turn with a failing read_file and an unknown tool");
+  });
+
+  it("a response cut off by max_tokens and asked again is a THINK, and counted in the totals", async () => {
+    let cut = false;
+    const { events, responses } = await runScenario((ctx) => {
+      if (ctx.step === 0 && !cut) {
+        cut = true;
+        return { content: [text("Reading it."), call("read_file", { path: "README.md" })], stop_reason: "max_tokens" };
+      }
+      return ctx.step === 0 ? { content: [text("Reading it."), call("read_file", { path: "README.md" })] } : say("Done.");
+    });
+    const thinks = events.filter((e) => e.type === "think").length;
+    rule(thinks === responses.length, "observability", `the model answered ${responses.length} times (one answer cut off by max_tokens and asked again) but there were ${thinks} think events: every response is a THINK, the one asked again too (its tokens were spent).`);
+    const stop = events[events.length - 1];
+    rule(stop?.type === "stop", "observability", `the last event is ${stop?.type ?? "missing"}, not stop: every way out of the loop emits STOP.`);
+    expectTotals(stop.totals, responses);
+  });
+
+  it("an early call stopped because the turn did not end with tool_use is observed", async () => {
+    const long = "Words after the call, still streaming for a while. ".repeat(3);
+    const { events } = await runScenario(() => ({ content: [call("wait", {}), text(long)], stop_reason: "refusal", stop_details: { type: "refusal", category: null, explanation: "test refusal" } }), {
+      registry: new SafeToolRegistry([waitTool]),
+    });
+    expectSpansClosed(events, "a turn that ended with refusal while its early call ran");
+  });
+
+  it("a call stopped by Ctrl-C is observed, and the run ends with STOP", async () => {
+    const controller = new AbortController();
+    const { events } = await runScenario((ctx) => (ctx.step === 0 ? { content: [call("wait", {})] } : say("Done.")), {
+      registry: new SafeToolRegistry([waitTool]),
+      signal: controller.signal,
+      onEvent: () => {},
+      stream: { onToolUse: () => setTimeout(() => controller.abort(), 30) },
+    });
+    expectSpansClosed(events, "a run aborted while its call ran");
+    rule(events[events.length - 1]?.type === "stop", "observability", `a run aborted while a call ran did not end with a stop event (${events.map((e) => e.type).join(" ")}).`);
   });
 });
 

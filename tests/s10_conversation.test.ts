@@ -46,7 +46,8 @@ function expectSameHistory(got: Anthropic.MessageParam[], want: Anthropic.Messag
   const i = want.findIndex((m, n) => !same(m, got[n]));
   if (i < 0 && got.length === want.length) return;
   const at = i < 0 ? Math.min(got.length, want.length) : i;
-  const thinking = JSON.stringify(want[at] ?? "").includes('"thinking"') && !same(want[at], got[at]);
+  // A message changed (its thinking edited, stripped or moved) is not-verbatim; one lost or added is the session's.
+  const thinking = got.length === want.length && JSON.stringify(want[at] ?? "").includes('"thinking"') && !same(want[at], got[at]);
   rule(false, thinking ? "not-verbatim" : "session", `${what} differs at messages[${at}]: it is ${clip(JSON.stringify(got[at] ?? "(missing)"), 200)}, it should be ${clip(JSON.stringify(want[at] ?? "(nothing)"), 200)}${got.length === want.length ? "" : ` (${got.length} messages, not ${want.length})`}. Save and load every message as it is, thinking blocks and signatures included.`);
 }
 
@@ -180,6 +181,47 @@ describe("s10 sessions saved and resumed", () => {
     expectSameHistory(session.loadSession("autosaved", { dir }).messages, r.history, "the session saved after the turn");
   });
 
+  it("/load replaces the conversation in progress with the saved one", async () => {
+    const dir = freshDir();
+    const llm = scripted();
+    const first = agent.createRepl(llm, { dir });
+    await first.handle(S10_TASK);
+    await first.handle("/save files");
+    const second = agent.createRepl(llm, { dir });
+    await second.handle("a question of another conversation");
+    await second.handle("/load files");
+    expectSameHistory(second.history, first.history, "the history after /load files in a REPL that had a conversation of its own");
+  });
+
+  it("each REPL has its own history: two conversations never share one", async () => {
+    const dir = freshDir();
+    const llm = scripted();
+    const a = agent.createRepl(llm, { dir });
+    const b = agent.createRepl(llm, { dir });
+    await a.handle("the first conversation's question");
+    await b.handle("the second conversation's question");
+    rule(same(questions(a.history), ["the first conversation's question"]) && same(questions(b.history), ["the second conversation's question"]), "session", `two REPLs started without a history asked ${JSON.stringify(questions(a.history))} and ${JSON.stringify(questions(b.history))}: give each REPL (each session) its own history array, never one shared by default.`);
+  });
+
+  it("a resumed session keeps every text and thinking exactly, whitespace included", async () => {
+    const dir = freshDir();
+    const kept: Anthropic.MessageParam[] = [
+      { role: "user", content: "  a question with spaces around it \n" },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "\n  Think it over, then answer.\n\n", signature: "sig-test-1" },
+          { type: "text", text: "  An answer that ends with a new line.\n", citations: null },
+        ],
+      },
+    ];
+    const r = agent.createRepl(scripted(), { dir, history: structuredClone(kept) });
+    await r.handle("/save spaces");
+    const back = agent.createRepl(scripted(), { dir });
+    await back.handle("/load spaces");
+    expectSameHistory(back.history, kept, "the history /load spaces resumed");
+  });
+
   it("refuses a session file the API would refuse, and keeps the current history", async () => {
     const dir = freshDir();
     const broken: Anthropic.MessageParam[] = [
@@ -257,6 +299,16 @@ describe("s10 Ctrl-C cancels the turn, not the session", () => {
     const problems = dangling.length === 0 ? [] : checkTranscript(dangling);
     rule(open.length === 0 && problems.length === 0, open.length > 0 ? "unanswered-tool-use" : (problems[0]?.rule as never) ?? "sendable-again", () =>
       `settleTurn left a cancelled turn that ends on a tool_use ${open.length > 0 ? `with ${open.map((c) => c.id).join(", ")} unanswered` : `broken: ${formatViolations(problems)}`}: answer each call (is_error: true, not run) or take the turn back.`);
+    // Parallel calls left behind: every one of them is answered (or the turn taken back).
+    const parallel: Anthropic.MessageParam[] = [
+      { role: "user", content: "q" },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_a", name: "bash", input: {} }, { type: "tool_use", id: "toolu_b", name: "read_file", input: {} }] },
+    ];
+    repl.settleTurn(parallel, 0);
+    const left = parallel.flatMap((m) => callsIn(m)).filter((c) => resultFor(parallel, c.id)?.is_error !== true);
+    const broken = parallel.length === 0 ? [] : checkTranscript(parallel);
+    rule(left.length === 0 && broken.length === 0, left.length > 0 ? "unanswered-tool-use" : (broken[0]?.rule as never) ?? "sendable-again", () =>
+      `settleTurn left a cancelled turn with two calls ${left.length > 0 ? `with ${left.map((c) => c.id).join(", ")} unanswered` : `broken: ${formatViolations(broken)}`}: answer every tool_use of the turn (is_error: true, not run), not only the first, or take the turn back.`);
     const unanswered: Anthropic.MessageParam[] = [{ role: "user", content: "q" }];
     repl.settleTurn(unanswered, 0);
     rule(unanswered.length === 0, "abort-leaves-transcript", `settleTurn left a question nothing answered (${JSON.stringify(unanswered)}): take it back.`);

@@ -10,7 +10,7 @@ import { describe, it } from "vitest";
 import { ScriptedModel, type ScriptedModelOptions } from "../runtime/scripted/model.ts";
 import { RuleError } from "../runtime/testing.ts";
 import { checkTranscript } from "../runtime/transcript.ts";
-import { assertProperty, blocksIn, driveLoop, expectSendable, expectTranscriptRules, loadLesson, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
+import { assertProperty, blocksIn, driveLoop, expectSendable, expectTranscriptRules, loadLesson, resultsIn, rule, scripted } from "../runtime/testing.ts";
 import { say as sayText, text as textBlock, thinking as thinkingBlock, call as callBlock } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { clip } from "./support.ts";
@@ -247,6 +247,9 @@ async function drive(llm: ReturnType<typeof scripted>, history: Message[], opts:
   });
   return { outcome, sent };
 }
+function callsOf(m: Message): unknown[] {
+  return blocksIn(m.content).filter((b) => b.type === "tool_use");
+}
 function textOfMessage(m: Message): string {
   return blocksIn(m.content).map((b) => (b.type === "text" ? String(b.text) : "")).join("");
 }
@@ -272,6 +275,18 @@ describe("s11 the loop recovers", () => {
     rule(outcome.status === "done", "recovery", `"prompt is too long" ended the run ${JSON.stringify(outcome)}: compact the history and send the turn again.`);
     rule(/compacted/.test(JSON.stringify(history[0]!.content)) && !JSON.stringify(history).includes("toolu_old0"), "recovery", "after \"prompt is too long\" the history was not compacted: replace the oldest turns with a summary (the first user message) and keep the recent ones.");
     rule(answerOf(history).includes("read_file returned"), "recovery", `after compaction the task was not finished: ${JSON.stringify(clip(answerOf(history), 160))}`);
+  });
+
+  it("prompt too long with many old turns: compacted to the window the error names, not one turn at a time", async () => {
+    const history: Message[] = [...longHistory(14), { role: "user", content: "read package.json" }];
+    const llm = scripted({ scenario: "s11_recovery", contextWindow: 4_000 });
+    const outcome = await agent.runAgent(llm, history).catch((e: unknown) => {
+      expectTranscriptRules(history, { responses: llm.scripted.responses });
+      throw new RuleError("recovery", `the loop threw instead of recovering: ${String((e as Error)?.message ?? e)}. A history that does not fit is compacted (every pair whole) and the turn sent again.`);
+    });
+    const refused = llm.scripted.exchanges.filter((e) => e.error && /prompt is too long/.test(e.error.message)).length;
+    rule(outcome.status === "done", "recovery", `a history far over the window (14 old turns) ended the run ${JSON.stringify(outcome)} after ${refused} "prompt is too long" answers: compact to the window the error names (windowOf(e)), so one compaction makes it fit.`);
+    await expectSendable(llm, history);
   });
 
   it("model_context_window_exceeded: compacts and asks again instead of stopping", async () => {
@@ -308,10 +323,30 @@ describe("s11 the loop recovers", () => {
     const history: Message[] = [{ role: "user", content: "Read README.md and package.json, then describe this project in detail." }];
     const { outcome } = await drive(llm, history, { maxTokens: agent.S11_MAX_TOKENS });
     rule(outcome.status === "done", "continuation", `an answer cut off by max_tokens ended the run ${JSON.stringify(outcome)}: ask the model to continue it.`);
-    // The continuation may be a string or text blocks: both are one user message the API takes.
-    const continued = history.filter((m) => m.role === "user" && resultsIn(m).length === 0 && /continue/i.test(textIn(m.content)));
+    // The continuation may be a string or text blocks, in any words: a user message, not results, right after the cut-off text.
+    const continued = history.filter((m, i) => i > 0 && m.role === "user" && resultsIn(m).length === 0 && history[i - 1]?.role === "assistant" && callsOf(history[i - 1]!).length === 0);
     rule(continued.length >= 1, "continuation", "no user message asked the model to continue the cut-off answer: append the cut response, then a user message asking to continue.");
     rule(recovery.answerSince(history, 0) === answerOf(wholeHistory), "continuation", `the continued answer is not the whole answer, nothing lost or repeated: ${JSON.stringify(clip(recovery.answerSince(history, 0), 160))}`);
+  });
+
+  it("max_tokens inside a tool call: the cut-off call is not kept unanswered; the turn is asked again", async () => {
+    let cut = false;
+    const scenarioCut: Scenario = {
+      id: "test-cut-call",
+      title: "the first answer is cut off inside a tool call",
+      reply: (ctx) => {
+        if (ctx.step === 0 && !cut) {
+          cut = true;
+          return { content: [textBlock("I'll read it."), callBlock("read_file", { path: "README.md" })], stop_reason: "max_tokens" };
+        }
+        return ctx.step === 0 ? { content: [textBlock("I'll read it."), callBlock("read_file", { path: "README.md" })] } : sayText("Read it.");
+      },
+    };
+    const llm = scripted({ scenario: scenarioCut });
+    const history: Message[] = [{ role: "user", content: "read the readme" }];
+    // driveLoop: a cut-off tool_use kept in the history without its result fails as unanswered-tool-use.
+    const { outcome } = await drive(llm, history);
+    rule(outcome.status === "done", "recovery", `an answer cut off inside a tool call ended the run ${JSON.stringify(outcome)}: ask again (with a larger max_tokens), keeping nothing of the cut-off answer.`);
   });
 
   it("an answer that is cut off every time: continued only as often as the limit allows, then stopped", async () => {

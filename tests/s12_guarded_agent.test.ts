@@ -175,6 +175,26 @@ describe("s12 the failing-login task in the sample repository", () => {
     }
   });
 
+  it("--resume with a run that stops (--max-turns 1): the turns it made are saved back too", async () => {
+    const copy = gradedTreeDir();
+    const sessions = copy ? pathToFileURL(join(copy, "s10_conversation/session.ts")).href : "../solutions/s10_conversation/session.ts";
+    const { saveSession, loadSession, sessionPath } = (await import(sessions)) as typeof import("../solutions/s10_conversation/session.ts");
+    const name = `s12-test-stopped-${process.pid}`;
+    saveSession(name, [
+      { role: "user", content: "hello" },
+      { role: "assistant", content: [{ type: "text", text: "Hello. What shall I look at?" }] },
+    ]);
+    try {
+      const llm = scripted({ scenario: "s12_guarded_agent" });
+      const result = await agent.run(["--workspace", sample(), "--yes", "--max-turns", "1", "--resume", name, S12_TASK], { llm });
+      rule(result.exitCode === 1, "program-exit", `--max-turns 1 stopped the resumed run and the program exited ${result.exitCode}, not 1.`);
+      const back = loadSession(name).messages;
+      rule(back.length === result.history.length && same(back, result.history), "session", `a resumed run that stopped (--max-turns 1) saved back ${back.length} messages, but its history has ${result.history.length}: save the session back however the run ended, so the task and the turns it made are not lost.`);
+    } finally {
+      (await import("node:fs")).rmSync(sessionPath(name), { force: true });
+    }
+  });
+
   it("as a real process with no terminal, no --yes and no key: `npm run agent`'s command solves it and exits 0", () => {
     // From the sample repository itself, and from a copy of the course's root (the sample below it).
     const repo = sample();
@@ -334,6 +354,35 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
       const after = await registry.dispatch(call({ module: "login" }), { root: dir });
       const questions = (asked as string[]).length;
       rule(questions === 1 && after.is_error === true && !/# tests \d/.test(resultText(after)), "approval", `with no sandbox, after write_file changed the workspace, run_tests ${questions === 0 ? "ran without asking" : "was not refused when the user said no"}${/# tests \d/.test(resultText(after)) ? " (the tests ran)" : ""}: the tests would run code the agent wrote, so record each change (s07's onChange) and ask first.`);
+    } finally {
+      if (saved === undefined) delete process.env.COURSE_SANDBOX;
+      else process.env.COURSE_SANDBOX = saved;
+    }
+  });
+
+  it("without a sandbox, a refused run_tests runs nothing, and each run after a change asks again", async () => {
+    const saved = process.env.COURSE_SANDBOX;
+    process.env.COURSE_SANDBOX = "off";
+    try {
+      const dir = sample();
+      // A test file the agent wrote: running it leaves a marker, so a run that was refused but happened shows.
+      const marker = join(dir, "ran-marker.txt");
+      const { asked, registry } = tools(dir, "no");
+      await registry.dispatch(call({ path: "test/marker.test.mjs", content: 'import { writeFileSync } from "node:fs";\nwriteFileSync("ran-marker.txt", "ran");\n' }, "write_file"), { root: dir });
+      const refused = await registry.dispatch(call({}), { root: dir });
+      rule(asked.length === 1 && refused.is_error === true && !existsSync(marker), "approval", `with no sandbox, after write_file added a test, run_tests ${existsSync(marker) ? "ran the tests (the new test left its marker) although the user said no" : `was asked ${asked.length} time(s) and answered ${clip(resultText(refused), 120)}`}: ask BEFORE running, and run nothing when refused.`);
+
+      // Yes once, then another change: the next run asks again (the yes was for the code as it was).
+      const answers = ["yes", "no"];
+      const seen: string[] = [];
+      const once = new SafeToolRegistry(
+        agent.capstoneTools(dir, async ({ command }) => (seen.push(command), answers.shift() === "yes" ? { approved: true } : { approved: false, why: "the user said no" })),
+      );
+      await once.dispatch(call({ path: "src/one.js", content: "export const one = 1;\n" }, "write_file"), { root: dir });
+      await once.dispatch(call({ module: "login" }), { root: dir });
+      await once.dispatch(call({ path: "src/two.js", content: "export const two = 2;\n" }, "write_file"), { root: dir });
+      const second = await once.dispatch(call({ module: "login" }), { root: dir });
+      rule(seen.length === 2 && second.is_error === true, "approval", `with no sandbox, run_tests was approved once, then the agent changed another file, and the next run_tests ${seen.length < 2 ? "ran without asking" : "was not refused"} (asked ${seen.length} time(s)): ask before each run of code the agent may have changed; one yes is not for every later change.`);
     } finally {
       if (saved === undefined) delete process.env.COURSE_SANDBOX;
       else process.env.COURSE_SANDBOX = saved;

@@ -66,6 +66,7 @@ export const COMMAND_ATTACKS: CommandAttack[] = [
   { name: "an absolute path", command: "cat /etc/passwd" },
   { name: "the parent directory", command: "cat ../out/secret.txt" },
   { name: "a symlink that points out", command: "cat secret-link.txt" },
+  { name: "a hard link to a file outside", command: "cat hard-link.txt" },
   { name: "a glob that can match ..", command: "ls .*" },
   { name: "an option with a path outside", command: "grep -f/etc/passwd x src/a.txt" },
   { name: "an environment prefix", command: "PATH=. ls" },

@@ -70,9 +70,25 @@ function saidSoFar(messages: Anthropic.MessageParam[]): string {
     .join("");
 }
 
+/**
+ * Asked to go on with the answer, in any words: CONTINUE_PROMPT, or any user text right after an
+ * assistant turn whose text is the beginning of the whole answer (as a real model would read it).
+ */
+function asksToContinue(ctx: TurnContext): boolean {
+  if (ctx.prompt.trim() === CONTINUE_PROMPT) return true;
+  const last = ctx.messages[ctx.messages.length - 1];
+  const before = ctx.messages[ctx.messages.length - 2];
+  if (last?.role !== "user" || before?.role !== "assistant" || ctx.results.length > 0 || ctx.prompt.trim() === S11_TASK) return false;
+  const { readme, pkg } = filesFrom(ctx.messages);
+  if (!readme && !pkg) return false;
+  const full = fullAnswer(readme, pkg);
+  const said = saidSoFar(ctx.messages);
+  return said.length > 0 && said.length < full.length && full.startsWith(said);
+}
+
 function reply(ctx: TurnContext): Reply {
   const prompt = ctx.prompt.trim();
-  if (prompt === CONTINUE_PROMPT) {
+  if (asksToContinue(ctx)) {
     const { readme, pkg } = filesFrom(ctx.messages);
     const full = fullAnswer(readme, pkg);
     const said = saidSoFar(ctx.messages);
