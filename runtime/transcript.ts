@@ -142,8 +142,8 @@ type Add = (rule: Rule, index: number, message: string, block?: number) => void;
 /** The fields a tool_result may carry (ToolResultBlockParam), each of the type the API takes. */
 const RESULT_KEYS = ["type", "tool_use_id", "content", "is_error", "cache_control", "toolset_name"];
 
-/** What is wrong with a tool_result's fields, in words (the API refuses such a block). */
-function fieldProblems(b: Anthropic.ToolResultBlockParam, at: string): string[] {
+/** What is wrong with a tool_result's fields, in words (the API refuses such a block); [] when nothing is. */
+export function fieldProblems(b: Anthropic.ToolResultBlockParam, at: string): string[] {
   const r = b as unknown as Record<string, unknown>;
   const out: string[] = [];
   const extra = Object.keys(r).filter((k) => !RESULT_KEYS.includes(k));
@@ -151,10 +151,10 @@ function fieldProblems(b: Anthropic.ToolResultBlockParam, at: string): string[] 
     out.push(`${at} has ${extra.map((k) => `\`${k}\``).join(", ")}: a tool_result has only type, tool_use_id, content and is_error (the output goes in content).`);
   if (typeof r.tool_use_id !== "string") out.push(`${at}: tool_use_id is ${JSON.stringify(r.tool_use_id) ?? "missing"}; it must be the string id of the tool_use it answers (block.id).`);
   if (r.is_error !== undefined && typeof r.is_error !== "boolean")
-    out.push(`${at}: is_error is ${JSON.stringify(r.is_error)} (a ${typeof r.is_error}); the API takes only a boolean: is_error: true for a failure, or leave it out.`);
+    out.push(`${at}: is_error is ${JSON.stringify(r.is_error)} (${typeof r.is_error === "object" ? "an object" : `a ${typeof r.is_error}`}); the API takes only a boolean: is_error: true for a failure, or leave it out.`);
   const c = r.content;
   if (c !== undefined && typeof c !== "string" && !Array.isArray(c))
-    out.push(`${at}: content is a ${c === null ? "null" : typeof c}; it must be a string or a list of blocks (turn an object into text with JSON.stringify).`);
+    out.push(`${at}: content is ${c === null ? "null" : typeof c === "object" ? "an object" : `a ${typeof c}`}; it must be a string or a list of blocks (turn an object into text with JSON.stringify).`);
   return out;
 }
 
