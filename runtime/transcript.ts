@@ -48,8 +48,10 @@ type AnyMessage = Anthropic.MessageParam | { role: string; content: unknown };
 
 function blocksOf(content: unknown): Block[] {
   if (typeof content === "string") return [{ type: "text", text: content }];
-  return Array.isArray(content) ? (content as Block[]) : [];
+  // A hole in the array (undefined, null, a string) is reported once, by checkTranscript; the rules read the blocks.
+  return Array.isArray(content) ? (content as unknown[]).filter(isBlock) : [];
 }
+const isBlock = (b: unknown): b is Block => typeof b === "object" && b !== null && typeof (b as { type?: unknown }).type === "string";
 const isToolUse = (b: Block): b is Anthropic.ToolUseBlockParam => b.type === "tool_use";
 const isResult = (b: Block): b is Anthropic.ToolResultBlockParam => b.type === "tool_result";
 
@@ -90,6 +92,16 @@ export function checkTranscript(messages: readonly AnyMessage[], opts: CheckOpti
           ? `messages[${i}] is an assistant message with no content: do not store an empty response (an end_turn may come back with content []).`
           : `messages[${i}] is a user message with no content: every message needs at least one block.`,
       );
+    if (Array.isArray(m.content))
+      (m.content as unknown[]).forEach((b, j) => {
+        if (!isBlock(b))
+          add(
+            "api-rejected",
+            i,
+            `messages[${i}].content[${j}] is ${b === undefined ? "undefined" : show(b)}, not a block: every entry of content is an object with a type (a tool that answered nothing still needs its tool_result, with is_error: true if it failed).`,
+            j,
+          );
+      });
     const extraKey = Object.keys(m).find((k) => k !== "role" && k !== "content");
     if (extraKey !== undefined)
       add(
@@ -136,6 +148,11 @@ export function checkTranscript(messages: readonly AnyMessage[], opts: CheckOpti
   if (opts.responses) checkVerbatim(messages, opts.responses, add);
   return v;
 }
+
+const show = (v: unknown) => {
+  const t = JSON.stringify(v) ?? String(v);
+  return t.length > 60 ? `${t.slice(0, 59)}…` : t;
+};
 
 type Add = (rule: Rule, index: number, message: string, block?: number) => void;
 

@@ -116,6 +116,7 @@ async function answer(registry: InstanceType<typeof SafeToolRegistry>, c: Anthro
   try {
     const r = await Promise.race([safeDispatch(registry, c, { ...ctx, ...(opts.signal ? { signal: opts.signal } : {}) }), late]);
     rule(r !== "late", "tool-timeout", opts.late ?? `safeDispatch had not answered the call to ${c.name} after ${ms / 1000} s: run the tool with runWithDeadline and the tool's own timeoutMs ${SAFE}.`);
+    rule(r !== undefined && r !== null, "unanswered-tool-use", `safeDispatch returned ${show(r)} for the call ${c.id} (${c.name}): every call is answered with a tool_result, a failed one with is_error: true and the reason (errorResult) ${SAFE}.`);
     const fields = r && typeof r === "object" && r.type === "tool_result" ? fieldProblems(r, `the result of ${c.name}`) : [];
     rule(fields.length === 0, "api-rejected", () => `safeDispatch answered a call with a block the API refuses: ${fields[0]} ${SAFE}.`);
     rule(r && r.type === "tool_result" && r.tool_use_id === c.id, "result-by-id", `safeDispatch answered the call ${c.id} (${c.name}) with ${r && typeof r === "object" && "type" in r ? brief(r as Anthropic.ToolResultBlockParam) : show(r)}: a tool_result with tool_use_id ${c.id}.`);
