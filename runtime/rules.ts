@@ -468,6 +468,8 @@ export function ruleStage(id: string): Stage | undefined {
 
 /** The pairing rule behind an API refusal (the scripted model uses the API's own messages). */
 export function ruleOfApiMessage(msg: string): RuleId {
+  // A field the API does not take, or of the wrong type, is about the field, whatever block it is in.
+  if (/Extra inputs are not permitted|Input should be a valid/.test(msg)) return "api-rejected";
   if (/without `?tool_result`? blocks immediately after/.test(msg)) return "unanswered-tool-use";
   if (/unexpected `?tool_use_id`?/.test(msg)) return "orphan-result";
   if (/single result|multiple `?tool_result`?/.test(msg)) return "duplicate-result";

@@ -345,6 +345,14 @@ export async function driveLoop<T>(
       const more = violations.length > 1 ? `\n${formatViolations(violations.slice(1))}` : "";
       throw new RuleError(first.rule as RuleId, `${first.message} (the API refused the next request: ${errorText(e)})${more}`, { cause: e });
     }
+    // The API refused the messages of a request whose history keeps every pairing rule: a field
+    // it does not take in a message or block (messages.N…). The API's words name it. (A refusal of
+    // the request's other parts, tools or cache markers, is the lesson's own test to name.)
+    const refused = llm.scripted?.exchanges.at(-1)?.error;
+    if (refused && !llm.scripted!.exchanges.at(-1)!.fault && /^messages[.:]/.test(refused.message) && errorText(e).includes(refused.message)) {
+      const id = ruleOfApiMessage(refused.message);
+      throw new RuleError(id, `the API refused request ${llm.scripted!.exchanges.length} the loop sent: ${refused.message}. Send only what the SDK's types describe: each message { role, content }, each block with its own fields.`, { cause: e });
+    }
     throw new Error(`the loop failed: ${errorText(e)}`, { cause: e });
   } finally {
     if (timer) clearTimeout(timer);

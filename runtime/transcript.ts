@@ -23,7 +23,8 @@ export type Rule =
   | "duplicate-result"
   | "duplicate-tool-use-id"
   | "error-result-empty"
-  | "not-verbatim";
+  | "not-verbatim"
+  | "api-rejected";
 
 export interface Violation {
   rule: Rule;
@@ -47,8 +48,10 @@ type AnyMessage = Anthropic.MessageParam | { role: string; content: unknown };
 
 function blocksOf(content: unknown): Block[] {
   if (typeof content === "string") return [{ type: "text", text: content }];
-  return Array.isArray(content) ? (content as Block[]) : [];
+  // A hole in the array (undefined, null, a string) is reported once, by checkTranscript; the rules read the blocks.
+  return Array.isArray(content) ? (content as unknown[]).filter(isBlock) : [];
 }
+const isBlock = (b: unknown): b is Block => typeof b === "object" && b !== null && typeof (b as { type?: unknown }).type === "string";
 const isToolUse = (b: Block): b is Anthropic.ToolUseBlockParam => b.type === "tool_use";
 const isResult = (b: Block): b is Anthropic.ToolResultBlockParam => b.type === "tool_result";
 
@@ -89,7 +92,27 @@ export function checkTranscript(messages: readonly AnyMessage[], opts: CheckOpti
           ? `messages[${i}] is an assistant message with no content: do not store an empty response (an end_turn may come back with content []).`
           : `messages[${i}] is a user message with no content: every message needs at least one block.`,
       );
+    if (Array.isArray(m.content))
+      (m.content as unknown[]).forEach((b, j) => {
+        if (!isBlock(b))
+          add(
+            "api-rejected",
+            i,
+            `messages[${i}].content[${j}] is ${b === undefined ? "undefined" : show(b)}, not a block: every entry of content is an object with a type (a tool that answered nothing still needs its tool_result, with is_error: true if it failed).`,
+            j,
+          );
+      });
+    const extraKey = Object.keys(m).find((k) => k !== "role" && k !== "content");
+    if (extraKey !== undefined)
+      add(
+        "api-rejected",
+        i,
+        m.role === "assistant" && "stop_reason" in m
+          ? `messages[${i}] is the whole Message the API returned (it has \`${extraKey}\`, \`stop_reason\`, …): a message in the history is only { role, content }. Push { role: "assistant", content: response.content }.`
+          : `messages[${i}] has a \`${extraKey}\` field: a message is only { role, content }, and the API refuses anything else.`,
+      );
     blocks.forEach((b, j) => {
+      if (isResult(b)) fieldProblems(b, `messages[${i}].content[${j}] (the tool_result for ${String(b.tool_use_id)})`).forEach((why) => add("api-rejected", i, why, j));
       if (b.type === "text" && (typeof b.text !== "string" || b.text.trim().length === 0))
         add("empty-text", i, `messages[${i}].content[${j}] is an empty text block: the API rejects empty text; leave the block out.`, j);
       if (m.role === "user" && (b.type === "tool_use" || b.type === "thinking"))
@@ -140,7 +163,31 @@ function causeFirst(v: Violation[]): Violation[] {
   return out;
 }
 
+const show = (v: unknown) => {
+  const t = JSON.stringify(v) ?? String(v);
+  return t.length > 60 ? `${t.slice(0, 59)}…` : t;
+};
+
 type Add = (rule: Rule, index: number, message: string, block?: number) => void;
+
+/** The fields a tool_result may carry (ToolResultBlockParam), each of the type the API takes. */
+const RESULT_KEYS = ["type", "tool_use_id", "content", "is_error", "cache_control", "toolset_name"];
+
+/** What is wrong with a tool_result's fields, in words (the API refuses such a block); [] when nothing is. */
+export function fieldProblems(b: Anthropic.ToolResultBlockParam, at: string): string[] {
+  const r = b as unknown as Record<string, unknown>;
+  const out: string[] = [];
+  const extra = Object.keys(r).filter((k) => !RESULT_KEYS.includes(k));
+  if (extra.length > 0)
+    out.push(`${at} has ${extra.map((k) => `\`${k}\``).join(", ")}: a tool_result has only type, tool_use_id, content and is_error (the output goes in content).`);
+  if (typeof r.tool_use_id !== "string") out.push(`${at}: tool_use_id is ${JSON.stringify(r.tool_use_id) ?? "missing"}; it must be the string id of the tool_use it answers (block.id).`);
+  if (r.is_error !== undefined && typeof r.is_error !== "boolean")
+    out.push(`${at}: is_error is ${JSON.stringify(r.is_error)} (${typeof r.is_error === "object" ? "an object" : `a ${typeof r.is_error}`}); the API takes only a boolean: is_error: true for a failure, or leave it out.`);
+  const c = r.content;
+  if (c !== undefined && typeof c !== "string" && !Array.isArray(c))
+    out.push(`${at}: content is ${c === null ? "null" : typeof c === "object" ? "an object" : `a ${typeof c}`}; it must be a string or a list of blocks (turn an object into text with JSON.stringify).`);
+  return out;
+}
 
 /** Every tool_use of messages[i] is answered at the start of messages[i + 1]. */
 function checkAnswered(messages: readonly AnyMessage[], i: number, add: Add): void {
@@ -176,6 +223,8 @@ function checkAnswered(messages: readonly AnyMessage[], i: number, add: Add): vo
   }
   const absent = missing.filter((c) => !anywhere.has(c.id));
   if (absent.length === 0) return;
+  const ids = nextBlocks.filter(isResult).map((b) => b.tool_use_id);
+  const twice = ids.find((id, n) => ids.indexOf(id) !== n);
   const laterAt = messages.findIndex((m, k) => k > i + 1 && blocksOf(m.content).some((b) => isResult(b) && absent.some((c) => c.id === b.tool_use_id)));
   if (laterAt >= 0)
     add(
@@ -187,7 +236,7 @@ function checkAnswered(messages: readonly AnyMessage[], i: number, add: Add): vo
     add(
       "unanswered-tool-use",
       i + 1,
-      `messages[${i}] asks for ${absent.map(callLabel).join(", ")}, but messages[${i + 1}] has no tool_result for ${absent.length > 1 ? "them" : "it"}: every tool_use needs a tool_result with the same id in the very next user message.`,
+      `messages[${i}] asks for ${absent.map(callLabel).join(", ")}, but messages[${i + 1}] has no tool_result for ${absent.length > 1 ? "them" : "it"}: every tool_use needs a tool_result with the same id in the very next user message.${twice ? ` (messages[${i + 1}] answers ${twice} more than once: take each result's id from its own call, block.id, not from a position.)` : ""}`,
     );
 }
 

@@ -11,7 +11,7 @@ import { S02_TASK, S02_WORKSPACE } from "../runtime/scripted/scenarios/s02_tool_
 import type { Scenario } from "../runtime/scripted/types.ts";
 import type { RuleId } from "../runtime/rules.ts";
 import { RuleError, callsIn, driveLoop, errorText, expectSendable, loadLesson, resultFor, rule, scripted, textIn } from "../runtime/testing.ts";
-import { OTHER_STOPS, brief, expectStopsAt, naming, quietLessonFile, show } from "./support.ts";
+import { OTHER_STOPS, brief, expectStopsAt, naming, quietLessonFile, refusedRequest, show } from "./support.ts";
 import { ToolError, scratchWorkspace } from "../runtime/tools/files.ts";
 
 type Agent = typeof import("../solutions/s02_tool_dispatch/agent.ts");
@@ -200,6 +200,30 @@ describe("s02 the loop with the registry", () => {
     rule(textIn(final?.content) === "Got 3 results, 1 error(s).", "dispatch", `the model saw ${show(textIn(final?.content))}: all three results, one of them an error, go back in one user message.`);
   });
 
+  it("answers every call by its own input: the same tool twice, and a tool whose output is empty", async () => {
+    const { ran, tools } = recordingTools();
+    tools.push({ name: "quiet", description: "test tool quiet: prints nothing", input_schema: { type: "object", properties: {} }, run: () => "" });
+    const scenario: Scenario = {
+      id: "test-same-tool-twice",
+      title: "alpha twice and a silent tool in one turn, alpha again in the next",
+      reply: steps(
+        () => ({ content: [call("alpha", { x: "1" }), call("alpha", { x: "2" }), call("quiet", {})] }),
+        () => ({ content: [call("alpha", { x: "3" })] }),
+        (ctx) => say(`Got ${ctx.results.length} result(s).`),
+      ),
+    };
+    const { history } = await runLoop(scenario, "same tool twice", new ToolRegistry([...tools]));
+    const ranAs = ran.map((r) => `${r.tool}(${String(r.input.x)})`).join(", ");
+    rule(ranAs === "alpha(1), alpha(2), alpha(3)", "dispatch", `the model called alpha(1), alpha(2), quiet, then alpha(3); the registry ran [${ranAs}]: run the tool for every call, with that call's input (never reuse an earlier answer).`);
+    const calls = [...callsIn(history[1]), ...callsIn(history[3])];
+    for (const [c, want] of [[calls[0], "alpha got 1"], [calls[1], "alpha got 2"], [calls[2], ""], [calls[3], "alpha got 3"]] as const) {
+      const r = c && resultFor(history, c.id);
+      rule(r, "unanswered-tool-use", `the call ${c?.id} (${c?.name}) has no tool_result: every call is answered, also one whose tool printed nothing (send its empty output, or say "(no output)").`);
+      if (want === "") continue;
+      rule(textOfResult(r).trim() === want, "result-by-id", `the result for ${c!.id} (${c!.name} ${show(c!.input)}) is ${show(textOfResult(r))}: each call gets the output of its own input ("${want}").`);
+    }
+  });
+
   it("a tool that reports a failure (ToolError) is answered with is_error, and the loop goes on", async () => {
     const { tools } = recordingTools();
     const scenario: Scenario = {
@@ -214,7 +238,8 @@ describe("s02 the loop with the registry", () => {
     try {
       final = await lesson.agentLoop(llm, history, new ToolRegistry(tools), { root: process.cwd() });
     } catch (e) {
-      throw new RuleError("tool-failure-observed", `the loop threw when the tool "failing" reported a failure: ${errorText(e)}. Catch the ToolError in dispatch and answer it with is_error: true ${REGISTRY}.`);
+      // The API refused a request: the request, not the tool, is what went wrong.
+      throw refusedRequest(llm, e) ?? new RuleError("tool-failure-observed", `the loop threw when the tool "failing" reported a failure: ${errorText(e)}. Catch the ToolError in dispatch and answer it with is_error: true ${REGISTRY}.`);
     }
     await expectSendable(llm, history);
     const run = { history, final };

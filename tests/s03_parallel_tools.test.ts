@@ -61,9 +61,24 @@ function timedTools() {
   return { registry, spans, span };
 }
 
+/**
+ * Ids as the API makes them: random strings, so their sort order says nothing about the order
+ * of the calls (a loop that sorts results by id must fail). Deterministic, for a stable check.
+ */
 let nextId = 0;
+const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+function apiLikeId(n: number): string {
+  let x = Math.imul(n + 1, 0x9e3779b1);
+  let id = "toolu_01";
+  for (let k = 0; k < 22; k++) {
+    x = Math.imul(x ^ (x >>> 15), 0x85ebca6b) + k;
+    x >>>= 0;
+    id += ALPHABET[x % ALPHABET.length];
+  }
+  return id;
+}
 const use = (name: string, input: Record<string, unknown>): Anthropic.ToolUseBlock =>
-  ({ type: "tool_use", id: `toolu_s03_${nextId++}`, name, input, caller: { type: "direct" } }) as Anthropic.ToolUseBlock;
+  ({ type: "tool_use", id: apiLikeId(nextId++), name, input, caller: { type: "direct" } }) as Anthropic.ToolUseBlock;
 const look = (label: string, ms: number) => use("look", { label, ms });
 const change = (label: string, ms: number) => use("change", { label, ms });
 const contentOf = (r: Anthropic.ToolResultBlockParam | undefined) => textIn(r?.content);
@@ -217,7 +232,8 @@ describe("s03 the loop", () => {
       id: "test-three-reads",
       title: "three slow read-only calls in one turn",
       reply: steps(
-        () => ({ content: [text("Three at once."), call("look", { label: "x", ms: 200 }), call("look", { label: "y", ms: 100 }), call("look", { label: "z", ms: 10 })] }),
+        // Ids that sort against the order asked (the API's ids are random): the answer keeps the order of the calls.
+        () => ({ content: [text("Three at once."), { ...call("look", { label: "x", ms: 200 }), id: "toolu_01Zx9" }, { ...call("look", { label: "y", ms: 100 }), id: "toolu_01Mb4" }, { ...call("look", { label: "z", ms: 10 }), id: "toolu_01Aa7" }] }),
         (ctx) => say(`Got ${ctx.results.map((r) => ctx.resultText(r)).join(", ")}.`),
       ),
     };

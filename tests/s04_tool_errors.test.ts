@@ -15,6 +15,7 @@ import type { RuleId } from "../runtime/rules.ts";
 import { RuleError, assertProperty, callsIn, driveLoop, errorText, loadLesson, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 import { OTHER_STOPS, brief, expectStopsAt, naming, quietLessonFile, show } from "./support.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
+import { fieldProblems } from "../runtime/transcript.ts";
 
 type Agent = typeof import("../solutions/s04_tool_errors/agent.ts");
 type DefineTool = typeof import("../solutions/s04_tool_errors/define-tool.ts");
@@ -95,6 +96,7 @@ function trickyTools() {
       },
     }),
     defineTool({ name: "silent", description: "Returns nothing.", input: z.object({}), run: () => "" }),
+    defineTool({ name: "grep_log", description: "Finds the lines of a log that mention failures.", input: z.object({}), readOnly: true, run: () => "2 matches:\nERROR disk full\njob 7 failed" }),
   ];
   return { registry: new SafeToolRegistry(tools), ran, seen };
 }
@@ -114,6 +116,9 @@ async function answer(registry: InstanceType<typeof SafeToolRegistry>, c: Anthro
   try {
     const r = await Promise.race([safeDispatch(registry, c, { ...ctx, ...(opts.signal ? { signal: opts.signal } : {}) }), late]);
     rule(r !== "late", "tool-timeout", opts.late ?? `safeDispatch had not answered the call to ${c.name} after ${ms / 1000} s: run the tool with runWithDeadline and the tool's own timeoutMs ${SAFE}.`);
+    rule(r !== undefined && r !== null, "unanswered-tool-use", `safeDispatch returned ${show(r)} for the call ${c.id} (${c.name}): every call is answered with a tool_result, a failed one with is_error: true and the reason (errorResult) ${SAFE}.`);
+    const fields = r && typeof r === "object" && r.type === "tool_result" ? fieldProblems(r, `the result of ${c.name}`) : [];
+    rule(fields.length === 0, "api-rejected", () => `safeDispatch answered a call with a block the API refuses: ${fields[0]} ${SAFE}.`);
     rule(r && r.type === "tool_result" && r.tool_use_id === c.id, "result-by-id", `safeDispatch answered the call ${c.id} (${c.name}) with ${r && typeof r === "object" && "type" in r ? brief(r as Anthropic.ToolResultBlockParam) : show(r)}: a tool_result with tool_use_id ${c.id}.`);
     return r;
   } catch (e) {
@@ -170,6 +175,10 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
     const { registry } = trickyTools();
     const r = await answer(registry, toolUse("greet", { name: "Ada" }));
     rule(textOf(r) === "hello Ada" && r.is_error !== true, "result-is-output", `the call greet({name: "Ada"}) was answered ${brief(r)}: the tool's output, "hello Ada", and no is_error.`);
+    // A tool that worked, whose output talks about errors (a grep of a log): still not an error.
+    const grep = await answer(registry, toolUse("grep_log", {}));
+    rule(grep.is_error !== true, "tool-failure-observed", `grep_log ran and returned its matches ("ERROR disk full", "job 7 failed"), and was answered ${brief(grep)}: is_error says that the TOOL failed (it threw, timed out or got a bad input), not that its output mentions an error. Leave is_error out when the tool returned.`);
+    rule(textOf(grep).includes("ERROR disk full"), "result-is-output", `grep_log returned its matches and was answered ${brief(grep)}: send what the tool returned.`);
   });
 
   it("answers a tool that throws (sync or async) with is_error and the error's message; nothing escapes", async () => {
@@ -181,6 +190,8 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
       const r = await answer(registry, toolUse(name, {}));
       rule(r.is_error === true, "tool-failure-observed", `${name} threw, and its result (${brief(r)}) has no is_error: true: a failure is answered as an error.`);
       rule(textOf(r).includes(message), "tool-failure-observed", `${name} threw "${message}", and its result says ${show(textOf(r))}: include the exception's message, so the model knows what went wrong.`);
+      const frame = /^\s*at .*(\(|\/|\\).*:\d+/m.exec(textOf(r));
+      rule(!frame, "tool-failure-observed", () => `${name} threw, and its result carries a stack trace ("${frame![0].trim().slice(0, 60)}"): the model acts on what went wrong (the error's name and message) and what it can do; the agent's own stack means nothing to it and costs tokens. Use the error's message, not e.stack.`);
     }
   });
 

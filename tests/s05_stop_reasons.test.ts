@@ -14,7 +14,7 @@ import type { Reply, Scenario } from "../runtime/scripted/types.ts";
 import { ruleOfApiMessage } from "../runtime/rules.ts";
 import { RuleError, assertProperty, errorText, expectSendable, expectTranscriptRules, loadLesson, quietOutput, resultsIn, rule, scripted } from "../runtime/testing.ts";
 import type { ToolContext } from "../solutions/s02_tool_dispatch/registry.ts";
-import { show, withTranscript } from "./support.ts";
+import { refusedRequest, show, withTranscript } from "./support.ts";
 import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
 
 type Agent = typeof import("../solutions/s05_stop_reasons/agent.ts");
@@ -137,6 +137,10 @@ async function run(scenario: Scenario | undefined, task: string, opts: { maxToke
     expectPauseContinued(llm);
     if (e instanceof Anthropic.APIError) {
       expectTranscriptRules(history, { responses: llm.scripted.responses });
+      // The request the API refused, read by the checker (a field it does not take, say).
+      const refused = refusedRequest(llm, e);
+      if (refused && refused.rule !== "api-rejected") throw refused;
+      if (refused) throw new RuleError("api-rejected", `${refused.message.replace(/^\[[a-z0-9-]+\] /, "")} ${LOOP}.`);
       const id = ruleOfApiMessage(errorText(e));
       throw new RuleError(id === "api-rejected" ? "loop-threw" : id, `the API refused request ${llm.scripted.exchanges.length} of the loop: ${errorText(e)}`);
     }
@@ -146,6 +150,12 @@ async function run(scenario: Scenario | undefined, task: string, opts: { maxToke
   expectOneRetry(llm);
   expectPauseContinued(llm);
   expectOutcomeOfLast(llm, outcome);
+  const received = llm.scripted.exchanges.filter((e) => e.response).length;
+  rule(
+    !outcome || typeof outcome !== "object" || outcome.turns === received,
+    "typed-outcome",
+    `the run received ${received} response(s) and its outcome says turns: ${show(outcome?.turns)}: count every response the model sent, a cut-off one that was asked again and a paused one included ${LOOP}.`,
+  );
   const requests = llm.scripted.exchanges.map((e) => e.request as Anthropic.MessageCreateParams);
   // (After a pause_turn the continued message is two responses end to end: the checker knows.)
   await expectSendable(llm, history);

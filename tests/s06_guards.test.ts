@@ -160,6 +160,20 @@ describe("s06 guards: each one stops the run, and the transcript can be sent aga
     rule(roles === "user, assistant, user", "abort-leaves-transcript", `after the aborted request the history is [${roles}]: an aborted request adds nothing, so it stays [user, assistant, user].`);
   });
 
+  it("timeout: the deadline is the whole run's, not each request's", async () => {
+    // The first request takes 700 ms of a 1 s run; the second would take 60 s. The run's deadline
+    // stops it at 1 s; a limit given to each request afresh would let the second run a whole second more.
+    const started = performance.now();
+    const { outcome } = await run({ faults: [{ kind: "latency", ms: 700 }, { kind: "latency", ms: 60_000 }], run: { guards: { timeoutMs: 1_000 } }, within: 6_000 });
+    const took = Math.round(performance.now() - started);
+    rule(reason(outcome) === "timeout", "guard-timeout", `the run's deadline (1 s) came during its second request and the run ended ${show(reason(outcome))}: return guard.halted() when the aborted request throws ${LOOP}.`);
+    rule(
+      took < 1_550,
+      "guard-timeout",
+      `the run had a deadline of 1 s and returned after ${took} ms: the deadline is the whole run's (one signal from runSignal, made when the run starts, given to every request and tool), not a fresh limit for each request ${LOOP}.`,
+    );
+  });
+
   it("timeout: stops a tool that is running, and its call is still answered", async () => {
     const scenario: Scenario = { id: "test-wait", title: "waits", reply: () => ({ content: [text("Waiting."), call("wait", {})] }) };
     const { outcome, history } = await run({ scenario, run: { guards: { timeoutMs: 300 } }, within: 5_000 });
@@ -215,6 +229,21 @@ describe("s06 guards: each one stops the run, and the transcript can be sent aga
       reason(outcome) === "token_budget" && outcome.turns === 2,
       "guard-budget",
       `two turns cost ${u1} + ${u2} tokens against a budget of ${budget}, and the run ended ${show(reason(outcome))} after ${outcome.turns} turn(s): the budget counts the whole run (this.used += tokensOf(…)), so it stops after turn 2.`,
+    );
+  });
+
+  it("token_budget and max_turns count a response cut off by max_tokens, though it is asked again", async () => {
+    const long: Scenario = { id: "test-long-answer", title: "an answer longer than a small max_tokens", reply: () => say(`Here is the whole story. ${"A long sentence of the answer. ".repeat(60)}`) };
+    const probe = await run({ scenario: long, run: { maxTokens: 40, guards: { maxTurns: 1 } } });
+    const cut = probe.responses[0]!;
+    if (cut.stop_reason !== "max_tokens") throw new Error(`(a check of this test itself, not of your loop) the scripted model's first answer should be cut off, and it ended ${cut.stop_reason}`);
+    rule(probe.requests === 1 && reason(probe.outcome) === "max_turns", "guard-max-turns", `with maxTurns 1 the first response (cut off by max_tokens) was followed by ${probe.requests - 1} more request(s), and the run ended ${show(reason(probe.outcome))}: a cut-off response is a turn too; count it (guard.count) before you ask again.`);
+    const budget = tokens(cut.usage) - 1;
+    const { outcome, requests } = await run({ scenario: long, run: { maxTokens: 40, guards: { tokenBudget: budget, maxTurns: 5 } } });
+    rule(
+      requests === 1 && reason(outcome) === "token_budget",
+      "guard-budget",
+      `the first response was cut off by max_tokens and cost ${tokens(cut.usage)} tokens against a budget of ${budget}; the loop then made ${requests - 1} more request(s) and ended ${show(reason(outcome))}: every response counts against the budget, one that is asked again included (guard.count right after create).`,
     );
   });
 

@@ -120,3 +120,23 @@ export const show = (v: unknown, n = 120) => {
 /** A tool_result in a few words: its id, is_error, and its content's first line. */
 export const brief = (r: Anthropic.ToolResultBlockParam | undefined) =>
   r ? `a tool_result for ${r.tool_use_id}${r.is_error ? " (is_error)" : " (no is_error)"} saying ${show(textIn(r.content).split("\n")[0] ?? "", 90)}` : "nothing";
+
+// ── a request the API refused ────────────────────────────────────────────────────────────────
+
+import { checkTranscript } from "../runtime/transcript.ts";
+import { ruleOfApiMessage } from "../runtime/rules.ts";
+
+/**
+ * When a loop threw because the API refused its last request (not a fault a test asked for), the
+ * rule that request broke, in the checker's words (the transcript it sent), else the API's.
+ * Undefined for any other throw: a tool's own failure is the test's to name.
+ */
+export function refusedRequest(llm: ReturnType<typeof scripted>, e: unknown): RuleError | undefined {
+  const last = llm.scripted.exchanges.at(-1);
+  if (!(e instanceof Anthropic_.APIError) || !last?.error || last.fault) return undefined;
+  const sent = (last.request as { messages?: Anthropic.MessageParam[] } | undefined)?.messages;
+  const first = Array.isArray(sent) ? checkTranscript(sent, { responses: llm.scripted.responses })[0] : undefined;
+  const n = llm.scripted.exchanges.length;
+  if (first) return new RuleError(first.rule as RuleId, `request ${n} the loop sent: ${first.message} (the API refused it: ${last.error.message})`);
+  return new RuleError(ruleOfApiMessage(last.error.message), `the API refused request ${n} the loop sent: ${last.error.message}`);
+}

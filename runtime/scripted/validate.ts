@@ -504,6 +504,7 @@ function validateBlock(b: Obj, i: number, j: number, role: string): ApiError | n
     case "tool_result": {
       if (role !== "user") return bad(`${at}: \`tool_result\` blocks can only be in \`user\` messages`);
       if (typeof b.tool_use_id !== "string") return bad(`${at}.tool_result.tool_use_id: Field required`);
+      if (b.is_error !== undefined && typeof b.is_error !== "boolean") return bad(`${at}.tool_result.is_error: Input should be a valid boolean`);
       const c = b.content;
       if (c !== undefined && typeof c !== "string" && !Array.isArray(c))
         return bad(`${at}.tool_result.content: Input should be a valid string or a valid list`);

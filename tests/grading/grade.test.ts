@@ -54,6 +54,10 @@ describe("the rule catalog", () => {
     expect(ruleOfApiMessage("messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1.")).toBe("unanswered-tool-use");
     expect(ruleOfApiMessage("messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9.")).toBe("orphan-result");
     expect(ruleOfApiMessage("messages.3: all messages must have non-empty content except for the optional final assistant message")).toBe("empty-message");
+    // A field the API does not take is about the field, even in a thinking block.
+    expect(ruleOfApiMessage("messages.1.content.0.thinking.index: Extra inputs are not permitted")).toBe("api-rejected");
+    expect(ruleOfApiMessage("messages.2.content.0.tool_result.is_error: Input should be a valid boolean")).toBe("api-rejected");
+    expect(ruleOfApiMessage("messages.1.content.0.thinking.signature: Field required")).toBe("not-verbatim");
   });
 });
 

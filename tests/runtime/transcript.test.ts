@@ -177,6 +177,37 @@ describe("transcript checker: one rule at a time", () => {
     expect(checkTranscript([ask, a(use("toolu_a")), u(result("toolu_a", "boom", true))])).toEqual([]);
   });
 
+  describe("api-rejected: fields the API does not take", () => {
+    it("is_error that is not a boolean", () => {
+      const bad = { ...result("toolu_a"), is_error: "true" } as unknown as Anthropic.ToolResultBlockParam;
+      const v = only([ask, a(use("toolu_a")), u(bad)], "api-rejected");
+      expect(v).toMatchObject({ index: 2, block: 0 });
+      expect(v.message).toMatch(/is_error is "true" \(a string\); the API takes only a boolean/);
+      expect(checkTranscript([ask, a(use("toolu_a")), u(result("toolu_a", "ok", false))])).toEqual([]);
+    });
+
+    it("a tool_result with a field of its own, or content that is neither a string nor a list", () => {
+      const extra = { ...result("toolu_a"), output: "ok" } as unknown as Anthropic.ToolResultBlockParam;
+      expect(only([ask, a(use("toolu_a")), u(extra)], "api-rejected").message).toMatch(/has `output`: a tool_result has only type, tool_use_id, content and is_error/);
+      const object = { ...result("toolu_a"), content: { text: "ok" } } as unknown as Anthropic.ToolResultBlockParam;
+      expect(only([ask, a(use("toolu_a")), u(object)], "api-rejected").message).toMatch(/content is an object; it must be a string or a list of blocks/);
+    });
+
+    it("the whole Message pushed as a history entry", () => {
+      const whole = { ...response([textBlock("hi")]) } as unknown as M;
+      const v = only([ask, whole], "api-rejected");
+      expect(v).toMatchObject({ index: 1 });
+      expect(v.message).toMatch(/is the whole Message the API returned .*Push \{ role: "assistant", content: response\.content \}/);
+    });
+
+    it("a hole in content (undefined, null) is reported, not a crash", () => {
+      const holes = { role: "user", content: [result("toolu_a"), undefined, null] } as unknown as M;
+      const found = checkTranscript([ask, a(use("toolu_a")), holes]).filter((x) => x.rule === "api-rejected");
+      expect(found.map((x) => x.block)).toEqual([1, 2]);
+      expect(found[0]!.message).toMatch(/^messages\[2\]\.content\[1\] is undefined, not a block/);
+    });
+  });
+
   describe("not-verbatim: the assistant turn must be the response as sent", () => {
     const sent = response([thinkingBlock("I will list."), textBlock("Listing."), useBlock("toolu_v")]);
     const after = u(result("toolu_v"));

@@ -61,6 +61,11 @@ describe("validation: what the API rejects, with its own words", () => {
       "messages.2.content.0.tool_result: content cannot be empty if `is_error` is true",
     ],
     [
+      "is_error as a string",
+      body([ask, assistant(use("toolu_a")), user({ type: "tool_result", tool_use_id: "toolu_a", content: "x", is_error: "true" })]),
+      "messages.2.content.0.tool_result.is_error: Input should be a valid boolean",
+    ],
+    [
       "an error result with no content at all",
       body([ask, assistant(use("toolu_a")), user({ type: "tool_result", tool_use_id: "toolu_a", is_error: true })]),
       "messages.2.content.0.tool_result: content cannot be empty if `is_error` is true",
