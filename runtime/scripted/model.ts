@@ -390,7 +390,9 @@ export class ScriptedModel {
       } else if (b.type === "redacted_thinking") {
         content.push({ type: "redacted_thinking", data: b.data });
       } else {
-        const id = b.id ?? `toolu_${seed}${String(i).padStart(2, "0")}`;
+        // Like the API's, a turn's ids do not sort in the order of its calls (a loop that sorts its
+        // results by id must not pass by luck): each is a hash of the turn and the call's place.
+        const id = b.id ?? `toolu_${shortHash(seed, i)}`;
         const cost = estimateTokens({ name: b.name, input: b.input }) + 8;
         if (cost > budget) {
           // Cut off mid-call: the input never finished, so it arrives empty. Never run it.
