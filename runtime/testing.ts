@@ -345,13 +345,21 @@ export async function driveLoop<T>(
       const more = violations.length > 1 ? `\n${formatViolations(violations.slice(1))}` : "";
       throw new RuleError(first.rule as RuleId, `${first.message} (the API refused the next request: ${errorText(e)})${more}`, { cause: e });
     }
-    // The API refused the messages of a request whose history keeps every pairing rule: a field
-    // it does not take in a message or block (messages.N…). The API's words name it. (A refusal of
-    // the request's other parts, tools or cache markers, is the lesson's own test to name.)
+    // The API refused a request whose history keeps every pairing rule: a field it does not take
+    // in a message or block (messages.N…), or in the request's other parts (tools.N…, system…,
+    // tool_choice…). The API's words name it. (A lesson whose own idea the refusal is about, such
+    // as s13's cache markers, names it in its test's callback, before this.)
     const refused = llm.scripted?.exchanges.at(-1)?.error;
-    if (refused && !llm.scripted!.exchanges.at(-1)!.fault && /^messages[.:]/.test(refused.message) && errorText(e).includes(refused.message)) {
+    if (refused && !llm.scripted!.exchanges.at(-1)!.fault && errorText(e).includes(refused.message)) {
       const id = ruleOfApiMessage(refused.message);
-      throw new RuleError(id, `the API refused request ${llm.scripted!.exchanges.length} the loop sent: ${refused.message}. Send only what the SDK's types describe: each message { role, content }, each block with its own fields.`, { cause: e });
+      const part = /^(messages|tools|system|tool_choice|thinking|metadata|stop_sequences|max_tokens|model)\b/.exec(refused.message)?.[1];
+      const advice =
+        part === "messages" || part === undefined
+          ? "Send only what the SDK's types describe: each message { role, content }, each block with its own fields."
+          : part === "tools"
+            ? "Send each tool as the SDK's Anthropic.Tool type describes it: { name, description, input_schema } (and cache_control), nothing of your own."
+            : `Send \`${part}\` as the SDK's types describe it (Anthropic.MessageCreateParams).`;
+      throw new RuleError(id, `the API refused request ${llm.scripted!.exchanges.length} the loop sent: ${refused.message}. ${advice}`, { cause: e });
     }
     throw new Error(`the loop failed: ${errorText(e)}`, { cause: e });
   } finally {

@@ -77,6 +77,19 @@ describe("driveLoop", () => {
     expect((e as Error).message).toMatch(/the API refused the next request: messages\.1: `tool_use` ids were found without `tool_result` blocks/);
   });
 
+  it("a request the API refuses for a field it does not take, in the messages or in the tools: its words, the rule, what to send", async () => {
+    for (const [part, send] of [
+      ["messages", (h: Anthropic.MessageParam[]) => ({ messages: [{ ...h[0]!, id: "msg_1" } as Anthropic.MessageParam] })],
+      ["tools", (h: Anthropic.MessageParam[]) => ({ messages: h, tools: [{ name: "bash", description: "runs", input_schema: { type: "object" as const }, run: "x" } as Anthropic.Tool] })],
+    ] as const) {
+      const llm = scripted({ scenario: thinker });
+      const history: Anthropic.MessageParam[] = [{ role: "user", content: "go" }];
+      const e = await driveLoop(llm, history, async () => llm.client.messages.create({ model: llm.model, max_tokens: 100, ...send(history) })).catch((x: unknown) => x as Error);
+      expect(e, part).toBeInstanceOf(Error);
+      expect((e as Error).message, part).toMatch(new RegExp(`^\\[api-rejected\\] the API refused request 1 the loop sent: ${part}\\.0\\..*Extra inputs are not permitted\\. Send `));
+    }
+  });
+
   it("a TODO passes through as it is; a good loop returns its result", async () => {
     const { llm, history } = await firstTurn();
     await expect(driveLoop(llm, history, async () => todo("the loop"))).rejects.toBeInstanceOf(TodoError);
