@@ -197,6 +197,20 @@ describe("s11 compaction keeps every tool_use/tool_result pair whole", () => {
     rule(isDeepStrictEqual(result.messages.slice(1), messages.slice(messages.length - (result.messages.length - 1))), "recovery", "the messages kept after the summary are not the newest ones, word for word.");
   });
 
+  it("clips a result too large for the window, the newest one too, and keeps its call and id", () => {
+    const messages: Message[] = [
+      { role: "user", content: "the original task" },
+      { role: "assistant", content: [{ type: "text", text: "Reading it." }, { type: "tool_use", id: "toolu_big", name: "read_file", input: { path: "huge.log" } }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_big", content: "y".repeat(400_000) }] },
+    ];
+    const target = Math.floor(compaction.estimateMessages(messages) / 10);
+    const result = compaction.compact(messages, { targetTokens: target });
+    rule(result !== null && result.clipped > 0, "recovery", `compact() of a history whose newest tool result alone is ten times the target ${result ? `clipped ${result.clipped} results` : "returned null"}: clip the results that are too long, the newest one too, or the next request is refused again.`);
+    rule(compaction.estimateMessages(result.messages) <= target, "recovery", `the compacted history is ${compaction.estimateMessages(result.messages)} tokens, over the target ${target}.`);
+    const { uses, results } = pairs(result.messages);
+    rule(uses.includes("toolu_big") && results.includes("toolu_big"), "orphan-result", `clipping lost the call or the result of toolu_big (calls [${uses.join(", ")}], results [${results.join(", ")}]): clip the result's text, keep the block and its tool_use_id.`);
+  });
+
   it("returns null when there is nothing to drop or clip", () => {
     rule(compaction.compact([{ role: "user", content: "hi" }], { targetTokens: 1 }) === null, "recovery", "compact() of a history with nothing to drop or clip must return null (it could not shrink).");
   });

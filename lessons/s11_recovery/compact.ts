@@ -116,8 +116,8 @@ export function compact(messages: readonly Message[], opts: CompactOptions): Com
   }
   const result = structuredClone(best ?? [...messages]);
   let clipped = 0;
-  if (estimateMessages(result) > opts.targetTokens)
-    clipped = clipResults(result, result.length - 1, opts.clipResultsTo ?? 2_000);
+  // Still too long (one huge result, even the newest one): clip the results, keep every call.
+  if (estimateMessages(result) > opts.targetTokens) clipped = clipResults(result, result.length, opts.clipResultsTo ?? 2_000);
   if (dropped === 0 && clipped === 0) return null;
   return { messages: result, dropped, clipped };
 }
