@@ -250,11 +250,11 @@ describe("s07 safe bash: a capped, clean process group", () => {
     const r = await bash.runSafeBash("head -c 15000 /dev/zero | tr '\\0' a >&2", { cwd: root, maxOutput: 1000 });
     const kept = /^a*/.exec(r.text)![0].length;
     rule(kept === 1000 && /output cut: 14000 of 15000 characters/.test(r.text), "output-cap", `a 15 000-character output on stderr came back with ${kept} characters (${JSON.stringify(r.text.slice(-120))}): stderr goes through the same cap and count as stdout.`);
-    const started = Date.now();
-    // Its timeout (6 s) is only a backstop: an output that keeps growing is stopped long before.
-    // `exec`: the shell becomes yes, so this checks the cap alone (the process group has its own tests).
+    // Its timeout (6 s) is only a backstop: an output that keeps growing is stopped long before,
+    // so a run that reached it (timedOut) did not stop at the cap. `exec`: the shell becomes yes,
+    // so this checks the cap alone (the process group has its own tests).
     const flood = await bash.runSafeBash("exec yes >&2", { cwd: root, maxOutput: 2_000, timeoutMs: 6_000 });
-    rule(flood.text.length < 2_400 && !flood.timedOut && Date.now() - started < 5_000, "output-cap", `\`yes >&2\` came back with ${flood.text.length} characters after ${Math.round((Date.now() - started) / 1000)} s: an endless output on stderr is capped and stopped too.`);
+    rule(flood.text.length < 2_400 && !flood.timedOut, "output-cap", `\`yes >&2\` came back with ${flood.text.length} characters${flood.timedOut ? " at its 6 s timeout" : ""}: an endless output on stderr is capped and stopped at the cap, like stdout.`);
   });
 
   it("an abort stops the command at once", async () => {
