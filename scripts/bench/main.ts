@@ -129,7 +129,7 @@ async function checkFigures(): Promise<CheckFigures> {
   const typecheck_cached_s = await three(() => ((t = performance.now()), typeErrors(dir), since(t)));
   process.env.COURSE_TYPECHECK_CACHE = "0";
   const typecheck_native_s = await three(async () => ((t = performance.now()), await typeErrorsFast(dir), since(t)));
-  progress("learner's cycle: watch's re-check of s01 (warm runner)");
+  progress("learner's cycle: watch's re-check of s01 after a save (warm test runner and type checker)");
   // as after a save: the type check runs (COURSE_TYPECHECK_CACHE is still "0")
   const warm = new WarmRunner();
   warm.start(dir);

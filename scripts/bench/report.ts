@@ -80,7 +80,7 @@ const W = {
     notJudged: " (reported, not judged)",
     check: (s: number, changed: number | null) => `npm run check s01 in a fresh process: ${s} s (target ≤ 3 s)${changed !== null ? `; right after an edit (no remembered type check): ${changed} s` : ""}`,
     watch: (w: number, cold: number, warm: number, native: number | null) =>
-      `watch's re-check of s01 (warm runner): ${w} s (target ≤ 1 s) · type check of lessons/s01: ${cold} s cold, ${warm} s warm${native !== null ? `, ${native} s through the native compiler` : ""}`,
+      `watch's re-check of s01 after a save (warm test runner and type checker): ${w} s (target ≤ 1 s) · type check of lessons/s01: ${cold} s cold, ${warm} s warm${native !== null ? `, ${native} s through the native compiler` : ""}`,
     test: (alone: number, ok: string, beside: number, ok2: string, ratio: number, cores: number, load: number) =>
       `npm test: ${alone} s alone (${ok}); two side by side: ${beside} s (${ok2}), ${ratio}× · ${cores} cores, load ${load} at the start`,
     testOnly: (s: number) => `npm test: ${s} s`,
@@ -123,7 +123,7 @@ const W = {
     notJudged: "（只报告，不评判）",
     check: (s: number, changed: number | null) => `新进程中的 npm run check s01：${s} 秒（目标 ≤ 3 秒）${changed !== null ? `；刚改完代码（没有记住的类型检查结论）：${changed} 秒` : ""}`,
     watch: (w: number, cold: number, warm: number, native: number | null) =>
-      `watch 对 s01 的重新检查（预热的运行器）：${w} 秒（目标 ≤ 1 秒）· lessons/s01 的类型检查：冷 ${cold} 秒，热 ${warm} 秒${native !== null ? `，经原生编译器 ${native} 秒` : ""}`,
+      `保存后 watch 对 s01 的重新检查（预热的测试运行器和类型检查器）：${w} 秒（目标 ≤ 1 秒）· lessons/s01 的类型检查：冷 ${cold} 秒，热 ${warm} 秒${native !== null ? `，经原生编译器 ${native} 秒` : ""}`,
     test: (alone: number, ok: string, beside: number, ok2: string, ratio: number, cores: number, load: number) =>
       `npm test：单独 ${alone} 秒（${ok}）；两个并排：${beside} 秒（${ok2}），${ratio}× · ${cores} 核，开始时负载 ${load}`,
     testOnly: (s: number) => `npm test：${s} 秒`,
