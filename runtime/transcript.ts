@@ -313,14 +313,20 @@ function checkVerbatim(messages: readonly AnyMessage[], responses: readonly Anth
   });
 }
 
-/** Are `blocks` some of the responses' contents, in order, end to end (a pause_turn and its continuation)? */
+/**
+ * Are `blocks` some of the responses' contents, in order, end to end (a pause_turn and its
+ * continuation)? Every way of laying them is tried: a response dropped by the loop (a cut-off
+ * answer asked again) may hold the same blocks as the start of the one it kept.
+ */
 function isConcatenation(blocks: readonly Block[], responses: readonly Anthropic.Message[]): boolean {
-  let at = 0;
+  let reached = new Set([0]);
   for (const r of responses) {
     const n = r.content.length;
-    if (n === 0 || at + n > blocks.length) continue;
-    if (r.content.every((b, k) => essence(b) === essence(blocks[at + k]!))) at += n;
-    if (at === blocks.length) return true;
+    if (n === 0) continue;
+    const next = new Set(reached);
+    for (const at of reached) if (at + n <= blocks.length && r.content.every((b, k) => essence(b) === essence(blocks[at + k]!))) next.add(at + n);
+    reached = next;
+    if (reached.has(blocks.length)) return true;
   }
   return false;
 }

@@ -526,6 +526,7 @@ export function makeSandbox(big = true): Sandbox {
   symlinkSync("../out/created-by-attack.txt", join(ws, "dangling-link.txt"));
   // The boundary attacks: a hard link to the secret, FIFOs, a device, a link that will flip.
   linkSync(join(out, "secret.txt"), join(ws, "hard.txt"));
+  linkSync(join(out, "secret.txt"), join(ws, "hard-link.txt")); // the name s07's own cases use
   for (const f of ["fifo", "fifo2", "fifo3", "fifo4"]) spawnSync("mkfifo", [join(ws, f)]);
   spawnSync("mknod", [join(ws, "zero"), "c", "1", "5"], { stdio: "ignore" });
   symlinkSync("/dev/urandom", join(ws, "urandom-link"));

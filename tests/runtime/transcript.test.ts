@@ -218,6 +218,19 @@ describe("transcript checker: one rule at a time", () => {
       expect(checkTranscript([ask, plain, after], { responses: [sent] })).toEqual([]);
     });
 
+    it("accepts a paused turn with its continuation appended, also after a dropped cut-off answer that began the same way", () => {
+      // max_tokens (dropped, asked again), then a paused turn, then its continuation: the history
+      // holds the last two laid end to end, and the dropped one starts with the same block.
+      const cut = { ...response([thinkingBlock("Same thought.")]), stop_reason: "max_tokens" as const };
+      const paused = { ...response([thinkingBlock("Same thought."), textBlock("Looking.")]), stop_reason: "pause_turn" as const };
+      const rest = response([textBlock("All done.")]);
+      const kept = { role: "assistant" as const, content: [...paused.content, ...rest.content] };
+      expect(checkTranscript([ask, kept], { responses: [cut, paused, rest] })).toEqual([]);
+      // A block no response holds is still named.
+      const forged = { role: "assistant" as const, content: [...paused.content, textBlock("Not said.")] };
+      expect(only([ask, forged], "not-verbatim", [cut, paused, rest]).message).toMatch(/content\[2\] \(text\) was not in the response/);
+    });
+
     it("a dropped thinking block", () => {
       const v = only([ask, a(txt("Listing."), use("toolu_v")), after], "not-verbatim", [sent]);
       expect(v.index).toBe(1);
