@@ -79,7 +79,7 @@ describe("driveLoop", () => {
 
   it("a request the API refuses for a field it does not take, in the messages or in the tools: its words, the rule, what to send", async () => {
     for (const [part, send] of [
-      ["messages", (h: Anthropic.MessageParam[]) => ({ messages: [{ ...h[0]!, id: "msg_1" } as Anthropic.MessageParam] })],
+      ["messages", (h: Anthropic.MessageParam[]) => ({ messages: [{ ...h[0]!, id: "msg_1" } as unknown as Anthropic.MessageParam] })],
       ["tools", (h: Anthropic.MessageParam[]) => ({ messages: h, tools: [{ name: "bash", description: "runs", input_schema: { type: "object" as const }, run: "x" } as Anthropic.Tool] })],
     ] as const) {
       const llm = scripted({ scenario: thinker });
