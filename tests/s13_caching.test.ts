@@ -112,7 +112,7 @@ function longSession(turns: number, size = 2_000) {
 describe("s13 breakpoints on every request: tools and system once, the newest message each turn", () => {
   it("marks the last tool, the system prompt and the newest message of every request, with at most 4 markers", async () => {
     const { requests, outcome } = await defaultRun();
-    expect(outcome.status, `[typed-outcome] the default task ends "done" (it ended ${outcome.status})`).toBe("done");
+    rule(outcome.status === "done", "typed-outcome", () => `the default task ended "${outcome.status}"${typeof (outcome as { reason?: unknown }).reason === "string" ? ` (${(outcome as { reason: string }).reason})` : ""}, not "done": when the model answers with end_turn, return { status: "done", … }; a stop means a guard or an error ended the run early, and its reason says which.`);
     expect(requests.length, `[cache-placement] the default task made ${requests.length} request(s), and it takes at least 4: keep looping while stop_reason is tool_use, so the breakpoints can be checked turn after turn`).toBeGreaterThanOrEqual(4);
     requests.forEach((r, n) => {
       const where = `request ${n + 1} of ${requests.length}`;

@@ -125,7 +125,7 @@ describe("s14 the default task: a plan, kept up to date, on the sample repositor
     const root = keep(await scratchCopy(`${ROOT}/examples/login-service`));
     const history: Anthropic.MessageParam[] = [{ role: "user", content: S14_TASK }];
     const outcome = await driveLoop(llm, history, () => lesson.runAgent(llm, history, { root, plan, approve: refuseAll }));
-    expect(outcome.status, `[typed-outcome] the default task ends "done" (it ended ${outcome.status})`).toBe("done");
+    rule(outcome.status === "done", "typed-outcome", () => `the default task ended "${outcome.status}"${typeof (outcome as { reason?: unknown }).reason === "string" ? ` (${(outcome as { reason: string }).reason})` : ""}, not "done": when the model answers with end_turn, return { status: "done", … }; a stop means a guard or an error ended the run early, and its reason says which.`);
     expectGoodListsTaken(history);
     expect(plan.items.map((i) => i.content), "[plan-owned] the loop's plan (opts.plan) does not hold the steps of the model's last list: Plan.update stores each good list").toEqual(S14_STEPS);
     expect(plan.items.every((i) => i.status === "completed"), "[plan-owned] the loop's plan does not hold the statuses of the model's last list (all completed): Plan.update stores each good list").toBe(true);

@@ -78,7 +78,7 @@ describe("s15 the default task: two subagents at once, only their answers come b
   it("runs both children concurrently, each on a fresh history, and explains from their answers", async () => {
     const llm = scripted({ latencyMs: 60 });
     const { outcome, history, children } = await run(llm, S15_TASK, { root: await sample() });
-    expect(outcome.status, `[typed-outcome] the default task ends "done" (it ended ${outcome.status})`).toBe("done");
+    rule(outcome.status === "done", "typed-outcome", () => `the default task ended "${outcome.status}"${typeof (outcome as { reason?: unknown }).reason === "string" ? ` (${(outcome as { reason: string }).reason})` : ""}, not "done": when the model answers with end_turn, return { status: "done", … }; a stop means a guard or an error ended the run early, and its reason says which.`);
     expect(history.map((m) => m.role), "[subagent-isolation] the parent's history: the task, one turn with two task calls, their two results, the answer").toEqual(["user", "assistant", "user", "assistant"]);
     const results = resultsOf(history[2]!);
     expect(results.map((r) => r.is_error ?? false), "[subagent-errors] both children finish: neither task call is an is_error result").toEqual([false, false]);

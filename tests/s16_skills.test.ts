@@ -208,7 +208,7 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
     const llm = scripted();
     const history: Anthropic.MessageParam[] = [{ role: "user", content: S16_TASK }];
     const outcome = await driveLoop(llm, history, () => lesson.runAgent(llm, history, { root, approve: refuseAll, skills: skills.loadSkills(SKILLS_EXAMPLE).skills }));
-    expect(outcome.status, `[typed-outcome] the default task ends "done" (it ended ${outcome.status})`).toBe("done");
+    rule(outcome.status === "done", "typed-outcome", () => `the default task ended "${outcome.status}"${typeof (outcome as { reason?: unknown }).reason === "string" ? ` (${(outcome as { reason: string }).reason})` : ""}, not "done": when the model answers with end_turn, return { status: "done", … }; a stop means a guard or an error ended the run early, and its reason says which.`);
     const said = history.filter((m) => m.role === "assistant").at(-1);
     const answer = said ? (typeof said.content === "string" ? said.content : said.content.map((b) => (b.type === "text" ? b.text : "")).join(" ")) : "";
     rule(

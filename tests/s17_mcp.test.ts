@@ -18,7 +18,7 @@ import { MCP_EXAMPLE_CONFIG, S12_TASK, S17_TASK } from "../runtime/tasks.ts";
 import { ROOT, RuleError, driveLoop, errorText, gradedTree, loadLesson, rule, scripted, textIn } from "../runtime/testing.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
-import { quietLessonFile } from "./support.ts";
+import { clip, quietLessonFile } from "./support.ts";
 
 type Agent = typeof import("../solutions/s17_mcp/agent.ts");
 type Mcp = typeof import("../solutions/s17_mcp/mcp.ts");
@@ -83,7 +83,7 @@ async function gone(pid: number, ms = 10_000): Promise<boolean> {
 describe("s17 the example MCP server's tools, through the loop", () => {
   it("offers them as mcp__notes__<tool> with the input the server describes, calls them, and answers", async () => {
     const { llm, history, outcome } = await runWith("s17_mcp", { mcpServers: notesConfig() }, S17_TASK);
-    expect(outcome.status, `[typed-outcome] the default task ends "done" (it ended ${outcome.status})`).toBe("done");
+    rule(outcome.status === "done", "typed-outcome", () => `the default task ended "${outcome.status}"${typeof (outcome as { reason?: unknown }).reason === "string" ? ` (${(outcome as { reason: string }).reason})` : ""}, not "done": when the model answers with end_turn, return { status: "done", … }; a stop means a guard or an error ended the run early, and its reason says which.`);
     const tools = (llm.scripted.exchanges[0]!.request as { tools: Anthropic.Tool[] }).tools;
     const search = tools.find((t) => t.name === "mcp__notes__search");
     rule(search !== undefined, "mcp-tools", () => `the first request offered no tool named mcp__notes__search (its tools: ${tools.map((t) => t.name).join(", ")}): name each server tool mcp__<server>__<tool>, so two servers' tools never collide and each call goes to its server.`);
@@ -285,10 +285,10 @@ describe("s17 the final agent: npm run agent", () => {
 
   it("as a process: `npm run agent -- --mcp-config examples/mcp-notes/mcp.json \"…\"` uses a tool of the example MCP server offline, and exits 0", () => {
     const r = agentProcess(ROOT, ["--mcp-config", "examples/mcp-notes/mcp.json", S17_TASK]);
-    expect(r.stderr, "[final-agent] npm run agent wrote an error or a stack trace").not.toMatch(/Error:|at .*\.ts:\d+/);
-    expect(r.stdout, "[mcp-tools] the model called the server's tool").toContain("→ mcp__notes__search");
-    expect(r.stdout, "[mcp-results] the agent answered from the note the server returned").toMatch(/locks after 3 failed logins/);
-    expect(r.status, `[final-agent] npm run agent exited ${String(r.status)}, not 0`).toBe(0);
+    rule(!/Error:|at .*\.ts:\d+/.test(r.stderr), "final-agent", () => `npm run agent wrote an error or a stack trace: ${JSON.stringify(clip(r.stderr, 300))}. Catch what a run can throw in the program (s12/program.ts) and print one line that says what to do.`);
+    rule(r.stdout.includes("→ mcp__notes__search"), "mcp-tools", () => `npm run agent with --mcp-config never called the notes server's search tool: list the server's tools to the model as mcp__<server>__<tool>. It printed: ${JSON.stringify(clip(r.stdout, 300))}`);
+    rule(/locks after 3 failed logins/.test(r.stdout), "mcp-results", () => `npm run agent did not answer from the note the server returned: hand the MCP result's text to the model as the tool_result. It printed: ${JSON.stringify(clip(r.stdout, 300))}`);
+    rule(r.status === 0, "final-agent", () => `npm run agent exited ${String(r.status)}, not 0, on a task it can do: a run that ends "done" exits 0. Its last output: ${JSON.stringify(clip(r.stderr || r.stdout, 300))}`);
   });
 
   it("a bad --mcp-config or --skills is one line and exit 2; --help names both", async () => {
