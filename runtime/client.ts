@@ -4,7 +4,9 @@
  *   ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN  → the real API (or ANTHROPIC_BASE_URL's server)
  *   ANTHROPIC_BASE_URL alone                   → that Anthropic-compatible endpoint (e.g. Ollama)
  *   none of them (or COURSE_OFFLINE=1)         → the built-in scripted model, offline
- *   MODEL_ID                                   → the model (default below)
+ *   MODEL_ID                                   → the model online (default below); offline,
+ *                                                the lessons ask for scripted-model (the scripted
+ *                                                model answers only the ids of its model table)
  *
  * A key is never printed.
  */
@@ -72,7 +74,9 @@ export function selectModel(opts: SelectOptions = {}): Selection {
     const s = scriptedLlm(opts.scripted, opts);
     return {
       ...s,
-      model: env.MODEL_ID?.trim() || SCRIPTED_MODEL_ID,
+      // MODEL_ID names a model of the endpoint a key opens (or of ANTHROPIC_BASE_URL's server);
+      // offline it is not read, so a .env kept for a compatible endpoint does not get a 404 here.
+      model: SCRIPTED_MODEL_ID,
       offline: true,
       banner: "model: scripted (offline) — set ANTHROPIC_API_KEY to use Claude",
     };

@@ -16,11 +16,12 @@ import { estimateTokens } from "../tokens.ts";
 
 export { estimateTokens };
 import { signThinking } from "./signature.ts";
-import { listModels, retrieveModel } from "./models.ts";
+import { findModel, listModels, MODEL_TABLE, retrieveModel } from "./models.ts";
+import { obeyRequest } from "./tool-choice.ts";
 import { Message as MessageSchema, CountTokens, ModelInfo, ModelList, StreamEvent as StreamEventSchema, shapeProblems } from "./schema.ts";
 import { messageEvents, encodeEvent, type StreamEvent } from "./sse.ts";
 import type { Fault, FaultPlan, Reply, Scenario, ScriptedRequest } from "./types.ts";
-import { betasOf, validateRequest, type ApiError, type IssuedContent } from "./validate.ts";
+import { API_VERSIONS, betaError, betasOf, validateRequest, type ApiError, type IssuedContent } from "./validate.ts";
 
 export interface ScriptedModelOptions {
   /** Force one scenario (by id or object). Default: the scenario whose task matches, else intents. */
@@ -31,7 +32,10 @@ export interface ScriptedModelOptions {
   latencyMs?: number;
   /** Delay between SSE events, in ms (a set pace for streaming lessons and benchmarks). */
   streamDelayMs?: number;
-  /** Context window in estimated tokens; a longer request gets 400 "prompt is too long". */
+  /**
+   * Context window in estimated tokens; a longer request gets 400 "prompt is too long". Default:
+   * the named model's, from the model table.
+   */
   contextWindow?: number;
   /** Key for thinking signatures. The default is fixed, so saved sessions can be resumed. */
   secret?: string;
@@ -46,7 +50,6 @@ export interface ScriptedModelOptions {
 
 export const SCRIPTED_MODEL_NAME = "scripted model (offline)";
 const DEFAULT_SECRET = "scripted-model-thinking-signature";
-const DEFAULT_CONTEXT_WINDOW = 200_000;
 
 
 /** JSON with object keys sorted, so the same content hashes the same however it was built. */
@@ -73,21 +76,13 @@ export interface RecordedExchange {
   fault?: Fault;
 }
 
-/**
- * What a beta's name looks like (`message-threads-2026-08-12`). Any such value is accepted: new
- * clients send betas this model has never heard of, and only the fields a beta turns on matter here.
- */
-const BETA_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*-\d{4}-\d{2}-\d{2}$/;
-
 /** The Messages API's request size limit (32 MB): a larger body gets 413 request_too_large. */
 export const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
-/** The anthropic-version values the API knows are dates; the SDK sends its own, curl users 2023-06-01. */
-const VERSION = /^\d{4}-\d{2}-\d{2}$/;
-
 /**
- * What the API checks before it reads a body: a key (x-api-key, or a bearer token as the SDK
- * sends it) and an anthropic-version header.
+ * What the API checks before it reads a body: a key (x-api-key, or `Authorization: Bearer` as SDK
+ * 1.14 sends it; with both, the API reads x-api-key) and an anthropic-version it knows
+ * (API_VERSIONS: 2023-06-01, or 2026-10-21 as SDK 1.14 sends it).
  */
 export function checkHeaders(headers: Headers): ApiError | null {
   const key = headers.get("x-api-key")?.trim();
@@ -95,7 +90,7 @@ export function checkHeaders(headers: Headers): ApiError | null {
   if (!key && !bearer) return { status: 401, type: "authentication_error", message: "x-api-key header is required" };
   const version = headers.get("anthropic-version");
   if (version === null || version.trim() === "") return { status: 400, type: "invalid_request_error", message: "anthropic-version: header is required" };
-  if (!VERSION.test(version.trim()))
+  if (!(API_VERSIONS as readonly string[]).includes(version.trim()))
     return { status: 400, type: "invalid_request_error", message: `anthropic-version: "${version}" is not a valid version` };
   return null;
 }
@@ -145,13 +140,9 @@ export class ScriptedModel {
       return "error" in answer ? errorResponse(answer.error) : this.checkedJson(list ? ModelList : ModelInfo, answer.body);
     }
     const betas = betasOf(req.headers.get("anthropic-beta"));
-    const oddBetas = betas.filter((b) => !BETA_NAME.test(b));
-    if (oddBetas.length > 0)
-      return errorResponse({
-        status: 400,
-        type: "invalid_request_error",
-        message: `Unexpected value(s) ${oddBetas.map((b) => `\`${b}\``).join(", ")} for the \`anthropic-beta\` header. Please consult our documentation at docs.claude.com or try again without the header.`,
-      });
+    const unknownBeta = betaError(betas);
+    if (unknownBeta) return errorResponse(unknownBeta);
+    const version = (req.headers.get("anthropic-version") ?? "").trim();
 
     const raw = await req.text();
     if (Buffer.byteLength(raw) > (this.options.maxRequestBytes ?? MAX_REQUEST_BYTES))
@@ -168,7 +159,7 @@ export class ScriptedModel {
     }
 
     if (path === "/v1/messages/count_tokens") {
-      const invalid = validateRequest(body, { secret: this.secret, endpoint: "count_tokens", betas });
+      const invalid = validateRequest(body, { secret: this.secret, endpoint: "count_tokens", betas, version, models: MODEL_TABLE });
       if (invalid) return errorResponse(invalid);
       return this.checkedJson(CountTokens, { input_tokens: this.inputTokens(body as ScriptedRequest) });
     }
@@ -208,14 +199,14 @@ export class ScriptedModel {
       return failure.response;
     }
 
-    const invalid = validateRequest(body, { secret: this.secret, issued: this.issued, betas });
+    const invalid = validateRequest(body, { secret: this.secret, issued: this.issued, betas, version, models: MODEL_TABLE, paused: this.isPaused });
     if (invalid) {
       record.error = invalid;
       return errorResponse(invalid);
     }
     const request = body as ScriptedRequest;
     const inputTokens = this.inputTokens(request);
-    const window = this.options.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+    const window = this.options.contextWindow ?? findModel(request.model)?.contextWindow ?? MODEL_TABLE[0]!.contextWindow;
     if (inputTokens > window || fault?.kind === "prompt_too_long") {
       const err: ApiError = {
         status: 400,
@@ -236,7 +227,11 @@ export class ScriptedModel {
       return errorResponse(err);
     }
     try {
-      const reply = scenario.reply(readConversation(request, requestIndex));
+      // max_tokens 0 fills the prompt cache and generates nothing: no scenario is asked.
+      const reply =
+        request.max_tokens === 0
+          ? { content: [], stop_reason: "max_tokens" }
+          : obeyRequest(scenario.reply(readConversation(request, requestIndex)), request);
       message = this.buildMessage(request, reply, scenario.id);
     } catch (e) {
       const err = { status: 500, type: "api_error", message: `scripted model: the scenario failed: ${(e as Error).message}` };
@@ -287,12 +282,17 @@ export class ScriptedModel {
 
   /** Would the API accept these messages? (The same checks as a request, with this model's memory.) */
   validate(body: unknown): ApiError | null {
-    return validateRequest(body, { secret: this.secret, issued: this.issued });
+    return validateRequest(body, { secret: this.secret, issued: this.issued, models: MODEL_TABLE, paused: this.isPaused });
   }
+
+  /** The content of every paused turn (stop_reason pause_turn) this model sent, to know it when it comes back. */
+  private readonly pausedTurns = new Set<string>();
+  private readonly isPaused = (content: unknown): boolean => Array.isArray(content) && this.pausedTurns.has(stableJson(content));
 
   private remember(message: Anthropic.Message): void {
     const content = message.content as unknown as Record<string, unknown>[];
     for (const b of message.content) if (b.type === "tool_use") this.issued.set(b.id, content);
+    if (message.stop_reason === "pause_turn") this.pausedTurns.add(stableJson(content));
   }
 
   /** Input tokens, with the cached prefix (up to the last cache_control) split out. */
@@ -421,7 +421,7 @@ export class ScriptedModel {
       ...(reply.stop_details ? { stop_details: reply.stop_details } : {}),
       usage: {
         input_tokens: usage.input_tokens,
-        output_tokens: Math.max(1, output),
+        output_tokens: request.max_tokens === 0 ? 0 : Math.max(1, output),
         cache_creation_input_tokens: usage.cache_creation_input_tokens,
         cache_read_input_tokens: usage.cache_read_input_tokens,
         cache_creation: { ephemeral_5m_input_tokens: usage.cache_creation_input_tokens, ephemeral_1h_input_tokens: 0 },

@@ -1,16 +1,118 @@
 /**
- * GET /v1/models and GET /v1/models/{id}, paged as the API pages them: newest first, `limit`
- * (1–1000, default 20), `after_id` / `before_id` cursors, and `data`, `has_more`, `first_id`,
- * `last_id` in the answer. Clients that list models before they ask one (many do) find the
- * scripted model's own id and the ids the course uses; whatever id a request names, the
- * scripted model answers it (it echoes the id back), so the list is a courtesy, not a limit.
+ * The model table: every model id the scripted model answers, with the facts a loop meets online
+ * (context window, output limit, which thinking types it takes, whether it accepts a prefilled
+ * assistant answer, whether it takes `temperature` together with `top_p`). A request naming any
+ * other id gets the API's 404 `not_found_error`, with the known ids and how to add one.
+ *
+ * GET /v1/models and GET /v1/models/{id} serve the same table, paged as the API pages them: newest
+ * first, `limit` (1–1000, default 20), `after_id` / `before_id` cursors, and `data`, `has_more`,
+ * `first_id`, `last_id` in the answer.
+ *
+ * Sources (each model's overview page on platform.claude.com, "Context window · Max output", and
+ * the Claude 4.6 migration notes: "Prefilling assistant messages returns a 400 error on Claude 4.6
+ * models"; Haiku 4.5's migration guide: "Use only temperature OR top_p, not both"; adaptive
+ * thinking came with the 4.6 models).
  */
 import type { ApiError } from "./validate.ts";
 
+/** The thinking types of SDK 1.14's ThinkingConfigParam. */
+export const THINKING_TYPES = ["enabled", "disabled", "adaptive", "between_tools"] as const;
+export type ThinkingType = (typeof THINKING_TYPES)[number];
+
+/** What a model accepts and how far it goes: the per-model rules the validator applies. */
+export interface ModelSpec {
+  id: string;
+  display_name: string;
+  created_at: string;
+  /** Input tokens the model reads at most (the scripted model's option `contextWindow` wins). */
+  contextWindow: number;
+  /** The largest `max_tokens` the model takes. */
+  maxOutput: number;
+  /** The `thinking.type` values the model takes. */
+  thinking: readonly ThinkingType[];
+  /** Does it accept a final assistant message (a prefilled answer)? */
+  prefill: boolean;
+  /** Does it accept `temperature` and `top_p` in one request (under API version 2023-06-01)? */
+  temperatureWithTopP: boolean;
+}
+
+/**
+ * Newest first, as the API lists them. `scripted-model` is this model's own id: the course's
+ * lessons use it offline; it takes every thinking type the SDK's types list, and a prefill (the
+ * course's s05 sends a paused turn back as the final message).
+ */
+export const MODEL_TABLE: readonly ModelSpec[] = [
+  {
+    id: "scripted-model",
+    display_name: "Scripted model (offline)",
+    created_at: "2026-11-01T00:00:00Z",
+    contextWindow: 200_000,
+    maxOutput: 128_000,
+    thinking: THINKING_TYPES,
+    prefill: true,
+    temperatureWithTopP: true,
+  },
+  {
+    id: "claude-sonnet-4-6",
+    display_name: "claude-sonnet-4-6 (answered by the scripted model, offline)",
+    created_at: "2026-02-17T00:00:00Z",
+    contextWindow: 1_000_000,
+    maxOutput: 128_000,
+    thinking: ["enabled", "disabled", "adaptive"],
+    prefill: false,
+    temperatureWithTopP: false,
+  },
+  {
+    id: "claude-opus-4-6",
+    display_name: "claude-opus-4-6 (answered by the scripted model, offline)",
+    created_at: "2026-02-05T00:00:00Z",
+    contextWindow: 1_000_000,
+    maxOutput: 128_000,
+    thinking: ["enabled", "disabled", "adaptive"],
+    prefill: false,
+    temperatureWithTopP: false,
+  },
+  {
+    id: "claude-haiku-4-5-20251001",
+    display_name: "claude-haiku-4-5-20251001 (answered by the scripted model, offline)",
+    created_at: "2025-10-15T00:00:00Z",
+    contextWindow: 200_000,
+    maxOutput: 64_000,
+    thinking: ["enabled", "disabled"],
+    prefill: true,
+    temperatureWithTopP: false,
+  },
+  {
+    id: "claude-haiku-4-5",
+    display_name: "claude-haiku-4-5 (answered by the scripted model, offline)",
+    created_at: "2025-10-15T00:00:00Z",
+    contextWindow: 200_000,
+    maxOutput: 64_000,
+    thinking: ["enabled", "disabled"],
+    prefill: true,
+    temperatureWithTopP: false,
+  },
+];
+
+export function findModel(id: string, table: readonly ModelSpec[] = MODEL_TABLE): ModelSpec | undefined {
+  return table.find((m) => m.id === id);
+}
+
+/**
+ * The API's 404 for a model it does not have (`model: <id>`), with what the scripted model
+ * knows and how to add one, so the learner can act on it.
+ */
+export function unknownModel(id: string, table: readonly ModelSpec[] = MODEL_TABLE): ApiError {
+  return {
+    status: 404,
+    type: "not_found_error",
+    message: `model: ${id}. The scripted model (offline) knows: ${table.map((m) => m.id).join(", ")}. Ask for one of them (offline, leave MODEL_ID unset: the lessons ask for scripted-model), or add the id to MODEL_TABLE in runtime/scripted/models.ts.`,
+  };
+}
+
 /**
  * A model as the API describes it: every key is always there, null where it does not apply.
- * The scripted model has no capabilities to report (null) and no output limit (max_tokens null);
- * its context window is the one it enforces.
+ * The scripted model has no capabilities to report (null).
  */
 export interface ModelInfo {
   type: "model";
@@ -19,7 +121,7 @@ export interface ModelInfo {
   created_at: string;
   capabilities: null;
   max_input_tokens: number;
-  max_tokens: null;
+  max_tokens: number;
   lifecycle: "active" | "deprecated" | "retired";
   line: null;
   deprecated_at: null;
@@ -28,27 +130,22 @@ export interface ModelInfo {
 
 const LIFECYCLES = ["active", "deprecated", "retired"] as const;
 
-const model = (id: string, display_name: string, created_at: string): ModelInfo => ({
+export const modelInfo = (m: ModelSpec): ModelInfo => ({
   type: "model",
-  id,
-  display_name,
-  created_at,
+  id: m.id,
+  display_name: m.display_name,
+  created_at: m.created_at,
   capabilities: null,
-  max_input_tokens: 200_000,
-  max_tokens: null,
+  max_input_tokens: m.contextWindow,
+  max_tokens: m.maxOutput,
   lifecycle: "active",
   line: null,
   deprecated_at: null,
   retires_at: null,
 });
 
-/** Newest first, as the API lists them. */
-export const MODELS: readonly ModelInfo[] = [
-  model("scripted-model", "Scripted model (offline)", "2026-11-01T00:00:00Z"),
-  model("claude-sonnet-4-6", "claude-sonnet-4-6 (answered by the scripted model, offline)", "2026-02-17T00:00:00Z"),
-  model("claude-opus-4-6", "claude-opus-4-6 (answered by the scripted model, offline)", "2026-02-05T00:00:00Z"),
-  model("claude-haiku-4-5", "claude-haiku-4-5 (answered by the scripted model, offline)", "2025-10-15T00:00:00Z"),
-];
+/** The table as /v1/models serves it. */
+export const MODELS: readonly ModelInfo[] = MODEL_TABLE.map(modelInfo);
 
 type Answer = { body: unknown } | { error: ApiError };
 
@@ -93,5 +190,5 @@ export function listModels(query: URLSearchParams, all: readonly ModelInfo[] = M
 
 export function retrieveModel(id: string, models: readonly ModelInfo[] = MODELS): Answer {
   const model = models.find((m) => m.id === id);
-  return model ? { body: model } : { error: { status: 404, type: "not_found_error", message: `model: ${id}` } };
+  return model ? { body: model } : { error: unknownModel(id) };
 }

@@ -7,6 +7,7 @@
  * result whose content is an array of blocks, a final assistant message (prefill).
  */
 import { verifySignature } from "./signature.ts";
+import { findModel, THINKING_TYPES, unknownModel, type ModelSpec } from "./models.ts";
 
 export interface ApiError {
   status: number;
@@ -19,7 +20,9 @@ export interface ApiError {
 /**
  * Top-level fields of a Messages request, as the API reference lists them. Anything else is
  * refused with `<field>: Extra inputs are not permitted`, as the API does (`response_format`,
- * `extra_body`, `betas`, which the SDK sends as a header, never in the body).
+ * `extra_body`, and the SDK's header params `betas`, `user_profile_id`, `workspace_id`: SDK 1.14
+ * sends them as `anthropic-beta`, `anthropic-user-profile-id`, `anthropic-workspace-id`, never in
+ * the body; resources/messages/messages.js).
  */
 const MESSAGE_FIELDS = [
   "model",
@@ -42,8 +45,6 @@ const MESSAGE_FIELDS = [
   "inference_geo",
   "output_config",
   "speed",
-  "user_profile_id",
-  "workspace_id",
 ];
 /** What count_tokens takes: the prompt, never the sampling or output fields. */
 const COUNT_FIELDS = ["model", "messages", "system", "tools", "tool_choice", "thinking", "cache_control", "output_config", "speed"];
@@ -117,9 +118,13 @@ const KNOWN_BLOCKS = [
   "tool_search_tool_result",
   "container_upload",
 ];
+/** What an assistant message may hold under API version 2026-10-21 (no documents). */
+const ASSISTANT_BLOCKS = KNOWN_BLOCKS.filter((t) => t !== "document");
 /** What a tool_result's content list may hold (ToolResultBlockParam in the SDK). */
 const RESULT_BLOCKS = ["text", "image", "search_result", "document", "tool_reference", "browser_state"];
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
+/** The API's pattern for a tool_use id (ToolUseBlockParam in the API reference). */
+const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -144,6 +149,56 @@ export interface ValidateOptions {
   endpoint?: "messages" | "count_tokens";
   /** The request's `anthropic-beta` values. */
   betas?: readonly string[];
+  /** The request's `anthropic-version` (default 2023-06-01): which version's rules apply. */
+  version?: string;
+  /**
+   * The model table. When given, a model id not in it gets the API's 404 and the named model's
+   * rules apply (output limit, prefill, sampling, thinking types). Without it, no per-model rules.
+   */
+  models?: readonly ModelSpec[];
+  /** Is this final assistant message a paused turn (stop_reason pause_turn) sent back to go on? */
+  paused?: (content: unknown) => boolean;
+}
+
+/**
+ * The `anthropic-beta` names the API knows: every name of SDK 1.14's `AnthropicBeta` type
+ * (resources/beta/beta.d.ts), the ones its own code sends (`structured-outputs-2025-12-15` from
+ * messages.parse, the OAuth and federation credentials' betas), and earlier public betas clients
+ * still send (`fine-grained-tool-streaming-2025-05-14`). Any other value is refused, as the API
+ * refuses a beta it does not know. tests/runtime/compat.test.ts checks that the SDK's names are all here.
+ */
+export const KNOWN_BETAS: readonly string[] = [
+  "computer-use-2024-10-22", "computer-use-2025-01-24", "output-128k-2025-02-19", "mcp-client-2025-04-04",
+  "mcp-client-2025-11-20", "dev-full-thinking-2025-05-14", "interleaved-thinking-2025-05-14",
+  "code-execution-2025-05-22", "context-1m-2025-08-07", "context-management-2025-06-27",
+  "model-context-window-exceeded-2025-08-26", "fast-mode-2026-02-01", "output-300k-2026-03-24",
+  "user-profiles-2026-03-24", "user-profiles-2026-08-18", "user-profiles-2026-09-04",
+  "advisor-tool-2026-03-01", "managed-agents-2026-04-01", "dreaming-2026-04-21",
+  "thinking-token-count-2026-05-13", "server-side-fallback-2026-06-01", "server-side-fallback-2026-07-01",
+  "fallback-credit-2026-06-01", "fallback-credit-2026-07-01", "agent-memory-2026-07-22",
+  "mid-conversation-tool-changes-2026-07-01", "compact-2026-01-12", "computer-use-2025-11-24",
+  "mcp-tunnels-2026-06-22", "structured-outputs-2025-11-13", "task-budgets-2026-03-13",
+  "thinking-display-updates-2026-08-18", "mid-conversation-output-config-2026-07-01",
+  "thinking-binding-controls-2026-08-01", "mid-conversation-system-clear-at-2026-08-21",
+  "compact-2026-09-04", "inline-tools-2026-09-15", "mcp-client-2026-09-15", "ce-plugins-2026-09-01",
+  "spend-limit-reads-2026-09-26", "telemetry-destinations-2026-08-11", "webhooks-2026-10-07",
+  "admin-user-sign-out-2026-10-08", "message-threads-2026-08-12", "analytics-usage-cost-2026-08-24",
+  "experimental-claude-tag-2026-10-21", "message-batches-2024-09-24", "prompt-caching-2024-07-31",
+  "pdfs-2024-09-25", "token-counting-2024-11-01", "token-efficient-tools-2025-02-19", "files-api-2025-04-14",
+  "extended-cache-ttl-2025-04-11", "skills-2025-10-02", "cache-diagnosis-2026-04-07",
+  "ce-user-management-2026-07-13", "ce-claude-code-managed-settings-2026-10-06", "efs-2026-10-01",
+  "google-managed-data-controls-2026-09-01", "user-profiles-billing-2026-10-01",
+  "structured-outputs-2025-12-15", "oauth-2025-04-20", "oidc-federation-2026-04-01",
+  "fine-grained-tool-streaming-2025-05-14",
+];
+
+/** The API's refusal of `anthropic-beta` values it does not know (its words, as public reports quote them). */
+export function betaError(betas: readonly string[]): ApiError | null {
+  const odd = betas.filter((b) => !KNOWN_BETAS.includes(b));
+  if (odd.length === 0) return null;
+  return bad(
+    `Unexpected value(s) ${odd.map((b) => `\`${b}\``).join(", ")} for the \`anthropic-beta\` header. Please consult our documentation at docs.claude.com or try again without the header.`,
+  );
 }
 
 /** The values of an `anthropic-beta` header (comma-separated). */
@@ -154,18 +209,46 @@ export function betasOf(header: string | null): string[] {
     .filter((b) => b.length > 0);
 }
 
+/**
+ * The API versions (`anthropic-version`) the API knows. 2023-01-01 and 2023-06-01 differ only in
+ * the legacy Text Completions API, so the Messages API reads them alike; 2026-10-21 (what SDK 1.14
+ * sends, client.js) refuses what the older ones accept: see `versionError`.
+ */
+export const API_VERSIONS = ["2023-01-01", "2023-06-01", "2026-10-21"] as const;
+/** Does this version refuse sampling parameters, assistant documents and user citations? */
+const strictVersion = (version: string) => version >= "2026-10-21";
+
+/** Is thinking on in this request (a type that makes the model think before it answers)? */
+function thinkingOn(body: Obj): boolean {
+  return isObj(body.thinking) && (body.thinking.type === "enabled" || body.thinking.type === "adaptive");
+}
+
 export function validateRequest(body: unknown, opts: ValidateOptions): ApiError | null {
   if (!isObj(body)) return bad("Input should be a valid dictionary");
   const counting = opts.endpoint === "count_tokens";
+  const version = opts.version ?? "2023-06-01";
+  // API version 2026-10-21 takes no sampling parameters, "even at default values" (the API's
+  // migration notes; a request with temperature: 1.0 gets `temperature: Extra inputs are not permitted`).
+  if (strictVersion(version))
+    for (const key of ["temperature", "top_p", "top_k"])
+      if (key in body) return bad(`${key}: Extra inputs are not permitted`);
   const fieldError = validateFields(body, counting, opts.betas ?? []);
   if (fieldError) return fieldError;
   if (body.model === undefined) return bad("model: Field required");
   if (typeof body.model !== "string" || body.model.length === 0) return bad("model: Input should be a valid string");
+  let model: ModelSpec | undefined;
+  if (opts.models) {
+    model = findModel(body.model, opts.models);
+    if (!model) return unknownModel(body.model, opts.models);
+  }
   if (!counting) {
     if (body.max_tokens === undefined) return bad("max_tokens: Field required");
     if (typeof body.max_tokens !== "number" || !Number.isInteger(body.max_tokens))
       return bad("max_tokens: Input should be a valid integer");
-    if (body.max_tokens < 1) return bad("max_tokens: Input should be greater than or equal to 1");
+    // 0 is valid: it fills the prompt cache without generating (SDK 1.14's MessageCreateParams docs).
+    if (body.max_tokens < 0) return bad("max_tokens: Input should be greater than or equal to 0");
+    if (model && body.max_tokens > model.maxOutput)
+      return bad(`max_tokens: ${body.max_tokens} > ${model.maxOutput}, which is the maximum allowed number of output tokens for ${model.id}`);
   }
   if (body.messages === undefined) return bad("messages: Field required");
   if (!Array.isArray(body.messages)) return bad("messages: Input should be a valid list");
@@ -179,7 +262,7 @@ export function validateRequest(body: unknown, opts: ValidateOptions): ApiError 
     for (const b of body.system as unknown[])
       if (isObj(b) && b.type === "text" && (typeof b.text !== "string" || b.text.length === 0))
         return bad("system: text content blocks must be non-empty");
-  const rangeError = validateSampling(body);
+  const rangeError = validateSampling(body) ?? modelRulesError(body, model);
   if (rangeError) return rangeError;
 
   const breakpoints = countCacheControl(body);
@@ -214,7 +297,7 @@ export function validateRequest(body: unknown, opts: ValidateOptions): ApiError 
         return bad(
           `messages.${i}.content.${j}: Input tag '${b.type}' found using 'type' does not match any of the expected tags: ${KNOWN_BLOCKS.map((t) => `'${t}'`).join(", ")}`,
         );
-      const e = validateBlock(b, i, j, m.role as string);
+      const e = validateBlock(b, i, j, m.role as string) ?? (strictVersion(version) ? versionError(b, i, j, m.role as string) : null);
       if (e) return e;
     }
   }
@@ -224,8 +307,74 @@ export function validateRequest(body: unknown, opts: ValidateOptions): ApiError 
     const tail = blocks[blocks.length - 1];
     if (tail && tail.type === "text" && typeof tail.text === "string" && /\s$/.test(tail.text))
       return bad("messages: final assistant content cannot end with trailing whitespace");
+    // A paused turn (stop_reason pause_turn) sent back as it came is how the API continues it,
+    // not a prefill; anything else in the final place is a prefilled answer.
+    if (!opts.paused?.(last.content)) {
+      if (model && !model.prefill) return bad(PREFILL_UNSUPPORTED);
+      if (thinkingOn(body)) return bad(PREFILL_WITH_THINKING);
+    }
   }
-  return validatePairing(messages as Obj[]) ?? validateThinking(messages as Obj[], opts);
+  return validatePairing(messages as Obj[]) ?? validateThinking(messages as Obj[], opts) ?? thinkingTurnError(body, messages as Obj[]);
+}
+
+/** Claude 4.6 models refuse a prefill (the 4.6 migration notes; this text as public reports quote it). */
+export const PREFILL_UNSUPPORTED = "This model does not support assistant message prefill. The conversation must end with a user message.";
+export const PREFILL_WITH_THINKING =
+  "messages: prefilling the assistant's answer is not supported when thinking is enabled. The conversation must end with a user message (or disable `thinking`).";
+
+/**
+ * API version 2026-10-21's content rules (its migration notes): no document block in an assistant
+ * message (SDK 1.x's MessageParam is a union by role), no citations on a user's text block.
+ */
+function versionError(b: Obj, i: number, j: number, role: string): ApiError | null {
+  if (role === "assistant" && b.type === "document")
+    return bad(
+      `messages.${i}.content.${j}: Input tag 'document' found using 'type' does not match any of the expected tags: ${ASSISTANT_BLOCKS.map((t) => `'${t}'`).join(", ")}`,
+    );
+  if (role === "user" && b.type === "text" && Array.isArray(b.citations) && b.citations.length > 0)
+    return bad(`messages.${i}.content.${j}.text.citations: citations are not permitted on text blocks in user messages (API version 2026-10-21)`);
+  return null;
+}
+
+/**
+ * With thinking enabled, the assistant turn that called the tools whose results end the request
+ * must start with its thinking (or redacted_thinking) block, as the model produced it. The text is
+ * the API's, as public reports quote it. (With adaptive thinking the model may not have thought;
+ * a thinking block it did send and the loop dropped is caught by `compareWithIssued`.)
+ */
+function thinkingTurnError(body: Obj, messages: Obj[]): ApiError | null {
+  if (!isObj(body.thinking) || body.thinking.type !== "enabled" || messages.length < 2) return null;
+  const last = messages[messages.length - 1]!;
+  const prev = messages[messages.length - 2]!;
+  if (last.role !== "user" || prev.role !== "assistant") return null;
+  if (!blocksOf(last.content).some((b) => b.type === "tool_result")) return null;
+  const blocks = blocksOf(prev.content);
+  if (!blocks.some((b) => b.type === "tool_use")) return null;
+  const first = blocks[0]?.type;
+  if (first === "thinking" || first === "redacted_thinking") return null;
+  return bad(
+    `messages.${messages.length - 2}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`,
+  );
+}
+
+/**
+ * The named model's rules: the thinking types it takes, and (where the version still takes
+ * sampling parameters) `temperature` with `top_p`. Texts: the thinking one as public reports quote
+ * it for a type a model does not take; the sampling one is this model's words.
+ */
+function modelRulesError(body: Obj, model: ModelSpec | undefined): ApiError | null {
+  if (!model) return null;
+  const t = isObj(body.thinking) ? body.thinking.type : undefined;
+  if (typeof t === "string" && !(model.thinking as readonly string[]).includes(t)) {
+    const instead = model.thinking.includes("adaptive")
+      ? ' Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.'
+      : ` This model takes: ${model.thinking.map((x) => `"thinking.type.${x}"`).join(", ")}.`;
+    return bad(`"thinking.type.${t}" is not supported for this model.${instead}`);
+  }
+  const set = (k: string) => body[k] !== undefined && body[k] !== null;
+  if (!model.temperatureWithTopP && set("temperature") && set("top_p"))
+    return bad("`temperature` and `top_p` cannot both be specified for this model. Please use only one.");
+  return null;
 }
 
 /** Cache breakpoints in a request: tools, system blocks and message blocks with a cache_control. */
@@ -272,6 +421,10 @@ function validateSampling(body: Obj): ApiError | null {
   if (body.top_k !== undefined && body.top_k !== null && (typeof body.top_k !== "number" || !Number.isInteger(body.top_k) || body.top_k < 0))
     return bad("top_k: Input should be greater than or equal to 0");
   const thinking = body.thinking;
+  // Extended thinking takes no top_k (the extended-thinking docs: "Thinking isn't compatible with
+  // temperature or top_k modifications"); the words are this model's.
+  if (thinkingOn(body) && body.top_k !== undefined && body.top_k !== null)
+    return bad("`top_k` may not be set when thinking is enabled. Remove `top_k`, or disable `thinking`.");
   if (isObj(thinking) && thinking.type === "enabled") {
     const budget = thinking.budget_tokens;
     if (budget === undefined) return bad("thinking.enabled.budget_tokens: Field required");
@@ -423,7 +576,7 @@ function validateToolChoice(body: Obj): ApiError | null {
   if (choice.type === "tool" && !tools.some((t) => t.name === choice.name))
     return bad(`tool_choice: Tool '${String(choice.name)}' not found in tools.`);
   const thinking = body.thinking;
-  if ((choice.type === "any" || choice.type === "tool") && isObj(thinking) && thinking.type === "enabled")
+  if ((choice.type === "any" || choice.type === "tool") && isObj(thinking) && thinkingOn(body))
     return bad("Thinking may not be enabled when tool_choice forces tool use.");
   return null;
 }
@@ -448,9 +601,9 @@ function validateOptions(body: Obj): ApiError | null {
   if (body.thinking !== undefined && body.thinking !== null) {
     const t = body.thinking;
     if (!isObj(t)) return bad("thinking: Input should be a valid dictionary");
-    if (t.type !== "enabled" && t.type !== "disabled" && t.type !== "adaptive")
+    if (!(THINKING_TYPES as readonly unknown[]).includes(t.type))
       return bad(
-        `thinking: Input tag '${String(t.type)}' found using 'type' does not match any of the expected tags: 'enabled', 'disabled', 'adaptive'`,
+        `thinking: Input tag '${String(t.type)}' found using 'type' does not match any of the expected tags: ${THINKING_TYPES.map((x) => `'${x}'`).join(", ")}`,
       );
   }
   const cc = cacheControlError(body.cache_control, "cache_control");
@@ -498,6 +651,7 @@ function validateBlock(b: Obj, i: number, j: number, role: string): ApiError | n
     case "tool_use":
       if (role !== "assistant") return bad(`${at}: \`tool_use\` blocks can only be in \`assistant\` messages`);
       if (typeof b.id !== "string") return bad(`${at}.tool_use.id: Field required`);
+      if (!TOOL_USE_ID.test(b.id)) return bad(`${at}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'`);
       if (typeof b.name !== "string") return bad(`${at}.tool_use.name: Field required`);
       if (!isObj(b.input)) return bad(`${at}.tool_use.input: Input should be a valid dictionary`);
       return null;
@@ -531,6 +685,8 @@ function validateBlock(b: Obj, i: number, j: number, role: string): ApiError | n
     }
     case "image":
       return imageError(b, at);
+    case "document":
+      return documentError(b, at);
     case "thinking":
       if (role !== "assistant") return bad(`${at}: \`thinking\` blocks can only be in \`assistant\` messages`);
       if (typeof b.thinking !== "string") return bad(`${at}.thinking.thinking: Field required`);
@@ -557,6 +713,30 @@ function imageError(b: Obj, at: string): ApiError | null {
   if (!IMAGE_MEDIA_TYPES.includes(src.media_type as string))
     return bad(`${at}.image.source.base64.media_type: Input should be ${IMAGE_MEDIA_TYPES.map((t) => `'${t}'`).join(", ").replace(/, ([^,]*)$/, " or $1")}`);
   if (typeof src.data !== "string" || src.data.length === 0) return bad(`${at}.image.source.base64.data: Field required`);
+  return null;
+}
+
+const DOCUMENT_SOURCES = ["base64", "text", "content", "url", "file"];
+
+/**
+ * A document block's source, by the API reference's DocumentBlockParam: base64 data is a PDF
+ * (Base64PDFSource: media_type 'application/pdf'), plain text is 'text/plain'.
+ */
+function documentError(b: Obj, at: string): ApiError | null {
+  const src = b.source;
+  if (!isObj(src)) return bad(`${at}.document.source: Field required`);
+  if (typeof src.type !== "string" || !DOCUMENT_SOURCES.includes(src.type))
+    return bad(
+      `${at}.document.source: Input tag '${String(src.type)}' found using 'type' does not match any of the expected tags: ${DOCUMENT_SOURCES.map((t) => `'${t}'`).join(", ")}`,
+    );
+  if (src.type === "base64") {
+    if (src.media_type !== "application/pdf") return bad(`${at}.document.source.base64.media_type: Input should be 'application/pdf'`);
+    if (typeof src.data !== "string" || src.data.length === 0) return bad(`${at}.document.source.base64.data: Field required`);
+  }
+  if (src.type === "text") {
+    if (src.media_type !== "text/plain") return bad(`${at}.document.source.text.media_type: Input should be 'text/plain'`);
+    if (typeof src.data !== "string") return bad(`${at}.document.source.text.data: Field required`);
+  }
   return null;
 }
 

@@ -13,7 +13,7 @@ import { checkTranscript, TranscriptError } from "../../runtime/transcript.ts";
 
 async function errorFrom(fault: Fault | null, opts: { stream?: boolean; messages?: Anthropic.MessageParam[] } = {}): Promise<unknown> {
   const { client } = scriptedLlm({ faults: [fault] }, { maxRetries: 0 });
-  const params = { model: "m", max_tokens: 100, messages: opts.messages ?? [{ role: "user" as const, content: "hello there" }] };
+  const params = { model: "scripted-model", max_tokens: 100, messages: opts.messages ?? [{ role: "user" as const, content: "hello there" }] };
   return (opts.stream ? client.messages.stream(params).finalMessage() : client.messages.create(params)).then(
     () => {
       throw new Error("expected the request to fail");
@@ -66,12 +66,12 @@ describe("explainError", () => {
 
   it("an abort and a timeout", async () => {
     const { client } = scriptedLlm({ latencyMs: 2000 }, { maxRetries: 0, timeout: 50 });
-    const timeout = await client.messages.create({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "x" }] }).catch((e: unknown) => e);
+    const timeout = await client.messages.create({ model: "scripted-model", max_tokens: 10, messages: [{ role: "user", content: "x" }] }).catch((e: unknown) => e);
     expect(explainError(timeout)).toMatch(/^The request timed out/);
     const ac = new AbortController();
     ac.abort();
     const aborted = await client.messages
-      .create({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "x" }] }, { signal: ac.signal })
+      .create({ model: "scripted-model", max_tokens: 10, messages: [{ role: "user", content: "x" }] }, { signal: ac.signal })
       .catch((e: unknown) => e);
     expect(explainError(aborted)).toBe("Stopped: the request was aborted.");
   });

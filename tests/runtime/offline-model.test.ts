@@ -87,13 +87,13 @@ describe("npm run offline-model (a real process)", { timeout: 60_000 }, () => {
     expect(m.stop_reason).toBe("tool_use");
     expect(m.content.find((b) => b.type === "tool_use")).toMatchObject({ name: "bash", input: { command: "ls -la" } });
     await expect(
-      client.messages.create({ model: "m", max_tokens: 10, messages: [{ role: "assistant", content: "hi" }] }),
+      client.messages.create({ model: "scripted-model", max_tokens: 10, messages: [{ role: "assistant", content: "hi" }] }),
     ).rejects.toMatchObject({
       status: 400,
       error: { error: { type: "invalid_request_error", message: 'messages: first message must use the "user" role' } },
     });
 
-    await expect(client.messages.create({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }] })).rejects.toBeInstanceOf(
+    await expect(client.messages.create({ model: "scripted-model", max_tokens: 10, messages: [{ role: "user", content: "hi" }] })).rejects.toBeInstanceOf(
       Anthropic.OverloadedError,
     );
 

@@ -51,12 +51,12 @@ describe("the scripted model's answers", () => {
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "what do our notes say about releases?" }];
     const answers = ["releases: Releases", "# Releases\n\nWe release on Tuesdays."];
     for (const out of answers) {
-      const m = await client.messages.create({ model: "m", max_tokens: 500, tools, messages: history });
+      const m = await client.messages.create({ model: "scripted-model", max_tokens: 500, tools, messages: history });
       history.push({ role: "assistant", content: m.content }, { role: "user", content: [{ type: "tool_result", tool_use_id: callOf(m)!.id, content: out }] });
     }
     const reads = history[3]!.content as Anthropic.ContentBlockParam[];
     expect(reads.find((b) => b.type === "tool_use")).toMatchObject({ name: "mcp__notes__read_note", input: { id: "releases" } });
-    const last = await client.messages.create({ model: "m", max_tokens: 500, tools, messages: history });
+    const last = await client.messages.create({ model: "scripted-model", max_tokens: 500, tools, messages: history });
     expect(last.stop_reason).toBe("end_turn");
     expect(last.content).toEqual([{ type: "text", text: expect.stringContaining("We release on Tuesdays.") }]);
   });
@@ -70,7 +70,7 @@ describe("the scripted model's answers", () => {
       ],
     };
     const read = (results: Anthropic.ToolResultBlockParam[], note: string) =>
-      readConversation({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "list the files" }, call, { role: "user", content: [...results, { type: "text", text: note }] }] }, 0);
+      readConversation({ model: "scripted-model", max_tokens: 10, messages: [{ role: "user", content: "list the files" }, call, { role: "user", content: [...results, { type: "text", text: note }] }] }, 0);
     const ok = (id: string, content: string): Anthropic.ToolResultBlockParam => ({ type: "tool_result", tool_use_id: id, content });
     const failed = (id: string, content: string | Anthropic.TextBlockParam[]): Anthropic.ToolResultBlockParam => ({ type: "tool_result", tool_use_id: id, content, is_error: true });
     // Notes: the task goes on (the same prompt, the next step).
@@ -108,11 +108,11 @@ describe("the scripted model's answers", () => {
 
   it("reads the tool result it gets back (or the error) into its answer", async () => {
     const { client } = scriptedLlm({}, { maxRetries: 0 });
-    const first = await client.messages.create({ model: "m", max_tokens: 500, tools: [tool("bash")], messages: [{ role: "user", content: "list the files" }] });
+    const first = await client.messages.create({ model: "scripted-model", max_tokens: 500, tools: [tool("bash")], messages: [{ role: "user", content: "list the files" }] });
     const id = callOf(first)!.id;
     const next = (content: string, is_error: boolean) =>
       client.messages.create({
-        model: "m",
+        model: "scripted-model",
         max_tokens: 500,
         tools: [tool("bash")],
         messages: [

@@ -173,11 +173,11 @@ describe.each(transports)("the SDK against the scripted model (%s)", (_name, mak
 
   it("counts tokens (more for a longer conversation) and validates the request", async () => {
     const { client, model } = await make({});
-    const short = await client.messages.countTokens({ model: "m", messages: user("hi") });
-    const long = await client.messages.countTokens({ model: "m", messages: user("hi ".repeat(500)) });
+    const short = await client.messages.countTokens({ model: "scripted-model", messages: user("hi") });
+    const long = await client.messages.countTokens({ model: "scripted-model", messages: user("hi ".repeat(500)) });
     expect(short.input_tokens).toBeGreaterThan(0);
     expect(long.input_tokens).toBeGreaterThan(short.input_tokens + 100);
-    await expect(client.messages.countTokens({ model: "m", messages: [] })).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+    await expect(client.messages.countTokens({ model: "scripted-model", messages: [] })).rejects.toBeInstanceOf(Anthropic.BadRequestError);
     expect(model.exchanges).toHaveLength(0);
   });
 
@@ -317,7 +317,7 @@ describe.each(transports)("the SDK against the scripted model (%s)", (_name, mak
     const res = await raw("/v1/messages", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "m", max_tokens: 500, stream: true, messages: user("go") }),
+      body: JSON.stringify({ model: "scripted-model", max_tokens: 500, stream: true, messages: user("go") }),
     });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/event-stream");

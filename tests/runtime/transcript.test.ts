@@ -33,7 +33,7 @@ function response(content: Anthropic.ContentBlock[]): Anthropic.Message {
     id: "msg_1",
     type: "message",
     role: "assistant",
-    model: "m",
+    model: "scripted-model",
     content,
     stop_reason: content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn",
     stop_sequence: null,

@@ -16,7 +16,7 @@ import { checkTranscript } from "../../runtime/transcript.ts";
 
 const secret = "test-secret";
 type Msg = { role: string; content: unknown };
-const body = (messages: Msg[], extra: Record<string, unknown> = {}) => ({ model: "m", max_tokens: 100, messages, ...extra });
+const body = (messages: Msg[], extra: Record<string, unknown> = {}) => ({ model: "scripted-model", max_tokens: 100, messages, ...extra });
 const errorOf = (b: unknown) => validateRequest(b, { secret })?.message ?? null;
 
 const use = (id: string, name = "bash", input: Record<string, unknown> = { command: "ls" }) => ({ type: "tool_use", id, name, input });
@@ -41,8 +41,8 @@ const MODIFIED = (n: number, m: number) =>
 describe("validation: what the API rejects, with its own words", () => {
   const cases: Array<[string, unknown, string]> = [
     ["missing model", { max_tokens: 10, messages: [ask] }, "model: Field required"],
-    ["missing max_tokens", { model: "m", messages: [ask] }, "max_tokens: Field required"],
-    ["missing messages", { model: "m", max_tokens: 10 }, "messages: Field required"],
+    ["missing max_tokens", { model: "scripted-model", messages: [ask] }, "max_tokens: Field required"],
+    ["missing messages", { model: "scripted-model", max_tokens: 10 }, "messages: Field required"],
     ["no messages", body([]), "messages: at least one message is required"],
     ["first message from the assistant", body([assistant(txt("hi")), ask]), 'messages: first message must use the "user" role'],
     ["an empty user message", body([user()]), "messages.0: all messages must have non-empty content except for the optional final assistant message"],
@@ -217,7 +217,7 @@ describe("validation: what the API rejects, with its own words", () => {
     expect(json.request_id).toMatch(/^req_/);
     // And the SDK surfaces it as a BadRequestError without retrying.
     await expect(
-      client.messages.create({ model: "m", max_tokens: 10, messages: [{ role: "user", content: "" }] }),
+      client.messages.create({ model: "scripted-model", max_tokens: 10, messages: [{ role: "user", content: "" }] }),
     ).rejects.toMatchObject({ status: 400 });
     // Two exchanges: the one above and the SDK's single attempt (maxRetries 2 was not used).
     expect(scripted.exchanges).toHaveLength(2);
@@ -265,7 +265,7 @@ describe("validation: thinking blocks in the latest assistant message", () => {
 
   async function issued() {
     const llm = scriptedLlm({ scenario: thinker }, { maxRetries: 0 });
-    const response = await llm.client.messages.create({ model: "m", max_tokens: 500, messages: [{ role: "user", content: "go" }] });
+    const response = await llm.client.messages.create({ model: "scripted-model", max_tokens: 500, messages: [{ role: "user", content: "go" }] });
     const content = response.content as Anthropic.ContentBlockParam[];
     const id = (response.content.find((b) => b.type === "tool_use") as Anthropic.ToolUseBlock).id;
     const next = (assistantContent: unknown[]) =>

@@ -39,7 +39,7 @@ const listFilesTurn: Reply = () =>
       id: "msg_1",
       type: "message",
       role: "assistant",
-      model: "m",
+      model: "scripted-model",
       content: [{ type: "tool_use", id: "toolu_1", name: "list_files", input: { path: "." } }],
       stop_reason: "tool_use",
       stop_sequence: null,
@@ -55,7 +55,7 @@ const FAULTS: Record<string, Reply> = {
   "a stream cut on every try": () => {
     const body = new ReadableStream({
       start(c) {
-        c.enqueue(new TextEncoder().encode(encodeEvent("message_start", messageEvents({ id: "m", type: "message", role: "assistant", model: "m", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } as unknown as Anthropic.Message)[0])));
+        c.enqueue(new TextEncoder().encode(encodeEvent("message_start", messageEvents({ id: "m", type: "message", role: "assistant", model: "scripted-model", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } as unknown as Anthropic.Message)[0])));
         c.error(new Error("connection reset"));
       },
     });
