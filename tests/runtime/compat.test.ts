@@ -15,7 +15,9 @@ import { betaZodTool } from "@anthropic-ai/sdk/helpers/beta/zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { MAX_REQUEST_BYTES } from "../../runtime/scripted/model.ts";
-import { MODELS } from "../../runtime/scripted/models.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { MODEL_TABLE, MODELS } from "../../runtime/scripted/models.ts";
 import {
   CountTokens,
   ErrorBody,
@@ -26,7 +28,7 @@ import {
   shapeProblems,
 } from "../../runtime/scripted/schema.ts";
 import { startServer, type RunningServer } from "../../runtime/scripted/server.ts";
-import { THREADS_UNSUPPORTED } from "../../runtime/scripted/validate.ts";
+import { API_VERSIONS, KNOWN_BETAS, THREADS_UNSUPPORTED } from "../../runtime/scripted/validate.ts";
 
 const HEADERS = { "content-type": "application/json", "x-api-key": "offline", "anthropic-version": "2023-06-01" };
 
@@ -149,6 +151,82 @@ const VALID: Case[] = [
   ok("models filtered by lifecycle (as the SDK sends it), on the beta route", {}, { method: "GET", path: "/v1/models?beta=true&lifecycle[]=active&lifecycle[]=retired" }),
 ];
 
+
+// ── Round three: API versions, per-model rules, thinking, values ────────────────────────────
+// Sources, by case: [V] the API's 2026-10-21 migration notes (sampling parameters, assistant
+// documents and user citations refused under 2026-10-21; 2023-06-01 unchanged), and SDK 1.14's
+// client.js (`anthropic-version: 2026-10-21`, the key as `Authorization: Bearer`); [M] each
+// model's overview page on platform.claude.com (context window, max output) and the 4.6
+// migration notes (prefill refused on 4.6 models; adaptive thinking); [T] the extended-thinking
+// docs (the final assistant turn starts with its thinking block; no top_k; no forced tool);
+// [S] SDK 1.14's MessageCreateParams (`max_tokens: 0` fills the cache without generating;
+// `user_profile_id` and `workspace_id` are header params; ThinkingConfigParam's four types;
+// AnthropicBeta's names); [R] the API reference's block params (tool_use id pattern, Base64PDFSource).
+const V2026 = { "anthropic-version": "2026-10-21", "x-api-key": null, authorization: "Bearer offline" };
+const PDF = "JVBERi0xLjQKJcTl8uXrCg==";
+const pdfDoc = { type: "document", source: { type: "base64", media_type: "application/pdf", data: PDF } };
+const cited = { type: "text", text: "as the notes say", citations: [{ type: "char_location", cited_text: "notes", document_index: 0, document_title: null, start_char_index: 0, end_char_index: 5 }] };
+/** A tool turn and its result, the turn's first block given. */
+const toolTurn = (first: Json[], extra: Json = {}): Json =>
+  base({
+    tools: [bash],
+    ...extra,
+    messages: [
+      { role: "user", content: "list the files" },
+      { role: "assistant", content: [...first, { type: "tool_use", id: "toolu_think01", name: "bash", input: { command: "ls" } }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_think01", content: "a.txt" }] },
+    ],
+  });
+const THINKING_ON = { max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 1024 } };
+
+const VALID_ROUND_THREE: Case[] = [
+  ok("[V] the smallest request as SDK 1.14 sends it (2026-10-21, a bearer key)", base(), { headers: V2026 }),
+  ok("[V] a PDF document in a user message under 2026-10-21", base({ messages: [{ role: "user", content: [pdfDoc, { type: "text", text: "sum up" }] }] }), { headers: V2026 }),
+  ok("[V] citations: null and [] on a user's text under 2026-10-21", base({ messages: [{ role: "user", content: [{ type: "text", text: "a", citations: null }, { type: "text", text: "b", citations: [] }] }] }), { headers: V2026 }),
+  ok("[V] a document in an assistant message under 2023-06-01", base({ messages: [{ role: "user", content: "read this" }, { role: "assistant", content: [pdfDoc, { type: "text", text: "read" }] }, { role: "user", content: "and?" }] })),
+  ok("[V] citations on a user's text under 2023-06-01", base({ messages: [{ role: "user", content: [cited] }] })),
+  ok("[V] the SDK's version with x-api-key instead of a bearer key", base(), { headers: { "anthropic-version": "2026-10-21" } }),
+  ok("[S] max_tokens 0 (fills the prompt cache, generates nothing)", base({ max_tokens: 0, system: [{ type: "text", text: "cache me", cache_control: { type: "ephemeral" } }] })),
+  ok("[S] thinking between_tools (scripted-model takes every type the SDK lists)", base({ thinking: { type: "between_tools" } })),
+  ok("[M] max_tokens at the model's output limit (claude-haiku-4-5: 64000)", base({ model: "claude-haiku-4-5", max_tokens: 64_000 })),
+  ok("[M] adaptive thinking on claude-sonnet-4-6", base({ model: "claude-sonnet-4-6", thinking: { type: "adaptive" } })),
+  ok("[M] temperature alone on claude-haiku-4-5 (2023-06-01)", base({ model: "claude-haiku-4-5", temperature: 0.2 })),
+  ok("[M] a prefill on claude-haiku-4-5", base({ model: "claude-haiku-4-5", messages: [...ask, { role: "assistant", content: "Hello" }] })),
+  ok("[M] a known model's own page", {}, { method: "GET", path: "/v1/models/claude-opus-4-6" }),
+  ok("[T] thinking on, the tool turn starting with its redacted_thinking block", toolTurn([{ type: "redacted_thinking", data: "opaque" }], THINKING_ON)),
+  ok("[T] adaptive thinking, a tool turn without thinking (the model may not have thought)", toolTurn([], { thinking: { type: "adaptive" } })),
+  ok("[T] thinking off, a tool turn without thinking", toolTurn([{ type: "text", text: "Listing." }])),
+  ok("[R] a tool_use id of letters, digits, _ and -", base({ tools: [bash], messages: [{ role: "user", content: "go" }, { role: "assistant", content: [{ type: "tool_use", id: "call-01_AbZ", name: "bash", input: {} }] }, { role: "user", content: [{ type: "tool_result", tool_use_id: "call-01_AbZ", content: "ok" }] }] })),
+  ok("[S] a beta name from the SDK's list", base(), { headers: { "anthropic-beta": "interleaved-thinking-2025-05-14" } }),
+  ok("[S] count_tokens for a known model under 2026-10-21", { model: "claude-sonnet-4-6", messages: ask }, { path: "/v1/messages/count_tokens", headers: V2026 }),
+];
+
+const INVALID_ROUND_THREE: Case[] = [
+  bad("[V] temperature under 2026-10-21, even at its default", base({ temperature: 1 }), EXTRA("temperature"), { headers: V2026 }),
+  bad("[V] top_p under 2026-10-21", base({ top_p: 0.9 }), EXTRA("top_p"), { headers: V2026 }),
+  bad("[V] top_k under 2026-10-21", base({ top_k: 40 }), EXTRA("top_k"), { headers: V2026 }),
+  bad("[V] a document in an assistant message under 2026-10-21", base({ messages: [{ role: "user", content: "read this" }, { role: "assistant", content: [pdfDoc, { type: "text", text: "read" }] }, { role: "user", content: "and?" }] }), /^messages\.1\.content\.0: Input tag 'document' found using 'type' does not match any of the expected tags: 'text', /, { headers: V2026 }),
+  bad("[V] citations on a user's text under 2026-10-21", base({ messages: [{ role: "user", content: [cited] }] }), /^messages\.0\.content\.0\.text\.citations: /, { headers: V2026 }),
+  bad("[V] an anthropic-version the API never published", base(), 'anthropic-version: "2024-01-01" is not a valid version', { headers: { "anthropic-version": "2024-01-01" } }),
+  { name: "[M] a model id the table does not have (messages)", body: base({ model: "claude-sonnet-9" }), status: 404, type: "not_found_error", message: /^model: claude-sonnet-9\. The scripted model \(offline\) knows: scripted-model, .*MODEL_TABLE in runtime\/scripted\/models\.ts/ },
+  { name: "[M] a model id the table does not have (count_tokens)", body: { model: "gpt-4o", messages: ask }, path: "/v1/messages/count_tokens", status: 404, type: "not_found_error", message: /^model: gpt-4o\. / },
+  bad("[M] max_tokens above the model's output limit", base({ model: "claude-sonnet-4-6", max_tokens: 128_001 }), "max_tokens: 128001 > 128000, which is the maximum allowed number of output tokens for claude-sonnet-4-6"),
+  bad("[M] a prefill on claude-sonnet-4-6", base({ model: "claude-sonnet-4-6", messages: [...ask, { role: "assistant", content: "Hello" }] }), "This model does not support assistant message prefill. The conversation must end with a user message."),
+  bad("[M] temperature with top_p on claude-haiku-4-5", base({ model: "claude-haiku-4-5", temperature: 0.5, top_p: 0.9 }), "`temperature` and `top_p` cannot both be specified for this model. Please use only one."),
+  bad("[M] adaptive thinking on claude-haiku-4-5", base({ model: "claude-haiku-4-5", thinking: { type: "adaptive" } }), /^"thinking\.type\.adaptive" is not supported for this model\./),
+  bad("[M] between_tools on claude-opus-4-6", base({ model: "claude-opus-4-6", thinking: { type: "between_tools" } }), '"thinking.type.between_tools" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.'),
+  bad("[T] thinking on, the tool turn not starting with its thinking", toolTurn([{ type: "text", text: "Listing." }], THINKING_ON), "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"),
+  bad("[T] thinking on, a tool turn of calls only", toolTurn([], THINKING_ON), /^messages\.1\.content\.0\.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`\./),
+  bad("[T] thinking on and a prefill", base({ ...THINKING_ON, messages: [...ask, { role: "assistant", content: "Hello" }] }), /^messages: prefilling the assistant's answer is not supported when thinking is enabled/),
+  bad("[T] thinking on and top_k", base({ ...THINKING_ON, top_k: 5 }), /^`top_k` may not be set when thinking is enabled/),
+  bad("[T] adaptive thinking while tool_choice forces a tool", base({ tools: [bash], tool_choice: { type: "tool", name: "bash" }, thinking: { type: "adaptive" } }), "Thinking may not be enabled when tool_choice forces tool use."),
+  bad("[R] a tool_use id outside the API's pattern", base({ tools: [bash], messages: [{ role: "user", content: "go" }, { role: "assistant", content: [{ type: "tool_use", id: "call:1.a", name: "bash", input: {} }] }, { role: "user", content: [{ type: "tool_result", tool_use_id: "call:1.a", content: "ok" }] }] }), "messages.1.content.0.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"),
+  bad("[R] a base64 document that is not a PDF", base({ messages: [{ role: "user", content: [{ type: "document", source: { type: "base64", media_type: "text/plain", data: "aGk=" } }, { type: "text", text: "sum up" }] }] }), "messages.0.content.0.document.source.base64.media_type: Input should be 'application/pdf'"),
+  bad("[S] user_profile_id in the body (the SDK sends it as a header)", base({ user_profile_id: "up_1" }), EXTRA("user_profile_id")),
+  bad("[S] workspace_id in the body (the SDK sends it as a header)", base({ workspace_id: "wrkspc_1" }), EXTRA("workspace_id")),
+  bad("[S] a beta name the API does not know", base(), "Unexpected value(s) `fine-grained-thinking-2099-01-01` for the `anthropic-beta` header. Please consult our documentation at docs.claude.com or try again without the header.", { headers: { "anthropic-beta": "interleaved-thinking-2025-05-14, fine-grained-thinking-2099-01-01" } }),
+];
+
 const INVALID: Case[] = [
   { name: "no key at all", body: base(), headers: { "x-api-key": null }, status: 401, type: "authentication_error", message: "x-api-key header is required" },
   { name: "an empty key", body: base(), headers: { "x-api-key": " " }, status: 401, type: "authentication_error", message: "x-api-key header is required" },
@@ -250,7 +328,7 @@ describe("a corpus of requests: the API's status, error type and words", () => {
     expect(INVALID.length).toBeGreaterThan(15);
   });
 
-  it.each(VALID.map((c) => [c.name, c] as const))("accepts %s", async (_name, c) => {
+  it.each([...VALID, ...VALID_ROUND_THREE].map((c) => [c.name, c] as const))("accepts %s", async (_name, c) => {
     const res = await send(c);
     const text = await res.text();
     expect(res.status, `the API accepts this request; the scripted model answered ${text}`).toBe(200);
@@ -268,7 +346,7 @@ describe("a corpus of requests: the API's status, error type and words", () => {
     }
   });
 
-  it.each(INVALID.map((c) => [c.name, c] as const))("refuses %s", async (_name, c) => {
+  it.each([...INVALID, ...INVALID_ROUND_THREE].map((c) => [c.name, c] as const))("refuses %s", async (_name, c) => {
     const res = await send(c);
     const body = (await res.json()) as { type: string; error: { type: string; message: string }; request_id: string };
     expect(res.status, `the API answers ${c.status}: ${JSON.stringify(body)}`).toBe(c.status);
@@ -352,6 +430,78 @@ describe("the official SDK against the standalone server", () => {
   it("countTokens", async () => {
     const r = await sdk().messages.countTokens({ model: "scripted-model", messages: [{ role: "user", content: "hi ".repeat(200) }] });
     expect(r.input_tokens).toBeGreaterThan(100);
+  });
+
+  it("an aborted stream: the SDK raises APIUserAbortError, and the server answers the next request", async () => {
+    const client = new Anthropic({ apiKey: "offline", baseURL: server.url, maxRetries: 0, defaultHeaders: { "x-scripted-stream-delay-ms": "30" } });
+    const ac = new AbortController();
+    const stream = client.messages.stream({ model: "scripted-model", max_tokens: 400, messages: [{ role: "user", content: "hello there, tell me about yourself" }] }, { signal: ac.signal });
+    let events = 0;
+    stream.on("streamEvent", () => {
+      if (++events === 2) ac.abort();
+    });
+    await expect(stream.finalMessage()).rejects.toBeInstanceOf(Anthropic.APIUserAbortError);
+    expect(events).toBeGreaterThanOrEqual(2);
+    expect((await sdk().messages.create({ model: "scripted-model", max_tokens: 50, messages: [{ role: "user", content: "hi" }] })).type).toBe("message");
+  });
+
+  it("what SDK 1.14 sends is what the versioned rules read: anthropic-version 2026-10-21 and the key as a bearer token", async () => {
+    const seen: Headers[] = [];
+    const client = new Anthropic({
+      apiKey: "offline",
+      baseURL: server.url,
+      maxRetries: 0,
+      fetch: (async (url: string | URL | Request, init?: RequestInit) => {
+        seen.push(new Headers(init?.headers));
+        return fetch(url, init);
+      }) as typeof fetch,
+    });
+    await client.messages.create({ model: "scripted-model", max_tokens: 50, messages: [{ role: "user", content: "hi" }] });
+    expect(seen[0]!.get("anthropic-version")).toBe("2026-10-21");
+    expect(API_VERSIONS).toContain("2026-10-21");
+    expect(seen[0]!.get("authorization")).toBe("Bearer offline");
+    expect(seen[0]!.get("x-api-key")).toBeNull();
+    // So a sampling parameter sent through the SDK (as extra body, since its types have none) is refused.
+    await expect(
+      client.messages.create({ model: "scripted-model", max_tokens: 50, messages: [{ role: "user", content: "hi" }] }, { body: { model: "scripted-model", max_tokens: 50, messages: [{ role: "user", content: "hi" }], temperature: 0 } }),
+    ).rejects.toThrow(/temperature: Extra inputs are not permitted/);
+  });
+
+  it("every beta name in SDK 1.14's AnthropicBeta type is one the model knows", () => {
+    const dts = readFileSync(join(process.cwd(), "node_modules/@anthropic-ai/sdk/resources/beta/beta.d.ts"), "utf8");
+    const union = /export type AnthropicBeta = ([^;]+);/.exec(dts)?.[1] ?? "";
+    const names = [...union.matchAll(/'([^']+)'/g)].map((m) => m[1]!);
+    expect(names.length, "the SDK's AnthropicBeta type was not found: has the SDK moved it?").toBeGreaterThan(20);
+    expect(names.filter((n) => !KNOWN_BETAS.includes(n))).toEqual([]);
+  });
+
+  it("max_tokens 0 generates nothing and fills the prompt cache that the next request reads", async () => {
+    const system = [{ type: "text" as const, text: "A long, stable system prompt. ".repeat(40), cache_control: { type: "ephemeral" as const } }];
+    const messages = [{ role: "user" as const, content: "warm-up question" }];
+    const warm = await sdk().messages.create({ model: "scripted-model", max_tokens: 0, system, messages });
+    expect(warm.content).toEqual([]);
+    expect(warm.stop_reason).toBe("max_tokens");
+    expect(warm.usage.output_tokens).toBe(0);
+    expect(warm.usage.cache_creation_input_tokens).toBeGreaterThan(0);
+    const real = await sdk().messages.create({ model: "scripted-model", max_tokens: 200, system, messages: [{ role: "user", content: "the real question" }] });
+    expect(real.usage.cache_read_input_tokens).toBe(warm.usage.cache_creation_input_tokens);
+  });
+
+  it("/v1/models serves the model table: each model's context window and output limit", async () => {
+    const client = sdk();
+    for (const spec of MODEL_TABLE) {
+      const m = await client.models.retrieve(spec.id);
+      expect(m.max_input_tokens).toBe(spec.contextWindow);
+      expect(m.max_tokens).toBe(spec.maxOutput);
+    }
+    // And the table is what requests are held to: one token over a model's limit is refused.
+    const haiku = MODEL_TABLE.find((m) => m.id === "claude-haiku-4-5")!;
+    // (Raw, as curl would: the SDK itself refuses a large max_tokens without streaming.)
+    const res = await send({ name: "", body: base({ model: haiku.id, max_tokens: haiku.maxOutput + 1 }), status: 400 });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toBe(
+      `max_tokens: ${haiku.maxOutput + 1} > ${haiku.maxOutput}, which is the maximum allowed number of output tokens for ${haiku.id}`,
+    );
   });
 
   it("models.list pages through every model (after_id), and retrieve finds one", async () => {
