@@ -3,10 +3,12 @@
  *
  * Serves the scripted model on 127.0.0.1 as an Anthropic-compatible endpoint: POST /v1/messages
  * (JSON or SSE), POST /v1/messages/count_tokens, GET /v1/models[/{id}]. Like the API, it wants a
- * key (any value) and an anthropic-version header. Point any client at it:
+ * key (any value, as x-api-key or Authorization: Bearer), an anthropic-version it knows (2023-06-01,
+ * or 2026-10-21 as SDK 1.14 sends it, each with its own rules) and a model id of its table
+ * (runtime/scripted/models.ts). Point any client at it:
  *   ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API_KEY=offline npx tsx lessons/s01_agent_loop/agent.ts
  *   curl -s http://127.0.0.1:8787/v1/messages -H 'content-type: application/json' \
- *     -H 'x-api-key: offline' -H 'anthropic-version: 2023-06-01' \
+ *     -H 'authorization: Bearer offline' -H 'anthropic-version: 2026-10-21' \
  *     -d '{"model":"scripted-model","max_tokens":100,"messages":[{"role":"user","content":"list the files"}]}'
  * Per request, the headers x-scripted-scenario, x-scripted-fault and x-scripted-stream-delay-ms
  * ask for a scenario, a fault, or a streaming pace. docs/guide/compatibility.md says what it
@@ -16,6 +18,7 @@ import { parseArgs } from "node:util";
 import { npmSwallowed } from "./lib/args.ts";
 import { parseFaultList } from "../runtime/scripted/faults.ts";
 import { SCENARIOS } from "../runtime/scripted/scenarios/index.ts";
+import { MODEL_TABLE } from "../runtime/scripted/models.ts";
 import { startServer } from "../runtime/scripted/server.ts";
 
 function fail(message: string): never {
@@ -74,7 +77,7 @@ try {
   });
   console.log(`scripted model (offline) listening on ${running.url}  (POST /v1/messages, /v1/messages/count_tokens, GET /v1/models)`);
   console.log(`use it: ANTHROPIC_BASE_URL=${running.url} ANTHROPIC_API_KEY=offline npx tsx lessons/s01_agent_loop/agent.ts`);
-  console.log("any client: base URL as above (some want /v1 after it), any API key, model scripted-model (or any id)");
+  console.log(`any client: base URL as above (some want /v1 after it), any API key, a model of its table: ${MODEL_TABLE.map((m) => m.id).join(", ")}`);
   const stop = () => void running.close().then(() => process.exit(0));
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

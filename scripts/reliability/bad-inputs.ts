@@ -67,8 +67,8 @@ const course = (args: string[]) => (s: Scratch) => exec([join(s.course, "scripts
 const lessonFrom = (name: string, env: string | Buffer) => (s: Scratch) =>
   exec([join(ROOT, "solutions/s01_agent_loop/agent.ts")], { cwd: s.cwd(name, env) });
 
-/** What every client sends (the model answers 401/400 without them, as the API does). */
-const API_HEADERS = { "content-type": "application/json", "x-api-key": "offline", "anthropic-version": "2023-06-01" };
+/** What every client sends, as SDK 1.14 sends it (the model answers 401/400 without them, as the API does). */
+const API_HEADERS = { "content-type": "application/json", authorization: "Bearer offline", "anthropic-version": "2026-10-21" };
 
 async function httpModel(body: string, headers: Record<string, string> = {}): Promise<{ code: number; text: string }> {
   const server = await startServer({ port: 0 });
@@ -121,10 +121,10 @@ export const BAD_INPUTS: BadInput[] = [
   { id: "model-not-json-http", what: "POST /v1/messages with a body that is not JSON (HTTP server)", run: () => httpModel("{model: scripted, max_tokens"), expect: /not valid JSON/ },
   { id: "model-not-json", what: "a request body that is not JSON (in-process)", run: () => inProcessModel("hello?"), expect: /not valid JSON/ },
   { id: "model-json-array", what: "a request body that is JSON but not an object", run: () => inProcessModel("[1,2,3]"), expect: /valid dictionary/ },
-  { id: "model-no-messages", what: "a request without messages", run: () => inProcessModel('{"model":"m","max_tokens":10}'), expect: /messages/ },
+  { id: "model-no-messages", what: "a request without messages", run: () => inProcessModel('{"model":"scripted-model","max_tokens":10}'), expect: /messages/ },
   {
     id: "model-unknown-fault", what: "an unknown x-scripted-fault header",
-    run: () => httpModel('{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}', { "x-scripted-fault": "explode" }),
+    run: () => httpModel('{"model":"scripted-model","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}', { "x-scripted-fault": "explode" }),
     expect: /unknown fault \\"explode\\"/,
   },
   { id: "offline-model-bad-port", what: "npm run offline-model -- --port banana", run: () => exec([join(ROOT, "scripts/offline-model.ts"), "--port", "banana"], { cwd: ROOT }), expect: /--port must be a number/ },
