@@ -11,7 +11,8 @@ import { scriptedLlm } from "../../runtime/client.ts";
 import { call, text, thinking } from "../../runtime/scripted/scenarios/script.ts";
 import { signThinking } from "../../runtime/scripted/signature.ts";
 import type { Scenario } from "../../runtime/scripted/types.ts";
-import { validateRequest } from "../../runtime/scripted/validate.ts";
+import { MODEL_TABLE } from "../../runtime/scripted/models.ts";
+import { PREFILL_UNSUPPORTED, validateRequest } from "../../runtime/scripted/validate.ts";
 import { checkTranscript } from "../../runtime/transcript.ts";
 
 const secret = "test-secret";
@@ -440,5 +441,36 @@ describe("validation and the checker agree", () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("validation options: the API version, the model table, a paused turn", () => {
+  // Sources: the API's 2026-10-21 migration notes; SDK 1.14's client.js; the models' overview pages.
+  const sampling = body([ask], { temperature: 0.5 });
+  const prefill = body([ask, assistant(txt("Sure:"))], { model: "claude-opus-4-6" });
+
+  it("reads the version: 2023-06-01 (the default) takes sampling parameters, 2026-10-21 refuses them", () => {
+    expect(errorOf(sampling)).toBeNull();
+    expect(validateRequest(sampling, { secret, version: "2023-06-01" })).toBeNull();
+    expect(validateRequest(sampling, { secret, version: "2026-10-21" })?.message).toBe("temperature: Extra inputs are not permitted");
+  });
+
+  it("with the model table, an unknown id is the API's 404 and a known one brings its rules; without it, neither", () => {
+    const unknown = body([ask], { model: "claude-unknown-1" });
+    expect(errorOf(unknown)).toBeNull();
+    expect(validateRequest(unknown, { secret, models: MODEL_TABLE })).toMatchObject({ status: 404, type: "not_found_error" });
+    expect(errorOf(prefill)).toBeNull();
+    expect(validateRequest(prefill, { secret, models: MODEL_TABLE })?.message).toBe(PREFILL_UNSUPPORTED);
+  });
+
+  it("a final assistant message the model issued as a paused turn is a continuation, not a prefill", () => {
+    const paused = (content: unknown) => JSON.stringify(content) === JSON.stringify([txt("Sure:")]);
+    expect(validateRequest(prefill, { secret, models: MODEL_TABLE, paused })).toBeNull();
+    expect(validateRequest(body([ask, assistant(txt("Other:"))], { model: "claude-opus-4-6" }), { secret, models: MODEL_TABLE, paused })?.message).toBe(PREFILL_UNSUPPORTED);
+  });
+
+  it("max_tokens 0 is valid; below 0 is not", () => {
+    expect(errorOf(body([ask], { max_tokens: 0 }))).toBeNull();
+    expect(errorOf(body([ask], { max_tokens: -1 }))).toBe("max_tokens: Input should be greater than or equal to 0");
   });
 });
