@@ -432,11 +432,11 @@ function validateSampling(body: Obj): ApiError | null {
     if (budget < 1024) return bad("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024");
     if (typeof body.max_tokens === "number" && body.max_tokens <= budget)
       return bad("`max_tokens` must be greater than `thinking.budget_tokens`");
-    if (typeof body.temperature === "number" && body.temperature !== 1)
-      return bad(
-        "`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation at https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#important-considerations-when-using-extended-thinking",
-      );
   }
+  if (thinkingOn(body) && typeof body.temperature === "number" && body.temperature !== 1)
+    return bad(
+      "`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation at https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking#important-considerations-when-using-extended-thinking",
+    );
   return null;
 }
 
