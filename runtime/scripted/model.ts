@@ -4,8 +4,10 @@
  * The real SDK client talks to it through its `fetch` option (in-process) or over HTTP (the
  * standalone server). It validates every request as the real API does, answers from scenario
  * scripts, reports usage (with prompt caching), streams SSE in the exact order the SDK parses,
- * and injects faults on demand. It never pretends to be Claude: its model id is echoed back and
- * its text says "scripted model (offline)" wherever it speaks for itself.
+ * and injects faults on demand. It never pretends to be Claude: the model id asked for (one of its
+ * table, models.ts) is echoed back and its text says "scripted model (offline)" wherever it speaks
+ * for itself. It applies the rules of the request's anthropic-version and of the named model, and
+ * holds every scenario's answer to the request's tool_choice and thinking (tool-choice.ts).
  */
 import { createHash } from "node:crypto";
 import type Anthropic from "@anthropic-ai/sdk";
