@@ -289,7 +289,7 @@ export class ScriptedModel {
 
   /** The content of every paused turn (stop_reason pause_turn) this model sent, to know it when it comes back. */
   private readonly pausedTurns = new Set<string>();
-  private readonly isPaused = (content: unknown): boolean => Array.isArray(content) && this.pausedTurns.has(stableJson(content));
+  private readonly isPaused = (content: unknown): boolean => Array.isArray(content) && this.pausedTurns.has(stableJson(content.map(withoutCacheControl)));
 
   private remember(message: Anthropic.Message): void {
     const content = message.content as unknown as Record<string, unknown>[];
@@ -431,6 +431,13 @@ export class ScriptedModel {
       },
     } as Anthropic.Message;
   }
+}
+
+/** A block without its cache breakpoint (where a loop puts a breakpoint does not change the content). */
+function withoutCacheControl(block: unknown): unknown {
+  if (typeof block !== "object" || block === null || !("cache_control" in block)) return block;
+  const { cache_control: _marker, ...rest } = block as Record<string, unknown>;
+  return rest;
 }
 
 /** A text block as the API sends it: `citations` only when there are citations. */

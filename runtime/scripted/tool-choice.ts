@@ -8,6 +8,7 @@
  * - `{type: "tool", name}`: that tool is called, with input that fits its `input_schema`.
  * - `disable_parallel_tool_use: true` (on auto, any or tool): at most one tool_use.
  * - thinking `enabled`: the answer starts with a thinking block, as the API's always does.
+ * - `output_config.format` (json_schema): a final answer's text is JSON that fits the schema.
  *
  * A scenario's own call is kept when it fits; when the scenario did not call what is forced, the
  * call is made here, with input built from the tool's schema (every property it declares, each
@@ -33,11 +34,26 @@ function clientTools(request: ScriptedRequest): Array<{ name: string; input_sche
 }
 
 export function obeyRequest(reply: Reply, request: ScriptedRequest): Reply {
-  let out = obeyToolChoice(reply, request);
+  let out = obeyOutputFormat(obeyToolChoice(reply, request), request);
   const thinking = request.thinking as { type?: string } | undefined;
   if (thinking?.type === "enabled" && out.content[0]?.type !== "thinking" && out.content[0]?.type !== "redacted_thinking")
     out = { ...out, content: [{ type: "thinking", thinking: THINKING_TEXT }, ...out.content] };
   return out;
+}
+
+/**
+ * `output_config.format` (structured outputs, `{type: "json_schema", schema}`): a final answer's
+ * text is JSON that fits the schema, so `client.messages.parse()` gets its `parsed_output`. A turn
+ * that calls tools, a refusal or a scripted cut-off is left as it is.
+ */
+export function obeyOutputFormat(reply: Reply, request: ScriptedRequest): Reply {
+  const config = (request as { output_config?: unknown }).output_config;
+  const format = isObj(config) ? config.format : undefined;
+  if (!isObj(format) || format.type !== "json_schema" || !isObj(format.schema)) return reply;
+  if (reply.content.some((b) => b.type === "tool_use")) return reply;
+  if (reply.stop_reason !== undefined && reply.stop_reason !== "end_turn") return reply;
+  const kept = reply.content.filter((b) => b.type === "thinking" || b.type === "redacted_thinking");
+  return { ...reply, content: [...kept, { type: "text", text: JSON.stringify(sample(format.schema, format.schema, "answer", 0)) }] };
 }
 
 export function obeyToolChoice(reply: Reply, request: ScriptedRequest): Reply {

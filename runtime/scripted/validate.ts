@@ -671,10 +671,18 @@ function validateBlock(b: Obj, i: number, j: number, role: string): ApiError | n
             return bad(
               `${at}.tool_result.content.${k}: Input tag '${inner.type}' found using 'type' does not match any of the expected tags: ${RESULT_BLOCKS.map((t) => `'${t}'`).join(", ")}`,
             );
+          const innerAt = `${at}.tool_result.content.${k}`;
+          const innerKeys = BLOCK_KEYS[inner.type];
+          const innerExtra = innerKeys ? Object.keys(inner).find((key) => !innerKeys.includes(key)) : undefined;
+          if (innerExtra !== undefined) return bad(`${innerAt}.${inner.type}.${innerExtra}: Extra inputs are not permitted`);
           if (inner.type === "text" && (typeof inner.text !== "string" || inner.text.length === 0))
             return bad("messages: text content blocks must be non-empty");
           if (inner.type === "image") {
-            const e = imageError(inner, `${at}.tool_result.content.${k}`);
+            const e = imageError(inner, innerAt);
+            if (e) return e;
+          }
+          if (inner.type === "document") {
+            const e = documentError(inner, innerAt);
             if (e) return e;
           }
         }
@@ -703,10 +711,30 @@ function validateBlock(b: Obj, i: number, j: number, role: string): ApiError | n
 
 const IMAGE_MEDIA_TYPES = ["image/jpeg", "image/png", "image/gif", "image/webp"];
 
+/** The keys of each source type (the API reference's Base64ImageSource, URLImageSource, …). */
+const SOURCE_KEYS: Record<string, string[]> = {
+  base64: ["type", "media_type", "data"],
+  text: ["type", "media_type", "data"],
+  url: ["type", "url"],
+  file: ["type", "file_id"],
+  content: ["type", "content"],
+};
+
+/** A key a source of its type does not have, as the API refuses it. */
+function sourceKeyError(src: Obj, at: string): ApiError | null {
+  const keys = typeof src.type === "string" ? SOURCE_KEYS[src.type] : undefined;
+  const extra = keys ? Object.keys(src).find((k) => !keys.includes(k)) : undefined;
+  return extra === undefined ? null : bad(`${at}.${String(src.type)}.${extra}: Extra inputs are not permitted`);
+}
+
 /** An image block's source: base64 data of one of the four image types the API reads, a URL or a file id. */
 function imageError(b: Obj, at: string): ApiError | null {
   const src = b.source;
   if (!isObj(src)) return bad(`${at}.image.source: Field required`);
+  if (src.type !== "content" && src.type !== "text") {
+    const e = sourceKeyError(src, `${at}.image.source`);
+    if (e) return e;
+  }
   if (src.type === "url") return typeof src.url === "string" ? null : bad(`${at}.image.source.url.url: Field required`);
   if (src.type === "file") return typeof src.file_id === "string" ? null : bad(`${at}.image.source.file.file_id: Field required`);
   if (src.type !== "base64") return bad(`${at}.image.source: Input tag '${String(src.type)}' found using 'type' does not match any of the expected tags: 'base64', 'url', 'file'`);
@@ -729,6 +757,8 @@ function documentError(b: Obj, at: string): ApiError | null {
     return bad(
       `${at}.document.source: Input tag '${String(src.type)}' found using 'type' does not match any of the expected tags: ${DOCUMENT_SOURCES.map((t) => `'${t}'`).join(", ")}`,
     );
+  const keyError = sourceKeyError(src, `${at}.document.source`);
+  if (keyError) return keyError;
   if (src.type === "base64") {
     if (src.media_type !== "application/pdf") return bad(`${at}.document.source.base64.media_type: Input should be 'application/pdf'`);
     if (typeof src.data !== "string" || src.data.length === 0) return bad(`${at}.document.source.base64.data: Field required`);

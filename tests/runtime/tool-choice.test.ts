@@ -7,6 +7,7 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
+import { zodOutputFormat } from "@anthropic-ai/sdk/helpers/zod";
 import { z } from "zod";
 import { scriptedLlm } from "../../runtime/client.ts";
 import { SCENARIOS } from "../../runtime/scripted/scenarios/index.ts";
@@ -161,5 +162,23 @@ describe("a paused turn sent back is a continuation, not a prefill", () => {
     await expect(
       client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 1000, messages: [...messages, { role: "assistant", content: "Sure, here it is:" }] }),
     ).rejects.toThrow(/does not support assistant message prefill/);
+  });
+});
+
+describe("output_config.format (structured outputs): the final answer's text is JSON that fits the schema", () => {
+  it("client.messages.parse() with zodOutputFormat gets a parsed_output, whatever scenario answers", async () => {
+    const Answer = z.object({ city: z.string(), population: z.int().min(0), tags: z.array(z.enum(["coast", "capital"])) });
+    for (const id of ["intents", "echo"]) {
+      const { client } = scriptedLlm({ scenario: id }, { maxRetries: 0 });
+      const m = await client.messages.parse({ model: "scripted-model", max_tokens: 1024, messages: [{ role: "user", content: "Which city?" }], output_config: { format: zodOutputFormat(Answer) } });
+      expect(m.content.map((b) => b.type)).toEqual(["text"]);
+      expect(Answer.parse(m.parsed_output)).toEqual(m.parsed_output);
+    }
+  });
+
+  it("a turn that calls tools is left as it is (the format applies to the final answer)", async () => {
+    const s = SCENARIOS.find((x) => x.id === "s02_tool_dispatch")!;
+    const m = await answer(s, { output_config: { format: { type: "json_schema", schema: { type: "object", properties: { done: { type: "boolean" } } } } } });
+    expect(calls(m).length).toBeGreaterThan(0);
   });
 });
