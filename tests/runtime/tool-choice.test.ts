@@ -159,6 +159,9 @@ describe("a paused turn sent back is a continuation, not a prefill", () => {
     expect(paused.stop_reason).toBe("pause_turn");
     const done = await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 1000, messages: [...messages, { role: "assistant", content: paused.content }] });
     expect(done.stop_reason).toBe("end_turn");
+    // A cache breakpoint on its last block (as s13 moves one forward each turn) does not change it.
+    const marked = paused.content.map((b, i, all) => (i === all.length - 1 ? { ...b, cache_control: { type: "ephemeral" as const } } : b)) as Anthropic.ContentBlockParam[];
+    expect((await client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 1000, messages: [...messages, { role: "assistant", content: marked }] })).stop_reason).toBe("end_turn");
     await expect(
       client.messages.create({ model: "claude-sonnet-4-6", max_tokens: 1000, messages: [...messages, { role: "assistant", content: "Sure, here it is:" }] }),
     ).rejects.toThrow(/does not support assistant message prefill/);
