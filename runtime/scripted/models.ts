@@ -106,7 +106,7 @@ export function unknownModel(id: string, table: readonly ModelSpec[] = MODEL_TAB
   return {
     status: 404,
     type: "not_found_error",
-    message: `model: ${id}. The scripted model (offline) knows: ${table.map((m) => m.id).join(", ")}. Ask for one of them (offline, leave MODEL_ID unset: the lessons ask for scripted-model), or add the id to MODEL_TABLE in runtime/scripted/models.ts.`,
+    message: `model: ${id}. The scripted model (offline) knows: ${table.map((m) => m.id).join(", ")}. Ask for one of them (a lesson pointed here with ANTHROPIC_BASE_URL asks for MODEL_ID: set it to one of them, or leave it unset), or add the id to MODEL_TABLE in runtime/scripted/models.ts.`,
   };
 }
 
