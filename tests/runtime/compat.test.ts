@@ -3,8 +3,11 @@
  * 127.0.0.1 with a free port and stopped after:
  *
  * - a corpus of valid and invalid requests gets the real API's status, error type and wording
- *   (valid ones an answer that matches the API's response schema);
- * - the official SDK, all of it: messages.create, messages.stream() + finalMessage(), countTokens,
+ *   (valid ones an answer that matches the API's response schema), under both API versions
+ *   (2023-06-01, and 2026-10-21 as SDK 1.14 sends it), for the models of the table, with the
+ *   thinking rules and the values the API checks (each round-three case names its source);
+ * - the official SDK, all of it: messages.create, messages.stream() + finalMessage(), an aborted
+ *   stream, the headers it sends, its beta names, max_tokens 0 and the cache, countTokens,
  *   models.list (paged) and retrieve, withResponse() headers, toolRunner with betaZodTool (with
  *   its default message threads, which the model refuses so the runner goes on without them);
  * - a client that is not the SDK (plain fetch, as curl would): a plain answer, a streamed answer
