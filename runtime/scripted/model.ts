@@ -51,6 +51,8 @@ export interface ScriptedModelOptions {
 }
 
 export const SCRIPTED_MODEL_NAME = "scripted model (offline)";
+/** The anthropic-version SDK 1.14 sends (client.js), so the lessons' requests get its rules. */
+export const SDK_API_VERSION = "2026-10-21";
 const DEFAULT_SECRET = "scripted-model-thinking-signature";
 
 
@@ -282,9 +284,12 @@ export class ScriptedModel {
     return routeScenario(forced, request);
   }
 
-  /** Would the API accept these messages? (The same checks as a request, with this model's memory.) */
+  /**
+   * Would the API accept these messages? (The same checks as a request, with this model's memory,
+   * under the API version the course's SDK sends.)
+   */
   validate(body: unknown): ApiError | null {
-    return validateRequest(body, { secret: this.secret, issued: this.issued, models: MODEL_TABLE, paused: this.isPaused });
+    return validateRequest(body, { secret: this.secret, issued: this.issued, version: SDK_API_VERSION, models: MODEL_TABLE, paused: this.isPaused });
   }
 
   /** The content of every paused turn (stop_reason pause_turn) this model sent, to know it when it comes back. */

@@ -17,7 +17,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { betaZodTool } from "@anthropic-ai/sdk/helpers/beta/zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { MAX_REQUEST_BYTES } from "../../runtime/scripted/model.ts";
+import { MAX_REQUEST_BYTES, SDK_API_VERSION } from "../../runtime/scripted/model.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { MODEL_TABLE, MODELS } from "../../runtime/scripted/models.ts";
@@ -464,6 +464,7 @@ describe("the official SDK against the standalone server", () => {
     });
     await client.messages.create({ model: "scripted-model", max_tokens: 50, messages: [{ role: "user", content: "hi" }] });
     expect(seen[0]!.get("anthropic-version")).toBe("2026-10-21");
+    expect(SDK_API_VERSION, "the version the model's own checks assume is the one the SDK sends").toBe(seen[0]!.get("anthropic-version"));
     expect(API_VERSIONS).toContain("2026-10-21");
     expect(seen[0]!.get("authorization")).toBe("Bearer offline");
     expect(seen[0]!.get("x-api-key")).toBeNull();
