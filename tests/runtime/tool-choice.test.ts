@@ -6,6 +6,7 @@
  * so a loop that sends the turn back as it came passes the thinking rules.
  */
 import Anthropic from "@anthropic-ai/sdk";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { zodOutputFormat } from "@anthropic-ai/sdk/helpers/zod";
 import { z } from "zod";
@@ -183,5 +184,47 @@ describe("output_config.format (structured outputs): the final answer's text is 
     const s = SCENARIOS.find((x) => x.id === "s02_tool_dispatch")!;
     const m = await answer(s, { output_config: { format: { type: "json_schema", schema: { type: "object", properties: { done: { type: "boolean" } } } } } });
     expect(calls(m).length).toBeGreaterThan(0);
+  });
+});
+
+describe("inputFor, for any schema a tool may declare", () => {
+  // Satisfiable JSON Schemas (draft 2020-12) of the kinds tools declare: the input built for a
+  // forced call must fit each one.
+  const leaf: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
+    fc.record({ type: fc.constant("string"), minLength: fc.nat(30), span: fc.nat(20) }).map(({ minLength, span }) => ({ type: "string", minLength, maxLength: minLength + span })),
+    fc.record({ type: fc.constant("string"), format: fc.constantFrom("date-time", "date", "email", "uri", "uuid") }),
+    fc.record({ type: fc.constant("string"), enum: fc.uniqueArray(fc.string({ minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 4 }) }),
+    fc.record({ min: fc.integer({ min: -50, max: 50 }), span: fc.nat(10) }).map(({ min, span }) => ({ type: "integer", minimum: min, maximum: min + span })),
+    fc.record({ min: fc.integer({ min: -5, max: 5 }) }).map(({ min }) => ({ type: "number", exclusiveMinimum: min })),
+    fc.constant({ type: "boolean" }),
+    fc.constant({ type: "null" }),
+    fc.constant({ $ref: "#/$defs/item" }),
+  );
+  const node = fc.letrec<{ node: Record<string, unknown> }>((tie) => ({
+    node: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      leaf,
+      fc.record({ items: tie("node"), minItems: fc.nat(3) }).map(({ items, minItems }) => ({ type: "array", items, minItems, maxItems: minItems + 2 })),
+      fc.dictionary(fc.stringMatching(/^[a-z][a-z_]{0,8}$/), tie("node"), { maxKeys: 4 }).map((properties) => ({ type: "object", properties, required: Object.keys(properties), additionalProperties: false })),
+      tie("node").map((inner) => ({ anyOf: [inner, { type: "null" }] })),
+    ),
+  })).node;
+  const toolSchema = fc.dictionary(fc.stringMatching(/^[a-z][a-z_]{0,8}$/), node, { minKeys: 1, maxKeys: 5 }).map((properties) => ({
+    type: "object",
+    properties,
+    required: Object.keys(properties),
+    additionalProperties: false,
+    $defs: { item: { type: "object", properties: { id: { type: "integer", minimum: 1 }, label: { type: "string" } }, required: ["id", "label"] } },
+  }));
+
+  it("builds an input that the schema accepts", () => {
+    fc.assert(
+      fc.property(toolSchema, (schema) => {
+        const input = inputFor(schema);
+        const check = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]).safeParse(input);
+        expect(check.success, `${JSON.stringify(schema)}\n→ ${JSON.stringify(input)}\n${check.error?.message ?? ""}`).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
