@@ -1,0 +1,1 @@
+sed -i 's/i < to; i++/i <= to; i++/' src/range.js

@@ -1,0 +1,1 @@
+sed -i 's/\bcalc\b/lineTotal/g' src/cart.js src/invoice.js
