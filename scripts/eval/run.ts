@@ -158,7 +158,7 @@ export async function runOnce(task: EvalTask, run: number, agent: EvalAgent, mod
 /** The whole eval: every task `runs` times, `jobs` at a time. */
 export async function runEval(opts: EvalOptions): Promise<EvalResult> {
   const started = new Date();
-  const id = `${started.toISOString().replace(/[:.]/g, "-").slice(0, 19)}-${safeName(opts.agent.name)}`;
+  const id = `${started.toISOString().replace(/[:.]/g, "-").slice(0, 23)}-${safeName(opts.agent.name)}`;
   const outDir = opts.outDir === null ? null : (opts.outDir ?? join(EVALS_OUT, id));
   const queue = opts.tasks.flatMap((task) => Array.from({ length: opts.runs }, (_, i) => ({ task, run: i + 1 })));
   const records: RunRecord[] = [];

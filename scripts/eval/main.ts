@@ -1,0 +1,280 @@
+/**
+ * npm run eval -- [--agent NAME]… [--runs k] [--tasks id,id] [--jobs n] [--json] [--compare] [--yes] [--max-cost USD]
+ * npm run eval -- --compare A/result.json B/result.json
+ * npm run eval -- --list
+ *
+ * Runs an agent (the final agent by default) over the task suite (evals/tasks), every task k
+ * times in a scratch copy, commands in the OS sandbox, graded by each task's hidden check; prints
+ * a live table, then the result; keeps every run's transcript and diff, the result (JSON) and a
+ * report (Markdown and HTML, with a chart) under .course/evals/<id>/. Two --agent flags run both
+ * and compare them; --compare with two result files compares past runs. docs/guide/evals.md.
+ */
+import { createInterface } from "node:readline/promises";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { selectModel } from "../../runtime/client.ts";
+import { loadEnv } from "../../runtime/env.ts";
+import { bold, dim, green, output, red, yellow } from "../../runtime/print.ts";
+import { ROOT } from "../../runtime/testing.ts";
+import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
+import { priceFor } from "../../solutions/s09_observability/usage.ts";
+import { RETRIES } from "../../solutions/s11_recovery/recovery.ts";
+import { strictArgs, UsageError } from "../lib/args.ts";
+import { AgentSpecError, resolveAgent, type EvalAgent } from "./agents.ts";
+import { compareLines, compareTable, failures, headline, htmlReport, jsonLine, markdownReport, measures, resultTable } from "./report.ts";
+import { runEval, type EvalResult, type ModelChoice } from "./run.ts";
+import type { RunRecord } from "./stats.ts";
+import { loadSuite, type EvalTask } from "./suite.ts";
+
+const SPEC = {
+  command: "npm run eval --",
+  usage: "[--agent NAME]… [--runs k] [--tasks id,id] [--jobs n] [--json] [--yes] [--max-cost USD] | --compare A.json B.json | --list",
+  options: {
+    agent: { type: "string", multiple: true },
+    runs: { type: "string" },
+    tasks: { type: "string" },
+    jobs: { type: "string" },
+    json: { type: "boolean" },
+    compare: { type: "boolean" },
+    list: { type: "boolean" },
+    yes: { type: "boolean" },
+    "max-cost": { type: "string" },
+    help: { type: "boolean", short: "h" },
+  },
+  positionals: { max: 2 },
+} as const;
+
+const HELP = `${SPEC.command} ${SPEC.usage}
+
+  --agent NAME     final (default), final:nocache, sNN (s07…s17), lessons/sNN (yours), a .ts file exporting runAgent,
+                   oracle (the reference solutions) or null (does nothing). Twice: both run, then compared.
+  --runs k         runs per task (default 1); pass@k and pass^k use k
+  --tasks a,b      only these tasks (ids of evals/tasks)
+  --jobs n         runs at the same time (default 2)
+  --json           print the result as one JSON line, last
+  --compare        with two result.json files: compare them (no run); with two --agent: the same after running
+  --yes            with a real model: do not ask before a run estimated above --max-cost
+  --max-cost USD   the estimate above which a run with a real model asks first (default 1)
+  --list           list the tasks and exit`;
+
+/** A positive whole number from a flag, or a usage error. */
+function count(flag: string, value: string | undefined, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max) throw new UsageError(`${SPEC.command}: --${flag} takes a whole number from 1 to ${max} (not "${value}")`);
+  return Number(value);
+}
+
+/**
+ * What a run with a real model may cost, before it starts: each run as a session of half its turn
+ * limit (typical) or all of it (most), every turn re-sending a context that grows from ~3 000
+ * tokens by ~800 a turn, uncached, with ~400 output tokens a turn. A rough bound, said as such.
+ */
+export function estimateCost(tasks: EvalTask[], runs: number, model: string): { typical: number; most: number } | null {
+  const p = priceFor(model)?.price;
+  if (!p) return null;
+  const session = (turns: number) => {
+    let input = 0;
+    for (let t = 0; t < turns; t++) input += 3000 + 800 * t;
+    return (input * p.input + turns * 400 * p.output) / 1_000_000;
+  };
+  const typical = tasks.reduce((a, t) => a + session(Math.ceil(t.limits.turns / 2)), 0) * runs;
+  const most = tasks.reduce((a, t) => a + session(t.limits.turns), 0) * runs;
+  return { typical, most };
+}
+
+/** The live view: a progress bar and a row per task, redrawn in place on a terminal. */
+class LiveTable {
+  private drawn = 0;
+  private readonly state = new Map<string, { running: number; passed: number; done: number }>();
+  private finished = 0;
+  constructor(
+    private readonly tasks: EvalTask[],
+    private readonly runs: number,
+    private readonly agent: string,
+    private readonly tty: boolean,
+    private readonly write: (s: string) => void,
+  ) {
+    for (const t of tasks) this.state.set(t.id, { running: 0, passed: 0, done: 0 });
+  }
+  event(e: { type: "start" | "end"; task: string; run: number; record?: RunRecord }) {
+    const s = this.state.get(e.task)!;
+    if (e.type === "start") s.running++;
+    else {
+      s.running--;
+      s.done++;
+      this.finished++;
+      if (e.record?.pass) s.passed++;
+      if (!this.tty) {
+        const r = e.record!;
+        this.write(`${this.progress()} ${r.pass ? "pass" : "FAIL"} ${e.task} run ${e.run} (${r.turns} turns, ${(r.ms / 1000).toFixed(1)} s, ${r.stop})\n`);
+      }
+    }
+    if (this.tty) this.draw();
+  }
+  private progress(): string {
+    const total = this.tasks.length * this.runs;
+    const width = 24;
+    const full = Math.round((this.finished / total) * width);
+    return `[${"#".repeat(full)}${"-".repeat(width - full)}] ${this.finished}/${total}`;
+  }
+  private draw() {
+    const lines = [`${bold(this.agent)} ${this.progress()}`];
+    for (const t of this.tasks) {
+      const s = this.state.get(t.id)!;
+      const mark = s.running > 0 ? yellow("…") : s.done === 0 ? dim("·") : s.passed === s.done ? green("✓") : red("✗");
+      lines.push(`  ${mark} ${t.id.padEnd(22)} ${s.passed}/${s.done}${s.done < this.runs ? dim(` of ${this.runs}`) : ""}`);
+    }
+    if (this.drawn > 0) this.write(`\x1b[${this.drawn}A`);
+    this.write(lines.map((l) => `\x1b[2K${l}\n`).join(""));
+    this.drawn = lines.length;
+  }
+}
+
+function readResult(file: string): EvalResult {
+  if (!existsSync(file)) throw new UsageError(`${SPEC.command}: no result at ${file} (results are under .course/evals/<id>/result.json)`);
+  try {
+    const r = JSON.parse(readFileSync(file, "utf8")) as EvalResult;
+    if (!r.summary || !Array.isArray(r.tasks)) throw new Error("not an eval result");
+    return r;
+  } catch (e) {
+    throw new UsageError(`${SPEC.command}: ${file} is not an eval result (${(e as Error).message})`);
+  }
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = strictArgs(SPEC, argv);
+  const print = (line = "") => void (values.json ? process.stderr.write(`${line}\n`) : console.log(line));
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  if (values.compare && positionals.length > 0) {
+    if (positionals.length !== 2 || values.agent) throw new UsageError(`${SPEC.command}: --compare takes two result files (or two --agent flags and no file)`);
+    const [a, b] = positionals.map((f) => readResult(f)) as [EvalResult, EvalResult];
+    for (const line of compareTable(a, b)) print(line);
+    for (const line of compareLines(a, b)) print(`- ${line}`);
+    if (values.json) console.log(JSON.stringify({ compare: [jsonLine(a), jsonLine(b)], differences: compareLines(a, b) }));
+    return 0;
+  }
+  if (positionals.length > 0) throw new UsageError(`${SPEC.command}: unexpected argument "${positionals[0]}" (result files go with --compare)`);
+  const { tasks: all, problems } = loadSuite();
+  for (const p of problems) print(yellow(`task skipped: ${p}`));
+  if (values.list) {
+    for (const t of all) print(`${t.id.padEnd(22)} ${t.kind.padEnd(9)} ${t.changes ? "change" : "no change"}  ${t.title}`);
+    return 0;
+  }
+  let tasks = all;
+  if (values.tasks) {
+    const wanted = values.tasks.split(",").map((s) => s.trim()).filter(Boolean);
+    const unknown = wanted.filter((w) => !all.some((t) => t.id === w));
+    if (unknown.length) throw new UsageError(`${SPEC.command}: no task ${unknown.join(", ")} (npm run eval -- --list shows them)`);
+    tasks = all.filter((t) => wanted.includes(t.id));
+  }
+  if (tasks.length === 0) throw new UsageError(`${SPEC.command}: no task to run (evals/tasks is empty or every task has a problem)`);
+  const runs = count("runs", values.runs, 1, 20);
+  const jobs = count("jobs", values.jobs, 2, 16);
+  const names = values.agent ?? ["final"];
+  if (names.length > 2) throw new UsageError(`${SPEC.command}: at most two --agent flags (to compare them)`);
+  if (values.compare && names.length !== 2) throw new UsageError(`${SPEC.command}: --compare takes two --agent flags, or two result files`);
+  let maxCost = 1;
+  if (values["max-cost"] !== undefined) {
+    maxCost = Number(values["max-cost"]);
+    if (!Number.isFinite(maxCost) || maxCost < 0) throw new UsageError(`${SPEC.command}: --max-cost takes an amount in US dollars (not "${values["max-cost"]}")`);
+  }
+  const agents: EvalAgent[] = [];
+  for (const n of names) agents.push(await resolveAgent(n));
+
+  loadEnv();
+  const selection = selectModel({ ...RETRIES });
+  const model: ModelChoice = selection.offline ? { offline: true } : { offline: false, llm: selection };
+  const sandbox = sandboxInfo();
+  print(dim(selection.offline ? "model: scripted (offline), a fresh one per run" : selection.banner));
+  print(dim(sandbox.kind === "bubblewrap" ? `${sandbox.line}; every command of the agent is approved inside it` : `${sandbox.line}; only read-only commands are approved`));
+  if (!model.offline && agents.some((a) => a.model)) {
+    const est = estimateCost(tasks, runs * agents.filter((a) => a.model).length, selection.model);
+    if (!est) print(yellow(`no list price known for ${selection.model}: the cost cannot be estimated`));
+    else {
+      print(`estimated cost: about $${est.typical.toFixed(2)}, at most about $${est.most.toFixed(2)} if every run used its whole turn limit (list prices, no cache)`);
+      if (est.most > maxCost && !values.yes) {
+        if (!process.stdin.isTTY) {
+          print(red(`that may cost more than $${maxCost} (--max-cost): run again with --yes to go ahead, or with fewer --tasks or --runs`));
+          return 2;
+        }
+        if (!(await confirm(`That may cost more than $${maxCost}. Go ahead? [y/N] `))) {
+          print("Nothing was run.");
+          return 0;
+        }
+      }
+    }
+  }
+
+  const results: EvalResult[] = [];
+  for (const agent of agents) {
+    const tty = !values.json && process.stdout.isTTY === true;
+    // The loops print what they do (s07's tool lines, s09's logger): not here, the table is the view.
+    const stdoutWrite = process.stdout.write.bind(process.stdout);
+    const stderrWrite = process.stderr.write.bind(process.stderr);
+    const live = new LiveTable(tasks, runs, agent.name, tty, (s) => void (values.json ? stderrWrite : stdoutWrite)(s));
+    const write = output.write;
+    output.write = () => {};
+    process.stdout.write = (() => true) as typeof process.stdout.write;
+    let result: EvalResult;
+    try {
+      result = await runEval({ tasks, agent, runs, jobs, model, onRun: (e) => live.event(e) });
+    } finally {
+      output.write = write;
+      process.stdout.write = stdoutWrite;
+    }
+    results.push(result);
+    const dir = join(ROOT, ".course", "evals", result.id);
+    writeFileSync(join(dir, "report.md"), markdownReport([result]));
+    writeFileSync(join(dir, "report.html"), htmlReport([result]));
+    print("");
+    for (const l of headline(result)) print(bold(l));
+    print(dim(measures(result)));
+    print("");
+    for (const l of resultTable(result)) print(l);
+    for (const f of failures(result)) print(red(`✗ ${f}`));
+    print(dim(`runs, transcripts and diffs: ${relative(process.cwd(), dir) || "."}/ (result.json, report.md, report.html)`));
+  }
+  if (results.length === 2) {
+    const [a, b] = results as [EvalResult, EvalResult];
+    print("");
+    print(bold(`${a.agent} vs ${b.agent}`));
+    for (const line of compareTable(a, b)) print(line);
+    for (const line of compareLines(a, b)) print(`- ${line}`);
+    const dir = join(ROOT, ".course", "evals", b.id);
+    writeFileSync(join(dir, "compare.md"), markdownReport([a, b]));
+    writeFileSync(join(dir, "compare.html"), htmlReport([a, b]));
+  }
+  if (values.json) {
+    const lines = results.map((r) => jsonLine(r, relative(ROOT, join(ROOT, ".course", "evals", r.id, "result.json"))));
+    console.log(JSON.stringify(lines.length === 1 ? lines[0] : { compare: lines, differences: compareLines(results[0]!, results[1]!) }));
+  }
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    if (e instanceof UsageError || e instanceof AgentSpecError) {
+      console.error(e.message);
+      process.exitCode = 2;
+      return;
+    }
+    console.error(red(`eval failed: ${e instanceof Error ? e.message : String(e)}`));
+    if (process.env.DEBUG) console.error(e);
+    process.exitCode = 1;
+  },
+);
