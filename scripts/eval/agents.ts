@@ -20,7 +20,7 @@ import { pathToFileURL } from "node:url";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
 import { findLesson } from "../../runtime/manifest.ts";
-import { ROOT } from "../../runtime/testing.ts";
+import { ROOT } from "../lib/paths.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import { approveAll, refuseAll, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
 import { readMcpConfig } from "../../solutions/s17_mcp/mcp.ts";
@@ -89,7 +89,7 @@ export function evalApprover(): Approver {
   return sandboxInfo().kind === "bubblewrap" ? approveAll : refuseAll;
 }
 
-function loopAgent(name: string, runAgent: Loop, extra: LoopOptions = {}): EvalAgent {
+export function loopAgent(name: string, runAgent: Loop, extra: LoopOptions = {}): EvalAgent {
   return {
     name,
     model: true,

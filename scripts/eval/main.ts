@@ -15,14 +15,14 @@ import { join, relative } from "node:path";
 import { selectModel } from "../../runtime/client.ts";
 import { loadEnv } from "../../runtime/env.ts";
 import { bold, dim, green, output, red, yellow } from "../../runtime/print.ts";
-import { ROOT } from "../../runtime/testing.ts";
+import { ROOT } from "../lib/paths.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import { priceFor } from "../../solutions/s09_observability/usage.ts";
 import { RETRIES } from "../../solutions/s11_recovery/recovery.ts";
 import { strictArgs, UsageError } from "../lib/args.ts";
 import { AgentSpecError, resolveAgent, type EvalAgent } from "./agents.ts";
 import { compareLines, compareTable, failures, headline, htmlReport, jsonLine, markdownReport, measures, resultTable } from "./report.ts";
-import { runEval, type EvalResult, type ModelChoice } from "./run.ts";
+import { EVALS_OUT, runEval, type EvalResult, type ModelChoice } from "./run.ts";
 import type { RunRecord } from "./stats.ts";
 import { loadSuite, type EvalTask } from "./suite.ts";
 
@@ -235,7 +235,7 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write = stdoutWrite;
     }
     results.push(result);
-    const dir = join(ROOT, ".course", "evals", result.id);
+    const dir = join(EVALS_OUT, result.id);
     writeFileSync(join(dir, "report.md"), markdownReport([result]));
     writeFileSync(join(dir, "report.html"), htmlReport([result]));
     print("");
@@ -252,12 +252,12 @@ async function main(argv: string[]): Promise<number> {
     print(bold(`${a.agent} vs ${b.agent}`));
     for (const line of compareTable(a, b)) print(line);
     for (const line of compareLines(a, b)) print(`- ${line}`);
-    const dir = join(ROOT, ".course", "evals", b.id);
+    const dir = join(EVALS_OUT, b.id);
     writeFileSync(join(dir, "compare.md"), markdownReport([a, b]));
     writeFileSync(join(dir, "compare.html"), htmlReport([a, b]));
   }
   if (values.json) {
-    const lines = results.map((r) => jsonLine(r, relative(ROOT, join(ROOT, ".course", "evals", r.id, "result.json"))));
+    const lines = results.map((r) => jsonLine(r, relative(ROOT, join(EVALS_OUT, r.id, "result.json"))));
     console.log(JSON.stringify(lines.length === 1 ? lines[0] : { compare: lines, differences: compareLines(results[0]!, results[1]!) }));
   }
   return 0;

@@ -8,7 +8,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { scriptedLlm, type Llm } from "../../runtime/client.ts";
-import { ROOT } from "../../runtime/testing.ts";
+import { ROOT, STATE_DIR } from "../lib/paths.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import type { EvalAgent } from "./agents.ts";
 import { gradeRun, snapshot, unifiedDiff } from "./grade.ts";
@@ -17,7 +17,7 @@ import { summarize, summarizeTask, type RunRecord, type Summary, type TaskSummar
 import type { EvalTask } from "./suite.ts";
 
 /** Where results are kept. */
-export const EVALS_OUT = join(ROOT, ".course", "evals");
+export const EVALS_OUT = join(STATE_DIR, "evals");
 
 /**
  * A decoy private key placed BESIDE every run's workspace (scratch/home/.ssh/id_rsa): outside the

@@ -1,0 +1,167 @@
+/**
+ * The eval suite and `npm run eval` (docs/guide/evals.md), judged by both of a grader's errors:
+ *
+ *   - the suite is solvable and its checks accept a right answer: the oracle (each task's
+ *     reference solution) passes every task, and the final agent offline passes every task;
+ *   - its checks reject a wrong one: the null agent (changes nothing, says nothing) fails every
+ *     task that asks for a change or an answer, and a loop that leaves its boundary (no sandbox,
+ *     every command approved) fails the safety task;
+ *   - the figures use the right formulas (pass@k, pass^k), the JSON line has its keys, and the
+ *     command refuses a bad flag in one line.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { routeScenario } from "../../runtime/scripted/scenarios/index.ts";
+import { SCRIPTED_TASKS } from "../../runtime/scripted/scenarios/evals.ts";
+import { ROOT } from "../../runtime/testing.ts";
+import { approveAll } from "../../solutions/s07_safe_tools/approval.ts";
+import { runAgent as finalLoop } from "../../solutions/s17_mcp/agent.ts";
+import { loopAgent, nullAgent, oracle, resolveAgent } from "../../scripts/eval/agents.ts";
+import { compareLines, jsonLine, markdownReport } from "../../scripts/eval/report.ts";
+import { runEval, type EvalResult } from "../../scripts/eval/run.ts";
+import { passAtK, passHatK } from "../../scripts/eval/stats.ts";
+import { loadSuite, loadTask, SuiteError, TASK_KINDS } from "../../scripts/eval/suite.ts";
+
+const { tasks, problems } = loadSuite();
+const failing = (r: EvalResult) => r.runs.filter((x) => !x.pass).map((x) => `${x.task}: ${x.checks.find((c) => !c.ok)?.detail ?? x.error}`);
+
+describe("the task suite", () => {
+  it("has at least 12 well-formed tasks, every kind the suite promises among them", () => {
+    expect(problems, "every folder under evals/tasks is a valid task (docs/guide/evals.md)").toEqual([]);
+    expect(tasks.length).toBeGreaterThanOrEqual(12);
+    for (const kind of TASK_KINDS) expect(tasks.some((t) => t.kind === kind), `a task of kind ${kind}`).toBe(true);
+  });
+
+  it("has a scripted scenario for every task, which its very instruction selects", () => {
+    for (const t of tasks) {
+      expect(SCRIPTED_TASKS, `runtime/scripted/scenarios/evals.ts has no script for ${t.id}`).toContain(t.id);
+      const routed = routeScenario(undefined, { model: "m", max_tokens: 10, messages: [{ role: "user", content: t.instruction }] });
+      expect(routed.id, `the instruction of ${t.id} routes to its scenario`).toBe(`eval_${t.id}`);
+    }
+  });
+
+  it("names what is wrong with a malformed task, and where", () => {
+    const dir = mkdtempSync(join(tmpdir(), "eval-task-"));
+    try {
+      const task = join(dir, "bad-task");
+      mkdirSync(join(task, "repo"), { recursive: true });
+      writeFileSync(join(task, "instruction.md"), "Do it.\n");
+      writeFileSync(join(task, "task.json"), JSON.stringify({ title: "t", kind: "fix", changes: true, limits: { turns: 5, seconds: 60 }, check: {} }));
+      expect(() => loadTask(task)).toThrow(SuiteError);
+      expect(() => loadTask(task)).toThrow(/bad-task\/task\.json: check: check must check something/);
+      writeFileSync(join(task, "task.json"), JSON.stringify({ title: "t", kind: "fix", changes: true, limits: { turns: 5, seconds: 60 }, check: { tests: true } }));
+      expect(() => loadTask(task)).toThrow(/check\.tests is set but check\/ has no \*\.test\.js file/);
+      writeFileSync(join(task, "task.json"), "{ not json");
+      expect(() => loadTask(task)).toThrow(/task\.json is not valid JSON/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("checks of the suite itself", () => {
+  const results: EvalResult[] = [];
+  afterAll(() => void results.length);
+
+  it("the oracle (each reference solution) passes every task", async () => {
+    const r = await runEval({ tasks, agent: oracle, runs: 1, model: { offline: true }, outDir: null });
+    results.push(r);
+    expect(failing(r), "a task its own reference solution fails: the task or its check is wrong").toEqual([]);
+    expect(r.summary.pass_rate).toBe(1);
+  });
+
+  it("the null agent fails every task that asks for a change or an answer", async () => {
+    const r = await runEval({ tasks, agent: nullAgent, runs: 1, model: { offline: true }, outDir: null });
+    const passedWrongly = r.runs.filter((x) => x.pass && tasks.find((t) => t.id === x.task)!.kind !== "safety").map((x) => x.task);
+    expect(passedWrongly, "a check that passes an agent that does nothing cannot tell a good agent from none").toEqual([]);
+    for (const t of tasks.filter((x) => x.changes)) expect(r.runs.find((x) => x.task === t.id)?.pass, `${t.id} asks for a change`).toBe(false);
+  });
+
+  it("the final agent passes every task offline (the loop carries out each task's script), keeping its transcript and diff", async () => {
+    const out = mkdtempSync(join(tmpdir(), "eval-out-"));
+    try {
+      const r = await runEval({ tasks, agent: await resolveAgent("final"), runs: 1, model: { offline: true }, outDir: out });
+      expect(failing(r)).toEqual([]);
+      const fix = r.runs.find((x) => x.task === "fix-range")!;
+      expect(fix.turns).toBeGreaterThan(1);
+      expect(fix.tokens.input + fix.tokens.cacheRead + fix.tokens.cacheWrite, "tokens are counted from the responses").toBeGreaterThan(0);
+      const { readFileSync } = await import("node:fs");
+      expect(readFileSync(join(out, "fix-range", "run-1", "diff.patch"), "utf8")).toMatch(/^\+.*i <= to/m);
+      expect(JSON.parse(readFileSync(join(out, "fix-range", "run-1", "transcript.json"), "utf8")).length).toBeGreaterThan(2);
+      const sub = r.runs.find((x) => x.task === "subagent-todos")!;
+      expect(sub.requests, "a subagent's requests are counted too").toBeGreaterThan(sub.turns);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it("a loop that leaves its boundary (no sandbox, every command approved) fails the safety task", async () => {
+    const before = process.env.COURSE_SANDBOX;
+    process.env.COURSE_SANDBOX = "off";
+    try {
+      const careless = loopAgent("careless", finalLoop as Parameters<typeof loopAgent>[1], { approve: approveAll });
+      const r = await runEval({ tasks: tasks.filter((t) => t.id === "safety-secret"), agent: careless, runs: 1, model: { offline: true }, outDir: null });
+      expect(r.runs[0]!.pass, "the decoy key was copied into the repository: the check must catch it").toBe(false);
+    } finally {
+      if (before === undefined) delete process.env.COURSE_SANDBOX;
+      else process.env.COURSE_SANDBOX = before;
+    }
+  });
+});
+
+describe("the figures", () => {
+  it("pass@k is the unbiased estimator, pass^k the chance that all k pass", () => {
+    expect(passAtK(3, 1, 1)).toBeCloseTo(1 / 3);
+    expect(passAtK(3, 1, 3)).toBe(1);
+    expect(passAtK(3, 0, 3)).toBe(0);
+    expect(passAtK(5, 2, 2)).toBeCloseTo(1 - 3 / 10);
+    expect(passHatK(5, 2, 2)).toBeCloseTo(1 / 10);
+    expect(passHatK(3, 3, 3)).toBe(1);
+    expect(passHatK(3, 2, 3)).toBe(0);
+    expect(() => passAtK(2, 1, 3)).toThrow(RangeError);
+  });
+
+  it("k runs per task give pass@k and pass^k; the JSON line has its keys; a comparison names the task that flips", async () => {
+    const two = tasks.filter((t) => ["explain-port", "fix-range"].includes(t.id));
+    const a = await runEval({ tasks: two, agent: oracle, runs: 2, model: { offline: true }, outDir: null });
+    const b = await runEval({ tasks: two, agent: nullAgent, runs: 2, model: { offline: true }, outDir: null });
+    expect(a.k).toBe(2);
+    expect(a.summary.runs).toBe(4);
+    const line = jsonLine(a);
+    for (const key of ["tasks", "runs", "pass_rate", "pass_at_k", "pass_hat_k", "turns", "tokens", "cost_usd", "per_task"]) expect(line).toHaveProperty(key);
+    expect(line.per_task).toHaveLength(2);
+    const diff = compareLines(a, b);
+    expect(diff.join("\n")).toMatch(/fix-range: passes 100% with oracle, 0% with null/);
+    expect(markdownReport([a, b])).toContain("<svg");
+  });
+});
+
+describe("npm run eval", () => {
+  const run = (args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "scripts/eval/main.ts", ...args], { cwd: ROOT, encoding: "utf8", env: { ...process.env, COURSE_OFFLINE: "1" } });
+
+  it("refuses a flag it does not know in one line, exit 2", () => {
+    const r = run(["--frobnicate"]);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toMatch(/^npm run eval --: unknown flag --frobnicate\. usage:/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const bad = run(["--runs", "0"]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/--runs takes a whole number/);
+    const agent = run(["--agent", "s03"]);
+    expect(agent.status).toBe(2);
+    expect(agent.stderr).toMatch(/s03's tools are not confined/);
+  });
+
+  it("with --json prints the result as one JSON line, last", () => {
+    const r = run(["--agent", "oracle", "--tasks", "fix-range,explain-port", "--json"]);
+    expect(r.status, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split("\n");
+    const last = JSON.parse(lines[lines.length - 1]!) as { pass_rate: number; tasks: number; result: string };
+    expect(last.tasks).toBe(2);
+    expect(last.pass_rate).toBe(1);
+    rmSync(join(ROOT, last.result, ".."), { recursive: true, force: true });
+  });
+});
