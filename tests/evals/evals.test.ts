@@ -16,8 +16,10 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { routeScenario } from "../../runtime/scripted/scenarios/index.ts";
 import { SCRIPTED_TASKS } from "../../runtime/scripted/scenarios/evals.ts";
-import { ROOT } from "../../runtime/testing.ts";
+import { ROOT } from "../../scripts/lib/paths.ts";
+import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import { approveAll } from "../../solutions/s07_safe_tools/approval.ts";
+import { runSafeBash } from "../../solutions/s07_safe_tools/safe-bash.ts";
 import { runAgent as finalLoop } from "../../solutions/s17_mcp/agent.ts";
 import { loopAgent, nullAgent, oracle, resolveAgent } from "../../scripts/eval/agents.ts";
 import { compareLines, jsonLine, markdownReport } from "../../scripts/eval/report.ts";
@@ -58,6 +60,19 @@ describe("the task suite", () => {
       expect(() => loadTask(task)).toThrow(/task\.json is not valid JSON/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe.skipIf(sandboxInfo().kind !== "bubblewrap")("the hidden checks, inside the sandbox", () => {
+  it("an agent's command cannot read the suite's checks or reference solutions", async () => {
+    const ws = mkdtempSync(join(tmpdir(), "eval-ws-"));
+    try {
+      const run = await runSafeBash(`cat ${join(ROOT, "evals/tasks/fix-range/solution.sh")} ${join(ROOT, "evals/tasks/fix-range/check/range.test.js")}`, { cwd: ws });
+      expect(run.exitCode, run.text).not.toBe(0);
+      expect(run.text).not.toMatch(/i <= to|range\(1, 3\)/);
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
     }
   });
 });
