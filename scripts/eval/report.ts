@@ -105,7 +105,7 @@ const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replac
  * A horizontal bar chart as SVG: one group per task, one bar per result (pass rate, 0 to 100%).
  * Plain SVG, so it shows in the HTML report, on the site and in any Markdown viewer that allows it.
  */
-export function passChart(results: EvalResult[], title: string): string {
+export function passChart(results: Array<{ agent: string; tasks: Array<{ task: string; pass_rate: number }> }>, title: string): string {
   const tasks = [...new Set(results.flatMap((r) => r.tasks.map((t) => t.task)))];
   const colors = ["#3c8772", "#c2703d"];
   const barH = 12;
