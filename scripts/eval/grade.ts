@@ -89,8 +89,13 @@ async function nodeTest(ws: string, files: string[]): Promise<{ ok: boolean; det
   if (summary.tests === 0) return { ok: false, detail: "no test ran", output: run.text };
   // A test file that fails as a whole is named by its path: shown relative to the workspace.
   const failing = [...run.text.matchAll(/^not ok \d+ - (.+)$/gm)].map((m) => m[1]!.trim().replace(`${ws}/`, ""));
+  // The first failure's own message ("ENOENT: no such file… TODOS.md", an assertion's words), in one line.
+  // A file that failed as a whole ("test failed") printed its error as "# Error: …" comments above.
+  const fileError = /^# (\w*Error: .+)$/m.exec(run.text)?.[1];
+  const testError = /^not ok [\s\S]*?^\s+error: (?:\|-?\n\s+)?['"]?(.+?)['"]?$/m.exec(run.text)?.[1];
+  const firstError = (testError === "test failed" && fileError ? fileError : (testError ?? fileError))?.trim().replaceAll(`${ws}/`, "");
   if (summary.failed > 0 || run.exitCode !== 0)
-    return { ok: false, detail: `${summary.failed} of ${summary.tests} failed${failing.length ? `: ${failing.slice(0, 3).join("; ")}` : ""}`, output: run.text };
+    return { ok: false, detail: `${summary.failed} of ${summary.tests} failed${failing.length ? `: ${failing.slice(0, 3).join("; ")}` : ""}${firstError ? ` (${firstError.slice(0, 160)})` : ""}`, output: run.text };
   return { ok: true, detail: `${summary.tests} passed`, output: run.text };
 }
 

@@ -17,10 +17,10 @@ import { loadEnv } from "../../runtime/env.ts";
 import { bold, dim, green, output, red, yellow } from "../../runtime/print.ts";
 import { ROOT } from "../lib/paths.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
-import { priceFor } from "../../solutions/s09_observability/usage.ts";
 import { RETRIES } from "../../solutions/s11_recovery/recovery.ts";
 import { strictArgs, UsageError } from "../lib/args.ts";
 import { AgentSpecError, resolveAgent, type EvalAgent } from "./agents.ts";
+import { estimateCost } from "./estimate.ts";
 import { compareLines, compareTable, failures, headline, htmlReport, jsonLine, markdownReport, measures, resultTable } from "./report.ts";
 import { EVALS_OUT, runEval, type EvalResult, type ModelChoice } from "./run.ts";
 import type { RunRecord } from "./stats.ts";
@@ -64,28 +64,10 @@ function count(flag: string, value: string | undefined, fallback: number, max: n
   return Number(value);
 }
 
-/**
- * What a run with a real model may cost, before it starts: each run as a session of half its turn
- * limit (typical) or all of it (most), every turn re-sending a context that grows from ~3 000
- * tokens by ~800 a turn, uncached, with ~400 output tokens a turn. A rough bound, said as such.
- */
-export function estimateCost(tasks: EvalTask[], runs: number, model: string): { typical: number; most: number } | null {
-  const p = priceFor(model)?.price;
-  if (!p) return null;
-  const session = (turns: number) => {
-    let input = 0;
-    for (let t = 0; t < turns; t++) input += 3000 + 800 * t;
-    return (input * p.input + turns * 400 * p.output) / 1_000_000;
-  };
-  const typical = tasks.reduce((a, t) => a + session(Math.ceil(t.limits.turns / 2)), 0) * runs;
-  const most = tasks.reduce((a, t) => a + session(t.limits.turns), 0) * runs;
-  return { typical, most };
-}
-
 /** The live view: a progress bar and a row per task, redrawn in place on a terminal. */
 class LiveTable {
   private drawn = 0;
-  private readonly state = new Map<string, { running: number; passed: number; done: number }>();
+  private readonly state = new Map<string, { running: number; passed: number; done: number; turns: number; cost: number | null; ms: number }>();
   private finished = 0;
   constructor(
     private readonly tasks: EvalTask[],
@@ -94,7 +76,7 @@ class LiveTable {
     private readonly tty: boolean,
     private readonly write: (s: string) => void,
   ) {
-    for (const t of tasks) this.state.set(t.id, { running: 0, passed: 0, done: 0 });
+    for (const t of tasks) this.state.set(t.id, { running: 0, passed: 0, done: 0, turns: 0, cost: 0, ms: 0 });
   }
   event(e: { type: "start" | "end"; task: string; run: number; record?: RunRecord }) {
     const s = this.state.get(e.task)!;
@@ -104,6 +86,9 @@ class LiveTable {
       s.done++;
       this.finished++;
       if (e.record?.pass) s.passed++;
+      s.turns += e.record?.turns ?? 0;
+      s.ms += e.record?.ms ?? 0;
+      s.cost = s.cost === null || e.record?.cost_usd === null ? null : s.cost + (e.record?.cost_usd ?? 0);
       if (!this.tty) {
         const r = e.record!;
         this.write(`${this.progress()} ${r.pass ? "pass" : "FAIL"} ${e.task} run ${e.run} (${r.turns} turns, ${(r.ms / 1000).toFixed(1)} s, ${r.stop})\n`);
@@ -122,7 +107,8 @@ class LiveTable {
     for (const t of this.tasks) {
       const s = this.state.get(t.id)!;
       const mark = s.running > 0 ? yellow("…") : s.done === 0 ? dim("·") : s.passed === s.done ? green("✓") : red("✗");
-      lines.push(`  ${mark} ${t.id.padEnd(22)} ${s.passed}/${s.done}${s.done < this.runs ? dim(` of ${this.runs}`) : ""}`);
+      const figures = s.done > 0 ? dim(` · ${(s.turns / s.done).toFixed(1)} turns · ${s.cost === null ? "cost unknown" : `$${s.cost.toFixed(4)}`} · ${(s.ms / 1000).toFixed(1)} s`) : "";
+      lines.push(`  ${mark} ${t.id.padEnd(22)} ${s.passed}/${s.done}${s.done < this.runs ? dim(` of ${this.runs}`) : ""}${figures}`);
     }
     if (this.drawn > 0) this.write(`\x1b[${this.drawn}A`);
     this.write(lines.map((l) => `\x1b[2K${l}\n`).join(""));

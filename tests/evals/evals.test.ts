@@ -23,6 +23,7 @@ import { runSafeBash } from "../../solutions/s07_safe_tools/safe-bash.ts";
 import { runAgent as finalLoop } from "../../solutions/s17_mcp/agent.ts";
 import { loopAgent, nullAgent, oracle, resolveAgent } from "../../scripts/eval/agents.ts";
 import { compareLines, jsonLine, markdownReport } from "../../scripts/eval/report.ts";
+import { estimateCost } from "../../scripts/eval/estimate.ts";
 import { runEval, type EvalResult } from "../../scripts/eval/run.ts";
 import { passAtK, passHatK } from "../../scripts/eval/stats.ts";
 import { loadSuite, loadTask, SuiteError, TASK_KINDS } from "../../scripts/eval/suite.ts";
@@ -139,6 +140,15 @@ describe("the figures", () => {
     expect(() => passAtK(2, 1, 3)).toThrow(RangeError);
   });
 
+  it("estimates a paid run's cost from the tasks' turn limits at the model's list price", () => {
+    const est = estimateCost([{ limits: { turns: 4, seconds: 60 } }], 1, "claude-sonnet-4-6")!;
+    // Half the limit (2 turns): 3000 + 3800 input tokens a turn × $3/M, 2 × 400 output × $15/M.
+    expect(est.typical).toBeCloseTo((6800 * 3 + 800 * 15) / 1e6, 6);
+    expect(est.most).toBeCloseTo((16800 * 3 + 1600 * 15) / 1e6, 6);
+    expect(estimateCost([{ limits: { turns: 4, seconds: 60 } }], 3, "claude-sonnet-4-6")!.most).toBeCloseTo(est.most * 3, 6);
+    expect(estimateCost([{ limits: { turns: 4, seconds: 60 } }], 1, "some-local-model")).toBeNull();
+  });
+
   it("k runs per task give pass@k and pass^k; the JSON line has its keys; a comparison names the task that flips", async () => {
     const two = tasks.filter((t) => ["explain-port", "fix-range"].includes(t.id));
     const a = await runEval({ tasks: two, agent: oracle, runs: 2, model: { offline: true }, outDir: null });
@@ -168,6 +178,16 @@ describe("npm run eval", () => {
     const agent = run(["--agent", "s03"]);
     expect(agent.status).toBe(2);
     expect(agent.stderr).toMatch(/s03's tools are not confined/);
+  });
+
+  it("with a key, says what the run may cost before it starts, and stops above --max-cost without a terminal to ask", () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_API_KEY: "sk-test-not-a-key", ANTHROPIC_BASE_URL: "http://127.0.0.1:9", MODEL_ID: "claude-sonnet-4-6" };
+    delete env.COURSE_OFFLINE;
+    const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/eval/main.ts", "--tasks", "fix-range", "--max-cost", "0.001"], { cwd: ROOT, encoding: "utf8", env, input: "" });
+    expect(r.status, r.stdout + r.stderr).toBe(2);
+    expect(r.stdout).toMatch(/estimated cost: about \$\d+\.\d\d, at most about \$\d+\.\d\d/);
+    expect(r.stdout).toMatch(/run again with --yes/);
+    expect(r.stdout, "nothing ran").not.toMatch(/pass rate/);
   });
 
   it("with --json prints the result as one JSON line, last", () => {
