@@ -161,7 +161,8 @@ export async function resolveAgent(spec: string): Promise<EvalAgent> {
     return loopAgent(s, loop, lessonSpec[3] ? { cache: false } : {});
   }
   if (/\.[cm]?[jt]s$/.test(s)) {
-    const file = isAbsolute(s) ? s : resolve(process.cwd(), s);
+    // npm runs scripts from the course's root; a path is the learner's, from where they typed it.
+    const file = isAbsolute(s) ? s : resolve(process.env.INIT_CWD ?? process.cwd(), s);
     return loopAgent(s, await importLoop(file, s));
   }
   throw new AgentSpecError(`unknown agent "${s}": ${AGENT_HELP}`);

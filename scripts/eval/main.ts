@@ -11,7 +11,7 @@
  */
 import { createInterface } from "node:readline/promises";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { selectModel } from "../../runtime/client.ts";
 import { loadEnv } from "../../runtime/env.ts";
 import { bold, dim, green, output, red, yellow } from "../../runtime/print.ts";
@@ -116,7 +116,8 @@ class LiveTable {
   }
 }
 
-function readResult(file: string): EvalResult {
+function readResult(name: string): EvalResult {
+  const file = resolve(process.env.INIT_CWD ?? process.cwd(), name);
   if (!existsSync(file)) throw new UsageError(`${SPEC.command}: no result at ${file} (results are under .course/evals/<id>/result.json)`);
   try {
     const r = JSON.parse(readFileSync(file, "utf8")) as EvalResult;

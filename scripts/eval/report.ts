@@ -176,6 +176,9 @@ export function compareLines(a: EvalResult, b: EvalResult): string[] {
   const lines: string[] = [];
   if (a.offline !== b.offline || a.model !== b.model) lines.push(`not the same model: ${a.agent} ran on ${a.model}, ${b.agent} on ${b.model}`);
   const tasks = [...new Set([...a.tasks.map((t) => t.task), ...b.tasks.map((t) => t.task)])];
+  const shared = tasks.filter((t) => a.tasks.some((x) => x.task === t) && b.tasks.some((x) => x.task === t));
+  if (shared.length < tasks.length) lines.push(`not the same tasks (${shared.length} of ${tasks.length} in both): the totals below compare different sets`);
+  if (a.k !== b.k) lines.push(`not the same k: ${a.k} runs per task against ${b.k}`);
   for (const task of tasks) {
     const x = a.tasks.find((t) => t.task === task);
     const y = b.tasks.find((t) => t.task === task);

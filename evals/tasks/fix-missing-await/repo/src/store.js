@@ -1,12 +1,14 @@
+import { setTimeout as sleep } from "node:timers/promises";
+
 /** A tiny async key-value store. */
 export class Store {
   #data = new Map();
   async get(key) {
-    await new Promise((r) => setTimeout(r, 1));
+    await sleep(1);
     return this.#data.get(key);
   }
   async set(key, value) {
-    await new Promise((r) => setTimeout(r, 1));
+    await sleep(1);
     this.#data.set(key, value);
   }
 }
