@@ -24,6 +24,7 @@ import { runAgent as finalLoop } from "../../solutions/s17_mcp/agent.ts";
 import { loopAgent, nullAgent, oracle, resolveAgent } from "../../scripts/eval/agents.ts";
 import { compareLines, jsonLine, markdownReport } from "../../scripts/eval/report.ts";
 import { estimateCost } from "../../scripts/eval/estimate.ts";
+import { usageOfSse } from "../../scripts/eval/meter.ts";
 import { runEval, type EvalResult } from "../../scripts/eval/run.ts";
 import { passAtK, passHatK } from "../../scripts/eval/stats.ts";
 import { loadSuite, loadTask, SuiteError, TASK_KINDS } from "../../scripts/eval/suite.ts";
@@ -138,6 +139,15 @@ describe("the figures", () => {
     expect(passHatK(3, 3, 3)).toBe(1);
     expect(passHatK(3, 2, 3)).toBe(0);
     expect(() => passAtK(2, 1, 3)).toThrow(RangeError);
+  });
+
+  it("reads a streamed response's usage: message_start's input and cache counts, message_delta's cumulative output", () => {
+    const sse = [
+      'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":12,"cache_read_input_tokens":300,"cache_creation_input_tokens":40,"output_tokens":1}}}',
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}',
+      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":57}}',
+    ].join("\n\n");
+    expect(usageOfSse(sse)).toEqual({ input: 12, output: 57, cacheRead: 300, cacheWrite: 40 });
   });
 
   it("estimates a paid run's cost from the tasks' turn limits at the model's list price", () => {
