@@ -38,6 +38,8 @@ export interface AgentRun {
   history: Anthropic.MessageParam[];
   end: RunEnd;
   answer: string;
+  /** What went wrong around the loop without stopping it (an MCP server that did not start). */
+  notes?: string[];
 }
 
 export interface AgentInput {
@@ -95,17 +97,18 @@ export function loopAgent(name: string, runAgent: Loop, extra: LoopOptions = {})
     model: true,
     async run({ task, ws, llm, signal }) {
       const history: Anthropic.MessageParam[] = [{ role: "user", content: task.instruction }];
+      const notes: string[] = [];
       const opts: LoopOptions = {
         root: ws,
         approve: evalApprover(),
         signal,
         guards: { maxTurns: task.limits.turns, timeoutMs: task.limits.seconds * 1000 },
         onEvent: () => {},
-        ...(task.mcpConfig ? { mcpServers: readMcpConfig(task.mcpConfig), onMcpProblem: () => {} } : {}),
+        ...(task.mcpConfig ? { mcpServers: readMcpConfig(task.mcpConfig), onMcpProblem: (p: string) => void notes.push(p) } : {}),
         ...extra,
       };
       const outcome = await runAgent(llm!, history, opts);
-      return { history, end: endOf(outcome, history), answer: answerOf(history) };
+      return { history, end: endOf(outcome, history), answer: answerOf(history), ...(notes.length ? { notes } : {}) };
     },
   };
 }

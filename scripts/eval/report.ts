@@ -70,7 +70,8 @@ export function failures(r: EvalResult): string[] {
     .map((x) => {
       // An agent that threw (a TODO left, an API error) says so first: its checks only show what it left undone.
       const why = (x.stop === "error" || x.stop === "timeout" ? x.error : undefined) ?? x.checks.find((c) => !c.ok)?.detail ?? x.error ?? "failed";
-      return `${x.task} run ${x.run}: ${why}${x.stop !== "done" ? ` (stopped: ${x.stop})` : ""}${x.dir ? ` — ${x.dir}` : ""}`;
+      const notes = x.notes?.length ? ` [${x.notes.join("; ")}]` : "";
+      return `${x.task} run ${x.run}: ${why}${x.stop !== "done" ? ` (stopped: ${x.stop})` : ""}${notes}${x.dir ? ` — ${x.dir}` : ""}`;
     });
 }
 

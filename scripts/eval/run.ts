@@ -94,12 +94,14 @@ export async function runOnce(task: EvalTask, run: number, agent: EvalAgent, mod
     let stop = "error";
     let turns = 0;
     let error: string | undefined;
+    let notes: string[] | undefined;
     try {
       const result = await Promise.race([agent.run({ task, ws, signal: controller.signal, ...(llm ? { llm } : {}) }), hardStop]);
       history = result.history;
       answer = result.answer;
       stop = result.end.stop;
       turns = result.end.turns ?? 0;
+      notes = result.notes;
       if (result.end.detail && stop !== "done") error = result.end.detail;
     } catch (e) {
       error = e instanceof Error ? e.message : String(e);
@@ -125,6 +127,7 @@ export async function runOnce(task: EvalTask, run: number, agent: EvalAgent, mod
       ms,
       dir: keep ? relative(ROOT, keep) : "",
       ...(error ? { error } : {}),
+      ...(notes?.length ? { notes } : {}),
     };
     if (keep) {
       mkdirSync(keep, { recursive: true });

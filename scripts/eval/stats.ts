@@ -48,6 +48,8 @@ export interface RunRecord {
   /** Where its transcript, diff and grade are kept (relative to the course). */
   dir: string;
   error?: string;
+  /** What went wrong around the loop without stopping it (an MCP server that did not start). */
+  notes?: string[];
 }
 
 export interface TaskSummary {

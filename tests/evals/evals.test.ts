@@ -10,7 +10,7 @@
  *     command refuses a bad flag in one line.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -105,7 +105,6 @@ describe("checks of the suite itself", () => {
       const fix = r.runs.find((x) => x.task === "fix-range")!;
       expect(fix.turns).toBeGreaterThan(1);
       expect(fix.tokens.input + fix.tokens.cacheRead + fix.tokens.cacheWrite, "tokens are counted from the responses").toBeGreaterThan(0);
-      const { readFileSync } = await import("node:fs");
       expect(readFileSync(join(out, "fix-range", "run-1", "diff.patch"), "utf8")).toMatch(/^\+.*i <= to/m);
       expect(JSON.parse(readFileSync(join(out, "fix-range", "run-1", "transcript.json"), "utf8")).length).toBeGreaterThan(2);
       const sub = r.runs.find((x) => x.task === "subagent-todos")!;
@@ -125,6 +124,24 @@ describe("checks of the suite itself", () => {
     } finally {
       if (before === undefined) delete process.env.COURSE_SANDBOX;
       else process.env.COURSE_SANDBOX = before;
+    }
+  });
+});
+
+describe("a run that cannot start what its task needs", () => {
+  it("fails, and says why: an MCP server that did not start is named in the run's notes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "eval-mcp-"));
+    try {
+      const task = join(dir, "mcp-release-day");
+      cpSync(join(ROOT, "evals/tasks/mcp-release-day"), task, { recursive: true });
+      writeFileSync(join(task, "mcp.json"), JSON.stringify({ mcpServers: { notes: { command: join(dir, "no-such-server") } } }));
+      const manifest = JSON.parse(readFileSync(join(task, "task.json"), "utf8")) as Record<string, unknown>;
+      writeFileSync(join(task, "task.json"), JSON.stringify({ ...manifest, mcp: "mcp.json" }));
+      const r = await runEval({ tasks: [loadTask(task)], agent: await resolveAgent("final"), runs: 1, model: { offline: true }, outDir: null });
+      expect(r.runs[0]!.pass).toBe(false);
+      expect(r.runs[0]!.notes?.join(" ") ?? "", "the server's problem reaches the report").toMatch(/notes/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
