@@ -7,7 +7,7 @@
  *                     first whose tools are confined to a workspace)
  *   lessons/sNN       your own loop of that lesson, lessons/sNN_…/agent.ts
  *   path/to/file.ts   any module exporting runAgent(llm, history, options)
- *   oracle            the task's reference solution (solution.sh, answer.md): must pass every task
+ *   oracle            the task's reference solution (solution.patch, solution.sh, answer.md): must pass every task
  *   null              changes nothing, answers nothing: must fail every task that asks for a change
  *
  * A loop is called as every lesson's is: runAgent(llm, history, { root, approve, guards, signal,
@@ -25,6 +25,7 @@ import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import { approveAll, refuseAll, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
 import { readMcpConfig } from "../../solutions/s17_mcp/mcp.ts";
 import { runSafeBash } from "../../solutions/s07_safe_tools/safe-bash.ts";
+import { applyUnifiedPatch, PatchError } from "./patch.ts";
 import type { EvalTask } from "./suite.ts";
 
 /** How a run ended, in the loop's own words (Outcome of s05 and later). */
@@ -113,13 +114,21 @@ export function loopAgent(name: string, runAgent: Loop, extra: LoopOptions = {})
   };
 }
 
-/** The oracle: the reference solution, run in the workspace inside the sandbox, and the reference answer. */
+/** The oracle: the reference patch applied, the reference script run in the workspace inside the sandbox, the reference answer. */
 export const oracle: EvalAgent = {
   name: "oracle",
   model: false,
   async run({ task, ws, signal }) {
     let end: RunEnd = { stop: "done", turns: 0 };
-    if (task.solution?.trim()) {
+    if (task.patch) {
+      try {
+        await applyUnifiedPatch(ws, task.patch);
+      } catch (e) {
+        if (!(e instanceof PatchError)) throw e;
+        end = { stop: "solution_failed", turns: 0, detail: `solution.patch: ${e.message}` };
+      }
+    }
+    if (task.solution?.trim() && end.stop === "done") {
       const run = await runSafeBash(task.solution, { cwd: ws, timeoutMs: task.limits.seconds * 1000, signal });
       if (run.exitCode !== 0) end = { stop: "solution_failed", turns: 0, detail: run.text.slice(0, 500) };
     }

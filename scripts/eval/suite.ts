@@ -6,7 +6,8 @@
  *   repo/            the workspace the agent starts from (copied fresh for every run)
  *   check/           the hidden check: *.test.js files run with node --test against the final
  *                    workspace (copied in after the agent stopped; the agent never sees them)
- *   solution.sh      the reference solution, a bash script run in the workspace (the oracle)
+ *   solution.patch   the reference solution as a unified diff (the oracle applies it), and/or
+ *   solution.sh      a bash script run in the workspace, inside the sandbox (after the patch)
  *   answer.md        the reference answer, for tasks graded by what the agent says
  *
  * A task that is not well formed is reported with its folder and what to fix; the others still run.
@@ -56,6 +57,7 @@ export interface EvalTask extends TaskManifest {
   /** The hidden check's test files (names inside check/). */
   checkFiles: string[];
   solution?: string;
+  patch?: string;
   answerText?: string;
   mcpConfig?: string;
 }
@@ -95,10 +97,13 @@ export function loadTask(dir: string): EvalTask {
   if (m.check.tests && checkFiles.length === 0) throw new SuiteError(`${where}: check.tests is set but check/ has no *.test.js file`);
   if (!m.check.tests && checkFiles.length > 0) throw new SuiteError(`${where}: check/ has tests but check.tests is not set in task.json`);
   const solutionFile = join(dir, "solution.sh");
+  const patchFile = join(dir, "solution.patch");
+  const patch = existsSync(patchFile) ? readFileSync(patchFile, "utf8") : undefined;
   const answerFile = join(dir, "answer.md");
   const solution = existsSync(solutionFile) ? readFileSync(solutionFile, "utf8") : undefined;
   const answerText = existsSync(answerFile) ? readFileSync(answerFile, "utf8").trim() : undefined;
-  if (solution === undefined && answerText === undefined) throw new SuiteError(`${where}: a reference solution is missing (solution.sh, answer.md or both)`);
+  if (solution === undefined && patch === undefined && answerText === undefined)
+    throw new SuiteError(`${where}: a reference solution is missing (solution.patch, solution.sh, answer.md, or several)`);
   if (m.check.answer && answerText === undefined) throw new SuiteError(`${where}: check.answer grades the answer, so answer.md (the reference answer) is needed`);
   for (const re of m.check.answer ?? [])
     try {
@@ -119,6 +124,7 @@ export function loadTask(dir: string): EvalTask {
     repo,
     checkFiles,
     ...(solution !== undefined ? { solution } : {}),
+    ...(patch !== undefined ? { patch } : {}),
     ...(answerText !== undefined ? { answerText } : {}),
     ...(mcpConfig ? { mcpConfig } : {}),
   };

@@ -25,6 +25,7 @@ import { loopAgent, nullAgent, oracle, resolveAgent } from "../../scripts/eval/a
 import { compareLines, jsonLine, markdownReport } from "../../scripts/eval/report.ts";
 import { estimateCost } from "../../scripts/eval/estimate.ts";
 import { usageOfSse } from "../../scripts/eval/meter.ts";
+import { applyUnifiedPatch, PatchError } from "../../scripts/eval/patch.ts";
 import { runEval, type EvalResult } from "../../scripts/eval/run.ts";
 import { passAtK, passHatK } from "../../scripts/eval/stats.ts";
 import { loadSuite, loadTask, SuiteError, TASK_KINDS } from "../../scripts/eval/suite.ts";
@@ -73,6 +74,24 @@ describe.skipIf(sandboxInfo().kind !== "bubblewrap")("the hidden checks, inside 
       const run = await runSafeBash(`cat ${join(ROOT, "evals/tasks/fix-range/solution.sh")} ${join(ROOT, "evals/tasks/fix-range/check/range.test.js")}`, { cwd: ws });
       expect(run.exitCode, run.text).not.toBe(0);
       expect(run.text).not.toMatch(/i <= to|range\(1, 3\)/);
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("a reference solution as a patch", () => {
+  it("applies inside the workspace, and refuses a patch that does not fit or leaves it", async () => {
+    const ws = mkdtempSync(join(tmpdir(), "eval-patch-"));
+    try {
+      cpSync(join(ROOT, "evals/tasks/fix-range/repo"), ws, { recursive: true });
+      const patch = readFileSync(join(ROOT, "evals/tasks/fix-range/solution.patch"), "utf8");
+      expect(await applyUnifiedPatch(ws, patch)).toEqual(["src/range.js"]);
+      expect(readFileSync(join(ws, "src/range.js"), "utf8")).toContain("i <= to");
+      await expect(applyUnifiedPatch(ws, patch), "applied twice: the file is no longer what it expects").rejects.toThrow(/does not apply to src\/range\.js/);
+      const escape = "--- a/../outside.js\n+++ b/../outside.js\n@@ -0,0 +1 @@\n+x\n";
+      await expect(applyUnifiedPatch(ws, escape)).rejects.toThrow(PatchError);
+      await expect(applyUnifiedPatch(ws, "not a patch")).rejects.toThrow(/no hunks/);
     } finally {
       rmSync(ws, { recursive: true, force: true });
     }

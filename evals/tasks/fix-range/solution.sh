@@ -1,1 +1,0 @@
-sed -i 's/i < to; i++/i <= to; i++/' src/range.js

@@ -1,1 +1,0 @@
-sed -i 's/\bcalc\b/lineTotal/g' src/cart.js src/invoice.js
