@@ -170,7 +170,16 @@ export function evalBlock(f: EvalFigures, lang: Lang): string {
     "",
     "</div>",
     "",
+    // The figures the block was drawn from, so it can be drawn again (a comment holds no "--").
+    `<!-- eval:figures ${JSON.stringify(f).replace(/--/g, "-\\u002d")} -->`,
+    "",
     EVAL_END,
   ];
   return lines.join("\n");
+}
+
+/** The figures a page's eval block was drawn from, or null. */
+export function evalFiguresOf(page: string): EvalFigures | null {
+  const m = /<!-- eval:figures (.*) -->/.exec(page);
+  return m ? (JSON.parse(m[1]!) as EvalFigures) : null;
 }

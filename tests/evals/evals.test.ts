@@ -24,6 +24,8 @@ import { runAgent as finalLoop } from "../../solutions/s17_mcp/agent.ts";
 import { loopAgent, nullAgent, oracle, resolveAgent } from "../../scripts/eval/agents.ts";
 import { compareLines, jsonLine, markdownReport } from "../../scripts/eval/report.ts";
 import { estimateCost } from "../../scripts/eval/estimate.ts";
+import { evalBlock, evalFiguresOf } from "../../scripts/eval/figures.ts";
+import { replaceBlock } from "../../scripts/reliability/report.ts";
 import { usageOfSse } from "../../scripts/eval/meter.ts";
 import { applyUnifiedPatch, PatchError } from "../../scripts/eval/patch.ts";
 import { runEval, type EvalResult } from "../../scripts/eval/run.ts";
@@ -207,6 +209,25 @@ describe("the figures", () => {
     const diff = compareLines(a, b);
     expect(diff.join("\n")).toMatch(/fix-range: passes 100% with oracle, 0% with null/);
     expect(markdownReport([a, b])).toContain("<svg");
+  });
+});
+
+describe("the eval's block on the benchmarks pages", () => {
+  const page = (p: string) => readFileSync(join(ROOT, p), "utf8");
+  it("is drawn again from the figures it keeps, in English and in Chinese", () => {
+    const figures = evalFiguresOf(page("docs/guide/benchmarks.md"));
+    expect(figures, "docs/guide/benchmarks.md keeps the eval's figures in its block (npm run bench -- --only eval --update-docs)").not.toBeNull();
+    expect(evalFiguresOf(page("docs/zh/guide/benchmarks.md"))).toEqual(figures);
+    const en = evalBlock(figures!, "en");
+    expect(evalFiguresOf(en)).toEqual(figures);
+    expect(en).toMatch(/^\| all +\| +\| \d+\/\d+/m);
+    expect(en).toContain("cached_over_uncached_cost = ");
+    expect(en).toContain("<svg");
+    const zh = evalBlock(figures!, "zh");
+    const prose = zh.replace(/<!--[\s\S]*?-->/g, "").replace(/`[^`]*`/g, "").replace(/<svg[\s\S]*?<\/svg>/g, "");
+    expect(prose).not.toMatch(/\b(turns|passed|with the plan|without it|cost of the suite|Offline|final agent|task suite)\b/);
+    expect(zh).toMatch(/^### 最终代理在任务集上的结果/m);
+    expect(replaceBlock("a\n<!-- eval:latest:start -->old<!-- eval:latest:end -->\nb", en, "eval")).toBe(`a\n${en}\nb`);
   });
 });
 
