@@ -115,8 +115,8 @@ const W = {
       `Turns are compared on the ${n} tasks both loops pass (s13 and s14 have no subagents or MCP tools). Offline, the plan costs turns (its \`todo\` writes) and saves none: the scripted model follows its script with or without a plan. Whether a plan saves a real model's turns is what \`npm run eval -- --agent s13 --agent s14\` with a key measures.`,
   },
   zh: {
-    suite: "### 最终代理在任务集上的结果（离线）",
-    chart: "每个任务的通过率（最终代理，离线）",
+    suite: "### 最终 agent 在任务集上的结果（离线）",
+    chart: "每个任务的通过率（最终 agent，离线）",
     date: (d: string) => `_${d}，\`npm run bench\`（与 \`npm run eval\` 相同）：_`,
     head: ["任务", "类型", "通过", "轮数", "token 输入/输出/缓存读/缓存写", "费用"],
     all: "全部",
@@ -128,7 +128,7 @@ const W = {
     withPlan: "s14（有计划）",
     withoutPlan: "s13（没有计划）",
     planNote: (n: number) =>
-      `轮数只在两个循环都通过的 ${n} 个任务上比较（s13 和 s14 没有子代理和 MCP 工具）。离线时，计划要花轮数（写 \`todo\`），却省不下轮数：脚本模型有没有计划都按脚本走。计划能否为真实模型省下轮数，要设置密钥后用 \`npm run eval -- --agent s13 --agent s14\` 来测。`,
+      `轮数只在两个循环都通过的 ${n} 个任务上比较（s13 和 s14 没有子 agent 和 MCP 工具）。离线时，计划要花轮数（写 \`todo\`），却省不下轮数：脚本模型有没有计划都按脚本走。计划能否为真实模型省下轮数，要设置密钥后用 \`npm run eval -- --agent s13 --agent s14\` 来测。`,
   },
 };
 

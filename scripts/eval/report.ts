@@ -28,8 +28,8 @@ export function measures(r: Pick<EvalResult, "offline" | "agent" | "model">, lan
   if (r.offline)
     return lang === "en"
       ? "Offline: the scripted model plays each task's script, so this pass rate measures the LOOP (its tools, edits, pairing, plan, subagents, MCP servers and boundary), not a model. With a key, the same command measures the real model and agent."
-      : "离线：脚本模型按每个任务的脚本作答，所以这个通过率衡量的是循环（工具、编辑、配对、计划、子代理、MCP 服务器和边界），而不是模型。设置密钥后，同一条命令衡量的是真实的模型和代理。";
-  return lang === "en" ? `Model ${r.model}: this pass rate measures the model and the agent together.` : `模型 ${r.model}：这个通过率衡量的是模型和代理的整体。`;
+      : "离线：脚本模型按每个任务的脚本作答，所以这个通过率衡量的是循环（工具、编辑、配对、计划、子 agent、MCP 服务器和边界），而不是模型。设置密钥后，同一条命令衡量的是真实的模型和 agent。";
+  return lang === "en" ? `Model ${r.model}: this pass rate measures the model and the agent together.` : `模型 ${r.model}：这个通过率衡量的是模型和 agent 的整体。`;
 }
 
 const HEAD: Record<Lang, string[]> = {
@@ -54,7 +54,7 @@ export function headline(r: EvalResult, lang: Lang = "en"): string[] {
   const s = r.summary;
   if (lang === "zh")
     return [
-      `代理 ${r.agent} · 模型 ${r.model} · 沙箱 ${r.sandbox} · ${s.tasks} 个任务 × ${r.k} 次 = ${s.runs} 次运行`,
+      `agent ${r.agent} · 模型 ${r.model} · 沙箱 ${r.sandbox} · ${s.tasks} 个任务 × ${r.k} 次 = ${s.runs} 次运行`,
       `通过率 ${pct(s.pass_rate)} · pass@${r.k} ${pct(s.pass_at_k)} · pass^${r.k} ${pct(s.pass_hat_k)} · 平均 ${num(s.turns)} 轮 · 费用 ${usd(s.cost_usd)}（标价） · 用时 ${secs(s.ms)}`,
     ];
   return [

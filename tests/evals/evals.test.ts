@@ -226,7 +226,7 @@ describe("the eval's block on the benchmarks pages", () => {
     const zh = evalBlock(figures!, "zh");
     const prose = zh.replace(/<!--[\s\S]*?-->/g, "").replace(/`[^`]*`/g, "").replace(/<svg[\s\S]*?<\/svg>/g, "");
     expect(prose).not.toMatch(/\b(turns|passed|with the plan|without it|cost of the suite|Offline|final agent|task suite)\b/);
-    expect(zh).toMatch(/^### 最终代理在任务集上的结果/m);
+    expect(zh).toMatch(/^### 最终 agent 在任务集上的结果/m);
     expect(replaceBlock("a\n<!-- eval:latest:start -->old<!-- eval:latest:end -->\nb", en, "eval")).toBe(`a\n${en}\nb`);
   });
 });
