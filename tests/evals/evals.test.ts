@@ -149,6 +149,27 @@ describe("checks of the suite itself", () => {
   });
 });
 
+describe("the agents it runs", () => {
+  it("runs a learner's own module that exports runAgent, and names one that does not", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "eval-agent-"));
+    try {
+      const mine = join(dir, "my-agent.ts");
+      writeFileSync(mine, `export { runAgent } from ${JSON.stringify(join(ROOT, "solutions/s13_caching/agent.ts"))};\n`);
+      const agent = await resolveAgent(mine);
+      const r = await runEval({ tasks: tasks.filter((t) => t.id === "fix-range"), agent, runs: 1, model: { offline: true }, outDir: null });
+      expect(failing(r)).toEqual([]);
+      const none = join(dir, "none.ts");
+      writeFileSync(none, "export const nothing = 1;\n");
+      await expect(resolveAgent(none)).rejects.toThrow(/does not export a runAgent/);
+      await expect(resolveAgent(join(dir, "missing.ts"))).rejects.toThrow(/no such file/);
+      await expect(resolveAgent("s99")).rejects.toThrow(/no lesson s99/);
+      await expect(resolveAgent("bogus")).rejects.toThrow(/unknown agent "bogus"/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("a run that cannot start what its task needs", () => {
   it("fails, and says why: an MCP server that did not start is named in the run's notes", async () => {
     const dir = mkdtempSync(join(tmpdir(), "eval-mcp-"));
