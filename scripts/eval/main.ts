@@ -81,6 +81,7 @@ class LiveTable {
   event(e: { type: "start" | "end"; task: string; run: number; record?: RunRecord }) {
     const s = this.state.get(e.task)!;
     if (e.type === "start") s.running++;
+    else if (e.record?.interrupted) s.running--;
     else {
       s.running--;
       s.done++;
@@ -204,8 +205,16 @@ async function main(argv: string[]): Promise<number> {
     }
   }
 
+  // Ctrl-C: the runs in flight are stopped (their scratch copies removed), no new one starts, and
+  // the runs that finished are reported. A second Ctrl-C ends the process at once.
+  const stop = new AbortController();
+  process.once("SIGINT", () => {
+    print(yellow("\nStopping: the runs in flight end now; the result holds the runs that finished. Ctrl-C again to quit at once."));
+    stop.abort();
+  });
   const results: EvalResult[] = [];
   for (const agent of agents) {
+    if (stop.signal.aborted) break;
     const tty = !values.json && process.stdout.isTTY === true;
     // The loops print what they do (s07's tool lines, s09's logger): not here, the table is the view.
     const stdoutWrite = process.stdout.write.bind(process.stdout);
@@ -216,7 +225,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write = (() => true) as typeof process.stdout.write;
     let result: EvalResult;
     try {
-      result = await runEval({ tasks, agent, runs, jobs, model, onRun: (e) => live.event(e) });
+      result = await runEval({ tasks, agent, runs, jobs, model, signal: stop.signal, onRun: (e) => live.event(e) });
     } finally {
       output.write = write;
       process.stdout.write = stdoutWrite;

@@ -52,13 +52,17 @@ export function resultTable(r: EvalResult, lang: Lang = "en"): string[] {
 /** The few lines above the table: who ran, how, and the headline figures. */
 export function headline(r: EvalResult, lang: Lang = "en"): string[] {
   const s = r.summary;
+  if (r.stopped_early) {
+    const early = lang === "en" ? "stopped early (Ctrl-C): these figures cover the runs that finished" : "提前停止（Ctrl-C）：这些数值只包括已完成的运行";
+    return [...headline({ ...r, stopped_early: false }, lang), early];
+  }
   if (lang === "zh")
     return [
       `agent ${r.agent} · 模型 ${r.model} · 沙箱 ${r.sandbox} · ${s.tasks} 个任务 × ${r.k} 次 = ${s.runs} 次运行`,
       `通过率 ${pct(s.pass_rate)} · pass@${r.k} ${pct(s.pass_at_k)} · pass^${r.k} ${pct(s.pass_hat_k)} · 平均 ${num(s.turns)} 轮 · 费用 ${usd(s.cost_usd)}（标价） · 用时 ${secs(s.ms)}`,
     ];
   return [
-    `agent ${r.agent} · model ${r.model} · sandbox ${r.sandbox} · ${s.tasks} tasks × ${r.k} run${r.k === 1 ? "" : "s"} = ${s.runs} runs`,
+    `agent ${r.agent} · model ${r.model} · sandbox ${r.sandbox} · ${s.tasks} task${s.tasks === 1 ? "" : "s"} × ${r.k} run${r.k === 1 ? "" : "s"} = ${s.runs} runs`,
     `pass rate ${pct(s.pass_rate)} · pass@${r.k} ${pct(s.pass_at_k)} · pass^${r.k} ${pct(s.pass_hat_k)} · ${num(s.turns)} turns per run · cost ${usd(s.cost_usd)} at list prices · ${secs(s.ms)} of runs`,
   ];
 }

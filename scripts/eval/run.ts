@@ -41,6 +41,8 @@ export interface EvalResult {
   summary: Summary;
   tasks: TaskSummary[];
   runs: RunRecord[];
+  /** Stopped by the user before every run was done: the figures cover the runs that finished. */
+  stopped_early?: boolean;
 }
 
 export interface EvalOptions {
@@ -52,6 +54,8 @@ export interface EvalOptions {
   jobs?: number;
   /** Where to keep the runs (default .course/evals/<id>); null keeps nothing. */
   outDir?: string | null;
+  /** Aborting it stops the runs in flight (their loops see the abort) and starts no more. */
+  signal?: AbortSignal;
   /** Called when a run starts and when it ends. */
   onRun?: (event: { type: "start" | "end"; task: string; run: number; record?: RunRecord }) => void;
 }
@@ -66,8 +70,12 @@ function llmFor(model: ModelChoice, meter: Meter): Llm {
 
 const safeName = (s: string) => s.replace(/[^\w.-]+/g, "_").replace(/^_+|_+$/g, "") || "agent";
 
+function emptyRecord(task: string, run: number, stop: string): RunRecord {
+  return { task, run, pass: false, checks: [], stop, turns: 0, requests: 0, tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, cost_usd: 0, ms: 0, dir: "" };
+}
+
 /** One run of one task. Never throws: a failure of the agent is a failing run that says why. */
-export async function runOnce(task: EvalTask, run: number, agent: EvalAgent, model: ModelChoice, outDir: string | null): Promise<RunRecord> {
+export async function runOnce(task: EvalTask, run: number, agent: EvalAgent, model: ModelChoice, outDir: string | null, halt?: AbortSignal): Promise<RunRecord> {
   const scratch = mkdtempSync(join(tmpdir(), "course-eval-"));
   const ws = join(scratch, "ws");
   const keep = outDir ? join(outDir, task.id, `run-${run}`) : null;
@@ -79,6 +87,8 @@ export async function runOnce(task: EvalTask, run: number, agent: EvalAgent, mod
     const meter = new Meter();
     const llm = agent.model ? llmFor(model, meter) : undefined;
     const controller = new AbortController();
+    const onStop = () => controller.abort();
+    halt?.addEventListener("abort", onStop, { once: true });
     // The loop's own guards stop it at the task's limits; this is the net for a loop without them.
     const graceMs = 15_000;
     let timer: NodeJS.Timeout | undefined;
@@ -108,9 +118,12 @@ export async function runOnce(task: EvalTask, run: number, agent: EvalAgent, mod
       stop = /did not stop within/.test(error) ? "timeout" : "error";
     } finally {
       clearTimeout(timer);
+      halt?.removeEventListener("abort", onStop);
     }
     const ms = Date.now() - started;
     await meter.settle();
+    // Stopped by the user (Ctrl-C) mid-run: not a sample of the agent, so not graded or counted.
+    if (halt?.aborted) return { ...emptyRecord(task.id, run, "interrupted"), ms, interrupted: true };
     const diff = unifiedDiff(before, snapshot(ws));
     const grade = await gradeRun(task, ws, before, answer);
     const tokens = meter.tokens;
@@ -139,20 +152,7 @@ export async function runOnce(task: EvalTask, run: number, agent: EvalAgent, mod
     }
     return record;
   } catch (e) {
-    return {
-      task: task.id,
-      run,
-      pass: false,
-      checks: [],
-      stop: "error",
-      turns: 0,
-      requests: 0,
-      tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-      cost_usd: 0,
-      ms: 0,
-      dir: "",
-      error: `the eval could not run this task: ${e instanceof Error ? e.message : String(e)}`,
-    };
+    return { ...emptyRecord(task.id, run, "error"), error: `the eval could not run this task: ${e instanceof Error ? e.message : String(e)}` };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -167,18 +167,21 @@ export async function runEval(opts: EvalOptions): Promise<EvalResult> {
   const records: RunRecord[] = [];
   let next = 0;
   const worker = async () => {
-    while (next < queue.length) {
+    while (next < queue.length && !opts.signal?.aborted) {
       const { task, run } = queue[next++]!;
       opts.onRun?.({ type: "start", task: task.id, run });
-      const record = await runOnce(task, run, opts.agent, opts.model, outDir);
+      const record = await runOnce(task, run, opts.agent, opts.model, outDir, opts.signal);
       records.push(record);
       opts.onRun?.({ type: "end", task: task.id, run, record });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.jobs ?? 2, queue.length)) }, worker));
-  records.sort((a, b) => a.task.localeCompare(b.task) || a.run - b.run);
-  const k = opts.runs;
-  const tasks = opts.tasks.map((t) => summarizeTask(t, records.filter((r) => r.task === t.id), k));
+  const complete = records.filter((r) => !r.interrupted).sort((a, b) => a.task.localeCompare(b.task) || a.run - b.run);
+  // Stopped early (Ctrl-C): only the tasks with a finished run count, and k is the fewest runs any
+  // of them got (pass@k and pass^k need k runs of each).
+  const ran = opts.tasks.filter((t) => complete.some((r) => r.task === t.id));
+  const k = opts.signal?.aborted ? Math.max(1, Math.min(...ran.map((t) => complete.filter((r) => r.task === t.id).length))) : opts.runs;
+  const tasks = ran.map((t) => summarizeTask(t, complete.filter((r) => r.task === t.id), k));
   const result: EvalResult = {
     id,
     agent: opts.agent.name,
@@ -187,9 +190,10 @@ export async function runEval(opts: EvalOptions): Promise<EvalResult> {
     sandbox: sandboxInfo().kind,
     started: started.toISOString(),
     k,
-    summary: summarize(tasks, records, k),
+    summary: summarize(tasks, complete, k),
     tasks,
-    runs: records,
+    runs: complete,
+    ...(opts.signal?.aborted ? { stopped_early: true } : {}),
   };
   if (outDir) {
     mkdirSync(outDir, { recursive: true });

@@ -50,6 +50,8 @@ export interface RunRecord {
   error?: string;
   /** What went wrong around the loop without stopping it (an MCP server that did not start). */
   notes?: string[];
+  /** Stopped by the user mid-run: left out of every figure. */
+  interrupted?: boolean;
 }
 
 export interface TaskSummary {
