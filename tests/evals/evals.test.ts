@@ -170,6 +170,18 @@ describe("the agents it runs", () => {
   });
 });
 
+describe("stopping an eval early (Ctrl-C)", () => {
+  it("starts no more runs, and reports only the runs that finished, saying so", async () => {
+    const stop = new AbortController();
+    const two = tasks.filter((t) => ["explain-port", "fix-range"].includes(t.id));
+    const r = await runEval({ tasks: two, agent: oracle, runs: 2, jobs: 1, model: { offline: true }, outDir: null, signal: stop.signal, onRun: (e) => void (e.type === "end" && stop.abort()) });
+    expect(r.stopped_early).toBe(true);
+    expect(r.runs).toHaveLength(1);
+    expect(r.tasks.map((t) => t.task)).toEqual([r.runs[0]!.task]);
+    expect(r.k, "pass@k over the runs every counted task got").toBe(1);
+  });
+});
+
 describe("a run that cannot start what its task needs", () => {
   it("fails, and says why: an MCP server that did not start is named in the run's notes", async () => {
     const dir = mkdtempSync(join(tmpdir(), "eval-mcp-"));
