@@ -14,6 +14,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { selectModel } from "../../runtime/client.ts";
 import { loadEnv } from "../../runtime/env.ts";
+import { isMain } from "../../runtime/lesson.ts";
 import { bold, dim, green, output, red, yellow } from "../../runtime/print.ts";
 import { ROOT } from "../lib/paths.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
@@ -138,7 +139,8 @@ async function confirm(question: string): Promise<boolean> {
   }
 }
 
-async function main(argv: string[]): Promise<number> {
+/** The command: its exit code; a UsageError or AgentSpecError (one line, exit 2) for a mistake in how it was called. */
+export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = strictArgs(SPEC, argv);
   const print = (line = "") => void (values.json ? process.stderr.write(`${line}\n`) : console.log(line));
   if (values.help) {
@@ -259,18 +261,19 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (e: unknown) => {
-    if (e instanceof UsageError || e instanceof AgentSpecError) {
-      console.error(e.message);
-      process.exitCode = 2;
-      return;
-    }
-    console.error(red(`eval failed: ${e instanceof Error ? e.message : String(e)}`));
-    if (process.env.DEBUG) console.error(e);
-    process.exitCode = 1;
-  },
-);
+if (isMain(import.meta.url))
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e: unknown) => {
+      if (e instanceof UsageError || e instanceof AgentSpecError) {
+        console.error(e.message);
+        process.exitCode = 2;
+        return;
+      }
+      console.error(red(`eval failed: ${e instanceof Error ? e.message : String(e)}`));
+      if (process.env.DEBUG) console.error(e);
+      process.exitCode = 1;
+    },
+  );

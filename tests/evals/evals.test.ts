@@ -31,6 +31,7 @@ import { applyUnifiedPatch, PatchError } from "../../scripts/eval/patch.ts";
 import { runEval, type EvalResult } from "../../scripts/eval/run.ts";
 import { passAtK, passHatK } from "../../scripts/eval/stats.ts";
 import { loadSuite, loadTask, SuiteError, TASK_KINDS } from "../../scripts/eval/suite.ts";
+import { main } from "../../scripts/eval/main.ts";
 
 const { tasks, problems } = loadSuite();
 const failing = (r: EvalResult) => r.runs.filter((x) => !x.pass).map((x) => `${x.task}: ${x.checks.find((c) => !c.ok)?.detail ?? x.error}`);
@@ -267,17 +268,22 @@ describe("the eval's block on the benchmarks pages", () => {
 describe("npm run eval", () => {
   const run = (args: string[]) => spawnSync(process.execPath, ["--import", "tsx", "scripts/eval/main.ts", ...args], { cwd: ROOT, encoding: "utf8", env: { ...process.env, COURSE_OFFLINE: "1" } });
 
-  it("refuses a flag it does not know in one line, exit 2", () => {
+  it("refuses a flag it does not know in one line, exit 2 (a process, as a learner runs it)", () => {
     const r = run(["--frobnicate"]);
     expect(r.status).toBe(2);
     expect(r.stderr.trim()).toMatch(/^npm run eval --: unknown flag --frobnicate\. usage:/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
-    const bad = run(["--runs", "0"]);
-    expect(bad.status).toBe(2);
-    expect(bad.stderr).toMatch(/--runs takes a whole number/);
-    const agent = run(["--agent", "s03"]);
-    expect(agent.status).toBe(2);
-    expect(agent.stderr).toMatch(/s03's tools are not confined/);
+  });
+
+  it("names every other mistake in how it was called, before running anything", async () => {
+    await expect(main(["--runs", "0"])).rejects.toThrow(/--runs takes a whole number from 1 to 20 \(not "0"\)/);
+    await expect(main(["--jobs", "two"])).rejects.toThrow(/--jobs takes a whole number/);
+    await expect(main(["--tasks", "no-such-task"])).rejects.toThrow(/no task no-such-task/);
+    await expect(main(["--agent", "s03"])).rejects.toThrow(/s03's tools are not confined/);
+    await expect(main(["--agent", "a", "--agent", "b", "--agent", "c"])).rejects.toThrow(/at most two --agent/);
+    await expect(main(["--compare", "only-one.json"])).rejects.toThrow(/--compare takes two result files/);
+    await expect(main(["--compare", "a.json", "b.json"])).rejects.toThrow(/no result at .*a\.json/);
+    await expect(main(["--max-cost", "lots"])).rejects.toThrow(/--max-cost takes an amount/);
   });
 
   it("with a key, says what the run may cost before it starts, and stops above --max-cost without a terminal to ask", () => {
