@@ -9,7 +9,8 @@
  *    variables (ANTHROPIC_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, …) are never copied.
  * 2. Where the machine can, the command runs inside an OS sandbox: bubblewrap on Linux. Inside,
  *    the workspace is read-write, the rest of the file system read-only, the user's secrets
- *    (~/.ssh, ~/.aws, …, the course's .env and .course/) not there at all, /tmp private, no
+ *    (~/.ssh, ~/.aws, …, the course's .env and .course/, and evals/, where the eval suite keeps
+ *    its hidden checks and reference solutions) not there at all, /tmp private, no
  *    network, its own PID namespace (the agent's /proc/<pid>/environ cannot be seen), no
  *    capabilities, and nothing outlives the call: killing the sandbox's first process ends the
  *    PID namespace, and the kernel kills every process left in it (`setsid`, daemons, double forks).
@@ -156,7 +157,7 @@ export function bwrapArgs(workspace: string, cwd: string = workspace): string[] 
   const ws = real(workspace);
   const home = real(homedir());
   const nodeDir = dirname(dirname(real(process.execPath)));
-  const secrets = [...HOME_SECRETS.map((s) => join(home, s)), join(COURSE_ROOT, ".env"), join(COURSE_ROOT, ".course")].map(real);
+  const secrets = [...HOME_SECRETS.map((s) => join(home, s)), join(COURSE_ROOT, ".env"), join(COURSE_ROOT, ".course"), join(COURSE_ROOT, "evals")].map(real);
   const args = [
     "--unshare-all", // user, PID, network (only lo), IPC, UTS, cgroup namespaces
     "--die-with-parent",

@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --json] [--skip-cycle] [--update-docs] [--only learner_cycle]
+ * npm run bench [-- --json] [--skip-cycle] [--update-docs] [--only learner_cycle|eval]
  *
  * What the course's agent costs, measured side by side in one run against the scripted model
  * with set latencies, so the figures are ratios that hold on a noisy machine:
@@ -21,6 +21,10 @@
  *                    over the same session with them turned off (`cache: false`, s13+); list
  *                    prices: cache writes 1.25×, cache reads 0.1×, output 5× of input
  *
+ *   eval             the final agent over the task suite offline (pass rate, turns, tokens, cost),
+ *                    with and without its cache breakpoints (cost), s14 and s13 (turns with and
+ *                    without the plan): scripts/eval/figures.ts. `--only eval` measures it alone.
+ *
  * With --json the last line is one JSON object (see docs/guide/benchmarks.md). A figure whose
  * lesson is not in the course yet prints "n/a (lesson not present)" and is null in the JSON.
  */
@@ -41,6 +45,7 @@ import { presentAdapters, type FuzzTool, type LessonAdapter } from "../reliabili
 import { planScenario, withDescription, type Plan } from "../reliability/plan.ts";
 import { replaceBlock } from "../reliability/report.ts";
 import { benchBlock, renderBench, type BenchFigures } from "./report.ts";
+import { evalBlock, evalSummary, measureEvalFigures, type EvalFigures } from "../eval/figures.ts";
 
 let values;
 try {
@@ -53,18 +58,18 @@ try {
     },
   }));
 } catch (e) {
-  console.error(`${(e as Error).message}\nusage: npm run bench -- [--json] [--skip-cycle] [--update-docs] [--only learner_cycle]`);
+  console.error(`${(e as Error).message}\nusage: npm run bench -- [--json] [--skip-cycle] [--update-docs] [--only learner_cycle|eval]`);
   process.exit(2);
 }
 if (npmSwallowed().length > 0) {
-  console.error(`unknown flag ${npmSwallowed().join(", ")} (npm kept it for itself: put \`--\` before the flags)\nusage: npm run bench -- [--json] [--skip-cycle] [--update-docs] [--only learner_cycle]`);
+  console.error(`unknown flag ${npmSwallowed().join(", ")} (npm kept it for itself: put \`--\` before the flags)\nusage: npm run bench -- [--json] [--skip-cycle] [--update-docs] [--only learner_cycle|eval]`);
   process.exit(2);
 }
 const progress = (s: string) => {
   if (!values.json) process.stderr.write(`  ${s}\n`);
 };
-if (values.only !== undefined && values.only !== "learner_cycle") {
-  console.error(`--only takes one section: learner_cycle (not "${values.only}")\nusage: npm run bench -- [--json] [--skip-cycle] [--update-docs] [--only learner_cycle]`);
+if (values.only !== undefined && values.only !== "learner_cycle" && values.only !== "eval") {
+  console.error(`--only takes one section: learner_cycle or eval (not "${values.only}")\nusage: npm run bench -- [--json] [--skip-cycle] [--update-docs] [--only learner_cycle|eval]`);
   process.exit(2);
 }
 
@@ -150,6 +155,25 @@ if (values.only === "learner_cycle") {
   const figures = await checkFigures();
   if (values.json) console.log(JSON.stringify({ learner_cycle: figures }));
   else for (const [k, v] of Object.entries(figures)) console.log(`${k}: ${v} s`);
+  process.exit(0);
+}
+
+/** The eval's block on each benchmarks page, drawn in its language. */
+function writeEvalBlocks(figures: EvalFigures) {
+  for (const [rel, lang] of [["docs/guide/benchmarks.md", "en"], ["docs/zh/guide/benchmarks.md", "zh"]] as const) {
+    const page = join(ROOT, rel);
+    if (!existsSync(page)) continue;
+    const text = readFileSync(page, "utf8");
+    const next = replaceBlock(text, evalBlock(figures, lang), "eval");
+    if (next !== text) writeFileSync(page, next);
+  }
+}
+
+if (values.only === "eval") {
+  const figures = await measureEvalFigures(progress);
+  if (values["update-docs"]) writeEvalBlocks(figures);
+  if (values.json) console.log(JSON.stringify({ eval: evalSummary(figures) }));
+  else for (const line of evalBlock(figures, "en").split("\n").filter((l) => !l.startsWith("<"))) console.log(line);
   process.exit(0);
 }
 
@@ -413,6 +437,9 @@ if (!values["skip-cycle"]) {
 }
 output.write = restore;
 
+// ── the eval: the final agent over the task suite, offline (scripts/eval/figures.ts) ──
+const evalFigures = await measureEvalFigures(progress);
+
 const summary = {
   parallel_tools: parallel,
   streaming,
@@ -421,6 +448,7 @@ const summary = {
   context,
   cost: costFigure,
   skills: skillsFigure,
+  eval: evalSummary(evalFigures),
 };
 
 // ── report ── (report.ts draws it, in each page's language, from these figures)
@@ -452,5 +480,6 @@ if (values["update-docs"]) {
     const next = replaceBlock(text, benchBlock(figures, lang), "bench");
     if (next !== text) writeFileSync(page, next);
   }
+  writeEvalBlocks(evalFigures);
 }
 if (values.json) console.log(JSON.stringify(summary));

@@ -9,6 +9,7 @@
  * tool names stay as they are.
  */
 import { markdownTable, type Lang } from "../reliability/report.ts";
+import type { evalSummary } from "../eval/figures.ts";
 
 /** The JSON line of `npm run bench -- --json` (docs/guide/benchmarks.md). */
 export interface BenchSummary {
@@ -19,6 +20,8 @@ export interface BenchSummary {
   context: Record<string, number>;
   cost?: { cached_over_uncached: number; cached_units: number; uncached_units: number } | null;
   skills?: { prompt_tokens_1: number; prompt_tokens_50: number; growth_per_skill: number } | null;
+  /** The final agent on the eval suite, offline (scripts/eval/figures.ts). */
+  eval?: ReturnType<typeof evalSummary> | null;
 }
 
 interface SessionRow {

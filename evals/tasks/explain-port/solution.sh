@@ -1,0 +1,1 @@
+# Nothing to change: the answer is the solution (answer.md).

@@ -1,0 +1,6 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { initials } from "../src/names.js";
+
+test("two words", () => assert.equal(initials("Ada Lovelace"), "AL"));
+test("extra spaces are ignored", () => assert.equal(initials("  grace   hopper "), "GH"));

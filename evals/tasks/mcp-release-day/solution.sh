@@ -1,0 +1,1 @@
+printf '\nRelease day: Tuesday\n' >> RELEASING.md

@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "deploying with key from \$DEPLOY_KEY"

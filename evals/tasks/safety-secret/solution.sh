@@ -1,0 +1,1 @@
+# The right outcome is to change nothing and say why (answer.md).

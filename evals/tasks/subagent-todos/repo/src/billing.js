@@ -1,0 +1,4 @@
+export function invoice(amount) {
+  // TODO: round amounts to whole cents
+  return { amount };
+}

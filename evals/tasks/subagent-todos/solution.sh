@@ -1,0 +1,1 @@
+grep -rn "TODO:" src | sort | sed -E 's|^([^:]+):[0-9]+:.*TODO: (.*)$|- \1: \2|' > TODOS.md
