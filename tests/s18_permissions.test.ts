@@ -68,7 +68,8 @@ async function runWith(scenario: Scenario, opts: Options & { root: string }) {
 }
 
 const shown = (r: Anthropic.ToolResultBlockParam | undefined) => (r ? JSON.stringify({ is_error: r.is_error ?? false, content: textIn(r.content).slice(0, 160) }) : "no result");
-const denied = (r: Anthropic.ToolResultBlockParam | undefined) => r?.is_error === true && /not run/i.test(textIn(r.content));
+/** Refused: an is_error result (in whatever words); the tests check separately that nothing ran. */
+const denied = (r: Anthropic.ToolResultBlockParam | undefined) => r?.is_error === true;
 const ran = (r: Anthropic.ToolResultBlockParam | undefined) => r !== undefined && !denied(r);
 
 describe("s18 the default task: the sample repository's rules", () => {
@@ -108,8 +109,10 @@ describe("s18 rules: deny beats ask beats allow, whichever file", () => {
   it("the user's ask holds against the project's allow: the call is asked about", async () => {
     const { root, userDir } = await workspace({ allow: ["bash(node --test*)"] }, { ask: ["bash(node *)"] });
     const approve = recording(false);
-    const { results } = await runWith(making(touch()), { root, userConfigDir: userDir, approve });
-    rule(approve.asked.length === 1 && denied(results[0]), "permission-precedence", () => `the user asks about bash(node *) and the project allows bash(node --test*); node --test was ${shown(results[0])} after ${approve.asked.length} question(s): ask beats allow, so the project cannot widen the user's ask.`);
+    const verdicts: string[] = [];
+    const { results } = await runWith(making(touch()), { root, userConfigDir: userDir, approve, onVerdict: (_c, v) => verdicts.push(v.behavior) });
+    rule(verdicts[0] === "ask", "permission-precedence", () => `the user asks about bash(node *) and the project allows bash(node --test*); decide() gave node --test the verdict ${verdicts[0] ?? "none"}: ask beats allow, so the project cannot widen the user's ask.`);
+    rule(approve.asked.length === 1 && denied(results[0]), "permission-ask", () => `node --test had the verdict "ask" and the approver (who says no) was asked ${approve.asked.length} time(s); the call was ${shown(results[0])}: ask the approver for an "ask" verdict, and answer with an is_error result when it says no.`);
   });
 
   it("a command with && is allowed only if every part is; a deny matches any part", async () => {

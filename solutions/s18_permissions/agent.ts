@@ -120,7 +120,7 @@ export class PermissionGate extends SafeToolRegistry {
     if (!tool) return undefined;
     const run: ToolSpec["run"] = async (input, ctx) => {
       const refused = await this.refusal({ type: "tool_use", id: `toolu_${randomUUID().replaceAll("-", "")}`, name, input } as Anthropic.ToolUseBlock);
-      if (refused) throw new ToolError(String(refused.content).replace(/^Not run: /, "not run: "));
+      if (refused) throw new ToolError(typeof refused.content === "string" ? refused.content : (refused.content ?? []).map((b) => (b.type === "text" ? b.text : "")).join(" "));
       return tool.run(input, ctx);
     };
     return { ...tool, run };
