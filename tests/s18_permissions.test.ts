@@ -122,6 +122,12 @@ describe("s18 rules: deny beats ask beats allow, whichever file", () => {
     rule(existsSync(join(root, "notes.txt")) && denied(results[0]) && /rm \*/.test(textIn(results[0]?.content)), "permission-precedence", () => `"node --test && rm notes.txt" was ${shown(results[0])}: the deny rule bash(rm *) matches a part of it, and deny comes first.`);
   });
 
+  it("a path is matched as the workspace sees it: lib/../src/app.js and ./src/app.js meet the rule read_file(src/app.js)", async () => {
+    const { root, userDir } = await workspace({ deny: ["read_file(src/app.js)"] });
+    const { results } = await runWith(making(call("read_file", { path: "lib/../src/app.js" }), call("read_file", { path: "./src/app.js" })), { root, userConfigDir: userDir, approve: recording(true) });
+    rule(denied(results[0]) && denied(results[1]) && !/export const x/.test(results.map((r) => textIn(r.content)).join("")), "permission-precedence", () => `the deny rule read_file(src/app.js) let another spelling of the same path through: ${results.map(shown).join(", ")}. Match the rules against the normalized workspace path (rulePath).`);
+  });
+
   it("property: for any rules in the two files, the verdict is deny when a deny rule matches, else ask when an ask rule does, else allow when an allow rule does", () => {
     const tools = ["bash", "read_file", "write_file"] as const;
     const ruleText = fc.constantFrom("bash", "bash(node *)", "bash(rm *)", "read_file", "read_file(src/**)", "write_file(*.txt)", "write_file", "mcp__*");
