@@ -2,7 +2,12 @@
  * The lesson manifest: one entry per lesson, in order. The course command line (run, check,
  * hint, list, verify), the docs sidebar and the tests all read it, so a lesson exists in one
  * place. Hints are guiding questions; the second is stronger.
+ *
+ * s01–s17 are listed here; a later lesson registers itself in its own folder
+ * (solutions/sNN_slug/course.json, runtime/registrations.ts) and is added to LESSONS from there.
  */
+import { registrations } from "./registrations.ts";
+
 export interface Lesson {
   /** Short id used on the command line: "s01". */
   id: string;
@@ -16,7 +21,7 @@ export interface Lesson {
   hints: [string, string];
 }
 
-export const LESSONS: Lesson[] = [
+const LISTED: Lesson[] = [
   {
     id: "s01",
     dir: "s01_agent_loop",
@@ -275,6 +280,16 @@ export const LESSONS: Lesson[] = [
     ],
   },
 ];
+
+/** Every lesson, in id order: those listed above, then those registered in their folders. */
+export const LESSONS: Lesson[] = [...LISTED, ...registrations().map((r): Lesson => ({ ...r.lesson, dir: r.dir }))];
+{
+  const ids = new Set<string>();
+  for (const l of LESSONS) {
+    if (ids.has(l.id)) throw new Error(`two lessons have the id ${l.id}: ${LESSONS.filter((o) => o.id === l.id).map((o) => o.dir).join(" and ")}`);
+    ids.add(l.id);
+  }
+}
 
 /** Finds a lesson by "s01", "1", "01" or "s01_agent_loop". */
 export function findLesson(key: string): Lesson | undefined {

@@ -10,6 +10,8 @@
  * the pairing rules every request must keep → the lesson's own rules.
  */
 
+import { registrations } from "./registrations.ts";
+
 export type Lang = "en" | "zh";
 
 export const STAGES = ["syntax", "types", "hang", "growth", "pairing", "lesson"] as const;
@@ -22,7 +24,7 @@ interface Words {
   fix: string;
 }
 
-interface RuleEntry {
+export interface RuleEntry {
   stage: Stage;
   en: Words;
   zh: Words;
@@ -34,7 +36,7 @@ const r = (stage: Stage, en: [string, string], zh: [string, string]): RuleEntry 
   zh: { what: zh[0], fix: zh[1] },
 });
 
-export const RULES = {
+const LISTED = {
   // ── the file itself ──
   "syntax-error": r(
     "syntax",
@@ -446,7 +448,26 @@ export const RULES = {
   ),
 } satisfies Record<string, RuleEntry>;
 
-export type RuleId = keyof typeof RULES;
+/** The rules of a lesson that registers itself (its course.json, "rules"): all of stage "lesson". */
+function registeredRules(): Record<string, RuleEntry> {
+  const out: Record<string, RuleEntry> = {};
+  for (const reg of registrations()) {
+    for (const [id, entry] of Object.entries(reg.rules)) {
+      if (Object.hasOwn(LISTED, id) || Object.hasOwn(out, id)) throw new Error(`${reg.file}: the rule id "${id}" is taken already: choose another`);
+      out[id] = entry;
+    }
+  }
+  return out;
+}
+
+/**
+ * A rule id: one of the ids above (checked by the type), or one a lesson registers (checked when
+ * the tests run: tests/runtime/lesson-assertions.test.ts names an id that is in no catalog).
+ */
+export type RuleId = keyof typeof LISTED | (string & {});
+
+/** The catalog: the rules above, then those the lessons register, in lesson order. */
+export const RULES: Record<RuleId, RuleEntry> = { ...LISTED, ...registeredRules() };
 
 export function isRuleId(id: string): id is RuleId {
   return Object.hasOwn(RULES, id);
@@ -458,12 +479,19 @@ export function courseLang(env: NodeJS.ProcessEnv = process.env): Lang {
   return /^zh/i.test(pick) ? "zh" : "en";
 }
 
+/** A rule's entry; an id in no catalog is a mistake in the course, named. */
+export function ruleEntry(id: RuleId): RuleEntry {
+  const entry = RULES[id];
+  if (!entry) throw new Error(`"${id}" is not a rule of runtime/rules.ts or of a lesson's course.json`);
+  return entry;
+}
+
 export function ruleWords(id: RuleId, lang: Lang = courseLang()): Words {
-  return RULES[id][lang];
+  return ruleEntry(id)[lang];
 }
 
 export function ruleStage(id: string): Stage | undefined {
-  return isRuleId(id) ? RULES[id].stage : undefined;
+  return isRuleId(id) ? ruleEntry(id).stage : undefined;
 }
 
 /** The pairing rule behind an API refusal (the scripted model uses the API's own messages). */

@@ -6,6 +6,7 @@
  */
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { registrationOf } from "./registrations.ts";
 
 /** The sample repository shipped with the course (the login service of the failing-login task). */
 export const SAMPLE_REPOSITORY = resolve(dirname(fileURLToPath(import.meta.url)), "../examples/login-service");
@@ -103,3 +104,14 @@ export const SKILLS_EXAMPLE = resolve(dirname(fileURLToPath(import.meta.url)), "
 export const S17_TASK = "What do our team notes say about account lockouts?";
 /** The example MCP server's config file, in the `mcpServers` format. */
 export const MCP_EXAMPLE_CONFIG = resolve(dirname(fileURLToPath(import.meta.url)), "../examples/mcp-notes/mcp.json");
+
+/**
+ * A task of a lesson that registers itself (solutions/sNN_slug/course.json, "tasks"): "task" is its
+ * default task. The lesson and its scenario both read it from here, so they cannot drift apart.
+ */
+export function lessonTask(dir: string, name = "task"): string {
+  const reg = registrationOf(dir);
+  const task = reg?.tasks[name];
+  if (task === undefined) throw new Error(`${reg ? reg.file : `solutions/${dir}/course.json`} has no task "${name}" (under "tasks")`);
+  return task;
+}

@@ -22,6 +22,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline/promises";
 import { LESSONS, findLesson, type Lesson } from "../runtime/manifest.ts";
+import { REGISTRATION_FILE } from "../runtime/registrations.ts";
 import { bold, cyan, dim, green, red, yellow } from "../runtime/print.ts";
 import { ROOT, exerciseDir, filesUnder, solutionDir, testFileRel } from "./lib/paths.ts";
 import { isPristine, pristine, restore, takeSnapshots } from "./lib/pristine.ts";
@@ -340,14 +341,18 @@ async function cmdVerify(argv: string[]): Promise<number> {
   const { positionals } = strictArgs({ command: "npm run verify", usage: "[-- sNN…]", options: {}, positionals: { max: LESSONS.length } }, argv);
   const lessons = positionals.length > 0 ? positionals.map((k) => lessonOrFail(k, "verify")) : LESSONS;
   const problems: string[] = [];
+  // Every piece the contributing guide asks for (scripts/lib/checklist.ts; `npm run new-lesson -- sNN` shows the list).
+  const { checklistProblems } = await import("./lib/checklist.ts");
+  for (const l of lessons) problems.push(...checklistProblems(l));
   for (const l of lessons) {
     const ex = join(ROOT, "lessons", l.dir);
     const sol = join(ROOT, "solutions", l.dir);
     if (!existsSync(join(ex, l.entry))) problems.push(`${l.id}: lessons/${l.dir}/${l.entry} is missing`);
     if (!existsSync(join(sol, l.entry))) problems.push(`${l.id}: solutions/${l.dir}/${l.entry} is missing`);
     if (!existsSync(join(ROOT, testFileRel(l)))) problems.push(`${l.id}: ${testFileRel(l)} is missing`);
-    const exFiles = filesUnder(ex);
-    const solFiles = filesUnder(sol);
+    // A lesson's course.json (its registration) is the solution's alone: the learner has nothing to write there.
+    const exFiles = filesUnder(ex).filter((f) => f !== REGISTRATION_FILE);
+    const solFiles = filesUnder(sol).filter((f) => f !== REGISTRATION_FILE);
     if (exFiles.join() !== solFiles.join())
       problems.push(`${l.id}: lessons/ and solutions/ do not have the same files (${exFiles.join(", ")} vs ${solFiles.join(", ")})`);
     const exText = exFiles.map((f) => readFileSync(join(ex, f), "utf8")).join("\n");

@@ -67,8 +67,15 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
     const limit = guard.check();
     if (limit) return events.stop(limit);
 
-    // What this turn sends: the system prompt, the tools and the history (a later lesson sends a changed copy).
-    const prompt = extend.request({ system: extend.system(system(ctx.root)), tools: registry.definitions(), messages: history });
+    // What this turn sends: the system prompt, the tools and the history (a later lesson may change any field, on a copy).
+    const request = extend.request({
+      model,
+      max_tokens: recovery.maxTokens,
+      system: extend.system(system(ctx.root)),
+      tools: registry.definitions(),
+      messages: history,
+      ...(opts.stopSequences ? { stop_sequences: opts.stopSequences } : {}),
+    });
     // Read-only calls of this turn may start while the answer is still streaming.
     let early = new EarlyStart(registry, ctx);
     const asked = Date.now();
@@ -77,12 +84,7 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
       // A stream that breaks half-way is sent again: nothing of it was appended.
       response = await retryTurn(
         () =>
-          streamTurn(
-            client,
-            { model, max_tokens: recovery.maxTokens, ...prompt, ...(opts.stopSequences ? { stop_sequences: opts.stopSequences } : {}) },
-            early.listening(opts.stream),
-            guard.signal,
-          ),
+          streamTurn(client, request, early.listening(opts.stream), guard.signal),
         {
           retries: recovery.limits.streamRetries,
           signal: guard.signal,

@@ -17,10 +17,9 @@ import { lesson, todo, transcriptOf } from "../../runtime/lesson.ts";
 import { dim, say } from "../../runtime/print.ts";
 import { S14_TASK, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
 import type { ToolRegistry, ToolSpec } from "../../solutions/s02_tool_dispatch/registry.ts";
-import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
 import { refuseAll } from "../../solutions/s07_safe_tools/approval.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
-import type { Extension } from "../../solutions/s11_recovery/extend.ts";
+import { withTools, type Extension } from "../../solutions/s11_recovery/extend.ts";
 import { runAgent as cachingLoop, DEFAULT_MAX_TOKENS, system, type RecoveredOutcome, type RunOptions as CachedOptions } from "../../solutions/s13_caching/agent.ts";
 import { Plan, staleReminder, todoTool } from "./plan.ts";
 
@@ -38,10 +37,9 @@ export interface RunOptions extends CachedOptions {
   onPlan?: (plan: Plan) => void;
 }
 
-/** The registry's tools plus `tool` (unless it already has one by that name). */
+/** The registry's tools plus `tool` (unless it already has one by that name); the registry's own calls still go to its dispatch (s11's withTools). */
 export function withTool(registry: ToolRegistry, tool: ToolSpec): ToolRegistry {
-  if (registry.get(tool.name)) return registry;
-  return new SafeToolRegistry([...registry.names().map((n) => registry.get(n)!), tool]);
+  return withTools(registry, tool);
 }
 
 // #region loop

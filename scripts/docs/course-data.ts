@@ -8,6 +8,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Lesson } from "../../runtime/manifest.ts";
+import { registrationOf } from "../../runtime/registrations.ts";
+import type { Diagram } from "../../docs/.vitepress/theme/diagrams.ts";
 import { listFiles } from "./diff.ts";
 import { findRegion } from "./regions.ts";
 
@@ -29,6 +31,8 @@ export interface LessonFigures {
   exportsAdded: string[];
   /** Tool names new in this lesson's solution (`name: "…"` in a tool definition). */
   toolsAdded: string[];
+  /** The picture of a lesson that registers itself (its course.json); the others are in diagrams.ts. */
+  diagram?: Diagram;
 }
 
 const codeLines = (lines: string[]) => lines.filter((l) => l.trim() !== "" && !/^\s*(\/\/|\/\*|\*)/.test(l)).length;
@@ -57,6 +61,12 @@ function folderFacts(root: string, dir: string): { files: string[]; exports: Set
   return { files, exports, tools, code };
 }
 
+/** The picture a lesson registers in its course.json, as a LessonFigures field. */
+function pictureOf(dir: string): { diagram?: Diagram } {
+  const diagram = registrationOf(dir)?.diagram;
+  return diagram ? { diagram: diagram as unknown as Diagram } : {};
+}
+
 export function courseFigures(root: string, lessons: Lesson[]): LessonFigures[] {
   let before: ReturnType<typeof folderFacts> | null = null;
   let lastLoop: { id: string; lines: number } | null = null;
@@ -79,6 +89,7 @@ export function courseFigures(root: string, lessons: Lesson[]): LessonFigures[] 
       filesAdded: before ? facts.files.filter((f) => !before!.files.includes(f)) : facts.files,
       exportsAdded: [...facts.exports].filter((e) => !before?.exports.has(e)),
       toolsAdded: [...facts.tools].filter((t) => !toolsSoFar.has(t)),
+      ...pictureOf(l.dir),
     };
     before = facts;
     if (loop) lastLoop = { id: l.id, lines: figures.loopLines };

@@ -8,6 +8,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import type { Lesson } from "../../runtime/manifest.ts";
+import { REGISTRATION_FILE } from "../../runtime/registrations.ts";
 
 export type FileStatus = "changed" | "added" | "removed" | "unchanged";
 
@@ -33,7 +34,7 @@ export function listFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string) => {
     for (const name of readdirSync(d)) {
-      if (name === "node_modules" || name.startsWith(".")) continue;
+      if (name === "node_modules" || name.startsWith(".") || name === REGISTRATION_FILE) continue;
       const p = join(d, name);
       if (statSync(p).isDirectory()) walk(p);
       else out.push(relative(dir, p).split("\\").join("/"));

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import type { Lesson } from "../../runtime/manifest.ts";
 import { diffMarkdown, lessonDiff, type Lang } from "./diff.ts";
 import { DIAGRAMS } from "../../docs/.vitepress/theme/diagrams.ts";
+import { registrationOf } from "../../runtime/registrations.ts";
 import { rowsOf } from "../../docs/.vitepress/theme/player.ts";
 import type { FailedRecording, RecordedTranscript } from "../../docs/.vitepress/theme/transcript.ts";
 import { messageTableHtml, renderMessageBlocks, type TableRow } from "./message-table.ts";
@@ -283,7 +284,7 @@ export function expandLessonPage(src: string, relativePath: string, root: string
 
   const lesson = lessonByKey(lessons, page[2]!);
   if (!lesson) return out; // a page for a lesson not (yet) in the manifest: left as written
-  if (DIAGRAMS[lesson.dir] && !PICTURE_TAG.test(src)) out = withPicture(out, lesson.dir);
+  if ((DIAGRAMS[lesson.dir] || registrationOf(lesson.dir)) && !PICTURE_TAG.test(src)) out = withPicture(out, lesson.dir);
   const h = HEADINGS[lang];
   if (!placedDiff) {
     const index = lessons.indexOf(lesson);

@@ -9,7 +9,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { RULES, STAGES, type Lang, type RuleId } from "../../runtime/rules.ts";
+import { RULES, STAGES, ruleEntry, type Lang, type RuleId } from "../../runtime/rules.ts";
 import { ROOT } from "./paths.ts";
 
 export const PAGES: Record<Lang, string> = {
@@ -44,10 +44,10 @@ export function catalogBlock(lang: Lang): string {
       ? "Every failure `npm run check` reports names one of these rules, in brackets (`[results-first]`), with what it means and what to do. When several are broken, the one earliest in this order leads: it is usually the cause of the others. The language follows `COURSE_LANG` (`en` or `zh`) or your locale."
       : "`npm run check` 报告的每个失败都会用方括号标出下列规则之一（如 `[results-first]`），并说明含义和做法。同时违反多条时，按下表顺序最靠前的一条排在最前：它通常是其他问题的原因。语言由 `COURSE_LANG`（`en` 或 `zh`）或系统区域设置决定。";
   const head = lang === "en" ? "| rule | stage | what it says | what to do |\n| --- | --- | --- | --- |" : "| 规则 | 阶段 | 含义 | 怎么做 |\n| --- | --- | --- | --- |";
-  const ids = (Object.keys(RULES) as RuleId[]).sort((a, b) => STAGES.indexOf(RULES[a].stage) - STAGES.indexOf(RULES[b].stage));
+  const ids = (Object.keys(RULES) as RuleId[]).sort((a, b) => STAGES.indexOf(ruleEntry(a).stage) - STAGES.indexOf(ruleEntry(b).stage));
   const rows = ids.map((id) => {
-    const w = RULES[id][lang];
-    return `| \`${id}\` | ${STAGE_NAMES[lang][RULES[id].stage]} | ${cell(w.what)} | ${cell(w.fix)} |`;
+    const w = ruleEntry(id)[lang];
+    return `| \`${id}\` | ${STAGE_NAMES[lang][ruleEntry(id).stage]} | ${cell(w.what)} | ${cell(w.fix)} |`;
   });
   return [START, "", "<!-- generated from runtime/rules.ts by scripts/lib/rules-doc.ts: edit the catalog, not this table -->", "", intro, "", head, ...rows, "", END].join("\n");
 }

@@ -45,10 +45,18 @@ export function partTwoFlags(argv: readonly string[]): { mcpConfig?: string; ski
   return out;
 }
 
+/** The loop the program runs: s17's, or a later lesson's (which passes its own, its options and its --help). */
+export interface FinalLoop {
+  runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions): ReturnType<typeof runAgent>;
+  lesson: string;
+  options?: Partial<RunOptions>;
+  usage?: string;
+}
+
 /** The whole program: flags in, exit code and transcript out (tests pass their own model). */
-export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSignal } = {}): Promise<RunResult> {
+export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSignal } = {}, loop: FinalLoop = { runAgent, lesson: "s17_mcp" }): Promise<RunResult> {
   if (argv.includes("--help") || argv.includes("-h")) {
-    say(AGENT_USAGE);
+    say(loop.usage ?? AGENT_USAGE);
     return { exitCode: 0, history: [] };
   }
   let mcpServers: Record<string, ServerConfig> | undefined;
@@ -69,12 +77,12 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
     say(red(e.message));
     return { exitCode: 2, history: [] as Anthropic.MessageParam[] };
   }
-  const extra: Partial<RunOptions> = { ...(skills.length > 0 ? { skills } : {}), ...(mcpServers ? { mcpServers } : {}) };
+  const extra: Partial<RunOptions> = { ...(skills.length > 0 ? { skills } : {}), ...(mcpServers ? { mcpServers } : {}), ...loop.options };
   const program = capstoneProgram<RunOptions>({
-    runAgent,
+    runAgent: (llm, history, opts) => loop.runAgent(llm, history, opts),
     optionsFrom: (flags, onEvent) => ({ ...capstoneOptions(flags, onEvent), ...extra }),
-    createRepl: replOver<RunOptions>(runAgent),
-    lesson: "s17_mcp",
+    createRepl: replOver<RunOptions>((llm, history, opts) => loop.runAgent(llm, history, opts)),
+    lesson: loop.lesson,
   });
   return program(rest, deps);
 }

@@ -217,7 +217,7 @@ async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index
 
   // The lesson's picture: an SVG drawn with text labels, in the page's language.
   const pictures = page.locator(".vp-doc .course-diagram:not(.lp-diagram) svg");
-  expect((await pictures.count()) >= 1, `no picture of the lesson's idea: add an entry for ${lesson.dir} to docs/.vitepress/theme/diagrams.ts`);
+  expect((await pictures.count()) >= 1, `no picture of the lesson's idea: give solutions/${lesson.dir}/course.json a "diagram" (s01–s17: an entry of docs/.vitepress/theme/diagrams.ts)`);
   const labels = (await pictures.first().locator("text").allTextContents()).map((l) => l.trim()).filter(Boolean);
   expect(labels.length >= 3, `the picture has ${labels.length} labels`);
   if (zh) expect(labels.some((l) => /[\u4e00-\u9fff]/.test(l)), `the picture's labels are not in Chinese: ${labels.slice(0, 3).join(" | ")}`);

@@ -14,6 +14,6 @@ declare const data: LessonFigures[];
 export { data };
 
 export default defineLoader({
-  watch: [resolve(ROOT, "solutions/**/*.ts"), resolve(ROOT, "docs/zh/lessons/*.md"), resolve(ROOT, "runtime/manifest.ts")],
+  watch: [resolve(ROOT, "solutions/**/*.ts"), resolve(ROOT, "solutions/*/course.json"), resolve(ROOT, "docs/zh/lessons/*.md"), resolve(ROOT, "runtime/manifest.ts")],
   load: () => courseFigures(ROOT, LESSONS),
 });

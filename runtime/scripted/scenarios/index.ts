@@ -1,8 +1,12 @@
 /**
- * Every scenario the scripted model knows. A lesson adds its own here (one import, one entry).
+ * Every scenario the scripted model knows. s01–s17 are imported here; a lesson that registers
+ * itself (solutions/sNN_slug/course.json) has its scenarios found in `./<its folder>.ts`: every
+ * export of that file that is a Scenario is added, nothing to edit here.
  * Routing: a scenario named explicitly (option or `x-scripted-scenario` header) wins; otherwise
  * the one whose `task` equals the conversation's first user text; otherwise the intents.
  */
+import { existsSync } from "node:fs";
+import { registrations } from "../../registrations.ts";
 import type { Scenario, ScriptedRequest } from "../types.ts";
 import { readConversation } from "../conversation.ts";
 import { intents } from "./intents.ts";
@@ -28,7 +32,20 @@ import { EVAL_SCENARIOS } from "./evals.ts";
 /** Answers "ok": used to ask "would the API accept this transcript?" without a real turn. */
 export const echo: Scenario = { id: "echo", title: "Answers ok to anything", reply: () => say("ok") };
 
-export const SCENARIOS: Scenario[] = [intents, echo, s01AgentLoop, s02ToolDispatch, s03ParallelTools, s04ToolErrors, s05StopReasons, s06Guards, s07SafeTools, s08Streaming, s10Conversation, s11Recovery, s12GuardedAgent, s12GuardedAgentZh, ...S05_TOUR.map((t) => t.scenario), s13Caching, s14Planning, s15Subagents, s15ChildSource, s15ChildLog, s16Skills, s17Mcp, ...EVAL_SCENARIOS];
+export const SCENARIOS: Scenario[] = [intents, echo, s01AgentLoop, s02ToolDispatch, s03ParallelTools, s04ToolErrors, s05StopReasons, s06Guards, s07SafeTools, s08Streaming, s10Conversation, s11Recovery, s12GuardedAgent, s12GuardedAgentZh, ...S05_TOUR.map((t) => t.scenario), s13Caching, s14Planning, s15Subagents, s15ChildSource, s15ChildLog, s16Skills, s17Mcp, ...EVAL_SCENARIOS, ...(await registeredScenarios())];
+
+/** The scenarios of the lessons that register themselves: the Scenario exports of ./<dir>.ts. */
+async function registeredScenarios(): Promise<Scenario[]> {
+  const isScenario = (v: unknown): v is Scenario => typeof v === "object" && v !== null && typeof (v as Scenario).id === "string" && typeof (v as Scenario).reply === "function";
+  const found: Scenario[] = [];
+  for (const reg of registrations()) {
+    const file = new URL(`./${reg.dir}.ts`, import.meta.url);
+    if (!existsSync(file)) continue;
+    const mod = (await import(file.href)) as Record<string, unknown>;
+    found.push(...Object.values(mod).filter(isScenario));
+  }
+  return found;
+}
 
 export class UnknownScenarioError extends Error {}
 

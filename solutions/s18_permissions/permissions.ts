@@ -1,0 +1,172 @@
+/**
+ * s18 · who may do what: permission modes and rules as data.
+ *
+ * A rule names a tool, and for bash a command pattern, for the file tools a path pattern:
+ *
+ *   "read_file"            every call of read_file
+ *   "bash(node --test*)"   bash commands that match (`*` is any text); every part of a
+ *                          compound command must match for an allow, any part for a deny
+ *   "write_file(test/**)"  a file tool on a path of the workspace (s07's globs: `*` within a
+ *                          folder, `**` across them; a pattern without "/" at any depth)
+ *   "mcp__notes__*"        a tool name may be a glob too
+ *
+ * Rules come from two settings files, the user's (their config folder) and the project's
+ * (`.agent/settings.json` in the workspace), each `{ "permissions": { "allow": [], "ask": [], "deny": [] } }`.
+ * Their precedence: deny beats ask beats allow, whichever file a rule is in; so the project's file
+ * can narrow what the user allows but never widen what the user denies or asks about.
+ *
+ * A mode says what happens to a call no rule decides: `default` asks for anything that is not
+ * read-only; `acceptEdits` also lets the file tools write in the workspace; `plan` allows
+ * read-only tools only, until the user approves a plan; `bypassPermissions` never asks (deny
+ * rules still hold), and only where the OS sandbox is on. These are policy, in the agent's own
+ * process: the boundary that holds whatever they decide is s07's sandbox.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute, join, posix, relative } from "node:path";
+import { z } from "zod";
+import { CourseError } from "../../runtime/env.ts";
+import { globToRegExp } from "../../runtime/tools/files.ts";
+import { words } from "../../solutions/s07_safe_tools/command-words.ts";
+
+export const MODES = ["default", "acceptEdits", "plan", "bypassPermissions"] as const;
+export type Mode = (typeof MODES)[number];
+
+export type Behavior = "allow" | "ask" | "deny";
+
+/** One rule, with the file it came from (a denial names both). */
+export interface Rule {
+  behavior: Behavior;
+  /** As written: "bash(rm *)". */
+  text: string;
+  tool: RegExp;
+  /** The pattern in brackets, if any. */
+  pattern?: string;
+  source: string;
+}
+
+/** What the gate does with one call, and why (the model reads `reason` when it is refused). */
+export interface Verdict {
+  behavior: Behavior;
+  reason: string;
+  rule?: Rule;
+}
+
+/** The tools whose input names a path of the workspace (`path`). */
+export const PATH_TOOLS = new Set(["read_file", "write_file", "edit_file", "list_files"]);
+/** The tools that change files in the workspace: acceptEdits lets them through. */
+export const EDIT_TOOLS = new Set(["write_file", "edit_file"]);
+/** The tool that ends plan mode, once the user approves the plan it carries. */
+export const EXIT_PLAN = "exit_plan_mode";
+
+/** A settings file, or a rule in it, that cannot be read: the file, the rule, what is wrong. */
+export class SettingsError extends CourseError {}
+
+const Settings = z.looseObject({
+  permissions: z.strictObject({ allow: z.array(z.string()).default([]), ask: z.array(z.string()).default([]), deny: z.array(z.string()).default([]) }).optional(),
+});
+
+const RULE = /^([A-Za-z0-9_*?-]+)(?:\((.*)\))?$/s;
+
+/** "bash(rm *)" as a Rule; a rule that cannot be read is a SettingsError naming it. */
+export function parseRule(text: string, behavior: Behavior, source: string): Rule {
+  const m = RULE.exec(text.trim());
+  if (!m) throw new SettingsError(`${source}: the rule ${JSON.stringify(text)} is not "tool" or "tool(pattern)"`);
+  const [, name, pattern] = m;
+  if (pattern !== undefined && pattern.trim() === "") throw new SettingsError(`${source}: the rule ${JSON.stringify(text)} has an empty pattern: write "${name}" for every call`);
+  const tool = new RegExp(`^${name!.replace(/[.+^${}()|[\]\\]/g, "\\$&").replaceAll("*", ".*").replaceAll("?", ".")}$`);
+  return { behavior, text: text.trim(), tool, ...(pattern !== undefined ? { pattern: pattern.trim() } : {}), source };
+}
+
+/** The rules of one settings file (none when it does not exist); `name` is how a denial names the file. */
+export function readSettings(file: string, name = file): Rule[] {
+  if (!existsSync(file)) return [];
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new SettingsError(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+  const parsed = Settings.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new SettingsError(`${file}: ${issue.path.join(".") || "(the file)"}: ${issue.message}. Expected { "permissions": { "allow": [], "ask": [], "deny": [] } }`);
+  }
+  const p = parsed.data.permissions;
+  if (!p) return [];
+  return (["deny", "ask", "allow"] as const).flatMap((b) => p[b].map((t) => parseRule(t, b, name)));
+}
+
+/** The user's config folder: AGENT_CONFIG_DIR, else ~/.config/agent-loop-course. */
+export function userConfigDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.AGENT_CONFIG_DIR?.trim() || join(homedir(), ".config", "agent-loop-course");
+}
+
+/** The project's settings file in a workspace. */
+export const projectSettings = (root: string) => join(root, ".agent", "settings.json");
+
+/** Every rule of the user's file and the project's (order does not matter: precedence does). */
+export function loadRules(root: string, userDir = userConfigDir()): Rule[] {
+  const user = join(userDir, "settings.json");
+  return [...readSettings(user, `the user's ${user}`), ...readSettings(projectSettings(root), "the project's .agent/settings.json")];
+}
+
+/** A command pattern as a regular expression: `*` is any text. */
+const commandPattern = (p: string) => new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replaceAll("*", ".*")}$`, "s");
+
+/** A path of the input as the rules see it: relative to the workspace, "/" separated, normalized. */
+export function rulePath(path: string, root: string): string {
+  const p = isAbsolute(path) ? relative(root, path) : path;
+  return posix.normalize(p.split("\\").join("/")).replace(/^\.\//, "");
+}
+
+/** What a rule's pattern is matched against: each part of a bash command, or the call's path. */
+export function subjects(name: string, input: Record<string, unknown>, root: string): { parts: string[]; plain: boolean } {
+  if (name === "bash" && typeof input.command === "string") {
+    const parsed = words(input.command);
+    // A command s07 can read is matched stage by stage; any other (&&, ;, $(…), >) part by part,
+    // split loosely: enough for a deny, never enough for an allow.
+    if ("stages" in parsed) return { parts: parsed.stages.map((s) => s.join(" ")), plain: true };
+    return { parts: [input.command.trim(), ...input.command.split(/&&|\|\||[;|&\n]/).map((s) => s.trim()).filter(Boolean)], plain: false };
+  }
+  if (PATH_TOOLS.has(name)) return { parts: [rulePath(typeof input.path === "string" ? input.path : ".", root)], plain: true };
+  return { parts: [], plain: true };
+}
+
+/** Does `rule` apply to this call? A deny needs one part to match; an allow or ask, every part. */
+export function ruleMatches(rule: Rule, name: string, input: Record<string, unknown>, root: string): boolean {
+  if (!rule.tool.test(name)) return false;
+  if (rule.pattern === undefined) return true;
+  const { parts, plain } = subjects(name, input, root);
+  if (parts.length === 0) return false;
+  const one = (part: string) => (name === "bash" ? commandPattern(rule.pattern!) : globToRegExp(rule.pattern!)).test(part);
+  if (rule.behavior === "deny") return parts.some(one);
+  return plain && parts.every(one);
+}
+
+/** What the gate knows about a call besides its name and input. */
+export interface CallFacts {
+  /** The tool only reads (s03's flag; s07 classifies bash commands). */
+  readOnly: boolean;
+  root: string;
+}
+
+// #region decide
+/** The verdict on one call: the rules first (deny, then ask, then allow), then the mode. */
+export function decide(name: string, input: Record<string, unknown>, rules: readonly Rule[], mode: Mode, facts: CallFacts): Verdict {
+  const first = (b: Behavior) => rules.find((r) => r.behavior === b && ruleMatches(r, name, input, facts.root));
+  // Deny beats ask beats allow, whichever file each rule came from: the project cannot widen the user's.
+  const deny = first("deny");
+  if (deny) return { behavior: "deny", rule: deny, reason: `denied by the rule "${deny.text}" of ${deny.source}` };
+  if (mode === "plan" && !facts.readOnly && name !== EXIT_PLAN)
+    return { behavior: "deny", reason: `plan mode: only read-only tools until the user approves a plan; call ${EXIT_PLAN} with your plan` };
+  const ask = first("ask");
+  if (ask) return mode === "bypassPermissions" ? { behavior: "allow", rule: ask, reason: "bypassPermissions: nothing is asked" } : { behavior: "ask", rule: ask, reason: `the rule "${ask.text}" of ${ask.source} asks first` };
+  const allow = first("allow");
+  if (allow) return { behavior: "allow", rule: allow, reason: `allowed by the rule "${allow.text}" of ${allow.source}` };
+  if (facts.readOnly) return { behavior: "allow", reason: "read-only" };
+  if (mode === "acceptEdits" && EDIT_TOOLS.has(name)) return { behavior: "allow", reason: "acceptEdits: file edits in the workspace" };
+  if (mode === "bypassPermissions") return { behavior: "allow", reason: "bypassPermissions: nothing is asked" };
+  return { behavior: "ask", reason: `${name} is not read-only` };
+}
+// #endregion decide

@@ -1,0 +1,62 @@
+/**
+ * The contributor's side: a lesson's registration (solutions/sNN_slug/course.json) is read and
+ * checked, a mistake in it is one line naming the file and the field, and every lesson of the
+ * course has every piece the contributing guide asks for (scripts/lib/checklist.ts).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { LESSONS } from "../../runtime/manifest.ts";
+import { RegistrationError, readRegistrations } from "../../runtime/registrations.ts";
+import { checklistProblems, lessonChecklist } from "../../scripts/lib/checklist.ts";
+
+const tmp = mkdtempSync(join(tmpdir(), "course-reg-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function courseWith(dir: string, json: unknown): string {
+  const root = mkdtempSync(join(tmp, "c-"));
+  mkdirSync(join(root, "solutions", dir), { recursive: true });
+  writeFileSync(join(root, "solutions", dir, "course.json"), typeof json === "string" ? json : JSON.stringify(json));
+  return root;
+}
+
+const GOOD = {
+  lesson: { id: "s42", title: "T", idea: "I", entry: "agent.ts", hints: ["a", "b"] },
+  tasks: { task: "do it" },
+  rules: { "x-rule": { stage: "lesson", en: { what: "w", fix: "f" }, zh: { what: "w", fix: "f" } } },
+  diagram: { title: { en: "t", zh: "t" }, caption: { en: "c", zh: "c" }, cols: 1, rows: 1, boxes: [{ id: "a", col: 0, row: 0, label: { en: "a", zh: "a" } }], arrows: [] },
+};
+
+describe("a lesson's course.json", () => {
+  it("is read, with its folder", () => {
+    const [reg] = readRegistrations(courseWith("s42_answer", GOOD));
+    expect(reg?.dir).toBe("s42_answer");
+    expect(reg?.tasks.task).toBe("do it");
+  });
+
+  it.each([
+    ["not JSON", "{ lesson: ", /course\.json: not valid JSON/],
+    ["a rule without Chinese", { ...GOOD, rules: { "x-rule": { stage: "lesson", en: { what: "w", fix: "f" } } } }, /rules\.x-rule\.zh/],
+    ["an id that is not the folder's", { ...GOOD, lesson: { ...GOOD.lesson, id: "s43" } }, /lesson\.id is "s43" but the folder is s42_answer/],
+    ["one hint", { ...GOOD, lesson: { ...GOOD.lesson, hints: ["a"] } }, /lesson\.hints/],
+    ["no picture", { ...GOOD, diagram: undefined }, /diagram/],
+  ])("%s: one line naming the file and the field", (_name, json, words) => {
+    const root = courseWith("s42_answer", json);
+    expect(() => readRegistrations(root)).toThrow(RegistrationError);
+    expect(() => readRegistrations(root)).toThrow(words);
+  });
+});
+
+describe("the checklist", () => {
+  it("finds nothing missing in any lesson of the course", () => {
+    expect(LESSONS.flatMap(checklistProblems)).toEqual([]);
+  });
+
+  it("names every piece a lesson that does not exist lacks, with what to do", () => {
+    const items = lessonChecklist({ id: "s42", dir: "s42_nothing", title: "", idea: "", entry: "agent.ts", hints: ["", ""] });
+    const missing = items.filter((i) => !i.ok).map((i) => i.what);
+    for (const piece of ["course.json", "lessons/s42_nothing/agent.ts", "tests/s42_nothing.test.ts", "tests/mutants/s42", "tests/alternatives/s42", "docs/lessons/s42_nothing.md", "docs/zh/lessons/s42_nothing.md", "a picture", "two hints"])
+      expect(missing.some((m) => m.includes(piece)), `the checklist does not name ${piece}: ${missing.join(" | ")}`).toBe(true);
+  });
+});

@@ -1,0 +1,239 @@
+/**
+ * s18_permissions: a permission gate before every tool call. Grades lessons/ or solutions/
+ * (COURSE_TREE). Rules from the user's and the project's settings files decide first (deny beats
+ * ask beats allow, whichever file), then the mode (default, acceptEdits, plan, bypassPermissions).
+ * A denied or refused call is never run and is answered with an is_error tool_result naming why,
+ * in the turn's one user message; an "ask" runs only when the approver says yes; plan mode lets
+ * only read-only tools run until the plan is approved, then the same run goes on.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type Anthropic from "@anthropic-ai/sdk";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
+import type { Scenario, TurnContext } from "../runtime/scripted/types.ts";
+import { SAMPLE_REPOSITORY, lessonTask } from "../runtime/tasks.ts";
+import { ROOT, assertProperty, driveLoop, loadLesson, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
+import { scratchCopy, scratchWorkspace } from "../runtime/tools/files.ts";
+import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
+import { quietLessonFile } from "./support.ts";
+
+type Agent = typeof import("../solutions/s18_permissions/agent.ts");
+type Perms = typeof import("../solutions/s18_permissions/permissions.ts");
+type Program = typeof import("../solutions/s18_permissions/program.ts");
+type Options = NonNullable<Parameters<Agent["runAgent"]>[2]>;
+const lesson = await loadLesson<Agent>("s18_permissions");
+const perms = await loadLesson<Perms>("s18_permissions", "permissions.ts");
+const program = await loadLesson<Program>("s18_permissions", "program.ts");
+const keep = quietLessonFile();
+const TASK = lessonTask("s18_permissions");
+
+/** An approver that records each question and answers `yes` (or no). */
+function recording(yes: boolean): Approver & { asked: string[] } {
+  const asked: string[] = [];
+  const approve = (async ({ command }: { command: string }) => {
+    asked.push(command);
+    return yes ? { approved: true as const } : { approved: false as const, why: "the test said no" };
+  }) as unknown as Approver & { asked: string[] };
+  approve.asked = asked;
+  return approve;
+}
+
+/** A scenario that makes `calls` (one turn each, or several at once when a turn is a list), then says done. */
+type Call = ReturnType<typeof call>;
+function making(...turns: Array<Call | Call[]>): Scenario {
+  return { id: "s18_test", title: "calls, then done", reply: (ctx: TurnContext) => (ctx.step < turns.length ? { content: [text("Next."), ...[turns[ctx.step]!].flat()] } : say("done")) };
+}
+
+/** A workspace with settings files: the project's (.agent/settings.json) and the user's (its own folder). */
+async function workspace(project?: object, user?: object): Promise<{ root: string; userDir: string }> {
+  const root = keep(await scratchWorkspace({ "src/app.js": "export const x = 1;\n", "notes.txt": "keep me\n" }));
+  const userDir = keep(mkdtempSync(join(tmpdir(), "s18-user-")));
+  if (project) {
+    mkdirSync(join(root, ".agent"), { recursive: true });
+    writeFileSync(join(root, ".agent", "settings.json"), JSON.stringify({ permissions: project }));
+  }
+  if (user) writeFileSync(join(userDir, "settings.json"), JSON.stringify({ permissions: user }));
+  return { root, userDir };
+}
+
+async function runWith(scenario: Scenario, opts: Options & { root: string }) {
+  const llm = scripted({ scenario });
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: "Do the steps." }];
+  const outcome = await driveLoop(llm, history, () => lesson.runAgent(llm, history, { sandboxed: true, ...opts }), { timeoutMs: 30_000 });
+  const results = history.flatMap((m) => (m.role === "user" ? resultsIn(m) : []));
+  return { llm, history, outcome, results };
+}
+
+const shown = (r: Anthropic.ToolResultBlockParam | undefined) => (r ? JSON.stringify({ is_error: r.is_error ?? false, content: textIn(r.content).slice(0, 160) }) : "no result");
+/** Refused: an is_error result (in whatever words); the tests check separately that nothing ran. */
+const denied = (r: Anthropic.ToolResultBlockParam | undefined) => r?.is_error === true;
+const ran = (r: Anthropic.ToolResultBlockParam | undefined) => r !== undefined && !denied(r);
+
+describe("s18 the default task: the sample repository's rules", () => {
+  it("the rm its rules deny is answered with an is_error naming the rule; the tests its rules allow run unasked", async () => {
+    const root = keep(await scratchCopy(SAMPLE_REPOSITORY));
+    const approve = recording(false);
+    const llm = scripted();
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: TASK }];
+    await driveLoop(llm, history, () => lesson.runAgent(llm, history, { root, approve, userConfigDir: root }), { timeoutMs: 60_000 });
+    const results = history.flatMap((m) => (m.role === "user" ? resultsIn(m) : []));
+    const [rm, tests] = results;
+    rule(existsSync(join(root, "logs", "auth.log")), "permission-denied-result", "the rule deny bash(rm *) of .agent/settings.json did not stop `rm logs/auth.log`: the log is gone. Ask decide() for a verdict before dispatching, and do not run a denied call.");
+    rule(denied(rm), "permission-denied-result", () => `the denied rm was answered ${shown(rm)}: answer it with an is_error tool_result whose content starts "Not run:" and says why.`);
+    rule(/bash\(rm \*\)/.test(textIn(rm?.content)) && /\.agent\/settings\.json/.test(textIn(rm?.content)), "permission-denied-result", () => `the denial does not name its rule and file (${shown(rm)}): say "denied by the rule "bash(rm *)" of <its file>", so the model (and the person) knows what stopped it.`);
+    rule(approve.asked.length === 0, "permission-ask", () => `the approver was asked ${JSON.stringify(approve.asked)}: a call a deny rule stops is not asked about, and one an allow rule covers (bash(node --test*)) runs without a question.`);
+    rule(ran(tests) && /# tests \d+/.test(textIn(tests?.content)), "permission-ask", () => `node --test, allowed by the rule bash(node --test*), did not run (${shown(tests)}): an allow rule lets the call through without asking.`);
+  });
+});
+
+describe("s18 rules: deny beats ask beats allow, whichever file", () => {
+  const touch = () => call("bash", { command: "node --test" });
+
+  it("the user's deny holds against the project's allow; the project's deny holds against the user's allow", async () => {
+    for (const [project, user, file] of [
+      [{ allow: ["bash(node --test*)"] }, { deny: ["bash(node *)"] }, "user's"],
+      [{ deny: ["bash"] }, { allow: ["bash(node --test)"] }, "project's"],
+    ] as const) {
+      const { root, userDir } = await workspace(project, user);
+      const approve = recording(true);
+      const { results } = await runWith(making(touch()), { root, userConfigDir: userDir, approve });
+      rule(denied(results[0]), "permission-precedence", () => `with allow ${JSON.stringify(project)} in the project's file and ${JSON.stringify(user)} in the user's, node --test was ${shown(results[0])}: a deny rule wins whichever file it is in; look for deny rules first, over both files' rules.`);
+      rule(textIn(results[0]?.content).includes(file), "permission-precedence", () => `the denial does not say it came from the ${file} file: ${shown(results[0])}. Name the rule and its source.`);
+      rule(approve.asked.length === 0, "permission-precedence", () => `a call a deny rule matches was asked about (${JSON.stringify(approve.asked)}): deny decides before ask.`);
+    }
+  });
+
+  it("the user's ask holds against the project's allow: the call is asked about", async () => {
+    const { root, userDir } = await workspace({ allow: ["bash(node --test*)"] }, { ask: ["bash(node *)"] });
+    const approve = recording(false);
+    const verdicts: string[] = [];
+    const { results } = await runWith(making(touch()), { root, userConfigDir: userDir, approve, onVerdict: (_c, v) => verdicts.push(v.behavior) });
+    rule(verdicts[0] === "ask", "permission-precedence", () => `the user asks about bash(node *) and the project allows bash(node --test*); decide() gave node --test the verdict ${verdicts[0] ?? "none"}: ask beats allow, so the project cannot widen the user's ask.`);
+    rule(approve.asked.length === 1 && denied(results[0]), "permission-ask", () => `node --test had the verdict "ask" and the approver (who says no) was asked ${approve.asked.length} time(s); the call was ${shown(results[0])}: ask the approver for an "ask" verdict, and answer with an is_error result when it says no.`);
+  });
+
+  it("a command with && is allowed only if every part is; a deny matches any part", async () => {
+    const { root, userDir } = await workspace({ allow: ["bash(node --test*)"], deny: ["bash(rm *)"] });
+    const approve = recording(false);
+    const { results } = await runWith(making(call("bash", { command: "node --test && rm notes.txt" })), { root, userConfigDir: userDir, approve });
+    rule(existsSync(join(root, "notes.txt")) && denied(results[0]) && /rm \*/.test(textIn(results[0]?.content)), "permission-precedence", () => `"node --test && rm notes.txt" was ${shown(results[0])}: the deny rule bash(rm *) matches a part of it, and deny comes first.`);
+  });
+
+  it("a path is matched as the workspace sees it: lib/../src/app.js and ./src/app.js meet the rule read_file(src/app.js)", async () => {
+    const { root, userDir } = await workspace({ deny: ["read_file(src/app.js)"] });
+    const { results } = await runWith(making(call("read_file", { path: "lib/../src/app.js" }), call("read_file", { path: "./src/app.js" })), { root, userConfigDir: userDir, approve: recording(true) });
+    rule(denied(results[0]) && denied(results[1]) && !/export const x/.test(results.map((r) => textIn(r.content)).join("")), "permission-precedence", () => `the deny rule read_file(src/app.js) let another spelling of the same path through: ${results.map(shown).join(", ")}. Match the rules against the normalized workspace path (rulePath).`);
+  });
+
+  it("property: for any rules in the two files, the verdict is deny when a deny rule matches, else ask when an ask rule does, else allow when an allow rule does", () => {
+    const tools = ["bash", "read_file", "write_file"] as const;
+    const ruleText = fc.constantFrom("bash", "bash(node *)", "bash(rm *)", "read_file", "read_file(src/**)", "write_file(*.txt)", "write_file", "mcp__*");
+    const lists = fc.record({ allow: fc.array(ruleText, { maxLength: 3 }), ask: fc.array(ruleText, { maxLength: 3 }), deny: fc.array(ruleText, { maxLength: 3 }) });
+    assertProperty(
+      fc.property(lists, lists, fc.constantFrom(...tools), fc.constantFrom("node --test", "rm -rf src"), fc.constantFrom("src/app.js", "notes.txt"), fc.constantFrom("default", "acceptEdits"), (user, project, tool, command, path, mode) => {
+        const rules = (["user", "project"] as const).flatMap((src) => (["allow", "ask", "deny"] as const).flatMap((b) => (src === "user" ? user : project)[b].map((t) => perms.parseRule(t, b, src))));
+        const input = tool === "bash" ? { command } : { path, content: "x" };
+        const matches = (b: string) => rules.some((r) => r.behavior === b && perms.ruleMatches(r, tool, input, "/w"));
+        const v = perms.decide(tool, input, rules, mode, { readOnly: tool === "read_file", root: "/w" });
+        const want = matches("deny") ? "deny" : matches("ask") ? "ask" : matches("allow") ? "allow" : undefined;
+        if (want && v.behavior !== want) throw new Error(`[permission-precedence] ${tool} ${JSON.stringify(input)} with user ${JSON.stringify(user)} and project ${JSON.stringify(project)} got ${v.behavior}, not ${want}: deny beats ask beats allow`);
+        if (want && !v.rule) throw new Error(`[permission-precedence] the verdict ${v.behavior} on ${tool} does not carry the rule that decided it (verdict.rule)`);
+      }),
+      { numRuns: 200 },
+      "permission-precedence",
+    );
+  });
+});
+
+describe("s18 modes: what a call no rule decides gets", () => {
+  const write = () => call("write_file", { path: "out.txt", content: "hi\n" });
+  const command = () => call("bash", { command: "touch made.txt" });
+  const read = () => call("read_file", { path: "notes.txt" });
+
+  it.each([
+    ["default", { read: "runs", write: "asks", command: "asks" }],
+    ["acceptEdits", { read: "runs", write: "runs", command: "asks" }],
+    ["bypassPermissions", { read: "runs", write: "runs", command: "runs" }],
+  ] as const)("%s: reads %s, file edits and commands as the mode says", async (mode, want) => {
+    const { root, userDir } = await workspace();
+    const approve = recording(false);
+    const { results } = await runWith(making(read(), write(), command()), { root, userConfigDir: userDir, approve, permissionMode: mode });
+    const got = (r: Anthropic.ToolResultBlockParam | undefined, asked: boolean) => (ran(r) ? "runs" : asked ? "asks" : "denied");
+    const askedFor = (name: string) => approve.asked.some((q) => q.startsWith(name));
+    const seen = { read: got(results[0], askedFor("read_file")), write: got(results[1], askedFor("write_file")), command: got(results[2], askedFor("bash")) };
+    rule(JSON.stringify(seen) === JSON.stringify(want), "permission-modes", () => `in ${mode} mode with no rules, read_file / write_file / bash touch went ${JSON.stringify(seen)}, not ${JSON.stringify(want)}: after the rules, read-only → allow; acceptEdits and an edit tool → allow; bypassPermissions → allow; anything else → ask.`);
+  });
+
+  it("bypassPermissions keeps the deny rules, and refuses to start without the OS sandbox", async () => {
+    const { root, userDir } = await workspace({ deny: ["write_file(*.txt)"] });
+    const { results } = await runWith(making(write()), { root, userConfigDir: userDir, approve: recording(true), permissionMode: "bypassPermissions" });
+    rule(denied(results[0]) && !existsSync(join(root, "out.txt")), "permission-modes", () => `bypassPermissions ran a call the deny rule write_file(*.txt) matches (${shown(results[0])}): deny rules hold in every mode.`);
+    const llm = scripted({ scenario: making() });
+    await expect(lesson.runAgent(llm, [{ role: "user", content: "x" }], { root, userConfigDir: userDir, permissionMode: "bypassPermissions", sandboxed: false }), "[permission-modes] bypassPermissions without the sandbox must refuse to start, saying why").rejects.toThrow(/sandbox/);
+  });
+});
+
+describe("s18 plan mode: read-only until the plan is approved", () => {
+  it("a write is denied until exit_plan_mode's plan is approved; then the same run goes on and writes", async () => {
+    const { root, userDir } = await workspace();
+    const approve = recording(true);
+    const plan = "1. write out.txt";
+    const { results, llm } = await runWith(
+      making(call("write_file", { path: "out.txt", content: "early\n" }), call("read_file", { path: "notes.txt" }), call("exit_plan_mode", { plan }), call("write_file", { path: "out.txt", content: "planned\n" })),
+      { root, userConfigDir: userDir, approve, permissionMode: "plan" },
+    );
+    const offered = (llm.scripted.exchanges[0]!.request as Anthropic.MessageCreateParams).tools?.map((t) => ("name" in t ? t.name : "")) ?? [];
+    rule(offered.includes("exit_plan_mode"), "permission-plan", () => `a run in plan mode does not offer exit_plan_mode (tools: ${offered.join(", ")}): add it in plan mode.`);
+    rule(denied(results[0]) && /plan/i.test(textIn(results[0]?.content)) && !approve.asked[0]?.startsWith("write_file"), "permission-plan", () => `in plan mode, write_file before the plan was approved went ${shown(results[0])}: deny a call that is not read-only while the mode is plan, without asking, and say to call exit_plan_mode.`);
+    rule(ran(results[1]), "permission-plan", () => `in plan mode, read_file was ${shown(results[1])}: read-only tools run in plan mode.`);
+    rule(ran(results[2]) && textIn(results[2]?.content).includes(plan), "permission-plan", () => `exit_plan_mode with an approved plan was answered ${shown(results[2])}: its result says the plan is approved and repeats it.`);
+    rule(ran(results[3]) && readFileSync(join(root, "out.txt"), "utf8") === "planned\n", "permission-plan", () => `after the plan was approved, write_file was ${shown(results[3])}: the run goes on in default mode (the call is asked about, and runs when approved).`);
+  });
+});
+
+describe("s18 the gate answers in the turn's one message", () => {
+  it("a denied call beside one that runs: both results in one user message, the denied one is_error, nothing run for it", async () => {
+    const { root, userDir } = await workspace({ deny: ["write_file(*.txt)"] });
+    const { history } = await runWith(making([call("read_file", { path: "notes.txt" }), call("write_file", { path: "out.txt", content: "x" })]), { root, userConfigDir: userDir, approve: recording(true) });
+    const answer = history[2];
+    const rs = resultsIn(answer);
+    rule(rs.length === 2 && ran(rs[0]) && denied(rs[1]), "permission-denied-result", () => `a turn of read_file and a denied write_file was answered ${JSON.stringify(rs.map(shown))}: one user message, a result for each call, the denied one is_error.`);
+    rule(!existsSync(join(root, "out.txt")), "permission-denied-result", "the denied write_file ran: out.txt exists. A denied call is never run.");
+  });
+
+  it("a tool taken out of the gate (as s15 builds a subagent's registry) is judged when it runs", async () => {
+    const { root, userDir } = await workspace({ deny: ["read_file(notes.txt)"] });
+    const policy = lesson.policyFor({ userConfigDir: userDir, approve: recording(true), sandboxed: true }, root);
+    const { SafeToolRegistry } = await import("../solutions/s04_tool_errors/define-tool.ts");
+    const { capstoneTools } = await import("../solutions/s12_guarded_agent/agent.ts");
+    const { approveAll } = await import("../solutions/s07_safe_tools/approval.ts");
+    const gate = new lesson.PermissionGate(new SafeToolRegistry(capstoneTools(root, approveAll)), policy);
+    const child = new SafeToolRegistry([gate.get("read_file")!]);
+    const r = await child.dispatch({ type: "tool_use", id: "toolu_child1", name: "read_file", input: { path: "notes.txt" } } as Anthropic.ToolUseBlock, { root });
+    rule(r.is_error === true && /read_file\(notes\.txt\)/.test(textIn(r.content)), "permission-denied-result", () => `a subagent's read_file of notes.txt, denied by read_file(notes.txt), was answered ${shown(r)}: the rules hold for a registry built from the gate's tools too.`);
+  });
+});
+
+describe("s18 the final agent: npm run agent", () => {
+  it("npm run agent runs s18's program; --help names --permission-mode; a bad mode or settings file is one line and exit 2", async () => {
+    const script = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.agent as string;
+    expect(script, "[final-agent] npm run agent runs the latest lesson's program, s18's").toBe("tsx solutions/s18_permissions/program.ts");
+    expect(program.PERMISSIONS_USAGE, "[final-agent] --help says how to choose a permission mode").toMatch(/--permission-mode/);
+    const quiet = { llm: scripted() };
+    expect((await program.run(["--permission-mode", "yolo", "hi"], quiet)).exitCode, "[final-agent] --permission-mode yolo: not a mode, exit 2").toBe(2);
+    const { root } = await workspace();
+    mkdirSync(join(root, ".agent"), { recursive: true });
+    writeFileSync(join(root, ".agent", "settings.json"), '{ "permissions": { "allow": "bash" } }');
+    expect((await program.run(["--workspace", root, "hi"], quiet)).exitCode, "[final-agent] a settings file whose allow is not a list: exit 2").toBe(2);
+  });
+
+  it("the default task on the sample repository: done offline, exit 0, the rules applied", async () => {
+    const dir = keep(await scratchCopy(SAMPLE_REPOSITORY));
+    const { exitCode, history } = await program.run(["--workspace", dir, TASK], { llm: scripted() });
+    expect(exitCode, "[final-agent] a task done offline exits 0").toBe(0);
+    expect(JSON.stringify(history.at(-1)?.content), "[permission-denied-result] the answer says the rm was denied by its rule").toMatch(/denied by the rule/);
+  });
+});
