@@ -83,9 +83,26 @@ describe("s12 flags", () => {
     const f = cli.parseFlags(["--workspace", dir, "--model", "m1", "--max-turns", "7", "--budget", "9000", "--timeout", "30", "--yes", "--verbose", "--trace", "do", "it"]);
     const want = { workspace: dir, model: "m1", maxTurns: 7, budget: 9000, timeoutMs: 30_000, yes: true, verbose: true, trace: true, task: "do it" };
     for (const [k, v] of Object.entries(want)) rule(same(f[k as keyof typeof f], v), "capstone-flags", `parseFlags read ${k} as ${JSON.stringify(f[k as keyof typeof f])}, not ${JSON.stringify(v)}.`);
-    const none = cli.parseFlags([]);
+    const none = cli.parseFlags([], dir);
     rule(none.task === undefined, "capstone-flags", `with no words left, the task must be undefined (the conversation begins), not ${JSON.stringify(none.task)}.`);
     rule(none.yes === false, "approval", `without --yes, flags.yes is ${JSON.stringify(none.yes)}: commands that are not read-only must still ask.`);
+  });
+
+  it("never takes the course checkout (or a folder that holds it) as the workspace, and says how to choose one", () => {
+    for (const [argv, cwd] of [
+      [[], ROOT],
+      [["do", "it"], ROOT],
+      [["--workspace", ROOT], tmpdir()],
+      [["--workspace", "."], ROOT],
+      [["--workspace", join(ROOT, "..")], tmpdir()],
+    ] as const) {
+      const said = thrownBy(() => cli.parseFlags([...argv], cwd));
+      rule(said !== undefined && /course checkout/.test(said) && /--workspace/.test(said) && /\.env/.test(said), "capstone-flags", `parseFlags(${JSON.stringify(argv)}) run from ${cwd} ${said === undefined ? "was accepted" : `said: ${said}`}: the course checkout holds the key (.env) and the runs (.course/); refuse it as a workspace, saying so and how to choose one with --workspace.`);
+    }
+    const example = cli.parseFlags(["--workspace", SAMPLE], ROOT);
+    rule(example.workspace === SAMPLE, "capstone-flags", `--workspace examples/login-service (a folder inside the course, not the course) must be accepted; it was read as ${example.workspace}.`);
+    const help = cli.parseFlags(["--help"], ROOT);
+    rule(help.help, "capstone-flags", "--help needs no workspace: it must be read from the course checkout too.");
   });
 
   it("refuses a bad flag with a message that says what is wrong", () => {
@@ -513,7 +530,7 @@ describe("s12 every kind of run leaves a transcript that can be sent again", () 
   it("a bad flag exits 2 with a message, not a stack trace", async () => {
     const result = await agent.run(["--budget", "lots"], { llm: scripted() });
     rule(result.exitCode === 2 && /--budget needs a whole number/.test(printed.join("\n")), "program-exit", `--budget lots should exit 2 with a message saying what is wrong (exit ${result.exitCode}).`);
-    const missing = await agent.run(["--resume", "no-such-session-here", "hi"], { llm: scripted() });
+    const missing = await agent.run(["--workspace", sample(), "--resume", "no-such-session-here", "hi"], { llm: scripted() });
     rule(missing.exitCode === 2 && /no session "no-such-session-here"/.test(printed.join("\n")), "program-exit", `--resume of a session that does not exist should exit 2 with a message (exit ${missing.exitCode}).`);
   });
 });
