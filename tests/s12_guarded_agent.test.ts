@@ -7,7 +7,7 @@
  * run each leave a transcript that can be sent again.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -370,7 +370,7 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
       await registry.dispatch(call({ path: "src/extra.js", content: "export const x = 1;\n" }, "write_file"), { root: dir });
       const after = await registry.dispatch(call({ module: "login" }), { root: dir });
       const questions = (asked as string[]).length;
-      rule(questions === 1 && after.is_error === true && !/# tests \d/.test(resultText(after)), "approval", `with no sandbox, after write_file changed the workspace, run_tests ${questions === 0 ? "ran without asking" : "was not refused when the user said no"}${/# tests \d/.test(resultText(after)) ? " (the tests ran)" : ""}: the tests would run code the agent wrote, so record each change (s07's onChange) and ask first.`);
+      rule(questions === 1 && after.is_error === true && !/# tests \d/.test(resultText(after)), "approval", `with no sandbox, after write_file changed the workspace, run_tests ${questions === 0 ? "ran without asking" : "was not refused when the user said no"}${/# tests \d/.test(resultText(after)) ? " (the tests ran)" : ""}: the tests would run code the agent wrote, so ask first whenever the workspace differs from what the user trusted.`);
     } finally {
       if (saved === undefined) delete process.env.COURSE_SANDBOX;
       else process.env.COURSE_SANDBOX = saved;
@@ -400,6 +400,41 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
       await once.dispatch(call({ path: "src/two.js", content: "export const two = 2;\n" }, "write_file"), { root: dir });
       const second = await once.dispatch(call({ module: "login" }), { root: dir });
       rule(seen.length === 2 && second.is_error === true, "approval", `with no sandbox, run_tests was approved once, then the agent changed another file, and the next run_tests ${seen.length < 2 ? "ran without asking" : "was not refused"} (asked ${seen.length} time(s)): ask before each run of code the agent may have changed; one yes is not for every later change.`);
+    } finally {
+      if (saved === undefined) delete process.env.COURSE_SANDBOX;
+      else process.env.COURSE_SANDBOX = saved;
+    }
+  });
+
+  it("without a sandbox, run_tests asks whenever the workspace differs from what was trusted, whatever changed it", async () => {
+    const saved = process.env.COURSE_SANDBOX;
+    process.env.COURSE_SANDBOX = "off";
+    const asker = (root = dir) => {
+      const asked: string[] = [];
+      const approve = async ({ command }: { command: string }) => (asked.push(command), { approved: false as const, why: "the user said no" });
+      return { asked, registry: new SafeToolRegistry(agent.capstoneTools(root, approve)) };
+    };
+    const dir = sample();
+    try {
+      // A change no tool of this run made (another process, an MCP server's tool): it asks.
+      const first = asker();
+      writeFileSync(join(dir, "test", "planted.test.js"), 'require("node:fs").writeFileSync("planted-ran.txt", "x");\n');
+      const outside = await first.registry.dispatch(call({}), { root: dir });
+      rule(first.asked.length === 1 && outside.is_error === true && !existsSync(join(dir, "planted-ran.txt")), "approval", `with no sandbox, a test file written by another process (not by this run's tools) ${existsSync(join(dir, "planted-ran.txt")) ? "was run without asking" : "was not refused"}: judge the workspace itself (a fingerprint of its files), not a log of the tools' own writes.`);
+      // A later run (or question) with new tools: the change made before is still not trusted.
+      const second = asker();
+      const later = await second.registry.dispatch(call({}), { root: dir });
+      rule(second.asked.length === 1 && later.is_error === true && !existsSync(join(dir, "planted-ran.txt")), "approval", `with no sandbox, a change made in an earlier run (new tools, same workspace) ${second.asked.length === 0 ? "let the next run's run_tests go without asking" : "was not refused"}: the trusted state must outlive the run (the course keeps it in .course/trust/).`);
+      // A file rewritten with its old size and times still counts (in a fresh workspace, first seen as it was).
+      const fresh = sample();
+      const third = asker(fresh);
+      const file = join(fresh, "src", "login.js");
+      const text = readFileSync(file, "utf8");
+      const { atime, mtime } = statSync(file);
+      writeFileSync(file, text.replace(/.$/s, (c) => (c === " " ? "\t" : " ")));
+      utimesSync(file, atime, mtime);
+      const sameSize = await third.registry.dispatch(call({ module: "login" }), { root: fresh });
+      rule(third.asked.length === 1 && sameSize.is_error === true, "approval", `with no sandbox, src/login.js rewritten with the same size and its old modification time ${third.asked.length === 0 ? "was not seen" : "was not refused"}: a size and mtime are not enough (the change time, ctime, cannot be set back).`);
     } finally {
       if (saved === undefined) delete process.env.COURSE_SANDBOX;
       else process.env.COURSE_SANDBOX = saved;
