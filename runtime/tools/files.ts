@@ -283,6 +283,7 @@ export function globToRegExp(pattern: string): RegExp {
  */
 export async function listFiles(root: string, path = ".", pattern?: string, max = LIST_MAX_ENTRIES): Promise<string> {
   const start = resolveIn(root, path);
+  refuseSecret(root, start, shown(root, start));
   try {
     const st = await lstat(start);
     if (st.isSymbolicLink()) throw new ToolError(`${shown(root, start)} is a symbolic link: list_files does not follow links; list the folder itself`);

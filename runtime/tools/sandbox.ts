@@ -230,10 +230,15 @@ export const LIMITS = {
   openFiles: 4096,
 };
 
-/** `argv` started under the limits (bash sets them, then execs the command in its place). */
-function limited(argv: string[]): string[] {
-  const set = `ulimit -H -S -u ${LIMITS.processes} -d ${LIMITS.dataKiB} -f ${LIMITS.fileKiB} -n ${LIMITS.openFiles} -c 0 && exec "$@"`;
-  return [trustedProgram("bash") ?? "/bin/bash", "-c", set, "limits", ...argv];
+/**
+ * `argv` started under the limits (bash sets them, then execs the command in its place). The
+ * process limit only inside the sandbox: outside, it would count every process of the user.
+ */
+function limited(argv: string[], processes = true): string[] {
+  const limits: Array<[string, number]> = [...(processes ? [["u", LIMITS.processes] as [string, number]] : []), ["d", LIMITS.dataKiB], ["f", LIMITS.fileKiB], ["n", LIMITS.openFiles], ["c", 0]];
+  // Each limit is lowered to ours unless it is lower already; one that cannot be set stops the command.
+  const set = limits.map(([o, v]) => `h=$(ulimit -H -${o}); if [ "$h" = unlimited ] || [ "$h" -gt ${v} ]; then ulimit -S -H -${o} ${v} || exit 126; else ulimit -S -${o} "$h"; fi`).join("; ");
+  return [trustedProgram("bash") ?? "/bin/bash", "-c", `${set}; exec "$@"`, "limits", ...argv];
 }
 
 function inside(parent: string, child: string): boolean {
@@ -383,7 +388,8 @@ export function spawnTool(argv: string[], opts: ToolSpawnOptions): ToolProcess {
     const home = join(privateTmp, "home");
     mkdirSync(home);
     const env = toolEnv({ home, tmp: privateTmp, extra: { ...opts.extraEnv, COURSE_TOOL_RUN: marker } }, opts.env);
-    child = spawn(program, argv.slice(1), { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const [first, ...rest] = limited([program, ...argv.slice(1)], false);
+    child = spawn(first!, rest, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   }
   const strayPids = new Set<number>();
   const killGroup = () => {
