@@ -79,7 +79,8 @@ const SYSTEM_BIN = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin"
 /**
  * Why `path` is not a place the running user could have planted a program, or null when it is
  * trusted: the path itself (links resolved) and every folder above it belong to root and are not
- * writable by group or others, and (for a user other than root) not writable by this user.
+ * writable by group or others, and (for a user other than root) not writable by this user. An
+ * agent running as root owns everything: then only folders others can write are refused.
  */
 export function untrusted(path: string): string | null {
   let at: string;
@@ -97,7 +98,8 @@ export function untrusted(path: string): string | null {
       return `${p} cannot be read`;
     }
     if (st.uid !== 0) return `${p} belongs to user ${st.uid}, not root`;
-    if ((st.mode & 0o022) !== 0 && !(st.isDirectory() && (st.mode & 0o1000) !== 0 && p !== at)) return `${p} is writable by other users`;
+    // Sticky folders (/tmp) too: anyone may put a file there.
+    if ((st.mode & 0o022) !== 0) return `${p} is writable by other users`;
     if (uid !== 0) {
       try {
         accessSync(p, constants.W_OK);
@@ -309,7 +311,7 @@ export function bwrapArgs(workspace: string, cwd: string = workspace): string[] 
   }
   for (const p of ETC_HIDDEN) args.push(...hide(p));
   if (existsSync("/etc/hosts")) args.push("--ro-bind", sandboxHosts(), "/etc/hosts");
-  args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp", "--dir", "/run", "--dir", "/var/run");
+  args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp");
   // Node outside the system folders (nvm, volta, …): run_tests needs it, read-only.
   if (!SYSTEM_RO.some((d) => inside(real(d), nodeDir))) args.push("--ro-bind", nodeDir, nodeDir);
   args.push("--bind", ws, ws);

@@ -18,7 +18,7 @@ import { join, relative, resolve, sep } from "node:path";
 
 /** A file (or folder) name that holds secrets, wherever it is in the workspace. */
 export const SECRET_FILE =
-  /^(\.env.*|\.netrc|\.npmrc|\.yarnrc\.yml|\.pypirc|\.pgpass|\.git-credentials|\.htpasswd|id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(pem|key|p12|pfx|jks|keystore|ppk|kdbx|gpg)|credentials(\.json|\.ya?ml|\.toml)?|.*credentials.*\.json|service[-_]account.*\.json)$/i;
+  /^(\.env.*|\.netrc|\.npmrc|\.yarnrc\.yml|\.pypirc|\.pgpass|\.git-credentials|\.htpasswd|id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(pem|key|p12|pfx|jks|keystore|ppk|kdbx|gpg)|credentials(\.json|\.ya?ml|\.toml)?|.*credentials.*\.json|.*service[-_]account.*\.json)$/i;
 /** Folders that are secret whole: the user's keys and clouds, and the course's own state. */
 export const SECRET_DIR = /^(\.course|\.ssh|\.aws|\.gnupg|\.docker|\.kube|\.azure|\.password-store|\.gcloud)$/;
 
