@@ -2,7 +2,7 @@
  * Reading `.env` and the environment. A missing key is not an error (it means offline); a
  * `.env` that cannot be read as KEY=value lines is, with the line that is wrong.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import dotenv from "dotenv";
@@ -65,7 +65,15 @@ export function loadEnv(path = resolve(COURSE_ROOT, ".env")): void {
  * the programs npm puts first in PATH). `given` says whether --workspace named it.
  */
 export function courseWorkspaceProblem(workspace: string, given: boolean): string | null {
-  const rel = relative(resolve(workspace), COURSE_ROOT);
+  // Real paths on both sides: a link to the course is the course.
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  const rel = relative(real(workspace), real(COURSE_ROOT));
   const holdsCourse = rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
   if (!holdsCourse) return null;
   const what = rel === "" ? "the course checkout itself" : `a folder that holds the course checkout (${COURSE_ROOT})`;

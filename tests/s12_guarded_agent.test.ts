@@ -7,7 +7,7 @@
  * run each leave a transcript that can be sent again.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -63,6 +63,13 @@ const answer = (history: Anthropic.MessageParam[]) => textIn(history[history.len
 /** Deep equality whatever the key order (JSON values). */
 const same = (a: unknown, b: unknown) => isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? null)), JSON.parse(JSON.stringify(b ?? null)));
 /** What `fn` throws, as text (undefined when it does not). */
+/** A symbolic link to the course checkout, in a scratch folder. */
+function courseLink(): string {
+  const link = join(mkdtempSync(join(tmpdir(), "s12-course-link-")), "course");
+  symlinkSync(ROOT, link);
+  return link;
+}
+
 function thrownBy(fn: () => unknown): string | undefined {
   try {
     fn();
@@ -95,6 +102,7 @@ describe("s12 flags", () => {
       [["--workspace", ROOT], tmpdir()],
       [["--workspace", "."], ROOT],
       [["--workspace", join(ROOT, "..")], tmpdir()],
+      [["--workspace", courseLink()], tmpdir()],
     ] as const) {
       const said = thrownBy(() => cli.parseFlags([...argv], cwd));
       rule(said !== undefined && /course checkout/.test(said) && /--workspace/.test(said) && /\.env/.test(said), "capstone-flags", `parseFlags(${JSON.stringify(argv)}) run from ${cwd} ${said === undefined ? "was accepted" : `said: ${said}`}: the course checkout holds the key (.env) and the runs (.course/); refuse it as a workspace, saying so and how to choose one with --workspace.`);

@@ -278,8 +278,34 @@ function sandboxHosts(): string {
 /** The sandbox's HOME and TMPDIR (a tmpfs, so nothing written there survives the call). */
 export const SANDBOX_TMP = "/tmp";
 export const SANDBOX_HOME = "/tmp/home";
-/** More hard-linked files than this in a workspace: commands do not start (fail closed). */
-export const MAX_HIDDEN = 4_000;
+/**
+ * At most this many files and folders are covered one by one (bwrap takes at most 9 000
+ * arguments); past it, the folders that hold them are hidden whole, deepest first.
+ */
+export const MAX_HIDDEN = 256;
+
+/**
+ * What to cover so that none of `files` can be read: the files themselves, or, when there are more
+ * than `max`, the folders that hold them (an empty tmpfs), deepest first, never the workspace itself.
+ */
+export function coverHidden(ws: string, files: string[], max = MAX_HIDDEN): Array<{ path: string; dir: boolean }> {
+  if (files.length <= max) return files.map((path) => ({ path, dir: false }));
+  const parts = files.map((f) => f.split(sep));
+  const top = ws.split(sep).length; // a path with top + 1 parts is a child of the workspace
+  const deepest = Math.max(...parts.map((p) => p.length));
+  // The deepest level at which hiding the folders there (and the files above it) fits in `max`.
+  for (let level = deepest - 1; level >= top + 1; level--) {
+    const cover = new Map<string, { path: string; dir: boolean }>();
+    for (const p of parts) {
+      const dir = p.length > level;
+      const path = (dir ? p.slice(0, level) : p).join(sep);
+      cover.set(path, { path, dir });
+      if (cover.size > max) break;
+    }
+    if (cover.size <= max) return [...cover.values()];
+  }
+  throw new SurveyError(`the workspace has ${files.length} files with more than one hard link, in too many places to hide: make a copy without links (cp -r, or git clone --no-local) and use it`);
+}
 
 /**
  * bwrap's arguments for a sandbox around `workspace` (read-write), starting in `cwd`. Nothing of
@@ -319,10 +345,8 @@ export function bwrapArgs(workspace: string, cwd: string = workspace): string[] 
   if (inside(ws, home)) for (const s of HOME_SECRETS) args.push(...hide(join(home, s)));
   // Every entry is looked at: secret names hidden, hard-linked files covered by /dev/null.
   const survey = surveyWorkspace(ws);
-  if (survey.hardLinks.length > MAX_HIDDEN)
-    throw new SurveyError(`the workspace has ${survey.hardLinks.length} files with more than one hard link (more than ${MAX_HIDDEN} to hide): make a copy without links (cp -r, or git clone --no-local) and use it`);
-  for (const s of survey.secrets) args.push(s.dir ? "--tmpfs" : "--ro-bind", ...(s.dir ? [s.path] : ["/dev/null", s.path]));
-  for (const file of survey.hardLinks) args.push("--ro-bind", "/dev/null", file);
+  for (const h of [...survey.secrets, ...coverHidden(ws, survey.hardLinks, MAX_HIDDEN - survey.secrets.length)])
+    args.push(...(h.dir ? ["--tmpfs", h.path] : ["--ro-bind", "/dev/null", h.path]));
   args.push("--dir", SANDBOX_HOME, "--chdir", real(cwd));
   return args;
 }

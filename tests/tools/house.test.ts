@@ -13,7 +13,7 @@ import { COURSE_ROOT } from "../../runtime/env.ts";
 import { ToolError, listFiles, readFile, writeFile, editFile } from "../../runtime/tools/files.ts";
 import { WorkspaceTrust, workspaceFingerprint } from "../../runtime/tools/fingerprint.ts";
 import { SurveyError, secretPart, surveyWorkspace, unseenReads } from "../../runtime/tools/secrets.ts";
-import { sandboxInfo, spawnTool, trustedBwrap, trustedPath, untrusted } from "../../runtime/tools/sandbox.ts";
+import { coverHidden, sandboxInfo, spawnTool, trustedBwrap, trustedPath, untrusted } from "../../runtime/tools/sandbox.ts";
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "house-test-")));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -94,6 +94,17 @@ describe("the walk that finds hard links and secrets: every entry, failing close
     const found = surveyWorkspace(ws).hardLinks.map((p) => p.slice(ws.length + 1)).sort();
     expect(found).toEqual([".git/objects/aa/bb", "node_modules/p/q/r.txt", "zz/late.txt"]);
     expect(() => surveyWorkspace(ws, 1_000), "a walk past its limit must fail, not answer in part").toThrow(SurveyError);
+  });
+
+  it("more hard links than can be covered one by one: the folders that hold them are hidden whole, never the workspace", () => {
+    const ws = "/w/ws";
+    const files = Array.from({ length: 30 }, (_, i) => `/w/ws/node_modules/p${i % 3}/lib/f${i}.js`);
+    expect(coverHidden(ws, files, 50)).toHaveLength(30);
+    const cover = coverHidden(ws, [...files, "/w/ws/top.txt"], 10);
+    expect(cover).toEqual(expect.arrayContaining([{ path: "/w/ws/top.txt", dir: false }, { path: "/w/ws/node_modules/p0/lib", dir: true }]));
+    expect(cover.length).toBeLessThanOrEqual(10);
+    for (const f of files) expect(cover.some((c) => c.dir && f.startsWith(`${c.path}/`)), `${f} is not covered`).toBe(true);
+    expect(() => coverHidden(ws, Array.from({ length: 20 }, (_, i) => `/w/ws/f${i}`), 5), "the workspace itself can never be hidden: too many links must fail").toThrow(SurveyError);
   });
 
   it("a file whose every name is inside the workspace is its own (not hidden)", () => {
