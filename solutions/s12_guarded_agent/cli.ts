@@ -35,9 +35,10 @@ module's).
 
 Every command and test run goes into an OS sandbox where the machine has one (bubblewrap on Linux:
 apt-get install -y bubblewrap): the workspace read-write, the system folders read-only, nothing else,
-no network, no secrets, nothing left running. The first line of a run says which. In every mode, .env
-files, keys, credentials and .course/ are out of reach of every tool. Without a sandbox (COURSE_SANDBOX=off, or
-none can start), run_tests also asks once the agent has changed a file in the run.
+no network, no secrets, nothing left running. The first line of a run says which. In every mode,
+.env files, keys, credentials and .course/ are out of reach of every tool. Without a sandbox
+(COURSE_SANDBOX=off, or none can start), run_tests also asks whenever the workspace differs from
+what you first gave it or last approved (whatever changed it).
 
 Offline by default: without ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) the scripted model answers.`;
 
