@@ -7,7 +7,7 @@
  * run each leave a transcript that can be sent again.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -63,6 +63,13 @@ const answer = (history: Anthropic.MessageParam[]) => textIn(history[history.len
 /** Deep equality whatever the key order (JSON values). */
 const same = (a: unknown, b: unknown) => isDeepStrictEqual(JSON.parse(JSON.stringify(a ?? null)), JSON.parse(JSON.stringify(b ?? null)));
 /** What `fn` throws, as text (undefined when it does not). */
+/** A symbolic link to the course checkout, in a scratch folder. */
+function courseLink(): string {
+  const link = join(mkdtempSync(join(tmpdir(), "s12-course-link-")), "course");
+  symlinkSync(ROOT, link);
+  return link;
+}
+
 function thrownBy(fn: () => unknown): string | undefined {
   try {
     fn();
@@ -83,9 +90,27 @@ describe("s12 flags", () => {
     const f = cli.parseFlags(["--workspace", dir, "--model", "m1", "--max-turns", "7", "--budget", "9000", "--timeout", "30", "--yes", "--verbose", "--trace", "do", "it"]);
     const want = { workspace: dir, model: "m1", maxTurns: 7, budget: 9000, timeoutMs: 30_000, yes: true, verbose: true, trace: true, task: "do it" };
     for (const [k, v] of Object.entries(want)) rule(same(f[k as keyof typeof f], v), "capstone-flags", `parseFlags read ${k} as ${JSON.stringify(f[k as keyof typeof f])}, not ${JSON.stringify(v)}.`);
-    const none = cli.parseFlags([]);
+    const none = cli.parseFlags([], dir);
     rule(none.task === undefined, "capstone-flags", `with no words left, the task must be undefined (the conversation begins), not ${JSON.stringify(none.task)}.`);
     rule(none.yes === false, "approval", `without --yes, flags.yes is ${JSON.stringify(none.yes)}: commands that are not read-only must still ask.`);
+  });
+
+  it("never takes the course checkout (or a folder that holds it) as the workspace, and says how to choose one", () => {
+    for (const [argv, cwd] of [
+      [[], ROOT],
+      [["do", "it"], ROOT],
+      [["--workspace", ROOT], tmpdir()],
+      [["--workspace", "."], ROOT],
+      [["--workspace", join(ROOT, "..")], tmpdir()],
+      [["--workspace", courseLink()], tmpdir()],
+    ] as const) {
+      const said = thrownBy(() => cli.parseFlags([...argv], cwd));
+      rule(said !== undefined && /course checkout/.test(said) && /--workspace/.test(said) && /\.env/.test(said), "capstone-flags", `parseFlags(${JSON.stringify(argv)}) run from ${cwd} ${said === undefined ? "was accepted" : `said: ${said}`}: the course checkout holds the key (.env) and the runs (.course/); refuse it as a workspace, saying so and how to choose one with --workspace.`);
+    }
+    const example = cli.parseFlags(["--workspace", SAMPLE], ROOT);
+    rule(example.workspace === SAMPLE, "capstone-flags", `--workspace examples/login-service (a folder inside the course, not the course) must be accepted; it was read as ${example.workspace}.`);
+    const help = cli.parseFlags(["--help"], ROOT);
+    rule(help.help, "capstone-flags", "--help needs no workspace: it must be read from the course checkout too.");
   });
 
   it("refuses a bad flag with a message that says what is wrong", () => {
@@ -353,7 +378,7 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
       await registry.dispatch(call({ path: "src/extra.js", content: "export const x = 1;\n" }, "write_file"), { root: dir });
       const after = await registry.dispatch(call({ module: "login" }), { root: dir });
       const questions = (asked as string[]).length;
-      rule(questions === 1 && after.is_error === true && !/# tests \d/.test(resultText(after)), "approval", `with no sandbox, after write_file changed the workspace, run_tests ${questions === 0 ? "ran without asking" : "was not refused when the user said no"}${/# tests \d/.test(resultText(after)) ? " (the tests ran)" : ""}: the tests would run code the agent wrote, so record each change (s07's onChange) and ask first.`);
+      rule(questions === 1 && after.is_error === true && !/# tests \d/.test(resultText(after)), "approval", `with no sandbox, after write_file changed the workspace, run_tests ${questions === 0 ? "ran without asking" : "was not refused when the user said no"}${/# tests \d/.test(resultText(after)) ? " (the tests ran)" : ""}: the tests would run code the agent wrote, so ask first whenever the workspace differs from what the user trusted.`);
     } finally {
       if (saved === undefined) delete process.env.COURSE_SANDBOX;
       else process.env.COURSE_SANDBOX = saved;
@@ -383,6 +408,41 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
       await once.dispatch(call({ path: "src/two.js", content: "export const two = 2;\n" }, "write_file"), { root: dir });
       const second = await once.dispatch(call({ module: "login" }), { root: dir });
       rule(seen.length === 2 && second.is_error === true, "approval", `with no sandbox, run_tests was approved once, then the agent changed another file, and the next run_tests ${seen.length < 2 ? "ran without asking" : "was not refused"} (asked ${seen.length} time(s)): ask before each run of code the agent may have changed; one yes is not for every later change.`);
+    } finally {
+      if (saved === undefined) delete process.env.COURSE_SANDBOX;
+      else process.env.COURSE_SANDBOX = saved;
+    }
+  });
+
+  it("without a sandbox, run_tests asks whenever the workspace differs from what was trusted, whatever changed it", async () => {
+    const saved = process.env.COURSE_SANDBOX;
+    process.env.COURSE_SANDBOX = "off";
+    const asker = (root = dir) => {
+      const asked: string[] = [];
+      const approve = async ({ command }: { command: string }) => (asked.push(command), { approved: false as const, why: "the user said no" });
+      return { asked, registry: new SafeToolRegistry(agent.capstoneTools(root, approve)) };
+    };
+    const dir = sample();
+    try {
+      // A change no tool of this run made (another process, an MCP server's tool): it asks.
+      const first = asker();
+      writeFileSync(join(dir, "test", "planted.test.js"), 'require("node:fs").writeFileSync("planted-ran.txt", "x");\n');
+      const outside = await first.registry.dispatch(call({}), { root: dir });
+      rule(first.asked.length === 1 && outside.is_error === true && !existsSync(join(dir, "planted-ran.txt")), "approval", `with no sandbox, a test file written by another process (not by this run's tools) ${existsSync(join(dir, "planted-ran.txt")) ? "was run without asking" : "was not refused"}: judge the workspace itself (a fingerprint of its files), not a log of the tools' own writes.`);
+      // A later run (or question) with new tools: the change made before is still not trusted.
+      const second = asker();
+      const later = await second.registry.dispatch(call({}), { root: dir });
+      rule(second.asked.length === 1 && later.is_error === true && !existsSync(join(dir, "planted-ran.txt")), "approval", `with no sandbox, a change made in an earlier run (new tools, same workspace) ${second.asked.length === 0 ? "let the next run's run_tests go without asking" : "was not refused"}: the trusted state must outlive the run (the course keeps it in .course/trust/).`);
+      // A file rewritten with its old size and times still counts (in a fresh workspace, first seen as it was).
+      const fresh = sample();
+      const third = asker(fresh);
+      const file = join(fresh, "src", "login.js");
+      const text = readFileSync(file, "utf8");
+      const { atime, mtime } = statSync(file);
+      writeFileSync(file, text.replace(/.$/s, (c) => (c === " " ? "\t" : " ")));
+      utimesSync(file, atime, mtime);
+      const sameSize = await third.registry.dispatch(call({ module: "login" }), { root: fresh });
+      rule(third.asked.length === 1 && sameSize.is_error === true, "approval", `with no sandbox, src/login.js rewritten with the same size and its old modification time ${third.asked.length === 0 ? "was not seen" : "was not refused"}: a size and mtime are not enough (the change time, ctime, cannot be set back).`);
     } finally {
       if (saved === undefined) delete process.env.COURSE_SANDBOX;
       else process.env.COURSE_SANDBOX = saved;
@@ -513,7 +573,7 @@ describe("s12 every kind of run leaves a transcript that can be sent again", () 
   it("a bad flag exits 2 with a message, not a stack trace", async () => {
     const result = await agent.run(["--budget", "lots"], { llm: scripted() });
     rule(result.exitCode === 2 && /--budget needs a whole number/.test(printed.join("\n")), "program-exit", `--budget lots should exit 2 with a message saying what is wrong (exit ${result.exitCode}).`);
-    const missing = await agent.run(["--resume", "no-such-session-here", "hi"], { llm: scripted() });
+    const missing = await agent.run(["--workspace", sample(), "--resume", "no-such-session-here", "hi"], { llm: scripted() });
     rule(missing.exitCode === 2 && /no session "no-such-session-here"/.test(printed.join("\n")), "program-exit", `--resume of a session that does not exist should exit 2 with a message (exit ${missing.exitCode}).`);
   });
 });

@@ -280,8 +280,8 @@ describe("s17 the final agent: npm run agent", () => {
     expect(answer, "[final-agent] the answer says what is wrong at that line (an off-by-one)").toMatch(/off-by-one/);
   });
 
-  it("as a process: `npm run agent -- --mcp-config examples/mcp-notes/mcp.json \"…\"` uses a tool of the example MCP server offline, and exits 0", () => {
-    const r = agentProcess(ROOT, ["--mcp-config", "examples/mcp-notes/mcp.json", S17_TASK]);
+  it("as a process: `npm run agent -- --workspace examples/login-service --mcp-config examples/mcp-notes/mcp.json \"…\"` uses a tool of the example MCP server offline, and exits 0", () => {
+    const r = agentProcess(ROOT, ["--workspace", "examples/login-service", "--mcp-config", "examples/mcp-notes/mcp.json", S17_TASK]);
     rule(!/Error:|at .*\.ts:\d+/.test(r.stderr), "final-agent", () => `npm run agent wrote an error or a stack trace: ${JSON.stringify(clip(r.stderr, 300))}. Catch what a run can throw in the program (s12/program.ts) and print one line that says what to do.`);
     rule(r.stdout.includes("→ mcp__notes__search"), "mcp-tools", () => `npm run agent with --mcp-config never called the notes server's search tool: list the server's tools to the model as mcp__<server>__<tool>. It printed: ${JSON.stringify(clip(r.stdout, 300))}`);
     rule(/locks after 3 failed logins/.test(r.stdout), "mcp-results", () => `npm run agent did not answer from the note the server returned: hand the MCP result's text to the model as the tool_result. It printed: ${JSON.stringify(clip(r.stdout, 300))}`);

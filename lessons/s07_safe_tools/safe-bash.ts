@@ -28,6 +28,8 @@ export interface SafeBashOptions {
   env?: NodeJS.ProcessEnv;
   /** Aborting it stops the command (its whole process group) at once. */
   signal?: AbortSignal;
+  /** The command is the project's own (s12's run_tests): inside the sandbox, node_modules/.bin is in its PATH. */
+  projectBin?: boolean;
 }
 
 export interface BashRun {
@@ -69,7 +71,7 @@ export function runSafeBash(command: string, opts: SafeBashOptions): Promise<Bas
     // spawnTool starts the shell as the leader of a new process group (inside the sandbox, when
     // there is one), so one kill reaches every process it started, in the foreground or the
     // background; killAll() does it, and says truthfully what it could kill.
-    const proc = spawnTool(["bash", "-c", command], { workspace: opts.workspace ?? opts.cwd, cwd: opts.cwd, env: childEnv(opts.env) });
+    const proc = spawnTool(["bash", "-c", command], { workspace: opts.workspace ?? opts.cwd, cwd: opts.cwd, env: childEnv(opts.env), projectBin: opts.projectBin === true });
     const child = proc.child;
     let strays = 0;
     const killGroup = () => {

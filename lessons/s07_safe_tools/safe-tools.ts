@@ -8,7 +8,9 @@ import { ToolError } from "../../runtime/tools/files.ts";
 import type { ToolSpec } from "../s02_tool_dispatch/registry.ts";
 import { defineTool, type CheckedTool } from "../s04_tool_errors/define-tool.ts";
 import { checkedTools } from "../s04_tool_errors/tools.ts";
-import { classify, terminalApprover, type Approver } from "./approval.ts";
+import { unseenReads } from "../../runtime/tools/secrets.ts";
+import { classify as classifyWords, terminalApprover, type Approver, type Verdict } from "./approval.ts";
+import { words } from "./command-words.ts";
 import { SAFE_BASH_TIMEOUT_MS, runSafeBash } from "./safe-bash.ts";
 import { OutsideWorkspaceError, Workspace } from "./workspace.ts";
 
@@ -29,6 +31,19 @@ export interface SafetyOptions {
 
 /** The file tools that change the workspace. */
 const WRITES = new Set(["write_file", "edit_file"]);
+
+/**
+ * classify (approval.ts), then what a command's words do not show: read-only by its words, but
+ * naming a secret (.env, a key, .course/), or reading every file under a folder (grep -r) where a
+ * secret or a hard link hides, it asks too (without the sandbox, nothing else would stop it).
+ */
+function classify(command: string, root: string): Verdict {
+  const verdict = classifyWords(command, root);
+  if (!verdict.readOnly) return verdict;
+  const parsed = words(command);
+  const unseen = "stages" in parsed ? unseenReads(parsed.stages, root) : null;
+  return unseen ? { readOnly: false, reason: unseen } : verdict;
+}
 
 // #region confine
 /** A file tool whose `path` must resolve inside the workspace; anything else is an error result. */

@@ -14,6 +14,9 @@
  *   link (a hard link can be the same file as one outside), and its real path, read back from
  *   the descriptor (/proc/self/fd on Linux), inside the root. A folder swapped for a symlink
  *   between the check and the open is caught here, because this checks what was opened.
+ * - a secret file (`.env*`, keys, credentials, the course's `.course/`: ./secrets.ts) is refused
+ *   by its name and by the name of its real location, before and after the open, so one created
+ *   during the run is refused like one that was there at the start;
  * - a write opens (creating if needed) WITHOUT truncating, checks, and only then truncates and
  *   writes through the same descriptor; a file it created in the wrong place is removed again.
  */
@@ -21,6 +24,7 @@ import { constants, type Stats } from "node:fs";
 import { cp, lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, stat, unlink, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { SECRET_DIR, isSecretPath } from "./secrets.ts";
 
 /** A failure the tool reports to the model (is_error), as opposed to a bug in the tool. */
 export class ToolError extends Error {
@@ -87,12 +91,22 @@ async function realPathOf(fh: FileHandle, abs: string, st: Stats): Promise<strin
 
 type OpenMode = "read" | "write" | "edit";
 
+/** Secret files and the course's state are out of reach of every file tool, whether they exist or not. */
+function refuseSecret(root: string, abs: string, where: string): void {
+  const part = isSecretPath(resolve(root), abs);
+  if (part)
+    throw new ToolError(
+      `${where} is a secret file (${part}: keys, credentials, .env files and the course's .course/ are out of reach of every tool, in every workspace). Nothing was read or written; if the task needs it, ask the user.`,
+    );
+}
+
 /**
  * Opens `abs` for a file tool and checks what was opened (see the top of this file). Missing
  * files throw the usual ENOENT error for the caller to word.
  */
 async function openChecked(root: string, abs: string, mode: OpenMode): Promise<FileHandle> {
   const where = shown(root, abs);
+  refuseSecret(root, abs, where);
   const { O_RDONLY, O_RDWR, O_WRONLY, O_CREAT, O_NOFOLLOW, O_NONBLOCK } = constants;
   const base = mode === "read" ? O_RDONLY : mode === "edit" ? O_RDWR : O_WRONLY | O_CREAT;
   let existed = true;
@@ -114,6 +128,10 @@ async function openChecked(root: string, abs: string, mode: OpenMode): Promise<F
     if (!st.isFile()) throw new ToolError(`${where} is ${kindOf(st)}, not a regular file${st.isDirectory() ? ": list it with list_files" : ": file tools only read and write regular files"}`);
     const real = await realPathOf(fh, abs, st);
     const rootReal = await realpath(root).catch(() => resolve(root));
+    if (real !== null && within(rootReal, real) && isSecretPath(rootReal, real)) {
+      if (!existed) await unlink(real).catch(() => {});
+      refuseSecret(rootReal, real, where);
+    }
     if (real === null || !within(rootReal, real)) {
       // Created in the wrong place (a folder on the way was swapped for a link): remove it again.
       if (!existed && real !== null) await unlink(real).catch(() => {});
@@ -265,6 +283,7 @@ export function globToRegExp(pattern: string): RegExp {
  */
 export async function listFiles(root: string, path = ".", pattern?: string, max = LIST_MAX_ENTRIES): Promise<string> {
   const start = resolveIn(root, path);
+  refuseSecret(root, start, shown(root, start));
   try {
     const st = await lstat(start);
     if (st.isSymbolicLink()) throw new ToolError(`${shown(root, start)} is a symbolic link: list_files does not follow links; list the folder itself`);
@@ -280,7 +299,7 @@ export async function listFiles(root: string, path = ".", pattern?: string, max 
   const walk = async (dir: string): Promise<void> => {
     const entries = await readdir(dir, { withFileTypes: true });
     for (const d of entries) {
-      if (LIST_SKIP.has(d.name)) continue;
+      if (LIST_SKIP.has(d.name) || (d.isDirectory() && SECRET_DIR.test(d.name))) continue;
       const abs = join(dir, d.name);
       if (d.isDirectory()) await walk(abs);
       else {

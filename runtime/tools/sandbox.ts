@@ -4,16 +4,19 @@
  *
  * Two things happen there, whatever the lesson's own checks decided:
  *
- * 1. The environment is built from an allow list (`toolEnv`): PATH, LANG/LC_*, TERM, TZ and a
- *    few display switches, a private TMPDIR and a HOME that belongs to the run. The agent's own
+ * 1. The environment is built from an allow list (`toolEnv`): LANG/LC_*, TERM, TZ and a few
+ *    display switches, a private TMPDIR and a HOME that belongs to the run, and a PATH of trusted
+ *    system folders only (`trustedPath`), never the agent's own. The agent's own
  *    variables (ANTHROPIC_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, …) are never copied.
  * 2. Where the machine can, the command runs inside an OS sandbox: bubblewrap on Linux. Inside,
- *    the workspace is read-write, the rest of the file system read-only, the user's secrets
- *    (~/.ssh, ~/.aws, …, the course's .env and .course/, and evals/, where the eval suite keeps
- *    its hidden checks and reference solutions) not there at all, /tmp private, no
- *    network, its own PID namespace (the agent's /proc/<pid>/environ cannot be seen), no
- *    capabilities, and nothing outlives the call: killing the sandbox's first process ends the
- *    PID namespace, and the kernel kills every process left in it (`setsid`, daemons, double forks).
+ *    the workspace is read-write, the system folders read-only, and nothing else of the host is
+ *    there (no home, no /run sockets, no parent of the workspace, no host name or addresses);
+ *    secret files and folders and hard-linked files in the workspace are hidden (./secrets.ts),
+ *    /tmp private, no network, its own PID namespace (the agent's /proc/<pid>/environ cannot be
+ *    seen), no capabilities, limits on processes, memory, file size and open files, and nothing
+ *    outlives the call (the eval suite's evals/ is hidden too when the workspace holds the course): killing the sandbox's first process ends the PID namespace, and the kernel
+ *    kills every process left in it (`setsid`, daemons, double forks). bwrap itself is resolved
+ *    once to an absolute path that the user cannot write (`trustedBwrap`).
  *
  * Where no sandbox can start (macOS, Windows, a container that forbids user namespaces, or
  * COURSE_SANDBOX=off), the tools say so and the agent asks before anything not provably read-only
@@ -26,13 +29,11 @@
  */
 import { spawn, spawnSync, type ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, mkdirSync } from "node:fs";
+import { accessSync, constants, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, mkdirSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { fileURLToPath } from "node:url";
-
-/** The course repository (its .env and .course/ are hidden from every tool). */
-const COURSE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+import { SurveyError, surveyWorkspace } from "./secrets.ts";
+import { COURSE_ROOT } from "../env.ts";
 
 // #region env
 /** The only variables a tool process may inherit (by name); everything else stays in the agent. */
@@ -45,8 +46,10 @@ export interface ToolEnvOptions {
   home: string;
   /** The private temp folder (TMPDIR, TMP, TEMP). */
   tmp: string;
-  /** Variables the tool itself needs (checked like the others: no secret names). */
+  /** Variables the tool itself needs (checked like the others: no secret names; never PATH). */
   extra?: Record<string, string>;
+  /** Folders put before the trusted PATH (run_tests' node_modules/.bin, inside the sandbox only). */
+  pathFirst?: string[];
 }
 
 /**
@@ -56,10 +59,11 @@ export interface ToolEnvOptions {
 export function toolEnv(opts: ToolEnvOptions, base: NodeJS.ProcessEnv = process.env): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) if (value !== undefined && ALLOWED.test(name) && !SECRET.test(name)) env[name] = value;
-  env.PATH ??= "/usr/local/bin:/usr/bin:/bin";
+  // PATH is never the agent's: under npm its first entry is the course's node_modules/.bin.
+  env.PATH = [...(opts.pathFirst ?? []), trustedPath()].join(":");
   env.HOME = opts.home;
   env.TMPDIR = env.TMP = env.TEMP = opts.tmp;
-  for (const [name, value] of Object.entries(opts.extra ?? {})) if (!SECRET.test(name)) env[name] = value;
+  for (const [name, value] of Object.entries(opts.extra ?? {})) if (!SECRET.test(name) && name !== "PATH") env[name] = value;
   return env;
 }
 
@@ -68,6 +72,90 @@ export function isSecretName(name: string): boolean {
   return SECRET.test(name) || !ALLOWED.test(name);
 }
 // #endregion env
+
+// #region trusted
+/** The system folders a tool's PATH is built from (in this order), when the user cannot write them. */
+const SYSTEM_BIN = ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"];
+
+/**
+ * Why `path` is not a place the running user could have planted a program, or null when it is
+ * trusted: the path itself (links resolved) and every folder above it belong to root and are not
+ * writable by group or others, and (for a user other than root) not writable by this user. An
+ * agent running as root owns everything: then only folders others can write are refused.
+ */
+export function untrusted(path: string): string | null {
+  let at: string;
+  try {
+    at = realpathSync(path);
+  } catch {
+    return `${path} does not exist`;
+  }
+  const uid = process.getuid?.() ?? 0;
+  for (let p = at; ; p = dirname(p)) {
+    let st;
+    try {
+      st = statSync(p);
+    } catch {
+      return `${p} cannot be read`;
+    }
+    if (st.uid !== 0) return `${p} belongs to user ${st.uid}, not root`;
+    // Sticky folders (/tmp) too: anyone may put a file there.
+    if ((st.mode & 0o022) !== 0) return `${p} is writable by other users`;
+    if (uid !== 0) {
+      try {
+        accessSync(p, constants.W_OK);
+        return `${p} is writable by you`;
+      } catch {
+        // Not writable: good.
+      }
+    }
+    if (dirname(p) === p) return null;
+  }
+}
+
+/**
+ * The PATH of every tool process: the trusted system folders, then node's own folder (so `node`
+ * and `npm` are found; inside the sandbox it is read-only). Never the agent's own PATH, whose
+ * first entry under npm is the course's node_modules/.bin.
+ */
+export function trustedPath(): string {
+  const dirs = SYSTEM_BIN.filter((d) => existsSync(d) && untrusted(d) === null);
+  const nodeBin = dirname(real(process.execPath));
+  if (!dirs.some((d) => real(d) === nodeBin)) dirs.push(nodeBin);
+  return dirs.join(":");
+}
+
+/** A program's absolute path, looked up in the trusted PATH only (undefined when it is not there). */
+export function trustedProgram(name: string): string | undefined {
+  if (name.includes("/")) return name;
+  for (const dir of trustedPath().split(":")) {
+    const path = join(dir, name);
+    try {
+      accessSync(path, constants.X_OK);
+      if (statSync(path).isFile()) return path;
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}
+
+let bwrapPath: { path: string } | { why: string } | undefined;
+
+/** bwrap, resolved ONCE to an absolute path the running user cannot write (checked), or why not. */
+export function trustedBwrap(): { path: string } | { why: string } {
+  if (bwrapPath) return bwrapPath;
+  for (const dir of SYSTEM_BIN) {
+    const path = join(dir, "bwrap");
+    if (!existsSync(path)) continue;
+    const problem = untrusted(path);
+    bwrapPath = problem === null ? { path: real(path) } : { why: `${path} cannot be trusted (${problem}): reinstall bubblewrap from the system's packages` };
+    return bwrapPath;
+  }
+  bwrapPath = { why: "bwrap is not installed (apt-get install -y bubblewrap)" };
+  return bwrapPath;
+}
+// #endregion trusted
 
 // #region detect
 export type SandboxKind = "bubblewrap" | "none";
@@ -89,10 +177,15 @@ function probeBwrap(): { ok: true } | { ok: false; why: string } {
     probed = { ok: false, why: process.platform === "darwin" ? "macOS: the course has no sandbox-exec profile it can test" : `no sandbox for ${process.platform}` };
     return probed;
   }
+  const bwrap = trustedBwrap();
+  if ("why" in bwrap) {
+    probed = { ok: false, why: bwrap.why };
+    return probed;
+  }
   const dir = mkdtempSync(join(tmpdir(), "course-sandbox-probe-"));
   try {
-    const r = spawnSync("bwrap", [...bwrapArgs(dir, dir), "--", "/bin/sh", "-c", "echo ok"], { encoding: "utf8", timeout: 10_000, env: { PATH: "/usr/bin:/bin" } });
-    if (r.error) probed = { ok: false, why: (r.error as NodeJS.ErrnoException).code === "ENOENT" ? "bwrap is not installed (apt-get install -y bubblewrap)" : r.error.message };
+    const r = spawnSync(bwrap.path, [...bwrapArgs(dir, dir), "--", ...limited(["/bin/sh", "-c", "echo ok"])], { encoding: "utf8", timeout: 10_000, env: { PATH: trustedPath() } });
+    if (r.error) probed = { ok: false, why: r.error.message };
     else if (r.status !== 0 || r.stdout.trim() !== "ok")
       probed = { ok: false, why: `bwrap cannot start here (${(r.stderr || `exit ${r.status}`).trim().split("\n")[0]})` };
     else probed = { ok: true };
@@ -104,7 +197,8 @@ function probeBwrap(): { ok: true } | { ok: false; why: string } {
 
 /**
  * Which sandbox the tools run in. COURSE_SANDBOX=off forces none (tests of the no-sandbox path,
- * or a machine where you want to be asked); it is read on every call, the probe only once.
+ * or a machine where you want to be asked); it is read from the environment, which a program
+ * fills once, from the course's .env, before its first line (nothing a tool writes is read later).
  */
 export function sandboxInfo(env: NodeJS.ProcessEnv = process.env): SandboxInfo {
   const setting = (env.COURSE_SANDBOX ?? "").trim().toLowerCase();
@@ -120,8 +214,35 @@ function none(why: string): SandboxInfo {
 // #endregion detect
 
 // #region bwrap
-/** Files and folders of the user that no tool may see, relative to HOME. */
-const HOME_SECRETS = [".ssh", ".aws", ".gnupg", ".config", ".docker", ".kube", ".azure", ".netrc", ".npmrc", ".git-credentials", ".pgpass", ".password-store"];
+/** Files and folders of the user that no tool may see, relative to HOME (when the workspace holds HOME). */
+const HOME_SECRETS = [".ssh", ".aws", ".gnupg", ".config", ".docker", ".kube", ".azure", ".netrc", ".npmrc", ".git-credentials", ".pgpass", ".password-store", ".local/share/keyrings"];
+/** The system folders a tool sees, read-only (a link such as /bin → usr/bin stays a link). */
+const SYSTEM_RO = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"];
+/** Under /etc: the machine's network details and the secrets only root may read (the agent may be root). */
+const ETC_HIDDEN = ["/etc/hosts", "/etc/resolv.conf", "/etc/hostname", "/etc/machine-id", "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssh", "/etc/ssl/private", "/etc/sudoers", "/etc/sudoers.d", "/etc/netplan", "/etc/NetworkManager", "/etc/wireguard"];
+
+/** The limits of every process inside (bash's ulimit, set hard so nothing inside can raise them). */
+export const LIMITS = {
+  /** Processes of the sandbox's user (not enforced by the kernel when the agent runs as root). */
+  processes: 512,
+  /** Data segment (heap) of each process, in KiB: 4 GiB. */
+  dataKiB: 4 * 1024 * 1024,
+  /** Largest file a process may write, in KiB: 1 GiB. */
+  fileKiB: 1024 * 1024,
+  /** Open files of each process. */
+  openFiles: 4096,
+};
+
+/**
+ * `argv` started under the limits (bash sets them, then execs the command in its place). The
+ * process limit only inside the sandbox: outside, it would count every process of the user.
+ */
+function limited(argv: string[], processes = true): string[] {
+  const limits: Array<[string, number]> = [...(processes ? [["u", LIMITS.processes] as [string, number]] : []), ["d", LIMITS.dataKiB], ["f", LIMITS.fileKiB], ["n", LIMITS.openFiles], ["c", 0]];
+  // Each limit is lowered to ours unless it is lower already; one that cannot be set stops the command.
+  const set = limits.map(([o, v]) => `h=$(ulimit -H -${o}); if [ "$h" = unlimited ] || [ "$h" -gt ${v} ]; then ulimit -S -H -${o} ${v} || exit 126; else ulimit -S -${o} "$h"; fi`).join("; ");
+  return [trustedProgram("bash") ?? "/bin/bash", "-c", `${set}; exec "$@"`, "limits", ...argv];
+}
 
 function inside(parent: string, child: string): boolean {
   const rel = relative(parent, child);
@@ -145,77 +266,94 @@ function hide(path: string): string[] {
   }
 }
 
+/** A file the sandbox's /etc/hosts is (only localhost: the host's names and addresses are not shown). */
+let hostsFile: string | undefined;
+function sandboxHosts(): string {
+  if (hostsFile && existsSync(hostsFile)) return hostsFile;
+  const dir = mkdtempSync(join(tmpdir(), "course-sandbox-etc-"));
+  hostsFile = join(dir, "hosts");
+  writeFileSync(hostsFile, "127.0.0.1 localhost\n::1 localhost\n", { mode: 0o444 });
+  return hostsFile;
+}
+
 /** The sandbox's HOME and TMPDIR (a tmpfs, so nothing written there survives the call). */
 export const SANDBOX_TMP = "/tmp";
 export const SANDBOX_HOME = "/tmp/home";
+/**
+ * At most this many files and folders are covered one by one (bwrap takes at most 9 000
+ * arguments); past it, the folders that hold them are hidden whole, deepest first.
+ */
+export const MAX_HIDDEN = 256;
 
 /**
- * bwrap's arguments for a sandbox around `workspace` (read-write), starting in `cwd`. The order
- * matters: later mounts cover earlier ones.
+ * What to cover so that none of `files` can be read: the files themselves, or, when there are more
+ * than `max`, the folders that hold them (an empty tmpfs), deepest first, never the workspace itself.
+ */
+export function coverHidden(ws: string, files: string[], max = MAX_HIDDEN): Array<{ path: string; dir: boolean }> {
+  if (files.length <= max) return files.map((path) => ({ path, dir: false }));
+  const parts = files.map((f) => f.split(sep));
+  const top = ws.split(sep).length; // a path with top + 1 parts is a child of the workspace
+  const deepest = Math.max(...parts.map((p) => p.length));
+  // The deepest level at which hiding the folders there (and the files above it) fits in `max`.
+  for (let level = deepest - 1; level >= top + 1; level--) {
+    const cover = new Map<string, { path: string; dir: boolean }>();
+    for (const p of parts) {
+      const dir = p.length > level;
+      const path = (dir ? p.slice(0, level) : p).join(sep);
+      cover.set(path, { path, dir });
+      if (cover.size > max) break;
+    }
+    if (cover.size <= max) return [...cover.values()];
+  }
+  throw new SurveyError(`the workspace has ${files.length} files with more than one hard link, in too many places to hide: make a copy without links (cp -r, or git clone --no-local) and use it`);
+}
+
+/**
+ * bwrap's arguments for a sandbox around `workspace` (read-write), starting in `cwd`. Nothing of
+ * the host is there but the system folders (read-only, a few files of /etc hidden), node, and the
+ * workspace: no /home, /root, /run, /var, /srv, /mnt, /sys, and no parent of the workspace (only
+ * the empty folders on the way to it). The order matters: later mounts cover earlier ones. Throws
+ * a SurveyError when the workspace cannot be checked for hard links and secrets (fail closed).
  */
 export function bwrapArgs(workspace: string, cwd: string = workspace): string[] {
   const ws = real(workspace);
   const home = real(homedir());
   const nodeDir = dirname(dirname(real(process.execPath)));
-  const secrets = [...HOME_SECRETS.map((s) => join(home, s)), join(COURSE_ROOT, ".env"), join(COURSE_ROOT, ".course"), join(COURSE_ROOT, "evals")].map(real);
   const args = [
     "--unshare-all", // user, PID, network (only lo), IPC, UTS, cgroup namespaces
     "--die-with-parent",
     "--new-session",
     "--cap-drop", "ALL",
-    "--ro-bind", "/", "/",
-    "--dev", "/dev",
-    "--proc", "/proc", // the new PID namespace's own /proc: the agent's processes are not in it
-    "--tmpfs", "/tmp",
-    ...(existsSync("/var/tmp") ? ["--tmpfs", "/var/tmp"] : []),
-    ...(existsSync("/dev/shm") ? ["--tmpfs", "/dev/shm"] : []),
+    "--hostname", "sandbox",
   ];
-  // The user's home is hidden whole, unless the workspace is the home or above it.
-  if (home !== "/" && !inside(home, "/") && !inside(ws, home)) {
-    args.push("--tmpfs", home);
-    // Node may be installed under HOME (nvm, volta): run_tests needs it, read-only.
-    if (inside(home, nodeDir)) args.push("--ro-bind", nodeDir, nodeDir);
+  for (const dir of SYSTEM_RO) {
+    let st;
+    try {
+      st = lstatSync(dir);
+    } catch {
+      continue;
+    }
+    if (st.isSymbolicLink()) args.push("--symlink", readlinkSync(dir), dir);
+    else args.push("--ro-bind", dir, dir);
   }
-  // Secrets that contain the workspace are hidden before it is mounted, the rest after it.
-  for (const s of secrets) if (inside(s, ws)) args.push(...hide(s));
+  for (const p of ETC_HIDDEN) args.push(...hide(p));
+  if (existsSync("/etc/hosts")) args.push("--ro-bind", sandboxHosts(), "/etc/hosts");
+  args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp");
+  // Node outside the system folders (nvm, volta, …): run_tests needs it, read-only.
+  if (!SYSTEM_RO.some((d) => inside(real(d), nodeDir))) args.push("--ro-bind", nodeDir, nodeDir);
   args.push("--bind", ws, ws);
-  for (const s of secrets) if (!inside(s, ws) && (inside(ws, s) || !inside(home, s) || inside(nodeDir, s))) args.push(...hide(s));
-  // A hard link in the workspace is the same file as its name outside: covered by /dev/null.
-  for (const file of hardLinkedFiles(ws)) args.push("--ro-bind", "/dev/null", file);
+  // The workspace holds the user's home (or is it): the home's secrets are not there.
+  if (inside(ws, home)) for (const s of HOME_SECRETS) args.push(...hide(join(home, s)));
+  // The workspace holds the course (a lesson's bash runs in the checkout): the eval suite's hidden
+  // checks and reference solutions are not there.
+  const evals = real(join(COURSE_ROOT, "evals"));
+  if (inside(ws, evals)) args.push(...hide(evals));
+  // Every entry is looked at: secret names hidden, hard-linked files covered by /dev/null.
+  const survey = surveyWorkspace(ws);
+  for (const h of [...survey.secrets, ...coverHidden(ws, survey.hardLinks, MAX_HIDDEN - survey.secrets.length)])
+    args.push(...(h.dir ? ["--tmpfs", h.path] : ["--ro-bind", "/dev/null", h.path]));
   args.push("--dir", SANDBOX_HOME, "--chdir", real(cwd));
   return args;
-}
-
-/** How many entries of the workspace are looked at for hard links (node_modules and .git skipped). */
-const HARD_LINK_SCAN = 20_000;
-
-/** Regular files under `root` with more than one hard link (they may be a file outside too). */
-export function hardLinkedFiles(root: string, limit = HARD_LINK_SCAN): string[] {
-  const found: string[] = [];
-  let seen = 0;
-  const walk = (dir: string) => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (++seen > limit) return;
-      const path = join(dir, e.name);
-      if (e.isDirectory()) {
-        if (e.name !== "node_modules" && e.name !== ".git") walk(path);
-      } else if (e.isFile()) {
-        try {
-          if (lstatSync(path).nlink > 1) found.push(path);
-        } catch {
-          // Gone meanwhile.
-        }
-      }
-    }
-  };
-  walk(root);
-  return found;
 }
 // #endregion bwrap
 
@@ -229,6 +367,11 @@ export interface ToolSpawnOptions {
   env?: NodeJS.ProcessEnv;
   /** Variables the tool itself needs. */
   extraEnv?: Record<string, string>;
+  /**
+   * The command is the project's own (run_tests): inside the sandbox, the workspace's
+   * node_modules/.bin comes first in its PATH. Never without the sandbox, never for bash.
+   */
+  projectBin?: boolean;
 }
 
 export interface ToolProcess {
@@ -262,15 +405,22 @@ export function spawnTool(argv: string[], opts: ToolSpawnOptions): ToolProcess {
   const cwd = opts.cwd ?? workspace;
   let child: ChildProcessByStdio<null, Readable, Readable>;
   let privateTmp: string | undefined;
+  // The program itself is looked up in the trusted system folders only, never in the workspace.
+  const program = trustedProgram(argv[0]!);
+  if (program === undefined) throw new SurveyError(`${argv[0]} is not in the trusted system folders (${trustedPath()})`);
   if (info.kind === "bubblewrap") {
-    const env = toolEnv({ home: SANDBOX_HOME, tmp: SANDBOX_TMP, ...(opts.extraEnv ? { extra: opts.extraEnv } : {}) }, opts.env);
-    child = spawn("bwrap", [...bwrapArgs(workspace, cwd), "--", ...argv], { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const bwrap = trustedBwrap();
+    if ("why" in bwrap) throw new SurveyError(bwrap.why);
+    const pathFirst = opts.projectBin ? [join(workspace, "node_modules", ".bin")] : [];
+    const env = toolEnv({ home: SANDBOX_HOME, tmp: SANDBOX_TMP, pathFirst, ...(opts.extraEnv ? { extra: opts.extraEnv } : {}) }, opts.env);
+    child = spawn(bwrap.path, [...bwrapArgs(workspace, cwd), "--", ...limited([program, ...argv.slice(1)])], { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   } else {
     privateTmp = mkdtempSync(join(tmpdir(), "course-tool-"));
     const home = join(privateTmp, "home");
     mkdirSync(home);
     const env = toolEnv({ home, tmp: privateTmp, extra: { ...opts.extraEnv, COURSE_TOOL_RUN: marker } }, opts.env);
-    child = spawn(argv[0]!, argv.slice(1), { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const [first, ...rest] = limited([program, ...argv.slice(1)], false);
+    child = spawn(first!, rest, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   }
   const strayPids = new Set<number>();
   const killGroup = () => {

@@ -80,6 +80,16 @@ export interface Attack {
   settleMs?: number;
   /** Not run against a toolset without a bash timeout (it would wait for minutes). */
   needsTimeout?: boolean;
+  /** Adds to the scratch layout before the calls (house-attacks.ts: secrets, hard links, planted programs). */
+  layout?: (s: Sandbox) => void;
+  /** Several runs (or questions): each list is dispatched by FRESH tools, as a new run would have; `calls` unused. */
+  runs?: (s: Sandbox) => Array<Array<{ tool: string; input: Record<string, unknown> }>>;
+  /** Between two runs (index of the run that just ended): what happens outside the tools (another process, an MCP tool). */
+  between?: (s: Sandbox, run: number) => void;
+  /** After the runs: a harm seen only later (the next run's configuration…), described, or null. */
+  after?: (s: Sandbox) => string | null;
+  /** Where the scratch layout is made: the system's temp folder (default), or a folder the sandbox's /tmp does not cover. */
+  base?: () => string;
   escaped(seen: Seen): boolean;
 }
 
@@ -503,8 +513,9 @@ export async function s07Cases(): Promise<Attack[]> {
   return [...files, ...commands];
 }
 
-export function makeSandbox(big = true): Sandbox {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), "course-attack-")));
+export function makeSandbox(big = true, base = tmpdir()): Sandbox {
+  mkdirSync(base, { recursive: true });
+  const dir = realpathSync(mkdtempSync(join(base, "course-attack-")));
   const ws = join(dir, "ws");
   const out = join(dir, "out");
   mkdirSync(join(ws, "sub"), { recursive: true });
@@ -608,7 +619,7 @@ export async function presentToolsets(): Promise<Toolset[]> {
         claims: true,
         hasTimeout: true,
         tools: new Set([...FILE_TOOLS, "run_tests"]),
-        only: (a) => (a.calls ? a.calls(PLACEHOLDER).some((c) => c.tool === "run_tests") : a.tool === "run_tests"),
+        only: (a) => (a.runs ? a.runs(PLACEHOLDER).flat() : a.calls ? a.calls(PLACEHOLDER) : [{ tool: a.tool }]).some((c) => c.tool === "run_tests"),
         registry: (s, approve) => new SafeRegistry(guardedTools(s.ws, approver(approve), { timeoutMs: ATTACK_TIMEOUT_MS * 5, maxOutput: ATTACK_MAX_OUTPUT })),
       });
     }
@@ -659,29 +670,35 @@ export async function runAttack(attack: Attack, toolset: Toolset, mode: Mode = c
   const claimed = toolset.claims && attack.claimed && (!attack.sandboxOnly || mode !== "none");
   const base = { attack: attack.id, what: attack.what, group: attack.group, toolset: toolset.id, mode, claimed };
   if (attack.needsTimeout && !toolset.hasTimeout) return { ...base, escaped: null, detail: "not run: no bash timeout here, it would run for minutes" };
-  const sandbox = makeSandbox(attack.big === true);
-  const calls = attack.calls ? attack.calls(sandbox) : [{ tool: attack.tool, input: attack.input(sandbox) }];
+  const sandbox = makeSandbox(attack.big === true, attack.base?.());
+  attack.layout?.(sandbox);
+  const runs = attack.runs ? attack.runs(sandbox) : [attack.calls ? attack.calls(sandbox) : [{ tool: attack.tool, input: attack.input(sandbox) }]];
+  const calls = runs.flat();
   const missingTool = calls.find((c) => !toolset.tools.has(c.tool));
   if (missingTool) {
     rmSync(sandbox.dir, { recursive: true, force: true });
     pristineOutside.delete(sandbox.dir);
     return { ...base, escaped: null, detail: `not run: no ${missingTool.tool} tool here` };
   }
-  const registry = toolset.registry(sandbox, approve);
   const stopRacer = attack.during?.(sandbox);
   const start = performance.now();
   const texts: string[] = [];
   let isError = false;
-  for (const [i, c] of calls.entries()) {
-    const call = { type: "tool_use", id: `toolu_attack_${attack.id.replace(/[^a-zA-Z0-9_]/g, "_")}_${i}`, name: c.tool, input: c.input } as Anthropic.ToolUseBlock;
-    try {
-      const r = await registry.dispatch(call, { root: sandbox.ws });
-      texts.push(textOf(r.content));
-      isError = r.is_error === true;
-    } catch (e) {
-      texts.push(`threw: ${(e as Error).message}`);
-      isError = true;
+  for (const [n, run] of runs.entries()) {
+    // Each run (or question) gets fresh tools: nothing of the last one's memory, as in a new run.
+    const registry = toolset.registry(sandbox, approve);
+    for (const [i, c] of run.entries()) {
+      const call = { type: "tool_use", id: `toolu_attack_${attack.id.replace(/[^a-zA-Z0-9_]/g, "_")}_${n}_${i}`, name: c.tool, input: c.input } as Anthropic.ToolUseBlock;
+      try {
+        const r = await registry.dispatch(call, { root: sandbox.ws });
+        texts.push(textOf(r.content));
+        isError = r.is_error === true;
+      } catch (e) {
+        texts.push(`threw: ${(e as Error).message}`);
+        isError = true;
+      }
     }
+    if (n < runs.length - 1) attack.between?.(sandbox, n);
   }
   stopRacer?.();
   const ms = performance.now() - start;
@@ -693,6 +710,8 @@ export async function runAttack(attack: Attack, toolset: Toolset, mode: Mode = c
     const secret = SECRETS.find((c) => text.includes(c));
     if (secret) harms.push(`a secret was seen (${secret.slice(0, 12)}…)`);
     if (outsideState(sandbox.out) !== pristineOutside.get(sandbox.dir)) harms.push("the folder outside changed");
+    const later = attack.after?.(sandbox);
+    if (later) harms.push(later);
     const alive = attack.token ? aliveWith(attack.token) : 0;
     if (alive > 0) harms.push(`${alive} process${alive === 1 ? "" : "es"} alive after the call`);
     // With every command approved, only real harm counts (a gate attack that ran inside is no escape).
@@ -720,7 +739,8 @@ export function modesHere(): Mode[] {
 
 /** Every attack of the corpus, once. */
 export async function corpus(): Promise<Attack[]> {
-  return [...ATTACKS, ...BOUNDARY_ATTACKS, ...(await s07Cases())];
+  const { HOUSE_ATTACKS } = await import("./house-attacks.ts");
+  return [...ATTACKS, ...BOUNDARY_ATTACKS, ...HOUSE_ATTACKS, ...(await s07Cases())];
 }
 
 /**

@@ -8,6 +8,7 @@
  * (docs/guide/glossary.md); identifiers (stop_reason, tool_use, is_error, 429, commands, lesson
  * ids, file paths) and what a learner sees on the screen stay as the tools print them.
  */
+import { HOUSE_ATTACKS_ZH } from "./house-attacks.ts";
 
 export type Lang = "en" | "zh";
 
@@ -187,6 +188,8 @@ const ATTACK_PHRASES: Array<[RegExp, string]> = [
   [/^yes \(never ends\)$/, "yes（永不结束）"],
 ];
 const ATTACK_NOTES: Array<[RegExp, string]> = [
+  // The house attacks (house-attacks.ts), whole descriptions.
+  ...HOUSE_ATTACKS_ZH,
   [/ (×\d+) while racy flips$/, " $1，同时 racy 不断翻转"],
   [/ (×\d+) while racy flips \(a read-only command: the shell opens after the check\)$/, " $1，同时 racy 不断翻转（只读命令：shell 在检查之后才打开文件）"],
   [/^read_file on four FIFOs, then inside\.txt must still be read$/, "read_file 读四个 FIFO，之后 inside.txt 仍须能读"],

@@ -6,7 +6,7 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { CourseError } from "../../runtime/env.ts";
+import { CourseError, courseWorkspaceProblem } from "../../runtime/env.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 
 export class UsageError extends CourseError {
@@ -16,7 +16,8 @@ export class UsageError extends CourseError {
 export const USAGE = `usage: npm run agent -- [flags] ["task"]
 
   "task"               do this one task and exit (0 when done, 1 when stopped); without it: a conversation
-  --workspace DIR      the folder the agent may read and change (default: the current directory)
+  --workspace DIR      the folder the agent may read and change (default: the current directory, never the
+                       course checkout: under npm run, give one)
   --model ID           the model (default: MODEL_ID, or the scripted model offline)
   --max-turns N        stop after N model responses (default 25)
   --budget TOKENS      stop past this many tokens, cache included (default 500000)
@@ -33,9 +34,11 @@ run at once, others need approval), run_tests (the workspace's tests with node -
 module's).
 
 Every command and test run goes into an OS sandbox where the machine has one (bubblewrap on Linux:
-apt-get install -y bubblewrap): the workspace read-write, the rest read-only, no network, no secrets,
-nothing left running. The first line of a run says which. Without a sandbox (COURSE_SANDBOX=off, or
-none can start), run_tests also asks once the agent has changed a file in the run.
+apt-get install -y bubblewrap): the workspace read-write, the system folders read-only, nothing else,
+no network, no secrets, nothing left running. The first line of a run says which. In every mode,
+.env files, keys, credentials and .course/ are out of reach of every tool. Without a sandbox
+(COURSE_SANDBOX=off, or none can start), run_tests also asks whenever the workspace differs from
+what you first gave it or last approved (whatever changed it).
 
 Offline by default: without ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) the scripted model answers.`;
 
@@ -99,12 +102,17 @@ export function parseFlags(argv: string[], cwd = process.cwd()): Flags {
   if (!existsSync(workspace) || !statSync(workspace).isDirectory())
     throw new UsageError(`--workspace ${v.workspace}: no such folder (${workspace})`);
   const timeout = positiveInt("--timeout", v.timeout);
+  const maxTurns = positiveInt("--max-turns", v["max-turns"]);
+  const budget = positiveInt("--budget", v.budget);
   const task = parsed.positionals.join(" ").trim();
+  // Checked last, so a mistake in another flag is named first; --help needs no workspace.
+  const course = v.help ? null : courseWorkspaceProblem(workspace, v.workspace !== undefined);
+  if (course) throw new UsageError(course);
   return {
     workspace,
     ...(v.model ? { model: v.model } : {}),
-    ...(v["max-turns"] !== undefined ? { maxTurns: positiveInt("--max-turns", v["max-turns"]) } : {}),
-    ...(v.budget !== undefined ? { budget: positiveInt("--budget", v.budget) } : {}),
+    ...(maxTurns !== undefined ? { maxTurns } : {}),
+    ...(budget !== undefined ? { budget } : {}),
     ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
     yes: v.yes,
     verbose: v.verbose,

@@ -60,8 +60,10 @@ export function capstoneProgram<O extends { approve?: Approver; signal?: AbortSi
       say(USAGE);
       return { exitCode: 0, history: [] };
     }
-    for (const line of startLines(flags)) say(dim(line));
+    // The configuration (key, base URL, COURSE_SANDBOX) is read once, from the course's .env,
+    // before the first line: the line says what the run really has.
     const llm = deps.llm ?? chooseModel(flags);
+    for (const line of startLines(flags)) say(dim(line));
     if ("banner" in llm) say(String(llm.banner));
     say(dim(`workspace: ${flags.workspace}`));
     let resumed: Session | undefined;

@@ -10,12 +10,14 @@
  * agent can write that code first (write_file a test, then run_tests). So run_tests needs no
  * approval only where the OS sandbox holds it (runtime/tools/sandbox.ts: workspace read-write,
  * nothing else, no network, no secrets, nothing left running). Without a sandbox it runs freely
- * only until the agent has changed a file in this run; after that it asks, like bash.
+ * only while the workspace is exactly as the user first gave it or last approved it (a
+ * fingerprint of every file, runtime/tools/fingerprint.ts, whatever changed it); then it asks.
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { ToolError } from "../../runtime/tools/files.ts";
+import { WorkspaceTrust } from "../../runtime/tools/fingerprint.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import { defineTool, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
 import { refuseAll, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
@@ -29,8 +31,14 @@ export interface RunTestsOptions {
   maxOutput?: number;
   /** Asked before a run when there is no sandbox and the workspace changed (default: refuse). */
   approve?: Approver;
-  /** What the agent changed in this run so far (write_file, edit_file, commands that write). */
+  /** What the agent changed in this run so far (write_file, edit_file, commands that write): named when it asks. */
   changes?: ChangeLog;
+  /**
+   * The workspace state the user trusts (runtime/tools/fingerprint.ts): without a sandbox, the
+   * tests run without asking only while the workspace's fingerprint is that one (default: one
+   * made for this tool, kept in .course/trust/ across runs).
+   */
+  trust?: WorkspaceTrust;
 }
 
 /** What the tools changed in the workspace during one run (filled by s07's `onChange`). */
@@ -48,6 +56,7 @@ export const MODULE_NAME = /^\w[\w.-]{0,63}$/;
 // #region run-tests
 export function runTestsTool(root: string, opts: RunTestsOptions = {}): CheckedTool {
   const timeoutMs = opts.timeoutMs ?? SAFE_BASH_TIMEOUT_MS;
+  const trust = opts.trust ?? new WorkspaceTrust(root);
   return defineTool({
     name: "run_tests",
     description:
@@ -73,18 +82,22 @@ export function runTestsTool(root: string, opts: RunTestsOptions = {}): CheckedT
         // "./" first: a file name that starts with "-" is not read as an option.
         argv.push(...files.map((f) => `./${f}`));
       }
-      // No sandbox, and the agent changed the workspace: the tests would run code it wrote, with
-      // the user's permissions. That needs the same yes as any other command.
-      if (sandboxInfo().kind === "none" && opts.changes?.changed) {
+      // No sandbox, and the workspace is not as the user last trusted it (whatever changed it: this
+      // run's tools, an earlier run, an MCP tool, another process): the tests would run that code
+      // with the user's permissions. That needs the same yes as any other command.
+      const state = sandboxInfo().kind === "none" ? trust.check() : undefined;
+      if (state?.differs) {
+        const named = opts.changes?.changed ? `; this run: ${opts.changes.changes.slice(-3).join("; ")}` : "";
         const decision = await (opts.approve ?? refuseAll)({
           command: `node --test${module !== undefined ? ` (${module})` : ""}`,
-          reason: `there is no sandbox, and this run changed the workspace (${opts.changes.changes.slice(-3).join("; ")}): the tests would run that code with your permissions`,
+          reason: `there is no sandbox, and the workspace differs from what you last approved or first gave the agent${named}: the tests would run that code with your permissions`,
         });
         if (!decision.approved)
           throw new ToolError(
-            `not run: there is no sandbox on this machine and files were changed in this run, so the tests need approval, and ${decision.why}. ` +
+            `not run: there is no sandbox on this machine and the workspace was changed since the user last approved it, so the tests need approval, and ${decision.why}. ` +
               "Tell the user what you changed and ask them to run the tests.",
           );
+        trust.approve(state.now);
       }
       // s07's runner (process group, cap, clean environment) takes a command line for bash: every
       // word is single-quoted, so bash hands the array to node exactly as it is (nothing expanded).
@@ -93,6 +106,7 @@ export function runTestsTool(root: string, opts: RunTestsOptions = {}): CheckedT
         signal: ctx.signal,
         timeoutMs,
         ...(opts.maxOutput !== undefined ? { maxOutput: opts.maxOutput } : {}),
+        projectBin: true,
       });
       if (run.timedOut) throw new ToolError(run.text);
       // Failing tests are not a failing tool: the output is what the model came for.
@@ -106,10 +120,11 @@ export function runTestsTool(root: string, opts: RunTestsOptions = {}): CheckedT
  * The capstone's tools: s07's safe tools (bash asks before anything not read-only) and run_tests,
  * which shares their log of changes: with no sandbox, it asks once the agent changed a file.
  */
-export function guardedTools(root: string, approve: Approver, opts: Omit<RunTestsOptions, "approve" | "changes"> = {}): CheckedTool[] {
+export function guardedTools(root: string, approve: Approver, opts: Omit<RunTestsOptions, "approve" | "changes" | "trust"> = {}): CheckedTool[] {
   const changes = new ChangeLog();
+  const trust = new WorkspaceTrust(root);
   const limits = { ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}), ...(opts.maxOutput !== undefined ? { maxOutput: opts.maxOutput } : {}) };
-  return [...safeTools({ workspace: root, approve, onChange: changes.note, ...limits }), runTestsTool(root, { ...opts, approve, changes })];
+  return [...safeTools({ workspace: root, approve, onChange: changes.note, ...limits }), runTestsTool(root, { ...opts, approve, changes, trust })];
 }
 
 /** One word for bash, inside single quotes (where nothing is special but the quote itself). */

@@ -230,13 +230,13 @@ describe.concurrent("runMain: short messages, non-zero exits, no stack traces (r
     }
   });
 
-  it("a corrupt .env in the directory: the line at fault, no key, exit 1", async () => {
+  it("a .env in the current folder (a workspace a tool could write) is never the configuration: only the course's is read", async () => {
     const dir = mkdtempSync(join(work, "env-"));
-    writeFileSync(join(dir, ".env"), `MODEL_ID=x\nANTHROPIC_API_KEY: ${SECRET}\n`);
+    writeFileSync(join(dir, ".env"), `MODEL_ID=x\nANTHROPIC_API_KEY: ${SECRET}\nANTHROPIC_BASE_URL=http://evil.example\n`);
     const r = await run("ok", {}, dir);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^\.env line 2 is not a KEY=value line/);
-    expect(r.stderr).not.toMatch(STACK);
+    expect(r.stderr, "the current folder's .env was read").not.toMatch(/\.env line/);
+    expect(r.stdout + r.stderr).not.toContain("evil.example");
     expect(r.stdout + r.stderr).not.toContain("TESTSECRET");
+    expect(r.code).toBe(0);
   });
 });

@@ -53,7 +53,7 @@ function evilTest(mark: string): string {
   return `import { test } from "node:test";\nimport { writeFileSync } from "node:fs";\ntest("x", () => { try { writeFileSync(${JSON.stringify(mark)}, "ran"); } catch {} });\n`;
 }
 
-describe("no sandbox: run_tests asks once the agent changed a file", () => {
+describe("no sandbox: run_tests asks once the workspace changed", () => {
   it("runs freely before any change; after write_file it asks, and a refusal runs nothing", async () => {
     process.env.COURSE_SANDBOX = "off";
     const dir = sample();
@@ -75,7 +75,7 @@ describe("no sandbox: run_tests asks once the agent changed a file", () => {
   it("an approved run goes ahead; edit_file and a command that writes count as changes too", async () => {
     process.env.COURSE_SANDBOX = "off";
     for (const change of [
-      call("edit_file", { path: "src/login.js", old_text: "MAX_FAILED_ATTEMPTS", new_text: "MAX_FAILED_ATTEMPTS" }),
+      call("edit_file", { path: "src/login.js", old_text: "MAX_FAILED_ATTEMPTS = 3", new_text: "MAX_FAILED_ATTEMPTS = 3 " }),
       call("bash", { command: "touch made.txt" }),
     ]) {
       const dir = sample();
