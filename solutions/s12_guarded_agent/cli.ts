@@ -74,7 +74,8 @@ function flagMistake(e: unknown): string {
   return message.split("\n")[0]!;
 }
 
-export function parseFlags(argv: string[], cwd = process.cwd()): Flags {
+// npm runs scripts from the course's root; INIT_CWD is the folder the user typed the command in.
+export function parseFlags(argv: string[], cwd = process.env.INIT_CWD ?? process.cwd()): Flags {
   let parsed;
   try {
     parsed = parseArgs({
