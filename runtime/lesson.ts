@@ -14,7 +14,7 @@ import { TranscriptError } from "./transcript.ts";
 import { selectModel, type SelectOptions, type Selection } from "./client.ts";
 import { requestLimit, withRequestNet } from "./net.ts";
 import { bold, dim, heading, printFinal, red, say, sendableLine, yellow } from "./print.ts";
-import { scratchCopy, scratchWorkspace } from "./tools/files.ts";
+import { keepScratch, scratchCopy, scratchWorkspace } from "./tools/files.ts";
 
 /** Thrown by `todo()`: the exercise still has work left at this point. */
 export class TodoError extends Error {
@@ -194,7 +194,10 @@ export async function runLesson<R>(spec: LessonSpec<R>, argv = process.argv.slic
     await runIn(spec, llm, task, isDefault, root, argv);
   } finally {
     if (scratch && !keep) await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
-    else if (scratch) say(dim(`workspace kept: ${scratch} (remove it when done: rm -r ${scratch})`));
+    else if (scratch) {
+      keepScratch(scratch);
+      say(dim(`workspace kept: ${scratch} (remove it when done: rm -r ${scratch})`));
+    }
   }
 }
 

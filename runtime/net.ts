@@ -6,7 +6,8 @@
  *
  *   - a clear runaway: the model answered with nothing left to do (stop_reason "end_turn" or
  *     "stop_sequence", no tool call) and the loop asked again, with nothing new from the user,
- *     RUNAWAY_REPEATS times in a row;
+ *     RUNAWAY_REPEATS times in a row; or it asked again after such an answer DONE_ANSWERS times in
+ *     one run, whatever it added (a lesson's run is one task: the model says it is done once);
  *   - a generous limit on the requests of one run (DEFAULT_REQUEST_LIMIT; `--max-requests=N` or
  *     COURSE_MAX_REQUESTS=N raises it, 0 turns the net off).
  *
@@ -19,6 +20,9 @@ import { CourseError } from "./env.ts";
 export const DEFAULT_REQUEST_LIMIT = 50;
 /** Requests sent in a row after the model said it was done, before the net calls it a runaway. */
 export const RUNAWAY_REPEATS = 3;
+
+/** Answers saying "done" that one run may go on after, before the net calls it a runaway. */
+export const DONE_ANSWERS = 5;
 
 /** The net stopped a run: what happened, the question to ask of the loop, how to raise the limit. */
 export class RunawayError extends CourseError {
@@ -52,6 +56,8 @@ interface Net {
   lastStop: string | null;
   lastLength: number;
   repeats: number;
+  /** Requests sent after an answer that said it was done, in this run. */
+  afterDone: number;
   tripped: RunawayError | null;
 }
 
@@ -62,7 +68,7 @@ interface Net {
  */
 export function withRequestNet(client: Anthropic, limit: number): Anthropic {
   if (limit <= 0) return client;
-  const net: Net = { requests: 0, lastStop: null, lastLength: 0, repeats: 0, tripped: null };
+  const net: Net = { requests: 0, lastStop: null, lastLength: 0, repeats: 0, afterDone: 0, tripped: null };
 
   const check = (params: { messages?: Anthropic.MessageParam[] }) => {
     if (net.tripped) throw net.tripped;
@@ -70,12 +76,18 @@ export function withRequestNet(client: Anthropic, limit: number): Anthropic {
     if (net.lastStop === "end_turn" || net.lastStop === "stop_sequence") {
       const added = messages.slice(net.lastLength);
       net.repeats = bringsSomethingNew(added) ? 0 : net.repeats + 1;
+      net.afterDone += 1;
     } else net.repeats = 0;
     net.requests += 1;
     if (net.repeats >= RUNAWAY_REPEATS)
       net.tripped = new RunawayError(
         `Stopped: the model answered that it was done (stop_reason "${net.lastStop}", no tool to run) and your loop asked it again, ${net.repeats} times in a row. ` +
           `Does your loop return when stop_reason is not "tool_use"?\n  If it means to ask again, run with --max-requests=0 (or COURSE_MAX_REQUESTS=0) to turn this check off.`,
+      );
+    else if (net.afterDone >= DONE_ANSWERS)
+      net.tripped = new RunawayError(
+        `Stopped: the model answered that it was done (stop_reason "${net.lastStop}", no tool to run) ${net.afterDone} times in this run, and each time your loop went on. ` +
+          `Does your loop return when stop_reason is not "tool_use"?\n  If it means to go on, run with --max-requests=0 (or COURSE_MAX_REQUESTS=0) to turn this check off.`,
       );
     else if (net.requests > limit)
       net.tripped = new RunawayError(

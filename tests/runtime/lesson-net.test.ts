@@ -5,13 +5,13 @@
  * loop did, what to check and how to raise the limit. Then the net itself, on a fake client.
  */
 import { execFile } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { afterAll, describe, expect, it } from "vitest";
 import { LESSONS } from "../../runtime/manifest.ts";
-import { DEFAULT_REQUEST_LIMIT, RUNAWAY_REPEATS, RunawayError, requestLimit, withRequestNet } from "../../runtime/net.ts";
+import { DEFAULT_REQUEST_LIMIT, DONE_ANSWERS, RUNAWAY_REPEATS, RunawayError, requestLimit, withRequestNet } from "../../runtime/net.ts";
 
 const ROOT = join(import.meta.dirname, "../..");
 const tmp = mkdtempSync(join(tmpdir(), "course-net-test-"));
@@ -30,13 +30,18 @@ function brokenCopy(name: string, file: string, from: string | RegExp, to: strin
   return dir;
 }
 
-/** Runs a lesson's entry file in that copy, offline, the way `npm run lesson` does. */
-function run(dir: string, id: string, args: string[] = []): Promise<{ code: number | null; out: string }> {
+/**
+ * Runs a lesson's entry file in that copy, offline, the way `npm run lesson` does, with a temp
+ * folder of its own; returns what it printed, its exit code and what it left in that folder.
+ */
+function run(dir: string, id: string, args: string[] = []): Promise<{ code: number | null; out: string; left: string[] }> {
   const lesson = LESSONS.find((l) => l.id === id)!;
-  const env = { ...process.env, COURSE_OFFLINE: "1", NO_COLOR: "1", COURSE_MAX_REQUESTS: "" };
+  const own = mkdtempSync(join(tmp, "tmpdir-"));
+  const env = { ...process.env, COURSE_OFFLINE: "1", NO_COLOR: "1", COURSE_MAX_REQUESTS: "", TMPDIR: own };
   return new Promise((resolve) => {
     const child = execFile(process.execPath, ["--import", "tsx", join("solutions", lesson.dir, lesson.entry), ...args], { cwd: dir, env, timeout: 120_000 }, (_e, stdout, stderr) =>
-      resolve({ code: child.exitCode, out: `${stdout}\n${stderr}` }),
+      // tsx's compile cache (tsx-<uid>) is not the run's.
+      resolve({ code: child.exitCode, out: `${stdout}\n${stderr}`, left: readdirSync(own).filter((f) => !/^tsx-\d+$/.test(f)) }),
     );
   });
 }
@@ -52,12 +57,13 @@ describe("a loop with no stop check ends, in plain words, non-zero (s01–s05)",
     { id: "s03", file: "s03_parallel_tools/agent.ts" },
     { id: "s04", file: "s03_parallel_tools/agent.ts" },
   ];
-  it.for(cases)("$id: asks again on every end_turn, with a new user line each time: the request limit stops it", async ({ id, file }) => {
-    const { code, out } = await run(brokenCopy(`${id}-goes-on`, file, STOP_CHECK, GOES_ON), id);
-    expect(out, `${id}'s loop without its stop check must be stopped by the harness with the request limit's message`).toContain(
-      `Stopped: your loop made ${DEFAULT_REQUEST_LIMIT} requests in one run and never returned. Does it stop when stop_reason is not "tool_use"?`,
+  it.for(cases)("$id: goes on after every end_turn, with a new user line each time: stopped as a runaway", async ({ id, file }) => {
+    const { code, out, left } = await run(brokenCopy(`${id}-goes-on`, file, STOP_CHECK, GOES_ON), id);
+    expect(left, "the run's scratch workspace is removed, stopped or not").toEqual([]);
+    expect(out, `${id}'s loop without its stop check must be stopped by the harness, in plain words`).toContain(
+      `${DONE_ANSWERS} times in this run, and each time your loop went on. Does your loop return when stop_reason is not "tool_use"?`,
     );
-    expect(out, "the message says how to raise the limit").toContain("--max-requests=N");
+    expect(out, "the message says how to turn the check off").toContain("--max-requests=0");
     expect(out, "no stack trace for a mistake the learner can fix").not.toMatch(/\n\s+at /);
     expect(code, "the run exits non-zero").not.toBe(0);
   });
@@ -87,9 +93,24 @@ describe("a loop with no stop check ends, in plain words, non-zero (s01–s05)",
     expect(code).not.toBe(0);
   });
 
-  it("s02 with --max-requests=5: the limit the learner gives is the one used", async () => {
-    const { code, out } = await run(brokenCopy("s02-limit", "s02_tool_dispatch/agent.ts", STOP_CHECK, GOES_ON), "s02", ["--max-requests=5"]);
-    expect(out).toContain("Stopped: your loop made 5 requests in one run");
+  it("the reference s05 on its default task (and its tour): ends, exit 0, and leaves nothing in the temp folder; --keep keeps the workspace and says where", async () => {
+    const dir = join(tmp, "s05-reference");
+    cpSync(join(ROOT, "solutions"), join(dir, "solutions"), { recursive: true, dereference: true });
+    for (const entry of ["runtime", "node_modules", "package.json", "examples", "tsconfig.json"]) symlinkSync(join(ROOT, entry), join(dir, entry));
+    const plain = await run(dir, "s05");
+    expect(plain.code, plain.out).toBe(0);
+    expect(plain.out).not.toContain("Stopped:");
+    expect(plain.left).toEqual([]);
+    const kept = await run(dir, "s05", ["--keep"]);
+    expect(kept.code, kept.out).toBe(0);
+    expect(kept.left).toHaveLength(1);
+    expect(kept.out).toContain(`workspace kept: `);
+  });
+
+  it("s02 with --max-requests=3: the limit the learner gives is the one used, and the message says how to raise it", async () => {
+    const { code, out } = await run(brokenCopy("s02-limit", "s02_tool_dispatch/agent.ts", STOP_CHECK, GOES_ON), "s02", ["--max-requests=3"]);
+    expect(out).toContain('Stopped: your loop made 3 requests in one run and never returned. Does it stop when stop_reason is not "tool_use"?');
+    expect(out).toContain("To allow more, run again with --max-requests=N");
     expect(code).not.toBe(0);
   });
 });
@@ -131,11 +152,12 @@ describe("withRequestNet", () => {
     const f = fake(["end_turn"]);
     const net = withRequestNet(f.client, 100);
     const history: Anthropic.MessageParam[] = [user("q1")];
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < DONE_ANSWERS; i++) {
       await ask(net, history);
       history.push({ role: "assistant", content: [] }, user(`q${i + 2}`));
     }
-    expect(f.calls(), "a conversation of ten questions is not a runaway").toBe(10);
+    expect(f.calls(), "a few new questions after the model's answers are not a runaway").toBe(DONE_ANSWERS);
+    await expect(ask(net, history), `going on after ${DONE_ANSWERS} answers that said done is`).rejects.toThrow(/5 times in this run, and each time your loop went on/);
 
     const g = fake(["end_turn"]);
     const spin = withRequestNet(g.client, 100);
