@@ -4,7 +4,7 @@
  * Serves the scripted model on 127.0.0.1 as an Anthropic-compatible endpoint: POST /v1/messages
  * (JSON or SSE), POST /v1/messages/count_tokens, GET /v1/models[/{id}]. Like the API, it wants a
  * key (any value) and an anthropic-version header. Point any client at it:
- *   ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API_KEY=offline npx tsx lessons/s01_agent_loop/agent.ts
+ *   ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API_KEY=offline npm run lesson s01
  *   curl -s http://127.0.0.1:8787/v1/messages -H 'content-type: application/json' \
  *     -H 'x-api-key: offline' -H 'anthropic-version: 2023-06-01' \
  *     -d '{"model":"scripted-model","max_tokens":100,"messages":[{"role":"user","content":"list the files"}]}'
@@ -73,7 +73,7 @@ try {
     ...(values["stream-delay"] ? { streamDelayMs: num(values["stream-delay"], "stream-delay") } : {}),
   });
   console.log(`scripted model (offline) listening on ${running.url}  (POST /v1/messages, /v1/messages/count_tokens, GET /v1/models)`);
-  console.log(`use it: ANTHROPIC_BASE_URL=${running.url} ANTHROPIC_API_KEY=offline npx tsx lessons/s01_agent_loop/agent.ts`);
+  console.log(`use it: ANTHROPIC_BASE_URL=${running.url} ANTHROPIC_API_KEY=offline npm run lesson s01`);
   console.log("any client: base URL as above (some want /v1 after it), any API key, model scripted-model (or any id)");
   const stop = () => void running.close().then(() => process.exit(0));
   process.on("SIGINT", stop);

@@ -10,8 +10,8 @@
  * and continued; a cut-off tool call is never run but asked again with a larger limit.
  * Part II changes this loop only through the hooks of extend.ts (none are used here).
  *
- * Run: npx tsx lessons/s11_recovery/agent.ts   (offline: the default task through every fault)
- *      npx tsx lessons/s11_recovery/agent.ts --chat   (the conversation of s10, now recovering)
+ * Run: npm run lesson s11   (offline: the default task through every fault)
+ *      npm run lesson s11 -- --chat   (the conversation of s10, now recovering)
  */
 import { parseArgs } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";

@@ -10,7 +10,7 @@
  * nest at most maxDepth deep. It reaches s14's loop as two hooks (s11's extend.ts): `tools` adds
  * the task tool, `counted` passes every response's tokens up to the parent.
  *
- * Run: npx tsx lessons/s15_subagents/agent.ts ["your task"]    Check: npm run check s15
+ * Run: npm run lesson s15 ["your task"]    Check: npm run check s15
  * Your work is here (the budget a child spends, the depth) and in task-tool.ts (the child's run).
  */
 import { join } from "node:path";

@@ -8,7 +8,7 @@
  * the history sendable whatever the cancelled turn left behind. The loop itself is s09's
  * (imported, unchanged); `replOver` hands any loop to the REPL, so s11 and s12 reuse it.
  *
- * Run: npx tsx solutions/s10_conversation/agent.ts [--resume NAME] ["first question"]
+ * Run: npm run lesson s10 -- --solution [--resume NAME] ["first question"]
  *      then type questions, /help, /save NAME, /reset, /exit; Ctrl-C cancels an answer.
  */
 import { parseArgs } from "node:util";

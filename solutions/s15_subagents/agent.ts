@@ -10,7 +10,7 @@
  * nest at most maxDepth deep. It reaches s14's loop as two hooks (s11's extend.ts): `tools` adds
  * the task tool, `counted` passes every response's tokens up to the parent.
  *
- * Run: npx tsx solutions/s15_subagents/agent.ts ["your task"]
+ * Run: npm run lesson s15 -- --solution ["your task"]
  */
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";

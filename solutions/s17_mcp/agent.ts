@@ -9,7 +9,7 @@
  * servers' tools reach s16's loop through one hook (s11's extend.ts), `tools`; the servers' life
  * is the run's: started before s16's loop, stopped in a `finally` after it.
  *
- * Run: npx tsx solutions/s17_mcp/agent.ts ["your task"]   (the example server, examples/mcp-notes)
+ * Run: npm run lesson s17 -- --solution ["your task"]   (the example server, examples/mcp-notes)
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
