@@ -13,6 +13,7 @@ import { CourseError } from "./env.ts";
 import { TranscriptError } from "./transcript.ts";
 import { selectModel, type SelectOptions, type Selection } from "./client.ts";
 import { requestLimit, withRequestNet } from "./net.ts";
+import { NO_SCRIPT, NOT_DONE_OFFLINE, NotDoneOffline, hasScript, unscriptedRun } from "./offline.ts";
 import { bold, dim, heading, printFinal, red, say, sendableLine, yellow } from "./print.ts";
 import { keepScratch, scratchCopy, scratchWorkspace } from "./tools/files.ts";
 
@@ -83,7 +84,7 @@ export function runMain(metaUrl: string, main: () => Promise<void>): void {
   main().catch((e: unknown) => {
     const known = explainError(e);
     if (known) {
-      console.error((e instanceof TodoError ? yellow : red)(known));
+      console.error((e instanceof TodoError || e instanceof NotDoneOffline ? yellow : red)(known));
     } else {
       console.error(red(`Unexpected error: ${e instanceof Error ? e.message : String(e)}`));
       if (process.env.DEBUG) console.error(e);
@@ -218,15 +219,21 @@ async function runIn<R>(spec: LessonSpec<R>, llm: Selection, task: string, isDef
     },
     flag: (name) => argv.includes(`--${name}`),
   };
+  // Offline, a task with no script is told so before anything runs (runtime/offline.ts).
+  if (llm.offline && !hasScript(task)) say(yellow(NO_SCRIPT));
   await spec.before?.(ctx);
   if (spec.heading) heading(spec.heading);
   const result = await spec.run(ctx);
   const answer = answerOf(result);
   if (answer && spec.printAnswer !== false) printFinal(answer);
   say("");
-  if (spec.describe) say(`${bold("Outcome:")} ${spec.describe(result)}`);
+  // Offline, a task with no script is not done, whatever the loop concluded (runtime/offline.ts).
+  const unscripted = llm.offline && unscriptedRun(ctx.history);
+  if (unscripted) say(`${bold("Outcome:")} not done (the offline model has no script for this task)${spec.describe ? dim(`; your loop reported: ${spec.describe(result)}`) : ""}`);
+  else if (spec.describe) say(`${bold("Outcome:")} ${spec.describe(result)}`);
   say(sendableLine(ctx.history));
   await spec.after?.(result, ctx);
+  if (unscripted) throw new NotDoneOffline(NOT_DONE_OFFLINE);
 }
 
 /** A lesson file's last lines: run the lesson when the file is executed, not when it is imported. */
