@@ -16,6 +16,7 @@ import { requestLimit, withRequestNet } from "./net.ts";
 import { NO_SCRIPT, NOT_DONE_OFFLINE, NotDoneOffline, hasScript, unscriptedRun } from "./offline.ts";
 import { bold, dim, heading, printFinal, red, say, sendableLine, yellow } from "./print.ts";
 import { keepScratch, scratchCopy, scratchWorkspace } from "./tools/files.ts";
+import { sandboxInfo } from "./tools/sandbox.ts";
 
 /** Thrown by `todo()`: the exercise still has work left at this point. */
 export class TodoError extends Error {
@@ -176,6 +177,12 @@ function answerOf(result: unknown): Anthropic.Message | undefined {
   return "content" in result ? (result as Anthropic.Message) : undefined;
 }
 
+/** Which OS sandbox the run's tool processes get, in one line (the approval rules are the lesson's own). */
+export function sandboxLine(): string {
+  const info = sandboxInfo();
+  return info.kind === "none" ? `sandbox: none, tools run as your user (${info.why})` : info.line;
+}
+
 /** Runs a lesson as a script: banner, task, workspace, the run, its answer and its transcript's state. */
 export async function runLesson<R>(spec: LessonSpec<R>, argv = process.argv.slice(2)): Promise<void> {
   checkLessonFlags(argv);
@@ -191,6 +198,8 @@ export async function runLesson<R>(spec: LessonSpec<R>, argv = process.argv.slic
   const scratch = isDefault && spec.workspace !== undefined ? await scratchFor(spec.workspace) : undefined;
   const root = scratch ?? process.cwd();
   say(scratch ? `workspace: ${root} ${dim(keep ? "(a scratch copy, kept after the run: --keep)" : "(a scratch copy, removed when the run ends; --keep keeps it)")}` : `workspace: ${root}`);
+  // Every tool process starts through spawnTool: the run says which boundary it has.
+  say(sandboxLine());
   try {
     await runIn(spec, llm, task, isDefault, root, argv);
   } finally {

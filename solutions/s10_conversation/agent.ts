@@ -14,7 +14,7 @@
 import { parseArgs } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
 import { selectModel, type Llm } from "../../runtime/client.ts";
-import { runMain, scratchFor } from "../../runtime/lesson.ts";
+import { runMain, sandboxLine, scratchFor } from "../../runtime/lesson.ts";
 import { printTurnEnd, say } from "../../runtime/print.ts";
 import { scratchWorkspace } from "../../runtime/tools/files.ts";
 import { S10_FOLLOW_UP, S10_TASK, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
@@ -69,5 +69,6 @@ runMain(import.meta.url, async () => {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { resume: { type: "string" } } });
   const llm = selectModel();
   say(llm.banner);
+  say(sandboxLine());
   await conversation((opts) => createRepl(llm, opts), llm, { ...values, first: positionals.join(" ").trim() });
 });

@@ -16,7 +16,7 @@
 import { parseArgs } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
 import { scriptedLlm, selectModel, type FaultPlan, type Llm } from "../../runtime/client.ts";
-import { runMain } from "../../runtime/lesson.ts";
+import { runMain, sandboxLine } from "../../runtime/lesson.ts";
 import { dim, say, yellow } from "../../runtime/print.ts";
 import { CONTINUE_PROMPT, S11_TASK } from "../../runtime/tasks.ts";
 import type { ToolContext } from "../../solutions/s02_tool_dispatch/registry.ts";
@@ -180,6 +180,7 @@ runMain(import.meta.url, async () => {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { resume: { type: "string" }, chat: { type: "boolean" } } });
   const llm = selectModel(RETRIES);
   say(llm.banner);
+  say(sandboxLine());
   if (llm.offline && !values.chat && !values.resume && positionals.length === 0) return tour();
   await conversation((o) => createRepl(llm, o), llm, { ...(values.resume ? { resume: values.resume } : {}), first: positionals.join(" ").trim() });
 });

@@ -35,3 +35,12 @@ describe("the next lesson", () => {
     expect(nextLine(s04!)).toBe(`Next: ${s04!.id} · ${s04!.title} (lessons/${s04!.dir}/${s04!.entry})`);
   });
 });
+
+describe("a lesson named on the command line", () => {
+  it("by id, number, folder or the folder's slug: s01, s1, 1, 01, s01_agent_loop, agent_loop, agent-loop", async () => {
+    const { findLesson } = await import("../../runtime/manifest.ts");
+    for (const key of ["s01", "s1", "1", "01", "S01", "s01_agent_loop", "agent_loop", "agent-loop", " Agent_Loop "]) expect(findLesson(key)?.id, key).toBe("s01");
+    for (const l of LESSONS) expect(findLesson(l.dir.slice(l.id.length + 1))?.id).toBe(l.id);
+    for (const key of ["loop", "s99", "agent", ""]) expect(findLesson(key), key).toBeUndefined();
+  });
+});

@@ -68,6 +68,7 @@ describe("runLesson", () => {
     expect(seen?.root).not.toBe(process.cwd());
     expect(out).toMatch(/^model: scripted \(offline\)/);
     expect(out).toContain(`workspace: ${seen?.root}`);
+    expect(out, "every run says which OS sandbox its tools get").toMatch(/^sandbox: (bubblewrap \(workspace rw, no network\)|none, tools run as your user \(.+\))$/m);
     expect(out).toMatch(/Answer:.*the answer/);
     expect(out).toMatch(/Outcome:.*done after 1 turn/);
     expect(out).toMatch(/2 messages, every tool_use answered: can be sent again/);
