@@ -50,7 +50,9 @@ export default function setup(): (() => void) | undefined {
     }
     // Left aside: the run logs (made there on purpose) and tsx's compile cache (tsx-<uid>, which
     // lives in the system temp folder anyway and is reused by every run).
-    const left = readdirSync(tmp).filter((p) => p !== "runs" && !/^tsx-\d+$/.test(p));
+    // An empty folder of a test file whose tests were all skipped (its afterAll never ran) is not a leftover.
+    const emptyFileDir = (p: string) => p.startsWith("file-") && readdirSync(join(tmp, p)).length === 0;
+    const left = readdirSync(tmp).filter((p) => p !== "runs" && !/^tsx-\d+$/.test(p) && !emptyFileDir(p));
     rmSync(tmp, { recursive: true, force: true });
     const after = treeState();
     const changed = before && after ? [...after.filter((l) => !before.includes(l)), ...before.filter((l) => !after.includes(l)).map((l) => `(gone) ${l}`)] : [];
