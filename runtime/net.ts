@@ -50,55 +50,61 @@ function bringsSomethingNew(added: readonly Anthropic.MessageParam[]): boolean {
   );
 }
 
-interface Net {
-  requests: number;
+/** One conversation's state (a run may hold several on one client: s15's subagents). */
+interface Conversation {
   /** How the last answer ended, and how long the conversation was when it was asked for. */
   lastStop: string | null;
   lastLength: number;
   repeats: number;
-  /** Requests sent after an answer that said it was done, in this run. */
+  /** Requests sent after an answer that said it was done. */
   afterDone: number;
-  tripped: RunawayError | null;
 }
 
 /**
  * A client that counts the requests sent through `messages.create` and `messages.stream` and
- * throws RunawayError (before sending) when the net trips; `limit` 0 counts nothing. Once
- * tripped, every later request throws the same error (a loop that swallows it stops anyway).
+ * throws RunawayError (before sending) when the net trips; `limit` 0 counts nothing. The limit
+ * is on the run's requests; the runaway patterns are read per conversation (known by its first
+ * message), so a subagent's conversation ending "done" is not its parent's. Once tripped, every
+ * later request throws the same error (a loop that swallows it stops anyway).
  */
 export function withRequestNet(client: Anthropic, limit: number): Anthropic {
   if (limit <= 0) return client;
-  const net: Net = { requests: 0, lastStop: null, lastLength: 0, repeats: 0, afterDone: 0, tripped: null };
+  let requests = 0;
+  let tripped: RunawayError | null = null;
+  const conversations = new Map<string, Conversation>();
 
-  const check = (params: { messages?: Anthropic.MessageParam[] }) => {
-    if (net.tripped) throw net.tripped;
+  const check = (params: { messages?: Anthropic.MessageParam[] }): Conversation => {
+    if (tripped) throw tripped;
     const messages = Array.isArray(params?.messages) ? params.messages : [];
-    if (net.lastStop === "end_turn" || net.lastStop === "stop_sequence") {
-      const added = messages.slice(net.lastLength);
-      net.repeats = bringsSomethingNew(added) ? 0 : net.repeats + 1;
-      net.afterDone += 1;
-    } else net.repeats = 0;
-    net.requests += 1;
-    if (net.repeats >= RUNAWAY_REPEATS)
-      net.tripped = new RunawayError(
-        `Stopped: the model answered that it was done (stop_reason "${net.lastStop}", no tool to run) and your loop asked it again, ${net.repeats} times in a row. ` +
+    const key = JSON.stringify(messages[0] ?? null);
+    const c = conversations.get(key) ?? { lastStop: null, lastLength: 0, repeats: 0, afterDone: 0 };
+    conversations.set(key, c);
+    if (c.lastStop === "end_turn" || c.lastStop === "stop_sequence") {
+      c.repeats = bringsSomethingNew(messages.slice(c.lastLength)) ? 0 : c.repeats + 1;
+      c.afterDone += 1;
+    } else c.repeats = 0;
+    requests += 1;
+    if (c.repeats >= RUNAWAY_REPEATS)
+      tripped = new RunawayError(
+        `Stopped: the model answered that it was done (stop_reason "${c.lastStop}", no tool to run) and your loop asked it again, ${c.repeats} times in a row. ` +
           `Does your loop return when stop_reason is not "tool_use"?\n  If it means to ask again, run with --max-requests=0 (or COURSE_MAX_REQUESTS=0) to turn this check off.`,
       );
-    else if (net.afterDone >= DONE_ANSWERS)
-      net.tripped = new RunawayError(
-        `Stopped: the model answered that it was done (stop_reason "${net.lastStop}", no tool to run) ${net.afterDone} times in this run, and each time your loop went on. ` +
+    else if (c.afterDone >= DONE_ANSWERS)
+      tripped = new RunawayError(
+        `Stopped: the model answered that it was done (stop_reason "${c.lastStop}", no tool to run) ${c.afterDone} times in this run, and each time your loop went on. ` +
           `Does your loop return when stop_reason is not "tool_use"?\n  If it means to go on, run with --max-requests=0 (or COURSE_MAX_REQUESTS=0) to turn this check off.`,
       );
-    else if (net.requests > limit)
-      net.tripped = new RunawayError(
+    else if (requests > limit)
+      tripped = new RunawayError(
         `Stopped: your loop made ${limit} requests in one run and never returned. Does it stop when stop_reason is not "tool_use"?\n  ${RAISE}`,
       );
-    if (net.tripped) throw net.tripped;
-    net.lastLength = messages.length;
-    net.lastStop = null;
+    if (tripped) throw tripped;
+    c.lastLength = messages.length;
+    c.lastStop = null;
+    return c;
   };
-  const seen = (message: { stop_reason?: string | null } | undefined) => {
-    net.lastStop = message?.stop_reason ?? null;
+  const seen = (c: Conversation, message: { stop_reason?: string | null } | undefined) => {
+    c.lastStop = message?.stop_reason ?? null;
   };
 
   const messages = client.messages;
@@ -107,21 +113,22 @@ export function withRequestNet(client: Anthropic, limit: number): Anthropic {
       if (prop === "create")
         return (params: Anthropic.MessageCreateParams, ...rest: unknown[]) => {
           // As the SDK does with a failed request: a rejected promise, not a throw.
+          let c: Conversation;
           try {
-            check(params);
+            c = check(params);
           } catch (e) {
             return Promise.reject(e);
           }
           const answer = (target.create as (...a: unknown[]) => Promise<unknown>).call(target, params, ...rest);
           // A non-streamed answer tells how it ended; a raw stream (stream: true) is not read here.
-          if (!params.stream) void Promise.resolve(answer).then((m) => seen(m as Anthropic.Message), () => undefined);
+          if (!params.stream) void Promise.resolve(answer).then((m) => seen(c, m as Anthropic.Message), () => undefined);
           return answer;
         };
       if (prop === "stream")
         return (params: Anthropic.MessageStreamParams, ...rest: unknown[]) => {
-          check(params);
+          const c = check(params);
           const stream = (target.stream as (...a: unknown[]) => ReturnType<Anthropic["messages"]["stream"]>).call(target, params, ...rest);
-          stream.on("finalMessage", (m: Anthropic.Message) => seen(m));
+          stream.on("finalMessage", (m: Anthropic.Message) => seen(c, m));
           return stream;
         };
       const value: unknown = Reflect.get(target, prop, target);

@@ -55,6 +55,8 @@ export const demo = (llm: Llm, task = S16_TASK) =>
 
 lesson(import.meta.url, {
   task: S16_TASK,
+  // The run's requests include its subagents' (the harness's net counts them all).
+  requestLimit: 200,
   workspace: SAMPLE_REPOSITORY,
   run: ({ llm, history, root, signal, flag }) => {
     const { skills, problems } = loadSkills(SKILLS_EXAMPLE);

@@ -62,6 +62,8 @@ export const demo = (llm: Llm, task = S17_TASK) =>
 
 lesson(import.meta.url, {
   task: S17_TASK,
+  // The run's requests include its subagents' (the harness's net counts them all).
+  requestLimit: 200,
   workspace: SAMPLE_REPOSITORY,
   before: () => say(dim("MCP servers: examples/mcp-notes/mcp.json (notes, started for the run, stopped after it)")),
   run: ({ llm, history, root, signal, flag }) =>

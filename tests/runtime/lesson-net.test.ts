@@ -172,6 +172,28 @@ describe("withRequestNet", () => {
     expect(g.calls(), "the first answer and two asks again are sent; the third is stopped before it goes").toBe(RUNAWAY_REPEATS);
   });
 
+  it("conversations are told apart by their first message: subagents that each end done do not trip their parent", async () => {
+    // Answers: the parent asks for a tool (task) each time, every child is done at once.
+    let calls = 0;
+    const client = {
+      messages: {
+        create: (params: Anthropic.MessageCreateParams) => {
+          calls++;
+          const child = typeof params.messages[0]?.content === "string" && params.messages[0].content.startsWith("child");
+          return Promise.resolve({ role: "assistant", content: [], stop_reason: child ? "end_turn" : "tool_use" } as unknown as Anthropic.Message);
+        },
+      },
+    } as unknown as Anthropic;
+    const net = withRequestNet(client, 100);
+    const parent: Anthropic.MessageParam[] = [user("the task")];
+    for (let i = 0; i < DONE_ANSWERS * 2; i++) {
+      await ask(net, parent);
+      await ask(net, [user(`child ${i}`)]);
+      parent.push({ role: "assistant", content: [] }, user([result]));
+    }
+    expect(calls, "ten subagents, each done once, and the parent going on: no runaway").toBe(DONE_ANSWERS * 4);
+  });
+
   it("pause_turn or tool_use sent back as is is not a runaway; limit 0 turns the net off", async () => {
     const f = fake(["pause_turn"]);
     const net = withRequestNet(f.client, 100);
