@@ -41,7 +41,8 @@ export default defineConfig({
     // (scripted latencies, child processes), so two files at a time or more use the cores.
     maxWorkers: Math.max(2, availableParallelism()),
     projects: [
-      { extends: true, test: { name: "learner", include: learner } },
+      // npm test leaves the working tree and the temp folder as it found them (tests/leftovers.setup.ts).
+      { extends: true, test: { name: "learner", include: learner, globalSetup: ["tests/leftovers.setup.ts"], setupFiles: ["tests/leftovers.each.ts"] } },
       { extends: true, test: { name: "extended", include: [ALL], exclude: [...learner, "**/node_modules/**"] } },
     ],
   },

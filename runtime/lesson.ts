@@ -6,13 +6,17 @@
  * transcript can be sent again. A lesson file hands it its loop in a few lines; none restates it.
  */
 import { realpathSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
 import { CourseError } from "./env.ts";
 import { TranscriptError } from "./transcript.ts";
 import { selectModel, type SelectOptions, type Selection } from "./client.ts";
-import { bold, heading, printFinal, red, say, sendableLine, yellow } from "./print.ts";
-import { scratchCopy, scratchWorkspace } from "./tools/files.ts";
+import { requestLimit, withRequestNet } from "./net.ts";
+import { NO_SCRIPT, NOT_DONE_OFFLINE, NotDoneOffline, hasScript, unscriptedRun } from "./offline.ts";
+import { bold, dim, heading, printFinal, red, say, sendableLine, yellow } from "./print.ts";
+import { keepScratch, scratchCopy, scratchWorkspace } from "./tools/files.ts";
+import { sandboxInfo } from "./tools/sandbox.ts";
 
 /** Thrown by `todo()`: the exercise still has work left at this point. */
 export class TodoError extends Error {
@@ -81,7 +85,7 @@ export function runMain(metaUrl: string, main: () => Promise<void>): void {
   main().catch((e: unknown) => {
     const known = explainError(e);
     if (known) {
-      console.error((e instanceof TodoError ? yellow : red)(known));
+      console.error((e instanceof TodoError || e instanceof NotDoneOffline ? yellow : red)(known));
     } else {
       console.error(red(`Unexpected error: ${e instanceof Error ? e.message : String(e)}`));
       if (process.env.DEBUG) console.error(e);
@@ -92,7 +96,12 @@ export function runMain(metaUrl: string, main: () => Promise<void>): void {
 }
 
 /** The flags a lesson script takes (each lesson reads the ones it uses); any other is a mistake. */
-export const LESSON_FLAGS = ["yes", "verbose", "trace"] as const;
+export const LESSON_FLAGS = ["yes", "verbose", "trace", "keep"] as const;
+/** Flags that take a value, as `--name=value`. */
+export const LESSON_VALUE_FLAGS = ["max-requests"] as const;
+
+/** How a lesson script is run (the flags every lesson takes). */
+export const LESSON_USAGE = `npm run lesson sNN -- [${[...LESSON_FLAGS.map((f) => `--${f}`), "--max-requests=N"].join("] [")}] [task…]`;
 
 /** A flag no lesson script takes: one line naming it and the usage, exit 2. */
 export class LessonUsageError extends CourseError {
@@ -101,9 +110,10 @@ export class LessonUsageError extends CourseError {
 
 /** Refuses a `--flag` that is not one of LESSON_FLAGS (a typo such as --verbos must not pass unseen). */
 export function checkLessonFlags(argv: string[]): void {
-  const unknown = argv.find((a) => a.startsWith("--") && !(LESSON_FLAGS as readonly string[]).includes(a.slice(2)));
-  if (unknown)
-    throw new LessonUsageError(`unknown flag ${unknown}. usage: npx tsx <lesson file> [${LESSON_FLAGS.map((f) => `--${f}`).join("] [")}] [task…]`);
+  const known = (a: string) =>
+    (LESSON_FLAGS as readonly string[]).includes(a.slice(2)) || LESSON_VALUE_FLAGS.some((f) => a.startsWith(`--${f}=`));
+  const unknown = argv.find((a) => a.startsWith("--") && !known(a));
+  if (unknown) throw new LessonUsageError(`unknown flag ${unknown}. usage: ${LESSON_USAGE}`);
 }
 
 /** The task from the command line, or the lesson's default task. */
@@ -154,6 +164,8 @@ export interface LessonSpec<R> {
   describe?(result: R): string;
   /** Print the answer's text at the end (default: yes; a streamed answer was already shown). */
   printAnswer?: boolean;
+  /** Requests one run may make before the harness's net stops it (runtime/net.ts; default 50). */
+  requestLimit?: number;
   /** After the run: a tour of the lesson's other cases, a table, a log. */
   after?(result: R, ctx: LessonContext): void | Promise<void>;
 }
@@ -165,16 +177,41 @@ function answerOf(result: unknown): Anthropic.Message | undefined {
   return "content" in result ? (result as Anthropic.Message) : undefined;
 }
 
+/** Which OS sandbox the run's tool processes get, in one line (the approval rules are the lesson's own). */
+export function sandboxLine(): string {
+  const info = sandboxInfo();
+  return info.kind === "none" ? `sandbox: none, tools run as your user (${info.why})` : info.line;
+}
+
 /** Runs a lesson as a script: banner, task, workspace, the run, its answer and its transcript's state. */
 export async function runLesson<R>(spec: LessonSpec<R>, argv = process.argv.slice(2)): Promise<void> {
   checkLessonFlags(argv);
-  const llm = selectModel(spec.model);
+  const limit = requestLimit(argv, spec.requestLimit);
+  const selected = selectModel(spec.model);
+  // The net under a loop that never stops (runtime/net.ts): every request of this run is counted.
+  const llm: Selection = { ...selected, client: withRequestNet(selected.client, limit) };
   say(llm.banner);
   const task = taskFromArgs(spec.task, argv);
   const isDefault = task === spec.task;
+  const keep = argv.includes("--keep");
   // The default task works in a scratch workspace; a task of your own works in the current directory.
-  const root = isDefault && spec.workspace !== undefined ? await scratchFor(spec.workspace) : process.cwd();
-  say(`workspace: ${root}`);
+  const scratch = isDefault && spec.workspace !== undefined ? await scratchFor(spec.workspace) : undefined;
+  const root = scratch ?? process.cwd();
+  say(scratch ? `workspace: ${root} ${dim(keep ? "(a scratch copy, kept after the run: --keep)" : "(a scratch copy, removed when the run ends; --keep keeps it)")}` : `workspace: ${root}`);
+  // Every tool process starts through spawnTool: the run says which boundary it has.
+  say(sandboxLine());
+  try {
+    await runIn(spec, llm, task, isDefault, root, argv);
+  } finally {
+    if (scratch && !keep) await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+    else if (scratch) {
+      keepScratch(scratch);
+      say(dim(`workspace kept: ${scratch} (remove it when done: rm -r ${scratch})`));
+    }
+  }
+}
+
+async function runIn<R>(spec: LessonSpec<R>, llm: Selection, task: string, isDefault: boolean, root: string, argv: string[]): Promise<void> {
   const controller = new AbortController();
   let armed = false;
   const ctx: LessonContext = {
@@ -191,15 +228,21 @@ export async function runLesson<R>(spec: LessonSpec<R>, argv = process.argv.slic
     },
     flag: (name) => argv.includes(`--${name}`),
   };
+  // Offline, a task with no script is told so before anything runs (runtime/offline.ts).
+  if (llm.offline && !hasScript(task)) say(yellow(NO_SCRIPT));
   await spec.before?.(ctx);
   if (spec.heading) heading(spec.heading);
   const result = await spec.run(ctx);
   const answer = answerOf(result);
   if (answer && spec.printAnswer !== false) printFinal(answer);
   say("");
-  if (spec.describe) say(`${bold("Outcome:")} ${spec.describe(result)}`);
+  // Offline, a task with no script is not done, whatever the loop concluded (runtime/offline.ts).
+  const unscripted = llm.offline && unscriptedRun(ctx.history);
+  if (unscripted) say(`${bold("Outcome:")} not done (the offline model has no script for this task)${spec.describe ? dim(`; your loop reported: ${spec.describe(result)}`) : ""}`);
+  else if (spec.describe) say(`${bold("Outcome:")} ${spec.describe(result)}`);
   say(sendableLine(ctx.history));
   await spec.after?.(result, ctx);
+  if (unscripted) throw new NotDoneOffline(NOT_DONE_OFFLINE);
 }
 
 /** A lesson file's last lines: run the lesson when the file is executed, not when it is imported. */
@@ -207,14 +250,18 @@ export function lesson<R>(metaUrl: string, spec: LessonSpec<R>): void {
   runMain(metaUrl, () => runLesson(spec));
 }
 
-/** One run of a task in a fresh scratch workspace; returns its transcript (a lesson's `demo`, recorded for the docs). */
+/** One run of a task in a fresh scratch workspace (removed after); returns its transcript (a lesson's `demo`, recorded for the docs). */
 export async function transcriptOf(
   task: string,
   workspace: Workspace | undefined,
   run: (history: Anthropic.MessageParam[], root: string) => Promise<unknown>,
 ): Promise<Anthropic.MessageParam[]> {
-  const root = workspace === undefined ? process.cwd() : await scratchFor(workspace);
+  const scratch = workspace === undefined ? undefined : await scratchFor(workspace);
   const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
-  await run(history, root);
+  try {
+    await run(history, scratch ?? process.cwd());
+  } finally {
+    if (scratch) await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+  }
   return history;
 }

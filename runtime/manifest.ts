@@ -295,5 +295,7 @@ export const LESSONS: Lesson[] = [...LISTED, ...registrations().map((r): Lesson 
 export function findLesson(key: string): Lesson | undefined {
   const k = key.trim().toLowerCase();
   const n = /^s?0*(\d+)$/.exec(k)?.[1];
-  return LESSONS.find((l) => l.dir === k || l.id === k || (n !== undefined && Number(l.id.slice(1)) === Number(n)));
+  // The folder's name without its number is the lesson's slug ("agent_loop", "agent-loop" too).
+  const slug = k.replace(/-/g, "_");
+  return LESSONS.find((l) => l.dir === k || l.id === k || l.dir.slice(l.id.length + 1) === slug || (n !== undefined && Number(l.id.slice(1)) === Number(n)));
 }

@@ -377,3 +377,13 @@ export function textOf(content: Anthropic.MessageParam["content"] | Anthropic.To
     .filter((t) => t.length > 0)
     .join("\n");
 }
+
+/**
+ * A copy of `message` with its content replaced by `blocks` (the role kept). The natural
+ * `{ ...message, content: blocks }` does not type-check: the SDK's MessageParam union also has a
+ * system-role message whose content is text only, so TypeScript cannot prove the spread fits.
+ * This is that spread, typed once for every lesson that rebuilds a message.
+ */
+export function withContent(message: Anthropic.MessageParam, blocks: Anthropic.ContentBlockParam[]): Anthropic.MessageParam {
+  return { ...message, content: blocks } as Anthropic.MessageParam;
+}

@@ -226,10 +226,11 @@ function undoReset(lesson: Lesson): number {
 
 async function cmdList(argv: string[]): Promise<number> {
   strictArgs({ command: "npm run list", usage: "", options: {} }, argv);
-  const state = loadState();
-  const stale = LESSONS.filter((l) => existsSync(exerciseDir(l)) && cachedResult(state, l) === undefined).length;
-  if (stale > 0) console.log(dim(`Checking ${stale} lesson(s) whose files changed since the last check …`));
-  print(listLines(await statuses(LESSONS, { timeoutMs: checkTimeoutMs() })));
+  // Only the lessons changed since their last check are checked (an untouched exercise is "not
+  // started" without a run), all of them at once in one test runner.
+  const onCheck = (stale: Lesson[]) =>
+    console.log(dim(`Checking ${stale.map((l) => l.id).join(", ")} (changed since ${stale.length === 1 ? "its" : "their"} last check), all at once …`));
+  print(listLines(await statuses(LESSONS, { timeoutMs: checkTimeoutMs(), onCheck })));
   return 0;
 }
 

@@ -6,7 +6,7 @@
  * key (any value, as x-api-key or Authorization: Bearer), an anthropic-version it knows (2023-06-01,
  * or 2026-10-21 as SDK 1.14 sends it, each with its own rules) and a model id of its table
  * (runtime/scripted/models.ts). Point any client at it:
- *   ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API_KEY=offline npx tsx lessons/s01_agent_loop/agent.ts
+ *   ANTHROPIC_BASE_URL=http://127.0.0.1:8787 ANTHROPIC_API_KEY=offline npm run lesson s01
  *   curl -s http://127.0.0.1:8787/v1/messages -H 'content-type: application/json' \
  *     -H 'authorization: Bearer offline' -H 'anthropic-version: 2026-10-21' \
  *     -d '{"model":"scripted-model","max_tokens":100,"messages":[{"role":"user","content":"list the files"}]}'
@@ -76,7 +76,7 @@ try {
     ...(values["stream-delay"] ? { streamDelayMs: num(values["stream-delay"], "stream-delay") } : {}),
   });
   console.log(`scripted model (offline) listening on ${running.url}  (POST /v1/messages, /v1/messages/count_tokens, GET /v1/models)`);
-  console.log(`use it: ANTHROPIC_BASE_URL=${running.url} ANTHROPIC_API_KEY=offline npx tsx lessons/s01_agent_loop/agent.ts`);
+  console.log(`use it: ANTHROPIC_BASE_URL=${running.url} ANTHROPIC_API_KEY=offline npm run lesson s01`);
   console.log(`any client: base URL as above (some want /v1 after it), any API key, a model of its table: ${MODEL_TABLE.map((m) => m.id).join(", ")}`);
   const stop = () => void running.close().then(() => process.exit(0));
   process.on("SIGINT", stop);

@@ -281,7 +281,9 @@ describe("s09 the run log: JSONL under .course/runs/", () => {
     rule(JSON.stringify(logged) === JSON.stringify(events.map((e) => e.type)), "observability", `the run log holds the events [${logged.join(" ")}], the run emitted [${events.map((e) => e.type).join(" ")}]: write every event as one line, in order, the stop event too.`);
     rule(isDeepStrictEqual(lines[lines.length - 1], { type: "transcript", messages: JSON.parse(JSON.stringify(history)) }), "observability", "the run log's last line should be the whole transcript ({ type: \"transcript\", messages }), exactly as the history stands.");
     rule(jsonl.readRun(log.path).length === events.length + 2, "observability", "readRun did not read back every line of the run log.");
-    rule(log.path.startsWith(dir) && /[/\\]\.course[/\\]runs$/.test(jsonl.RUNS_DIR), "observability", `run logs go under .course/runs (or the folder given): ${log.path}, RUNS_DIR ${jsonl.RUNS_DIR}.`);
+    // (npm test sets COURSE_RUNS_DIR to a folder of its own, so that it writes nothing under .course/.)
+    const runsDir = process.env.COURSE_RUNS_DIR?.trim();
+    rule(log.path.startsWith(dir) && (runsDir ? jsonl.RUNS_DIR === runsDir : /[/\\]\.course[/\\]runs$/.test(jsonl.RUNS_DIR)), "observability", `run logs go under .course/runs (or COURSE_RUNS_DIR, or the folder given): ${log.path}, RUNS_DIR ${jsonl.RUNS_DIR}.`);
   });
 
   it("opens in the docs' transcript viewer, with each assistant turn's stop_reason", async () => {

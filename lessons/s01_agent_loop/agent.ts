@@ -6,7 +6,7 @@
  * assistant's content unchanged, run each `tool_use`, answer all of them with `tool_result`
  * blocks in ONE user message, and go round again until `stop_reason` is not "tool_use".
  *
- * Run: npx tsx lessons/s01_agent_loop/agent.ts ["your task"]    Check: npm run check s01
+ * Run: npm run lesson s01 ["your task"]    Check: npm run check s01
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";

@@ -7,7 +7,7 @@
  * loop hands every tool_use to `registry.dispatch`, which answers it by id; a tool that does not
  * exist gets an `is_error` result the model can read, never a crash.
  *
- * Run: npx tsx lessons/s02_tool_dispatch/agent.ts ["your task"]    Check: npm run check s02
+ * Run: npm run lesson s02 ["your task"]    Check: npm run check s02
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";

@@ -6,7 +6,7 @@
  * other call runs alone and in order, and every result comes back in ONE user message, in the
  * order the model asked. The registry and the tools are s02's, imported unchanged.
  *
- * Run: npx tsx lessons/s03_parallel_tools/agent.ts ["your task"]    Check: npm run check s03
+ * Run: npm run lesson s03 ["your task"]    Check: npm run check s03
  * Your work is in run-tools.ts: this file is complete.
  */
 import type Anthropic from "@anthropic-ai/sdk";

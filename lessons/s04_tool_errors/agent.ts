@@ -8,7 +8,7 @@
  * message the model can act on, and the loop goes on. The loop and runTools are s03's, unchanged
  * (imported): only the registry they are handed is new.
  *
- * Run: npx tsx lessons/s04_tool_errors/agent.ts ["your task"]    Check: npm run check s04
+ * Run: npm run lesson s04 ["your task"]    Check: npm run check s04
  * Your work is in define-tool.ts (safeDispatch, then timeoutMessage): this file is complete.
  */
 import type Anthropic from "@anthropic-ai/sdk";

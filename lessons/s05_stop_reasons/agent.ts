@@ -8,7 +8,7 @@
  * and let the model go on. stop_sequence, refusal, model_context_window_exceeded, and any value
  * the loop does not know: stop, and say so. An empty answer is not stored.
  *
- * Run: npx tsx lessons/s05_stop_reasons/agent.ts ["your task"]    Check: npm run check s05
+ * Run: npm run lesson s05 ["your task"]    Check: npm run check s05
  * Your work is here (the loop) and in outcome.ts (appendResponse).
  */
 import type Anthropic from "@anthropic-ai/sdk";

@@ -8,7 +8,7 @@
  * lesson: whichever way the run stops, no tool_use is left unanswered, so `history` can be sent
  * to the API again (to resume, or to ask why).
  *
- * Run: npx tsx lessons/s06_guards/agent.ts ["your task"]    Check: npm run check s06
+ * Run: npm run lesson s06 ["your task"]    Check: npm run check s06
  * Your work is here (the loop) and in guards.ts (tokensOf, callKey, RunGuards.check).
  */
 import type Anthropic from "@anthropic-ai/sdk";

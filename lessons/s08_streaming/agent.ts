@@ -8,7 +8,7 @@
  * would have returned, so the transcript is the same as without streaming. Ctrl-C aborts the
  * stream; nothing of the partial answer is kept, so the history can be sent again.
  *
- * Run: npx tsx lessons/s08_streaming/agent.ts [--yes] ["your task"]    (Ctrl-C stops it)    Check: npm run check s08
+ * Run: npm run lesson s08 -- [--yes] ["your task"]    (Ctrl-C stops it)    Check: npm run check s08
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";

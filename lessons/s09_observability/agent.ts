@@ -8,7 +8,7 @@
  * a logger for a person (log.ts, louder with --verbose), a JSONL file under .course/runs/
  * (jsonl.ts), the message table `[0] user … [n] assistant` (trace.ts, --trace), a test.
  *
- * Run: npx tsx lessons/s09_observability/agent.ts [--verbose] [--trace] [--yes] ["your task"]    Check: npm run check s09
+ * Run: npm run lesson s09 -- [--verbose] [--trace] [--yes] ["your task"]    Check: npm run check s09
  * Your work is in events.ts (RunEvents.think, RunEvents.stop) and trace.ts (messageTable).
  */
 import type Anthropic from "@anthropic-ai/sdk";

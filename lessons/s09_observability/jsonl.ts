@@ -18,8 +18,8 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { z } from "zod";
 import type { AgentEvent, EventSink } from "./events.ts";
 
-/** .course/runs at the top of the course repository. */
-export const RUNS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../.course/runs");
+/** .course/runs at the top of the course repository, or COURSE_RUNS_DIR (the test suite's own temporary folder). */
+export const RUNS_DIR = process.env.COURSE_RUNS_DIR?.trim() || resolve(dirname(fileURLToPath(import.meta.url)), "../../.course/runs");
 
 // #region run-log
 export class RunLog {

@@ -8,17 +8,15 @@
  * the history sendable whatever the cancelled turn left behind. The loop itself is s09's
  * (imported, unchanged); `replOver` hands any loop to the REPL, so s11 and s12 reuse it.
  *
- * Run: npx tsx lessons/s10_conversation/agent.ts [--resume NAME] ["first question"]
+ * Run: npm run lesson s10 -- [--resume NAME] ["first question"]
  *      then type questions, /help, /save NAME, /reset, /exit; Ctrl-C cancels an answer.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
 import { selectModel, type Llm } from "../../runtime/client.ts";
-import { runMain, scratchFor, todo } from "../../runtime/lesson.ts";
+import { runMain, sandboxLine, scratchFor, todo } from "../../runtime/lesson.ts";
 import { printTurnEnd, say } from "../../runtime/print.ts";
+import { scratchWorkspace } from "../../runtime/tools/files.ts";
 import { S10_FOLLOW_UP, S10_TASK, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
 import type { EventSink } from "../../solutions/s09_observability/events.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
@@ -63,7 +61,7 @@ export const createRepl = replOver<RunOptions>(runAgent);
 /** The default conversation, on a scratch copy of the sample repository: a question, a follow-up that needs the first answer, saved. */
 export async function demo(llm: Llm): Promise<Anthropic.MessageParam[]> {
   const root = await scratchFor(SAMPLE_REPOSITORY);
-  const repl = createRepl(llm, { dir: mkdtempSync(join(tmpdir(), "s10-sessions-")), name: "demo", agent: { root } });
+  const repl = createRepl(llm, { dir: await scratchWorkspace({}, "s10-sessions-"), name: "demo", agent: { root } });
   for (const line of [S10_TASK, S10_FOLLOW_UP, "/save"]) await repl.handle(line);
   return repl.history;
 }
@@ -72,5 +70,6 @@ runMain(import.meta.url, async () => {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { resume: { type: "string" } } });
   const llm = selectModel();
   say(llm.banner);
+  say(sandboxLine());
   await conversation((opts) => createRepl(llm, opts), llm, { ...values, first: positionals.join(" ").trim() });
 });

@@ -9,7 +9,7 @@
  * The loop is s11's, whole and imported: streaming, parallel read-only tools, guards, events,
  * recovery; this lesson adds the tools a coding agent needs (run_tests) and the flags.
  *
- * Run: npx tsx lessons/s12_guarded_agent/agent.ts [--workspace DIR] [--yes] [--verbose] [--trace] ["task"]   (--help for all flags)
+ * Run: npm run lesson s12 -- [--workspace DIR] [--yes] [--verbose] [--trace] ["task"]   (--help for all flags)
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";

@@ -8,7 +8,7 @@
  * four, and never stored in the history. The change reaches the loop through one hook, `request`
  * (s11's extend.ts). The budget (s06) already counts cache tokens.
  *
- * Run: npx tsx lessons/s13_caching/agent.ts ["your task"]    Check: npm run check s13
+ * Run: npm run lesson s13 ["your task"]    Check: npm run check s13
  * Your work is here (the request of each turn) and in cache.ts (markLastBlock, withCacheBreakpoints).
  */
 import type Anthropic from "@anthropic-ai/sdk";

@@ -20,6 +20,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Prompt } from "../../solutions/s11_recovery/extend.ts";
 import { todo } from "../../runtime/lesson.ts";
+import { withContent } from "../../runtime/transcript.ts";
 
 /** The API's limit on cache_control markers in one request. */
 export const MAX_BREAKPOINTS = 4;
@@ -48,7 +49,11 @@ function marked<T extends Anthropic.ContentBlockParam | Anthropic.ToolUnion>(blo
 export function markLastBlock(message: Anthropic.MessageParam): Anthropic.MessageParam {
   // TODO: return a NEW message whose last block is marked(…): a string content becomes one text
   //       block first; a message with no blocks is returned as it is. Do not change `message`.
+  //       Build the copy with withContent(message, blocks) (imported above): the plain
+  //       `{ ...message, content: blocks }` does not type-check, because the SDK's MessageParam
+  //       union also has a system-role message whose content is text only.
   void marked; // (delete this line when you use it)
+  void withContent; // (and this one)
   return todo(`s13 markLastBlock: a copy of the ${message.role} message with a marker on its last block`);
 }
 // #endregion mark

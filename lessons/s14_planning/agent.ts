@@ -8,7 +8,7 @@
  * refuses a message whose tool results do not come first. Both reach s13's loop as hooks (s11's
  * extend.ts): `tools` adds the todo tool, `answer` the reminder.
  *
- * Run: npx tsx lessons/s14_planning/agent.ts ["your task"]    Check: npm run check s14
+ * Run: npm run lesson s14 ["your task"]    Check: npm run check s14
  * Your work is here (the reminder after the results) and in plan.ts (Plan.update, staleReminder).
  */
 import type Anthropic from "@anthropic-ai/sdk";

@@ -7,7 +7,7 @@
  * and the knowledge arrives as a tool result, in the turn that needs it. Both reach s15's loop as
  * hooks (s11's extend.ts): `system` lists the skills, `tools` adds load_skill.
  *
- * Run: npx tsx lessons/s16_skills/agent.ts ["your task"]    Check: npm run check s16   (the skills of examples/skills)
+ * Run: npm run lesson s16 ["your task"]    Check: npm run check s16   (the skills of examples/skills)
  * Your work is here (the system prompt) and in skills.ts (parseSkill, skillsPrompt, load_skill).
  */
 import type Anthropic from "@anthropic-ai/sdk";
@@ -55,6 +55,8 @@ export const demo = (llm: Llm, task = S16_TASK) =>
 
 lesson(import.meta.url, {
   task: S16_TASK,
+  // The run's requests include its subagents' (the harness's net counts them all).
+  requestLimit: 200,
   workspace: SAMPLE_REPOSITORY,
   run: ({ llm, history, root, signal, flag }) => {
     const { skills, problems } = loadSkills(SKILLS_EXAMPLE);

@@ -9,7 +9,7 @@
  * servers' tools reach s16's loop through one hook (s11's extend.ts), `tools`; the servers' life
  * is the run's: started before s16's loop, stopped in a `finally` after it.
  *
- * Run: npx tsx lessons/s17_mcp/agent.ts ["your task"]    Check: npm run check s17
+ * Run: npm run lesson s17 ["your task"]    Check: npm run check s17
  * Your work is here (the servers' lifetime) and in mcp.ts (the tools' names and schemas, the results).
  */
 import type Anthropic from "@anthropic-ai/sdk";
@@ -62,6 +62,8 @@ export const demo = (llm: Llm, task = S17_TASK) =>
 
 lesson(import.meta.url, {
   task: S17_TASK,
+  // The run's requests include its subagents' (the harness's net counts them all).
+  requestLimit: 200,
   workspace: SAMPLE_REPOSITORY,
   before: () => say(dim("MCP servers: examples/mcp-notes/mcp.json (notes, started for the run, stopped after it)")),
   run: ({ llm, history, root, signal, flag }) =>

@@ -9,10 +9,11 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
 import { runMain } from "../../runtime/lesson.ts";
+import { NOT_DONE_OFFLINE, scenarioList, unscriptedRun } from "../../runtime/offline.ts";
 import { red, say, yellow } from "../../runtime/print.ts";
 import { replOver } from "../../solutions/s10_conversation/agent.ts";
 import { optionsFrom as capstoneOptions } from "../../solutions/s12_guarded_agent/agent.ts";
-import { USAGE, UsageError } from "../../solutions/s12_guarded_agent/cli.ts";
+import { USAGE, UsageError, parseFlags } from "../../solutions/s12_guarded_agent/cli.ts";
 import { capstoneProgram, type RunResult } from "../../solutions/s12_guarded_agent/program.ts";
 import { loadSkills, type Skill } from "../../solutions/s16_skills/skills.ts";
 import { runAgent, type RunOptions } from "./agent.ts";
@@ -25,6 +26,7 @@ The final agent (s13–s17) adds:
                        mcp__<server>__<tool>. A server runs as your process, outside the sandbox.
                        Example: --mcp-config examples/mcp-notes/mcp.json
   --skills DIR         the skills of DIR (<skill>/SKILL.md each): listed in the system prompt, loaded on demand
+  --scenarios          the tasks the offline model has a script for (any other task, offline, ends not done)
 It marks prompt-cache breakpoints, keeps a plan (todo), and hands sub-tasks to subagents (task).`;
 
 /** --mcp-config and --skills taken out of argv (as "--flag value" or "--flag=value"); the rest is s12's. */
@@ -59,6 +61,10 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
     say(loop.usage ?? AGENT_USAGE);
     return { exitCode: 0, history: [] };
   }
+  if (argv.includes("--scenarios")) {
+    say(scenarioList());
+    return { exitCode: 0, history: [] };
+  }
   let mcpServers: Record<string, ServerConfig> | undefined;
   let skills: Skill[] = [];
   let rest: string[];
@@ -84,7 +90,22 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
     createRepl: replOver<RunOptions>((llm, history, opts) => loop.runAgent(llm, history, opts)),
     lesson: loop.lesson,
   });
-  return program(rest, deps);
+  const result = await program(rest, deps);
+  // Offline, one task the scripted model has no script for is not done, however the loop ended it.
+  if (result.exitCode === 0 && result.history.length > 0 && taskGiven(rest) && unscriptedRun(result.history)) {
+    say(yellow(NOT_DONE_OFFLINE));
+    return { ...result, exitCode: 1 };
+  }
+  return result;
+}
+
+/** Whether argv names one task (not the conversation). */
+function taskGiven(argv: string[]): boolean {
+  try {
+    return parseFlags(argv).task !== undefined;
+  } catch {
+    return false;
+  }
 }
 
 runMain(import.meta.url, async () => {

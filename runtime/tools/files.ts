@@ -20,7 +20,7 @@
  * - a write opens (creating if needed) WITHOUT truncating, checks, and only then truncates and
  *   writes through the same descriptor; a file it created in the wrong place is removed again.
  */
-import { constants, type Stats } from "node:fs";
+import { constants, rmSync, type Stats } from "node:fs";
 import { cp, lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, stat, unlink, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -315,16 +315,40 @@ export async function listFiles(root: string, path = ".", pattern?: string, max 
   return found.slice(0, max).join("\n") + more;
 }
 
-/** A fresh folder under the system's temp dir holding `files` (path → text): a lesson's scratch workspace. */
+/** The scratch folders this process made, removed when it exits (unless kept). */
+const scratchMade = new Set<string>();
+
+/** Removes every scratch folder this process made and did not keep (it runs by itself at exit). */
+export function removeScratch(): void {
+  for (const dir of scratchMade) rmSync(dir, { recursive: true, force: true });
+  scratchMade.clear();
+}
+
+/** Keeps a scratch folder after the process exits (`--keep`): it is no longer removed at exit. */
+export function keepScratch(dir: string): void {
+  scratchMade.delete(dir);
+}
+
+async function scratchDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  if (scratchMade.size === 0) process.once("exit", removeScratch);
+  scratchMade.add(dir);
+  return dir;
+}
+
+/**
+ * A fresh folder under the system's temp dir holding `files` (path → text): a lesson's scratch
+ * workspace. Removed when the process exits, however the run ended, unless `keepScratch` keeps it.
+ */
 export async function scratchWorkspace(files: Record<string, string>, prefix = "agent-course-"): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), prefix));
+  const root = await scratchDir(prefix);
   for (const [path, text] of Object.entries(files)) await writeFile(root, path, text);
   return root;
 }
 
-/** A fresh scratch copy of a folder (a sample repository), so a lesson's run never changes the original. */
+/** A fresh scratch copy of a folder (a sample repository), so a lesson's run never changes the original; removed at exit like scratchWorkspace's. */
 export async function scratchCopy(dir: string, prefix = "agent-course-"): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), prefix));
+  const root = await scratchDir(prefix);
   await cp(dir, root, { recursive: true, filter: (src) => !LIST_SKIP.has(src.split(sep).pop() ?? "") });
   return root;
 }

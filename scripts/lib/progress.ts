@@ -26,12 +26,19 @@ export async function checkLesson(lesson: Lesson, opts: GradeOptions = {}): Prom
   return grade;
 }
 
-/** Is each lesson done? Cached results where the files are unchanged; one batch run for the rest. */
-export async function doneMap(lessons: Lesson[], opts: { run?: boolean } & GradeOptions = {}): Promise<Map<string, boolean | undefined>> {
+/** How doneMap may run checks: `onCheck` hears which lessons it checks before it starts. */
+export type DoneOptions = { run?: boolean; onCheck?: (lessons: Lesson[]) => void } & GradeOptions;
+
+/**
+ * Is each lesson done? Cached results where the files are unchanged; a lesson never checked whose
+ * folder is the pristine exercise is not done without running anything (every pristine exercise
+ * fails its tests: `npm run verify` holds it); one batch run for the rest.
+ */
+export async function doneMap(lessons: Lesson[], opts: DoneOptions = {}): Promise<Map<string, boolean | undefined>> {
   const state = loadState();
   const done = new Map<string, boolean | undefined>();
   const hashes = new Map<string, string>();
-  const toRun: Lesson[] = [];
+  let toRun: Lesson[] = [];
   for (const l of lessons) {
     if (!existsSync(exerciseDir(l))) {
       done.set(l.id, false);
@@ -44,6 +51,12 @@ export async function doneMap(lessons: Lesson[], opts: { run?: boolean } & Grade
     if (cached === undefined) toRun.push(l);
   }
   if (toRun.length > 0 && opts.run !== false) {
+    const untouched = pristineStates(toRun);
+    for (const l of toRun) if (untouched.get(l.id) === true) done.set(l.id, false);
+    toRun = toRun.filter((l) => untouched.get(l.id) !== true);
+  }
+  if (toRun.length > 0 && opts.run !== false) {
+    opts.onCheck?.(toRun);
     const grades = await gradeLessons(toRun, "lessons", opts);
     for (const l of toRun) {
       const g = grades.get(l.id);
@@ -57,7 +70,7 @@ export async function doneMap(lessons: Lesson[], opts: { run?: boolean } & Grade
 }
 
 /** Every lesson with its state. `run: false` answers from the cache alone (unknown = not done). */
-export async function statuses(lessons: Lesson[], opts: { run?: boolean } & GradeOptions = {}): Promise<LessonStatus[]> {
+export async function statuses(lessons: Lesson[], opts: DoneOptions = {}): Promise<LessonStatus[]> {
   const done = await doneMap(lessons, opts);
   const untouched = pristineStates(lessons.filter((l) => done.get(l.id) !== true));
   let currentSeen = false;

@@ -2,27 +2,41 @@
  * What the commands print: a check's verdict (first broken rule first), hints, the lesson list.
  * Shared by the one-shot commands and watch mode, so both say the same thing the same way.
  */
+import { existsSync } from "node:fs";
 import { LESSONS, type Lesson } from "../../runtime/manifest.ts";
 import { bold, dim, green, red, yellow } from "../../runtime/print.ts";
 import { courseLang, ruleWords } from "../../runtime/rules.ts";
 import { explain, type Grade } from "./grade.ts";
-import { cachedGrade, loadState } from "./state.ts";
+import { exerciseDir } from "./paths.ts";
+import { cachedGrade, cachedResult, loadState } from "./state.ts";
 import type { LessonState, LessonStatus } from "./progress.ts";
 
-function nextLesson(lesson: Lesson): Lesson | undefined {
-  return LESSONS[LESSONS.findIndex((l) => l.id === lesson.id) + 1];
+/** Done by the checks run so far (a lesson never checked is not done). */
+const doneByChecks = (lesson: Lesson) => existsSync(exerciseDir(lesson)) && cachedResult(loadState(), lesson) === true;
+
+/**
+ * The lesson to do after `passed`: the first one, in order, that is not done. `check` and `watch`
+ * both say it, in the same words (nextLine): one rule, so they never point to different lessons.
+ */
+export function nextToDo(passed: Lesson, isDone: (l: Lesson) => boolean = doneByChecks, lessons: readonly Lesson[] = LESSONS): Lesson | undefined {
+  return lessons.find((l) => l.id !== passed.id && !isDone(l));
+}
+
+/** "Next: s02 · Tool dispatch (lessons/s02_tool_dispatch/agent.ts)" */
+export function nextLine(next: Lesson): string {
+  return `Next: ${next.id} · ${next.title} (lessons/${next.dir}/${next.entry})`;
 }
 
 /** The verdict of one check; `watch` leaves out the "run check again" advice. */
 export function checkReport(lesson: Lesson, grade: Grade, { watch = false } = {}): string[] {
   if (grade.ok) {
-    const next = nextLesson(lesson);
-    return [
-      green(`✓ ${lesson.id} · ${lesson.title}: all ${grade.total} tests pass.`),
-      next ? `Next: ${next.id} · ${next.title} (lessons/${next.dir}/${next.entry})` : "That was the last lesson.",
-    ];
+    const next = nextToDo(lesson);
+    return [green(`✓ ${lesson.id} · ${lesson.title}: all ${grade.total} tests pass.`), next ? nextLine(next) : "Every lesson passes."];
   }
-  const counts = grade.total > 0 ? ` (${grade.passed} of ${grade.total} tests pass)` : "";
+  // Every test may pass while the check still fails (a type error): the header says which.
+  const allPass = grade.total > 0 && grade.passed === grade.total;
+  const why = grade.failures[0]?.kind === "types" ? "but the files do not type-check" : "but the check found a problem";
+  const counts = grade.total === 0 ? "" : allPass ? `: all ${grade.total} tests pass, ${why}` : ` (${grade.passed} of ${grade.total} tests pass)`;
   const lines = [red(`✗ ${lesson.id} · ${lesson.title} is not done yet${counts}.`), ""];
   lines.push(...explain(lesson, grade));
   const others = grade.failures.slice(1).filter((f) => f.kind !== "load");

@@ -11,6 +11,7 @@
 import { watch as fsWatch, type FSWatcher } from "node:fs";
 import type { Lesson } from "../../runtime/manifest.ts";
 import type { Grade } from "./grade.ts";
+import { nextLine } from "./views.ts";
 
 export interface WatchDeps {
   lessons: () => Lesson[];
@@ -112,7 +113,7 @@ export class WatchSession {
       if (!next) return this.allDone();
       this.current = next;
       this.hintLevel = 0;
-      this.deps.print(`Next: ${next.id} ${next.title}  (lessons/${next.dir}/${next.entry})`);
+      this.deps.print(nextLine(next));
       // The next lesson is checked in a fresh run, which becomes the one in flight.
       void this.check(next);
     };

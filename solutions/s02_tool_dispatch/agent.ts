@@ -7,7 +7,7 @@
  * loop hands every tool_use to `registry.dispatch`, which answers it by id; a tool that does not
  * exist gets an `is_error` result the model can read, never a crash.
  *
- * Run: npx tsx solutions/s02_tool_dispatch/agent.ts ["your task"]
+ * Run: npm run lesson s02 -- --solution ["your task"]
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";

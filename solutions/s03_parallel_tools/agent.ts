@@ -6,7 +6,7 @@
  * other call runs alone and in order, and every result comes back in ONE user message, in the
  * order the model asked. The registry and the tools are s02's, imported unchanged.
  *
- * Run: npx tsx solutions/s03_parallel_tools/agent.ts ["your task"]
+ * Run: npm run lesson s03 -- --solution ["your task"]
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";

@@ -8,7 +8,7 @@
  * message the model can act on, and the loop goes on. The loop and runTools are s03's, unchanged
  * (imported): only the registry they are handed is new.
  *
- * Run: npx tsx solutions/s04_tool_errors/agent.ts ["your task"]
+ * Run: npm run lesson s04 -- --solution ["your task"]
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";

@@ -8,7 +8,7 @@
  * and let the model go on. stop_sequence, refusal, model_context_window_exceeded, and any value
  * the loop does not know: stop, and say so. An empty answer is not stored.
  *
- * Run: npx tsx solutions/s05_stop_reasons/agent.ts ["your task"]
+ * Run: npm run lesson s05 -- --solution ["your task"]
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import { scriptedLlm, type Llm } from "../../runtime/client.ts";

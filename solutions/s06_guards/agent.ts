@@ -8,7 +8,7 @@
  * lesson: whichever way the run stops, no tool_use is left unanswered, so `history` can be sent
  * to the API again (to resume, or to ask why).
  *
- * Run: npx tsx solutions/s06_guards/agent.ts ["your task"]
+ * Run: npm run lesson s06 -- --solution ["your task"]
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import { scriptedLlm, type FaultPlan, type Llm } from "../../runtime/client.ts";

@@ -9,7 +9,7 @@
  * else asks for approval (approval.ts): y/n on a terminal, refused without one unless --yes.
  * The loop itself is s06's, unchanged (imported): safety lives in the tools, where every call passes.
  *
- * Run: npx tsx solutions/s07_safe_tools/agent.ts [--yes] ["your task"]
+ * Run: npm run lesson s07 -- --solution [--yes] ["your task"]
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";

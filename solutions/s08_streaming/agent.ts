@@ -8,7 +8,7 @@
  * would have returned, so the transcript is the same as without streaming. Ctrl-C aborts the
  * stream; nothing of the partial answer is kept, so the history can be sent again.
  *
- * Run: npx tsx solutions/s08_streaming/agent.ts [--yes] ["your task"]    (Ctrl-C stops it)
+ * Run: npm run lesson s08 -- --solution [--yes] ["your task"]    (Ctrl-C stops it)
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";

@@ -8,7 +8,7 @@
  * a logger for a person (log.ts, louder with --verbose), a JSONL file under .course/runs/
  * (jsonl.ts), the message table `[0] user … [n] assistant` (trace.ts, --trace), a test.
  *
- * Run: npx tsx solutions/s09_observability/agent.ts [--verbose] [--trace] [--yes] ["your task"]
+ * Run: npm run lesson s09 -- --solution [--verbose] [--trace] [--yes] ["your task"]
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";

@@ -10,13 +10,13 @@
  * and continued; a cut-off tool call is never run but asked again with a larger limit.
  * Part II changes this loop only through the hooks of extend.ts (none are used here).
  *
- * Run: npx tsx solutions/s11_recovery/agent.ts   (offline: the default task through every fault)
- *      npx tsx solutions/s11_recovery/agent.ts --chat   (the conversation of s10, now recovering)
+ * Run: npm run lesson s11 -- --solution   (offline: the default task through every fault)
+ *      npm run lesson s11 -- --solution --chat   (the conversation of s10, now recovering)
  */
 import { parseArgs } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
 import { scriptedLlm, selectModel, type FaultPlan, type Llm } from "../../runtime/client.ts";
-import { runMain } from "../../runtime/lesson.ts";
+import { runMain, sandboxLine } from "../../runtime/lesson.ts";
 import { dim, say, yellow } from "../../runtime/print.ts";
 import { CONTINUE_PROMPT, S11_TASK } from "../../runtime/tasks.ts";
 import type { ToolContext } from "../../solutions/s02_tool_dispatch/registry.ts";
@@ -182,6 +182,7 @@ runMain(import.meta.url, async () => {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: { resume: { type: "string" }, chat: { type: "boolean" } } });
   const llm = selectModel(RETRIES);
   say(llm.banner);
+  say(sandboxLine());
   if (llm.offline && !values.chat && !values.resume && positionals.length === 0) return tour();
   await conversation((o) => createRepl(llm, o), llm, { ...(values.resume ? { resume: values.resume } : {}), first: positionals.join(" ").trim() });
 });

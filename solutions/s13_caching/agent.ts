@@ -8,7 +8,7 @@
  * four, and never stored in the history. The change reaches the loop through one hook, `request`
  * (s11's extend.ts). The budget (s06) already counts cache tokens.
  *
- * Run: npx tsx solutions/s13_caching/agent.ts ["your task"]
+ * Run: npm run lesson s13 -- --solution ["your task"]
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";

@@ -19,6 +19,7 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Prompt } from "../../solutions/s11_recovery/extend.ts";
+import { withContent } from "../../runtime/transcript.ts";
 
 /** The API's limit on cache_control markers in one request. */
 export const MAX_BREAKPOINTS = 4;
@@ -49,7 +50,7 @@ export function markLastBlock(message: Anthropic.MessageParam): Anthropic.Messag
   const last = blocks.length - 1;
   if (last < 0) return message;
   blocks[last] = marked(blocks[last]!);
-  return { ...message, content: blocks } as Anthropic.MessageParam;
+  return withContent(message, blocks);
 }
 // #endregion mark
 

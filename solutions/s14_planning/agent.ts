@@ -8,7 +8,7 @@
  * refuses a message whose tool results do not come first. Both reach s13's loop as hooks (s11's
  * extend.ts): `tools` adds the todo tool, `answer` the reminder.
  *
- * Run: npx tsx solutions/s14_planning/agent.ts ["your task"]
+ * Run: npm run lesson s14 -- --solution ["your task"]
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";

@@ -10,7 +10,7 @@
  * nest at most maxDepth deep. It reaches s14's loop as two hooks (s11's extend.ts): `tools` adds
  * the task tool, `counted` passes every response's tokens up to the parent.
  *
- * Run: npx tsx solutions/s15_subagents/agent.ts ["your task"]
+ * Run: npm run lesson s15 -- --solution ["your task"]
  */
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
@@ -25,6 +25,7 @@ import { createLogger } from "../../solutions/s09_observability/log.ts";
 import type { Extension } from "../../solutions/s11_recovery/extend.ts";
 import { runAgent as planningLoop, DEFAULT_MAX_TOKENS, system, withTool, type RecoveredOutcome, type RunOptions as PlanningOptions } from "../../solutions/s14_planning/agent.ts";
 import { MAX_DEPTH, saveChildren, taskTool, type ChildRun } from "./task-tool.ts";
+import { RUNS_DIR } from "../../solutions/s09_observability/jsonl.ts";
 
 export { system, DEFAULT_MAX_TOKENS, type RecoveredOutcome };
 
@@ -73,6 +74,8 @@ export const demo = (llm: Llm, task = S15_TASK) =>
 const children: ChildRun[] = [];
 lesson(import.meta.url, {
   task: S15_TASK,
+  // The run's requests include its subagents' (the harness's net counts them all).
+  requestLimit: 200,
   workspace: SAMPLE_REPOSITORY,
   run: ({ llm, history, root, signal, flag }) =>
     runAgent(llm, history, {
@@ -86,7 +89,7 @@ lesson(import.meta.url, {
     }),
   printAnswer: false,
   after: () => {
-    const files = saveChildren(join(".course", "runs", `s15-${Date.now()}`), children);
+    const files = saveChildren(join(RUNS_DIR, `s15-${Date.now()}`), children);
     if (files.length > 0) say(dim(`children's transcripts: ${files.join(", ")}`));
   },
 });

@@ -7,7 +7,7 @@
  * and the knowledge arrives as a tool result, in the turn that needs it. Both reach s15's loop as
  * hooks (s11's extend.ts): `system` lists the skills, `tools` adds load_skill.
  *
- * Run: npx tsx solutions/s16_skills/agent.ts ["your task"]   (the skills of examples/skills; `npm run agent -- --skills DIR` takes yours)
+ * Run: npm run lesson s16 -- --solution ["your task"]   (the skills of examples/skills; `npm run agent -- --skills DIR` takes yours)
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
@@ -49,6 +49,8 @@ export const demo = (llm: Llm, task = S16_TASK) =>
 
 lesson(import.meta.url, {
   task: S16_TASK,
+  // The run's requests include its subagents' (the harness's net counts them all).
+  requestLimit: 200,
   workspace: SAMPLE_REPOSITORY,
   run: ({ llm, history, root, signal, flag }) => {
     const { skills, problems } = loadSkills(SKILLS_EXAMPLE);

@@ -40,7 +40,7 @@ describe("runLesson", () => {
     for (const bad of ["--verbos", "--frobnicate", "--yes=no"]) {
       const e = await capture(spec, [bad]).catch((x: unknown) => x);
       expect(e, bad).toBeInstanceOf(LessonUsageError);
-      expect((e as Error).message, bad).toBe(`unknown flag ${bad}. usage: npx tsx <lesson file> [--yes] [--verbose] [--trace] [task…]`);
+      expect((e as Error).message, bad).toBe(`unknown flag ${bad}. usage: npm run lesson sNN -- [--yes] [--verbose] [--trace] [--keep] [--max-requests=N] [task…]`);
     }
     expect(ran, "nothing ran").toBe(false);
     await capture(spec, ["--verbose", "a", "task"]);
@@ -68,9 +68,34 @@ describe("runLesson", () => {
     expect(seen?.root).not.toBe(process.cwd());
     expect(out).toMatch(/^model: scripted \(offline\)/);
     expect(out).toContain(`workspace: ${seen?.root}`);
+    expect(out, "every run says which OS sandbox its tools get").toMatch(/^sandbox: (bubblewrap \(workspace rw, no network\)|none, tools run as your user \(.+\))$/m);
     expect(out).toMatch(/Answer:.*the answer/);
     expect(out).toMatch(/Outcome:.*done after 1 turn/);
     expect(out).toMatch(/2 messages, every tool_use answered: can be sent again/);
+  });
+
+  it("the scratch workspace is removed when the run ends, failed or not; --keep keeps it and says where", async () => {
+    let root = "";
+    const spec = (fail: boolean) => ({
+      task: "the default task",
+      workspace: { "a.txt": "x" },
+      model: offline,
+      run: async (ctx: LessonContext) => {
+        root = ctx.root;
+        expect(existsSync(join(root, "a.txt"))).toBe(true);
+        if (fail) throw new Error("the loop broke");
+        return done("ok");
+      },
+    });
+    const out = await capture(spec(false));
+    expect(out).toContain("removed when the run ends; --keep keeps it");
+    expect(existsSync(root), "removed after a run").toBe(false);
+    await expect(capture(spec(true))).rejects.toThrow("the loop broke");
+    expect(existsSync(root), "removed after a run that failed").toBe(false);
+    const kept = await capture(spec(false), ["--keep"]);
+    roots.push(root);
+    expect(existsSync(join(root, "a.txt")), "kept with --keep").toBe(true);
+    expect(kept).toContain(`workspace kept: ${root}`);
   });
 
   it("a task of your own runs in the current directory, and flags are not part of the task", async () => {
@@ -142,6 +167,7 @@ describe("transcriptOf and scratchFor", () => {
       { role: "assistant", content: "done" },
     ]);
     expect(seen[0]).not.toBe(seen[1]);
+    expect(seen.filter((r) => existsSync(r)), "each workspace is removed once its run is recorded").toEqual([]);
   });
 
   it("a folder is copied, not used in place", async () => {

@@ -1,17 +1,31 @@
 /**
  * Free-form prompts: a few recognised intents (list files, read a file, run a command, run the
  * tests) answered with whichever suitable tool the request offers; anything else gets an honest
- * answer that this is the offline model and how to use a real one.
+ * answer that this is the offline model and how to use a real one. Either way the task had no
+ * script, and the FIRST answer says so (UNSCRIPTED): the model takes the one step it recognises
+ * and quotes it, it does not do the task. Both answers begin with UNSCRIPTED_MARK, by which the
+ * run that gets one says "not done" (runtime/offline.ts), in process or through the offline
+ * server. With a notes MCP server connected, any other question is a question about the notes
+ * (notes.ts): searched, read, answered.
  */
 import type { Reply, Scenario, TurnContext } from "../types.ts";
 import { notesReply } from "./notes.ts";
 import { call, firstLines, say, text } from "./script.ts";
 
+/** How the offline model's answer to a task it has no script for begins (and only such an answer). */
+export const UNSCRIPTED_MARK = "I am the scripted model (offline)";
+
 export const OFFLINE_NOTICE =
-  "I am the scripted model (offline), not a real language model. I can answer this course's own " +
-  "lesson tasks and a few requests: list the files, read a file (\"read README.md\"), run a command " +
+  `${UNSCRIPTED_MARK}, not a real language model. I can answer this course's own ` +
+  "lesson tasks (`npm run agent -- --scenarios` lists them) and a few requests: list the files, read a file (\"read README.md\"), run a command " +
   "(\"run `ls -la`\"), run the tests, and (with the example MCP notes server) questions about the team's notes. For anything else, put ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL " +
   "for a compatible endpoint) in .env and run again.";
+
+/** The first words of the first answer to a task the offline model has no script for. */
+export const UNSCRIPTED =
+  `${UNSCRIPTED_MARK}, and this task is not one I have a script for. I can take the one step I recognise in it ` +
+  "and quote what comes back, but I cannot reason about it, change anything or finish the task: this run will not be done. " +
+  "For a real answer, put ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) in .env and run again.";
 
 type Intent = { name: string; input: Record<string, unknown>; say: string };
 
@@ -55,13 +69,14 @@ export const intents: Scenario = {
   id: "intents",
   title: "Free-form prompts: a few recognised intents, else an honest offline notice",
   reply(ctx): Reply {
-    // A question about the team's notes, with an MCP notes server connected (s17, the final agent).
-    const notes = notesReply(ctx);
+    const intent = intentOf(ctx);
+    // A question about the team's notes, with an MCP notes server connected (s17, the final
+    // agent): any wording that is not one of the intents above is searched in the notes.
+    const notes = notesReply(ctx, { anyQuestion: intent === null });
     if (notes) return notes;
     if (ctx.step === 0 || ctx.results.length === 0) {
-      const intent = intentOf(ctx);
       if (!intent) return say(OFFLINE_NOTICE);
-      return { content: [text(intent.say), call(intent.name, intent.input)] };
+      return { content: [text(`${UNSCRIPTED}\n\n${intent.say}`), call(intent.name, intent.input)] };
     }
     const parts = ctx.results.map((r) => {
       const out = ctx.resultText(r);
@@ -70,6 +85,6 @@ export const intents: Scenario = {
         ? `${what} reported an error:\n${firstLines(out, 8)}`
         : `Here is what ${what} returned:\n${firstLines(out, 12) || "(no output)"}`;
     });
-    return say(`${parts.join("\n\n")}\n\n(Answered by the scripted model, offline: it quotes tool output but does not reason about it.)`);
+    return say(`(The scripted model, offline: it quotes tool output but does not reason about it; the task is not done.)\n\n${parts.join("\n\n")}`);
   },
 };
