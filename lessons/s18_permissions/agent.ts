@@ -13,7 +13,7 @@
  * added before it (the MCP servers' included), and wraps the base tools too, so a registry
  * rebuilt from them (s15's subagents) keeps the rules.
  *
- * Run: npx tsx lessons/s18_permissions/agent.ts ["your task"]    Check: npm run check s18
+ * Run: npm run lesson s18 ["your task"]    Check: npm run check s18
  * Your work is here (the gate's answer to a verdict) and in permissions.ts (decide: the rules, then the mode).
  */
 import { randomUUID } from "node:crypto";

@@ -13,7 +13,7 @@
  * added before it (the MCP servers' included), and wraps the base tools too, so a registry
  * rebuilt from them (s15's subagents) keeps the rules.
  *
- * Run: npx tsx solutions/s18_permissions/agent.ts ["your task"]   (the rules of examples/login-service/.agent/settings.json)
+ * Run: npm run lesson s18 -- --solution ["your task"]   (the rules of examples/login-service/.agent/settings.json)
  */
 import { randomUUID } from "node:crypto";
 import type Anthropic from "@anthropic-ai/sdk";
