@@ -6,7 +6,7 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { CourseError, courseWorkspaceProblem } from "../../runtime/env.ts";
+import { COURSE_ROOT, CourseError, courseWorkspaceProblem } from "../../runtime/env.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 
 export class UsageError extends CourseError {
@@ -74,8 +74,10 @@ function flagMistake(e: unknown): string {
   return message.split("\n")[0]!;
 }
 
-// npm runs scripts from the course's root; INIT_CWD is the folder the user typed the command in.
-export function parseFlags(argv: string[], cwd = process.env.INIT_CWD ?? process.cwd()): Flags {
+// npm runs a script from the course's root; INIT_CWD is then the folder the user typed the command in.
+const startedIn = () => (process.env.INIT_CWD && resolve(process.cwd()) === COURSE_ROOT ? process.env.INIT_CWD : process.cwd());
+
+export function parseFlags(argv: string[], cwd = startedIn()): Flags {
   let parsed;
   try {
     parsed = parseArgs({

@@ -271,6 +271,8 @@ let hostsFile: string | undefined;
 function sandboxHosts(): string {
   if (hostsFile && existsSync(hostsFile)) return hostsFile;
   const dir = mkdtempSync(join(tmpdir(), "course-sandbox-etc-"));
+  // Made once per process and removed when it exits: a run leaves nothing in the temp folder.
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
   hostsFile = join(dir, "hosts");
   writeFileSync(hostsFile, "127.0.0.1 localhost\n::1 localhost\n", { mode: 0o444 });
   return hostsFile;

@@ -3,6 +3,9 @@
  * text, errors never throw, long output is capped with a note, a command past its timeout is
  * stopped and says so. (s07 replaces it with a version that also stops the command's children.)
  */
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { capOutput, runBash } from "../../runtime/tools/bash.ts";
 
@@ -31,6 +34,12 @@ describe("runBash", () => {
   });
 
   it("runs in the directory it is given", async () => {
-    expect(await runBash("pwd", { cwd: "/" })).toBe("/");
+    // A small folder of its own: the whole file system is no workspace (the sandbox checks every entry of it).
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "bash-cwd-")));
+    try {
+      expect(await runBash("pwd", { cwd: dir })).toBe(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

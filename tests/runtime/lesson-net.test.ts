@@ -131,7 +131,7 @@ function fake(stops: string[]) {
 }
 
 describe("withRequestNet", () => {
-  const ask = (c: Anthropic, messages: Anthropic.MessageParam[]) => c.messages.create({ model: "m", max_tokens: 10, messages });
+  const ask = (c: Anthropic, messages: Anthropic.MessageParam[]) => c.messages.create({ model: "scripted-model", max_tokens: 10, messages });
   const user = (content: Anthropic.MessageParam["content"]): Anthropic.MessageParam => ({ role: "user", content });
   const result: Anthropic.ToolResultBlockParam = { type: "tool_result", tool_use_id: "t", content: "ok" };
 

@@ -56,7 +56,7 @@ describe("a task the offline model has no script for", () => {
     const tools: Anthropic.Tool[] = [{ name: "run_tests", input_schema: { type: "object", properties: {} } }];
     for (const task of ["fix the failing login test", "run the tests and make them pass"]) {
       expect(hasScript(task), task).toBe(false);
-      const m = await client.messages.create({ model: "m", max_tokens: 500, tools, messages: [{ role: "user", content: task }] });
+      const m = await client.messages.create({ model: "scripted-model", max_tokens: 500, tools, messages: [{ role: "user", content: task }] });
       const first = m.content[0];
       expect(first?.type === "text" && first.text.startsWith(UNSCRIPTED), task).toBe(true);
       expect(m.content.map((b) => b.type), task).toEqual(["text", "tool_use"]);
@@ -106,7 +106,7 @@ describe("questions about the team's notes, in free wording, with the notes serv
     const messages: Anthropic.MessageParam[] = [{ role: "user", content: question }];
     const answers: Anthropic.Message[] = [];
     for (const result of [searchResult, note, undefined]) {
-      const m = await client.messages.create({ model: "m", max_tokens: 500, tools, messages });
+      const m = await client.messages.create({ model: "scripted-model", max_tokens: 500, tools, messages });
       answers.push(m);
       messages.push({ role: "assistant", content: m.content });
       const call = m.content.find((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
@@ -137,7 +137,7 @@ describe("questions about the team's notes, in free wording, with the notes serv
 
   it("without the notes server, the same question gets the notice, which says notes questions need that server", async () => {
     const { client } = scriptedLlm({}, { maxRetries: 0 });
-    const m = await client.messages.create({ model: "m", max_tokens: 500, messages: [{ role: "user", content: "Who is on call this week?" }] });
+    const m = await client.messages.create({ model: "scripted-model", max_tokens: 500, messages: [{ role: "user", content: "Who is on call this week?" }] });
     expect(m.content).toEqual([{ type: "text", text: OFFLINE_NOTICE }]);
     expect(OFFLINE_NOTICE).toMatch(/with the example MCP notes server\) questions about the team's notes/);
   });
