@@ -19,6 +19,7 @@ import { signThinking } from "./signature.ts";
 import { listModels, retrieveModel } from "./models.ts";
 import { Message as MessageSchema, CountTokens, ModelInfo, ModelList, StreamEvent as StreamEventSchema, shapeProblems } from "./schema.ts";
 import { messageEvents, encodeEvent, type StreamEvent } from "./sse.ts";
+import { systemClock, type Clock } from "../clock.ts";
 import type { Fault, FaultPlan, Reply, Scenario, ScriptedRequest } from "./types.ts";
 import { betasOf, validateRequest, type ApiError, type IssuedContent } from "./validate.ts";
 
@@ -29,6 +30,8 @@ export interface ScriptedModelOptions {
   faults?: FaultPlan;
   /** Delay before every answer, in ms. */
   latencyMs?: number;
+  /** The clock the delays before answers (latencyMs, latency faults) run on (default: the machine's). */
+  clock?: Clock;
   /** Delay between SSE events, in ms (a set pace for streaming lessons and benchmarks). */
   streamDelayMs?: number;
   /** Context window in estimated tokens; a longer request gets 400 "prompt is too long". */
@@ -199,7 +202,7 @@ export class ScriptedModel {
     if (latency > 0) {
       // Like a real fetch, an aborted request rejects (the SDK turns it into APIUserAbortError
       // or, for its own timeout, APIConnectionTimeoutError); it never resolves with a response.
-      const aborted = await sleep(latency, signal);
+      const aborted = await (this.options.clock ?? systemClock).sleep(latency, signal);
       if (aborted) throw abortError();
     }
     const failure = fault ? faultResponse(fault) : null;
@@ -485,20 +488,6 @@ function faultResponse(fault: Fault): { response: Response; error: { status: num
   }
 }
 
-function sleep(ms: number, signal?: AbortSignal | null): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(true);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve(false);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
 
 function sseResponse(events: StreamEvent[], fault: Fault | null | undefined, delayMs: number, signal?: AbortSignal | null): Response {
   const encoder = new TextEncoder();
@@ -533,7 +522,7 @@ function sseResponse(events: StreamEvent[], fault: Fault | null | undefined, del
         controller.close();
         return;
       }
-      if (delayMs > 0 && i > 0 && (await sleep(delayMs, signal))) {
+      if (delayMs > 0 && i > 0 && (await systemClock.sleep(delayMs, signal))) {
         closed = true;
         controller.error(new DOMException("The operation was aborted.", "AbortError"));
         return;
