@@ -101,7 +101,7 @@ describe("s02 the registry", () => {
     rule(result.is_error === true, "unknown-tool", `the answer to a call of the unknown tool run_tests has no is_error: true: mark it as an error, so the model knows the call failed.`);
     const said = textOfResult(result);
     rule(said.includes("run_tests"), "unknown-tool", `the answer to the unknown tool says ${show(said)}: name the tool it asked for, "run_tests".`);
-    rule(["alpha", "beta", "failing"].every((n) => said.includes(n)), "unknown-tool", `the answer to the unknown tool says ${show(said)}: list the tools that exist (alpha, beta, failing), so the model can pick one.`);
+    rule(["alpha", "beta", "failing"].every((n) => new RegExp(`\\b${n}\\b`).test(said)), "unknown-tool", `the answer to the unknown tool says ${show(said)}: list the tools that exist (alpha, beta, failing), each name apart from the next (", " between them), so the model can pick one.`);
     rule(ran.length === 0, "unknown-tool", `a call to an unknown tool ran ${ran.map((r) => r.tool).join(", ")}: when the name is not in the registry, run nothing.`);
   });
 

@@ -69,7 +69,7 @@ async function sweep(lesson: Lesson, opts: { concurrency: number; check: boolean
     concurrency: opts.concurrency,
     tempDirName: ".course/stryker-tmp",
     cleanTempDir: true,
-    ignorePatterns: ["docs", ".course", "coverage", "*.log"],
+    ignorePatterns: ["docs", ".course", "coverage"],
     // A mutant that makes the loop run forever is killed by the time-out; the limits are far
     // above a test's own time (a busy machine is slower, not wrong).
     timeoutMS: 20_000,
