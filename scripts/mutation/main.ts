@@ -21,8 +21,10 @@
  * mutant that does not type-check is then run and usually fails its tests), --fresh (ignore the
  * incremental file).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Stryker } from "@stryker-mutator/core";
 import type { PartialStrykerOptions } from "@stryker-mutator/api/core";
 import { LESSONS, findLesson, type Lesson } from "../../runtime/manifest.ts";
@@ -143,7 +145,7 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
   const args = process.argv.slice(2);
   const flag = (name: string) => args.includes(name);
   const value = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
-  const ids = args.filter((a, i) => !a.startsWith("--") && !["--concurrency"].includes(args[i - 1] ?? ""));
+  const ids = args.filter((a, i) => !a.startsWith("--") && !["--concurrency", "--one"].includes(args[i - 1] ?? ""));
   const lessons = ids.length > 0 ? ids.map((id) => findLesson(id) ?? (console.error(`no lesson ${id}: use s01 … s17`), process.exit(2))) : LESSONS;
   const concurrency = Number(value("--concurrency") ?? 2);
   if (!Number.isInteger(concurrency) || concurrency < 1) {
@@ -157,10 +159,28 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
     console.error((e as Error).message);
     process.exit(2);
   }
+  const sweepOpts = { concurrency, check: !flag("--no-check"), fresh: flag("--fresh") };
+  const scoreFile = (id: string) => join(ROOT, ".course", "mutation", id, "score.json");
+  // --one sNN: this process sweeps that lesson and writes its score (Stryker once per process:
+  // a second run in the same process trips over the first one's disposed logging).
+  const one = value("--one");
+  if (one) {
+    const lesson = findLesson(one)!;
+    writeFileSync(scoreFile(one), JSON.stringify(await sweep(lesson, sweepOpts, equivalents[lesson.id] ?? [])));
+    process.exit(0);
+  }
   const scores: LessonScore[] = [];
   for (const lesson of lessons) {
     console.log(`\n── ${lesson.id}: Stryker over ${todoRegions(lesson).map((r) => `${r.file.split("/").pop()}#${r.region}`).join(", ")} ──`);
-    const s = await sweep(lesson, { concurrency, check: !flag("--no-check"), fresh: flag("--fresh") }, equivalents[lesson.id] ?? []);
+    rmSync(scoreFile(lesson.id), { force: true });
+    const passOn = [...(flag("--no-check") ? ["--no-check"] : []), ...(flag("--fresh") ? ["--fresh"] : []), "--concurrency", String(concurrency)];
+    const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--one", lesson.id, ...passOn], { stdio: "inherit" });
+    if (!existsSync(scoreFile(lesson.id))) {
+      console.error(`${lesson.id}: the sweep ended without a score (exit ${child.status ?? child.signal}); its messages are above.`);
+      process.exitCode = 1;
+      continue;
+    }
+    const s = JSON.parse(readFileSync(scoreFile(lesson.id), "utf8")) as LessonScore;
     scores.push(s);
     console.log(`${lesson.id}: ${s.killed} of ${s.mutants} killed, ${s.equivalent} equivalent (listed), ${s.unexplained.length} to explain; score ${pct(s.score)}, net ${pct(s.net)} (${s.seconds} s). Report: .course/mutation/${lesson.id}/index.html`);
     for (const u of s.unexplained) console.log(`  survived: ${u.file}:${u.line} ${u.mutator} → ${JSON.stringify(u.replacement)}   (${u.code})`);
@@ -177,5 +197,5 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
   const all = { ...previous, ...Object.fromEntries(scores.map((s) => [s.lesson, s])) };
   writeFileSync(summary, `${JSON.stringify(all, null, 2)}\n`);
   if (flag("--docs")) writeDocs(all);
-  process.exitCode = scores.every((s) => s.net >= 0.95) ? 0 : 1;
+  if (!scores.every((s) => s.net >= 0.95)) process.exitCode = 1;
 }
