@@ -16,8 +16,9 @@
  * table is also written to .course/mutation/summary.json. Slow on a 2-core machine (minutes per
  * lesson): CI runs one small lesson as a sample, not every lesson on every change.
  *
- * Options: --docs (write the table of every lesson swept so far, from summary.json, into the
- * reliability page, en and zh), --concurrency N (default 2), --no-check (skip the TypeScript checker: faster; a
+ * Options: --docs (after the sweep, write the table of every lesson swept so far, from
+ * summary.json, into the reliability page, en and zh; `--docs` with no lesson writes it without
+ * sweeping), --concurrency N (default 2), --no-check (skip the TypeScript checker: faster; a
  * mutant that does not type-check is then run and usually fails its tests), --fresh (ignore the
  * incremental file).
  */
@@ -36,6 +37,9 @@ type Result = Awaited<ReturnType<Stryker["runMutationTest"]>>[number];
 
 export interface LessonScore {
   lesson: string;
+  /** Mutants the TypeScript checker dropped before any test ran (not counted in the score). */
+  typeErrors: number;
+  /** Mutants that type-check: the ones the tests must kill. */
   mutants: number;
   killed: number;
   survived: number;
@@ -105,6 +109,7 @@ async function sweep(lesson: Lesson, opts: { concurrency: number; check: boolean
   const real = counted.length - equivalent.length;
   return {
     lesson: lesson.id,
+    typeErrors: results.filter((r) => r.status === "CompileError").length,
     mutants: counted.length,
     killed,
     survived: alive.length,
@@ -118,9 +123,12 @@ async function sweep(lesson: Lesson, opts: { concurrency: number; check: boolean
 
 /** The table, as Markdown (the reliability page has it, in English and Chinese). */
 export function table(scores: LessonScore[], lang: "en" | "zh" = "en"): string {
-  const head = lang === "en" ? "| lesson | mutants | killed | survived | equivalent | score | net score |" : "| 课 | 变异体 | 杀死 | 存活 | 等价 | 分数 | 净分数 |";
-  const rows = scores.map((s) => `| ${s.lesson} | ${s.mutants} | ${s.killed} | ${s.survived} | ${s.equivalent} | ${pct(s.score)} | ${pct(s.net)} |`);
-  return [head, "|---|---:|---:|---:|---:|---:|---:|", ...rows].join("\n");
+  const head =
+    lang === "en"
+      ? "| lesson | dropped by the type checker | mutants | killed | survived | equivalent | score | net score |"
+      : "| 课 | 被类型检查去掉 | 变异体 | 杀死 | 存活 | 等价 | 分数 | 净分数 |";
+  const rows = scores.map((s) => `| ${s.lesson} | ${s.typeErrors} | ${s.mutants} | ${s.killed} | ${s.survived} | ${s.equivalent} | ${pct(s.score)} | ${pct(s.net)} |`);
+  return [head, "|---|---:|---:|---:|---:|---:|---:|---:|", ...rows].join("\n");
 }
 
 const PAGES = { en: "docs/guide/reliability.md", zh: "docs/zh/guide/reliability.md" } as const;
@@ -136,7 +144,9 @@ function writeDocs(all: Record<string, LessonScore>): void {
     const end = "<!-- mutation:end -->";
     if (!text.includes(start) || !text.includes(end)) throw new Error(`${page} has no ${start} … ${end} markers for the table`);
     const said = lang === "en" ? `_${date}, \`npm run mutation\`:_` : `_${date}，\`npm run mutation\`：_`;
-    const block = `${start}\n\n${said}\n\n${table(scores, lang)}\n\n${end}`;
+    const missing = LESSONS.map((l) => l.id).filter((id) => !all[id]);
+    const rest = missing.length === 0 ? "" : lang === "en" ? `\n\nNot swept yet: ${missing.join(", ")}.` : `\n\n尚未测过：${missing.join("、")}。`;
+    const block = `${start}\n\n${said}\n\n${table(scores, lang)}${rest}\n\n${end}`;
     writeFileSync(path, text.slice(0, text.indexOf(start)) + block + text.slice(text.indexOf(end) + end.length));
   }
 }
@@ -169,6 +179,24 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
     writeFileSync(scoreFile(one), JSON.stringify(await sweep(lesson, sweepOpts, equivalents[lesson.id] ?? [])));
     process.exit(0);
   }
+  const summary = join(ROOT, ".course", "mutation", "summary.json");
+  const previous = (() => {
+    try {
+      return JSON.parse(readFileSync(summary, "utf8")) as Record<string, LessonScore>;
+    } catch {
+      return {};
+    }
+  })();
+  // `--docs` alone: the table of what was swept so far, into the pages, without sweeping again.
+  if (flag("--docs") && ids.length === 0) {
+    if (Object.keys(previous).length === 0) {
+      console.error("nothing swept yet: run `npm run mutation -- sNN` first");
+      process.exit(2);
+    }
+    writeDocs(previous);
+    console.log(`${table(Object.values(previous).sort((a, b) => a.lesson.localeCompare(b.lesson)))}\n\nwritten to ${Object.values(PAGES).join(" and ")}`);
+    process.exit(0);
+  }
   const scores: LessonScore[] = [];
   for (const lesson of lessons) {
     console.log(`\n── ${lesson.id}: Stryker over ${todoRegions(lesson).map((r) => `${r.file.split("/").pop()}#${r.region}`).join(", ")} ──`);
@@ -186,14 +214,6 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
     for (const u of s.unexplained) console.log(`  survived: ${u.file}:${u.line} ${u.mutator} → ${JSON.stringify(u.replacement)}   (${u.code})`);
   }
   console.log(`\n${table(scores)}`);
-  const summary = join(ROOT, ".course", "mutation", "summary.json");
-  const previous = (() => {
-    try {
-      return JSON.parse(readFileSync(summary, "utf8")) as Record<string, LessonScore>;
-    } catch {
-      return {};
-    }
-  })();
   const all = { ...previous, ...Object.fromEntries(scores.map((s) => [s.lesson, s])) };
   writeFileSync(summary, `${JSON.stringify(all, null, 2)}\n`);
   if (flag("--docs")) writeDocs(all);
