@@ -339,6 +339,8 @@ export async function driveLoop<T>(
         `the loop kept calling the model: ${llm.scripted!.exchanges.length} requests, and the model had stopped asking for tools. ${lastRequestLine(llm.scripted)} Return when stop_reason is not "tool_use".`,
         { cause: e },
       );
+    const wentOn = keptGoing(llm, history);
+    if (wentOn) throw new RuleError("stop-when-done", `${wentOn} (the API refused the next request: ${errorText(e)})`, { cause: e });
     const violations = checkTranscript(history, { responses: llm.scripted?.responses, ...opts });
     if (violations.length > 0) {
       const first = violations[0]!;
@@ -367,6 +369,8 @@ export async function driveLoop<T>(
   }
   const growth = growthProblem(llm, history, before, snapshot, answeredBefore);
   if (growth) throw growth;
+  const wentOn = keptGoing(llm, history);
+  if (wentOn) throw new RuleError("stop-when-done", wentOn);
   const violations = checkTranscript(history, { responses: llm.scripted?.responses, ...opts });
   if (violations.length > 0) {
     const first = violations[0]!;
@@ -377,6 +381,25 @@ export async function driveLoop<T>(
   const api = await sendAgainError(llm, history);
   if (api) throw new RuleError(againRule(api), `the history the loop left cannot be sent again; the API answers: ${api}`);
   return result;
+}
+
+/**
+ * A loop with no stop check goes on after the model's final answer: the empty message it then
+ * stores (nothing to answer, no results) is the symptom the API refuses, the missing stop its cause.
+ * Said first, so the fix is the stop, not leaving out the message (which would make the bug a
+ * silent endless loop). The sentence, or undefined when no end_turn answer was followed so.
+ */
+function keptGoing(llm: { scripted?: ScriptedModel }, history: Anthropic.MessageParam[]): string | undefined {
+  const responses = llm.scripted?.responses ?? [];
+  const isEmpty = (m: Anthropic.MessageParam) => m.role === "user" && (typeof m.content === "string" ? m.content.trim() === "" : m.content.length === 0);
+  for (const [n, r] of responses.entries()) {
+    if (r.stop_reason !== "end_turn") continue;
+    const at = history.findIndex((m) => m.role === "assistant" && JSON.stringify(m.content) === JSON.stringify(r.content));
+    const after = at >= 0 ? history.slice(at + 1) : [];
+    if (after.length > 0 && after.every(isEmpty))
+      return `response ${n + 1} ended with stop_reason "end_turn" (history[${at}]), and the loop went on: it stored an empty user message after it (no calls to answer, so no results) and asked again. Return when stop_reason is not "tool_use": an end_turn answer is the run's last turn, and then no empty message is ever made.`;
+  }
+  return undefined;
 }
 
 class LoopTimeout extends Error {
@@ -409,6 +432,14 @@ function growthProblem(
   for (const [n, r] of responses.entries()) {
     const calls = r.content.filter((b) => b.type === "tool_use");
     const lost = calls.find((c) => answered.has(c.id) && !inHistory.has(c.id));
+    // An assistant turn stands right before the results, without the calls: it was stored filtered, not lost.
+    const answeredAt = lost ? history.findIndex((m) => resultsIn(m).some((x) => x.tool_use_id === lost.id)) : -1;
+    const kept = answeredAt > 0 && history[answeredAt - 1]!.role === "assistant" ? answeredAt - 1 : -1;
+    if (lost && kept >= 0)
+      return new RuleError(
+        "not-verbatim",
+        `history[${kept}] is response ${n + 1}'s assistant turn without its tool_use block(s) (${calls.map((c) => `${c.id} (${c.name})`).join(", ")}), and history[${answeredAt}] answers them: store the response's content whole, { role: "assistant", content: response.content }, calls included.`,
+      );
     if (lost)
       return new RuleError(
         "assistant-turn-missing",

@@ -150,16 +150,26 @@ export function checkTranscript(messages: readonly AnyMessage[], opts: CheckOpti
 }
 
 /**
- * An assistant message that is not the model's response (a block rebuilt wrong, a delta put in
- * the wrong block) may also hold an empty text block: that is the symptom, the rebuilt message
- * the cause. Within one message, not-verbatim goes before empty-text and empty-message.
+ * The cause before its symptom, within one message. An assistant message that is not the model's
+ * response (a block rebuilt wrong, a delta put in the wrong block) may also hold an empty text
+ * block: not-verbatim goes before empty-text and empty-message. Results sent in an assistant
+ * message (or calls in a user one) also make two messages of one role in a row: wrong-role-block
+ * goes before roles-alternate, whose fix (merging or reordering messages) would hide it.
  */
 function causeFirst(v: Violation[]): Violation[] {
-  const symptom = (x: Violation) => x.rule === "empty-text" || x.rule === "empty-message";
-  const moved = v.filter((x) => x.rule === "not-verbatim" && v.some((y) => y.index === x.index && symptom(y)));
-  if (moved.length === 0) return v;
-  const out = v.filter((x) => !moved.includes(x));
-  for (const x of moved) out.splice(out.findIndex((y) => y.index === x.index && symptom(y)), 0, x);
+  const pairs: Array<[cause: Rule, symptoms: readonly Rule[]]> = [
+    ["not-verbatim", ["empty-text", "empty-message"]],
+    ["wrong-role-block", ["roles-alternate"]],
+  ];
+  let out = v;
+  for (const [cause, symptoms] of pairs) {
+    const symptom = (x: Violation) => symptoms.includes(x.rule);
+    const moved = out.filter((x) => x.rule === cause && out.some((y) => y.index === x.index && symptom(y)));
+    if (moved.length === 0) continue;
+    const rest = out.filter((x) => !moved.includes(x));
+    for (const x of moved) rest.splice(rest.findIndex((y) => y.index === x.index && symptom(y)), 0, x);
+    out = rest;
+  }
   return out;
 }
 

@@ -10,7 +10,7 @@ import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts"
 import { S02_TASK, S02_WORKSPACE } from "../runtime/scripted/scenarios/s02_tool_dispatch.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import type { RuleId } from "../runtime/rules.ts";
-import { RuleError, callsIn, driveLoop, errorText, expectSendable, loadLesson, resultFor, rule, scripted, textIn } from "../runtime/testing.ts";
+import { RuleError, callsIn, driveLoop, errorText, expectSendable, loadLesson, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 import { OTHER_STOPS, brief, expectStopsAt, naming, quietLessonFile, refusedRequest, show } from "./support.ts";
 import { ToolError, scratchWorkspace } from "../runtime/tools/files.ts";
 
@@ -101,7 +101,7 @@ describe("s02 the registry", () => {
     rule(result.is_error === true, "unknown-tool", `the answer to a call of the unknown tool run_tests has no is_error: true: mark it as an error, so the model knows the call failed.`);
     const said = textOfResult(result);
     rule(said.includes("run_tests"), "unknown-tool", `the answer to the unknown tool says ${show(said)}: name the tool it asked for, "run_tests".`);
-    rule(["alpha", "beta", "failing"].every((n) => said.includes(n)), "unknown-tool", `the answer to the unknown tool says ${show(said)}: list the tools that exist (alpha, beta, failing), so the model can pick one.`);
+    rule(["alpha", "beta", "failing"].every((n) => new RegExp(`\\b${n}\\b`).test(said)), "unknown-tool", `the answer to the unknown tool says ${show(said)}: list the tools that exist (alpha, beta, failing), each name apart from the next (", " between them), so the model can pick one.`);
     rule(ran.length === 0, "unknown-tool", `a call to an unknown tool ran ${ran.map((r) => r.tool).join(", ")}: when the name is not in the registry, run nothing.`);
   });
 
@@ -133,6 +133,19 @@ async function runLoop(scenario: Scenario | undefined, task: string, registry: I
     requests = llm.scripted.exchanges.length;
     return r;
   }));
+  // The loop returned while the model waited for results: say that, not what the model did next.
+  const last = history.at(-1);
+  const unsent = final?.stop_reason === "tool_use" && last?.role === "user" ? resultsIn(last) : [];
+  if (unsent.length > 0) {
+    const names = callsIn(history.at(-2)).map((c) => c.name);
+    const failed = unsent.filter((r) => r.is_error).map((r) => callsIn(history.at(-2)).find((c) => c.id === r.tool_use_id)?.name ?? r.tool_use_id);
+    rule(
+      failed.length === 0,
+      "tool-failure-observed",
+      `the loop returned after answering [${names.join(", ")}], with ${failed.length === 1 ? `an error result (${failed[0]})` : `error results (${failed.join(", ")})`} among them, and never sent those results to the model: a failed call is an observation like any other. Send the results back and go on; return only when stop_reason is not "tool_use".`,
+    );
+    rule(false, "stop-when-done", `the loop returned after answering [${names.join(", ")}] and never sent those results: the model was waiting for them (stop_reason "tool_use"). Send the results back and go on; return only when stop_reason is not "tool_use".`);
+  }
   return { llm, history, final, requests };
 }
 

@@ -96,6 +96,7 @@ function trickyTools() {
       },
     }),
     defineTool({ name: "silent", description: "Returns nothing.", input: z.object({}), run: () => "" }),
+    defineTool({ name: "blank", description: "Returns only whitespace.", input: z.object({}), run: () => " \n\t \n" }),
     defineTool({ name: "grep_log", description: "Finds the lines of a log that mention failures.", input: z.object({}), readOnly: true, run: () => "2 matches:\nERROR disk full\njob 7 failed" }),
   ];
   return { registry: new SafeToolRegistry(tools), ran, seen };
@@ -244,8 +245,11 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
     const { registry } = trickyTools();
     const unknown = await answer(registry, toolUse("fly", {}));
     rule(unknown.is_error === true && /greet/.test(textOf(unknown)), "unknown-tool", `the unknown tool "fly" was answered ${brief(unknown)}: is_error: true, with the names of the tools there are.`);
+    rule(["greet", "silent", "blank"].every((n) => new RegExp(`\\b${n}\\b`).test(textOf(unknown))), "unknown-tool", `the unknown tool "fly" was answered ${show(textOf(unknown))}: name the tools there are, each apart from the next (", " between them), so the model can pick one.`);
     const silent = await answer(registry, toolUse("silent", {}));
     rule(textOf(silent).trim().length > 0, "empty-text", `the tool "silent" returned "" and was answered ${brief(silent)}: say "(no output)" instead of empty content ${SAFE}.`);
+    const blank = await answer(registry, toolUse("blank", {}));
+    rule(textOf(blank).trim().length > 0, "empty-text", `the tool "blank" returned only whitespace and was answered ${show(textOf(blank))}: the API refuses blank text too; trim the output before you test it for "(no output)" ${SAFE}.`);
   });
 
   it("property: for any tool name and any input, it answers the call by id and never throws", async () => {

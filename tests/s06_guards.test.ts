@@ -12,6 +12,7 @@ import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts"
 import { S06_TASK, S06_WORKSPACE } from "../runtime/scripted/scenarios/s06_guards.ts";
 import type { FaultPlan, Scenario } from "../runtime/scripted/types.ts";
 import { RuleError, assertProperty, errorText, expectSendable, loadLesson, resultsIn, rule, scripted } from "../runtime/testing.ts";
+import { ManualClock } from "../runtime/clock.ts";
 import { quietLessonFile, show, withTranscript } from "./support.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 import type { ToolContext } from "../solutions/s02_tool_dispatch/registry.ts";
@@ -31,10 +32,10 @@ async function workspace() {
   return root;
 }
 
-/** s04's checked tools, plus `wait` (waits for its signal), recording every call dispatched. */
+/** s04's checked tools, plus `wait` (waits on the test's clock until its signal stops it), recording every call dispatched. */
 class Recording extends SafeToolRegistry {
   readonly dispatched: Anthropic.ToolUseBlock[] = [];
-  constructor() {
+  constructor(clock: ManualClock) {
     super([
       ...checkedTools(),
       defineTool({
@@ -49,7 +50,10 @@ class Recording extends SafeToolRegistry {
         description: "Waits until stopped.",
         input: z.object({}),
         timeoutMs: 60_000,
-        run: (_input, ctx) => new Promise<string>((_ok, fail) => ctx.signal.addEventListener("abort", () => fail(new Error("stopped")))),
+        run: async (_input, ctx) => {
+          await clock.sleep(Number.POSITIVE_INFINITY, ctx.signal);
+          throw new Error("stopped");
+        },
       }),
     ]);
   }
@@ -65,36 +69,67 @@ const LOOP = "(runAgent in lessons/s06_guards/agent.ts)";
 const GUARDS = "(RunGuards in lessons/s06_guards/guards.ts)";
 
 /**
- * Runs the lesson's loop, then sends the transcript again: it must be accepted, whatever the stop.
- * `within`: the run must return by then (a deadline that does not abort what is in flight fails
- * as guard-timeout, not as a test that hangs).
+ * Runs the lesson's loop on the test's own clock (a ManualClock, given to the loop as opts.clock and
+ * to the scripted model for its latencies), then sends the transcript again: it must be accepted,
+ * whatever the stop. The clock moves only while the run waits on it (the model taking its time, a
+ * tool waiting), straight to the next thing due: a verdict about a time limit is read on that clock
+ * (`took`: when the run returned), so it is the same on an idle machine and a busy one.
+ * `within` (ms on the test's clock): the run must have returned by then (a deadline that does not
+ * abort what is in flight fails as guard-timeout, not as a test that hangs).
  */
-async function run(opts: { scenario?: Scenario; faults?: FaultPlan; history?: Anthropic.MessageParam[]; run?: Options; llm?: ReturnType<typeof scripted>; within?: number } = {}) {
-  const llm = opts.llm ?? scripted({ ...(opts.scenario ? { scenario: opts.scenario } : { scenario: "s06_guards" }), ...(opts.faults ? { faults: opts.faults } : {}) });
-  const registry = new Recording();
+async function run(opts: { scenario?: Scenario; faults?: FaultPlan; history?: Anthropic.MessageParam[]; run?: Options; llm?: ReturnType<typeof scripted>; clock?: ManualClock; within?: number } = {}) {
+  const clock = opts.clock ?? new ManualClock();
+  const llm = opts.llm ?? scripted({ ...(opts.scenario ? { scenario: opts.scenario } : { scenario: "s06_guards" }), ...(opts.faults ? { faults: opts.faults } : {}), clock });
+  const registry = new Recording(clock);
   const history = opts.history ?? [{ role: "user", content: S06_TASK }];
   const root = await workspace();
-  let timer: NodeJS.Timeout | undefined;
-  let outcome: Outcome | "late";
+  const deadline = opts.run?.guards?.timeoutMs;
+  let result: { outcome: Outcome; took: number } | "late";
   try {
-    const late = new Promise<"late">((resolve) => (timer = opts.within ? setTimeout(() => resolve("late"), opts.within) : undefined));
-    outcome = await Promise.race([lesson.runAgent(llm, history, { registry, root, ...opts.run }), ...(opts.within ? [late] : [])]);
+    result = await onClock(clock, lesson.runAgent(llm, history, { registry, root, clock, ...opts.run }), opts.within ?? Number.POSITIVE_INFINITY);
   } catch (e) {
     if (e instanceof Anthropic.APIUserAbortError || (e instanceof Error && e.name === "AbortError"))
       throw new RuleError("guard-timeout", `runAgent threw "${errorText(e)}" when the run's signal aborted the request in flight: catch it and return guard.halted(), the timeout (or aborted) outcome ${LOOP}.`);
     throw new RuleError("loop-threw", `runAgent threw: ${errorText(e)} ${LOOP}.`);
-  } finally {
-    clearTimeout(timer);
   }
   rule(
-    outcome !== "late",
+    deadline === undefined || clock.deadlines > 0,
     "guard-timeout",
-    `the run had not returned ${(opts.within ?? 0) / 1000} s after it began, though ${opts.run?.guards?.timeoutMs ? `its deadline was ${opts.run.guards.timeoutMs} ms` : "its caller had aborted it"}: give the request in flight the run's signal (create(…, { signal: guard.signal })) and the tools ctx.signal, so the deadline stops them ${LOOP}.`,
+    `the run was given a deadline of ${deadline} ms and a clock (opts.clock), and made no deadline on that clock: keep new RunGuards(opts.guards, opts.signal, opts.clock), so the deadline runs on the clock the run is given ${LOOP}.`,
   );
+  rule(
+    result !== "late",
+    "guard-timeout",
+    `the run had not returned ${(opts.within ?? 0) / 1000} s after it began (on the test's clock), though ${deadline ? `its deadline was ${deadline} ms` : "its caller had aborted it"}: give the request in flight the run's signal (create(…, { signal: guard.signal })) and the tools ctx.signal, so the deadline stops them ${LOOP}.`,
+  );
+  const { outcome, took } = result;
   const responses = [...llm.scripted.responses];
   const requests = llm.scripted.exchanges.length;
   await expectSendable(llm, history);
-  return { outcome, history, registry, responses, requests };
+  return { outcome, took, history, registry, responses, requests };
+}
+
+/**
+ * Waits for `pending`, moving `clock` to the next thing due each time the run waits on it, never
+ * past `limit`. Returns the outcome and the clock's time when it came, or "late". No verdict here
+ * reads the machine's time: a slow machine takes longer to get to the same answer.
+ */
+async function onClock<T>(clock: ManualClock, pending: Promise<T>, limit: number): Promise<{ outcome: T; took: number } | "late"> {
+  const settled = pending.then(
+    (outcome) => ({ outcome }),
+    (error: unknown) => ({ error }),
+  );
+  for (;;) {
+    const next = await Promise.race([settled, clock.blocked().then(() => "blocked" as const)]);
+    if (next !== "blocked") {
+      if ("error" in next) throw next.error;
+      return { outcome: next.outcome, took: clock.now() };
+    }
+    if ((clock.next ?? Number.POSITIVE_INFINITY) > limit) return "late";
+    clock.advance();
+    // Let what the timers set off run before asking again whether the run waits.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 const reason = (o: { status: string; reason?: string }) => (o.status === "stopped" ? o.reason : "done");
@@ -153,8 +188,9 @@ describe("s06 guards: each one stops the run, and the transcript can be sent aga
   });
 
   it("timeout: aborts the request in flight and stops (the model would take 60 s)", async () => {
-    const { outcome, history, requests } = await run({ faults: [null, { kind: "latency", ms: 60_000 }], run: { guards: { timeoutMs: 300 } }, within: 5_000 });
+    const { outcome, took, history, requests } = await run({ faults: [null, { kind: "latency", ms: 60_000 }], run: { guards: { timeoutMs: 300 } }, within: 120_000 });
     rule(reason(outcome) === "timeout", "guard-timeout", `the deadline (300 ms) came during the second request and the run ended ${show(reason(outcome))}: return guard.halted() when the aborted request throws ${LOOP}.`);
+    rule(took <= 300, "guard-timeout", `the deadline (300 ms) came during the second request (the model would take 60 s) and the run returned after ${(took / 1000).toFixed(1)} s: give the request in flight the run's signal (create(…, { signal: guard.signal })), so the deadline aborts it ${LOOP}.`);
     rule(requests === 2, "guard-timeout", `the loop made ${requests} request(s); the second was under way when the deadline came, and nothing after it.`);
     const roles = history.map((m) => m.role).join(", ");
     rule(roles === "user, assistant, user", "abort-leaves-transcript", `after the aborted request the history is [${roles}]: an aborted request adds nothing, so it stays [user, assistant, user].`);
@@ -163,34 +199,30 @@ describe("s06 guards: each one stops the run, and the transcript can be sent aga
   it("timeout: the deadline is the whole run's, not each request's", async () => {
     // The first request takes 2.7 s of a 3 s run; the second would take 60 s. The run's deadline
     // stops it at 3 s; a limit given to each request afresh would let the second run 3 s more
-    // (about 5.7 s in all). The line between them is drawn half-way, so a busy machine's delays
-    // cannot put a correct loop on the wrong side.
-    const started = performance.now();
-    const { outcome } = await run({ faults: [{ kind: "latency", ms: 2_700 }, { kind: "latency", ms: 60_000 }], run: { guards: { timeoutMs: 3_000 } }, within: 15_000 });
-    const took = Math.round(performance.now() - started);
+    // (5.7 s in all). Both are read on the test's clock: exactly, whatever the machine's load.
+    const { outcome, took } = await run({ faults: [{ kind: "latency", ms: 2_700 }, { kind: "latency", ms: 60_000 }], run: { guards: { timeoutMs: 3_000 } }, within: 120_000 });
     rule(reason(outcome) === "timeout", "guard-timeout", `the run's deadline (3 s) came during its second request and the run ended ${show(reason(outcome))}: return guard.halted() when the aborted request throws ${LOOP}.`);
     rule(
-      took < 4_350,
+      took <= 3_000,
       "guard-timeout",
-      `the run had a deadline of 3 s and returned after ${(took / 1000).toFixed(1)} s: the deadline is the whole run's (one signal from runSignal, made when the run starts, given to every request and tool), not a fresh limit for each request ${LOOP}.`,
+      `the run had a deadline of 3 s and returned after ${(took / 1000).toFixed(1)} s (on the test's clock: its first request took 2.7 s, its second would take 60 s): the deadline is the whole run's (one signal from runSignal, made when the run starts, given to every request and tool), not a fresh limit for each request ${LOOP}.`,
     );
   });
 
   it("timeout: stops a tool that is running, and its call is still answered", async () => {
     const scenario: Scenario = { id: "test-wait", title: "waits", reply: () => ({ content: [text("Waiting."), call("wait", {})] }) };
-    const { outcome, history } = await run({ scenario, run: { guards: { timeoutMs: 300 } }, within: 5_000 });
+    const { outcome, took, history } = await run({ scenario, run: { guards: { timeoutMs: 300 } }, within: 120_000 });
     rule(reason(outcome) === "timeout", "guard-timeout", `the deadline (300 ms) came while a tool ran and the run ended ${show(reason(outcome))}: the tools get the run's signal (ctx.signal), and the next check stops the run with "timeout".`);
+    rule(took <= 300, "guard-timeout", `the deadline (300 ms) came while a tool ran and the run returned after ${(took / 1000).toFixed(1)} s: give the tools the run's signal (ctx.signal), so the deadline stops them ${LOOP}.`);
     const results = resultsIn(history.at(-1));
     rule(results.length === 1 && results[0]!.is_error === true, "unanswered-tool-use", `the stopped tool's call is answered ${show(results)}: it is answered is_error (the tool was stopped) before the run returns.`);
   });
 
   it("aborted: the caller's signal stops the run", async () => {
-    const controller = new AbortController();
-    const llm = scripted({ scenario: "s06_guards", faults: [{ kind: "latency", ms: 60_000 }] });
-    const pending = run({ llm, run: { signal: controller.signal }, within: 5_000 });
-    // Abort once the request is in flight (the model has it and would take 60 s), not after a guessed delay.
-    for (let waited = 0; llm.scripted.exchanges.length === 0 && waited < 30_000; waited += 5) await new Promise((r) => setTimeout(r, 5));
-    controller.abort();
+    // The caller aborts 1 s into the run (on the test's clock), while the model takes 60 s to answer.
+    const clock = new ManualClock();
+    const llm = scripted({ scenario: "s06_guards", faults: [{ kind: "latency", ms: 60_000 }], clock });
+    const pending = run({ llm, clock, run: { signal: clock.timeout(1_000) }, within: 30_000 });
     const { outcome, history } = await pending;
     rule(reason(outcome) === "aborted", "guard-timeout", `the caller's signal aborted the run and it ended ${show(reason(outcome))}: report "aborted" when the caller's signal fired, "timeout" only for the deadline (runSignal's why()).`);
     rule(history.length === 1, "abort-leaves-transcript", `the run was aborted during its first request and left ${history.length} messages: nothing is added for an aborted request.`);

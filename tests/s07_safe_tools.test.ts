@@ -3,9 +3,9 @@
  * The mechanisms first (workspace, safe bash, read-only check and approval), then the attack
  * cases of tests/attacks/s07_cases.ts, every one of which must fail, then the loop itself.
  */
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join, resolve as resolvePath } from "node:path";
 import { PassThrough } from "node:stream";
 import type Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
@@ -169,7 +169,12 @@ describe("s07 the workspace: paths resolve inside the root, or are refused", () 
       } catch (e) {
         thrown = e;
       }
-      rule(thrown instanceof ws.OutsideWorkspaceError, "workspace", `Workspace.resolve(${JSON.stringify(p)}) ${got ? `gave ${got}` : `threw ${String(thrown)}`}: that is outside ${root}, so it must throw OutsideWorkspaceError. Compare the REAL path with the root by path.relative (a sibling such as ${root}-evil starts with the same letters).`);
+      const link = linkOnTheWay(root, p);
+      rule(
+        thrown instanceof ws.OutsideWorkspaceError,
+        "workspace",
+        `Workspace.resolve(${JSON.stringify(p)}) ${got ? `gave ${got}` : `threw ${String(thrown)}`}: ${link ? `${link}, so the path leads outside ${root} though its name looks inside` : `that is outside ${root}`}, and it must throw OutsideWorkspaceError. ${link ? "Follow symbolic links before the check: compare the REAL path (fs.realpathSync, or the nearest existing parent's for a new file) with the root." : `Compare the REAL path with the root by path.relative (a sibling such as ${root}-evil starts with the same letters).`}`,
+      );
       rule(/outside the workspace.*relative/s.test((thrown as Error).message), "workspace", `Workspace.resolve(${JSON.stringify(p)}) threw "${(thrown as Error).message}": say the path is outside the workspace and what to use instead (a path relative to the root).`);
     }
   });
@@ -193,6 +198,37 @@ describe("s07 the workspace: paths resolve inside the root, or are refused", () 
     );
   });
 });
+
+/**
+ * The first symbolic link on the way from `root` along `path`, in words ("secret-link.txt is a
+ * symbolic link to ../out/secret.txt, that is /…/out/secret.txt"), or undefined when there is none.
+ */
+function linkOnTheWay(root: string, path: string): string | undefined {
+  if (isAbsolute(path)) return undefined;
+  let at = root;
+  const walked: string[] = [];
+  for (const part of path.split("/").filter(Boolean)) {
+    at = join(at, part);
+    walked.push(part);
+    let isLink = false;
+    try {
+      isLink = lstatSync(at).isSymbolicLink();
+    } catch {
+      return undefined;
+    }
+    if (!isLink) continue;
+    const target = readlinkSync(at);
+    const real = (() => {
+      try {
+        return realpathSync(at);
+      } catch {
+        return `${resolvePath(join(at, ".."), target)} (which does not exist yet)`;
+      }
+    })();
+    return `${walked.join("/")} is a symbolic link to ${target}, that is ${real}`;
+  }
+  return undefined;
+}
 
 describe("s07 safe bash: a capped, clean process group", () => {
   it("caps output and says how much was cut", async () => {

@@ -14,7 +14,7 @@ import { S15_TASK } from "../runtime/tasks.ts";
 import { ROOT, driveLoop, loadLesson, rule, scripted, transcriptProblems, textIn } from "../runtime/testing.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
-import { quietLessonFile } from "./support.ts";
+import { clip, quietLessonFile } from "./support.ts";
 
 type Agent = typeof import("../solutions/s15_subagents/agent.ts");
 type TaskModule = typeof import("../solutions/s15_subagents/task-tool.ts");
@@ -79,15 +79,17 @@ describe("s15 the default task: two subagents at once, only their answers come b
     const llm = scripted({ latencyMs: 60 });
     const { outcome, history, children } = await run(llm, S15_TASK, { root: await sample() });
     rule(outcome.status === "done", "typed-outcome", () => `the default task ended "${outcome.status}"${typeof (outcome as { reason?: unknown }).reason === "string" ? ` (${(outcome as { reason: string }).reason})` : ""}, not "done": when the model answers with end_turn, return { status: "done", … }; a stop means a guard or an error ended the run early, and its reason says which.`);
-    expect(history.map((m) => m.role), "[subagent-isolation] the parent's history: the task, one turn with two task calls, their two results, the answer").toEqual(["user", "assistant", "user", "assistant"]);
+    const roles = history.map((m) => m.role).join(", ");
+    rule(roles === "user, assistant, user, assistant", "subagent-isolation", `the parent's history is [${roles}]: the task, one turn with two task calls, their two results, the answer ([user, assistant, user, assistant]); a child's turns stay in the child's own history.`);
     const results = resultsOf(history[2]!);
-    expect(results.map((r) => r.is_error ?? false), "[subagent-errors] both children finish: neither task call is an is_error result").toEqual([false, false]);
-    expect(textOfResult(results[0]!), "[subagent-isolation] the tool_result is the child's final answer").toMatch(/src\/login\.js line \d+/);
+    rule(results.length === 2 && results.every((r) => !r.is_error), "subagent-errors", () => `the two task calls were answered ${JSON.stringify(results.map((r) => ({ is_error: r.is_error ?? false, content: clip(textOfResult(r), 100) })))}: both children finish, so neither result is an is_error.`);
+    const first = textOfResult(results[0]!);
+    rule(/src\/login\.js line \d+/.test(first), "subagent-isolation", () => `the first task call's tool_result is ${JSON.stringify(clip(first, 200))}, which is not its child's final answer (the child's last turn names src/login.js and a line): return the text of the child's last answer (outcome.message), nothing else.`);
     expectOnlyFinalAnswers(history, children);
-    expect(children.length, "[subagent-isolation] two task calls, two children handed to onChild").toBe(2);
+    rule(children.length === 2, "subagent-isolation", `two task calls, and ${children.length} child run(s) handed to onChild: start one child per task call and hand each to opts.onChild.`);
     for (const c of children) {
-      expect(c.history[0], `[subagent-isolation] ${c.id}: a child starts on a fresh history holding only its prompt`).toMatchObject({ role: "user" });
-      expect(c.history.length, `[subagent-isolation] ${c.id}: its own turns stay in its own transcript`).toBeGreaterThanOrEqual(4);
+      rule(c.history[0]?.role === "user", "subagent-isolation", `${c.id}'s history starts with ${JSON.stringify(clip(JSON.stringify(c.history[0]) ?? "nothing", 120))}: a child starts on a fresh history holding only its prompt, as a user message.`);
+      rule(c.history.length >= 4, "subagent-isolation", `${c.id}'s history has ${c.history.length} message(s): its own turns (calls, results, its answer) stay in its own transcript.`);
       expect(await transcriptProblems(llm, c.history), `[sendable-again] ${c.id}'s transcript must be valid and sendable on its own`).toBeNull();
     }
     const [a, b] = [...children].sort((x, y) => x.startedAt - y.startedAt);

@@ -7,6 +7,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { todo } from "../../runtime/lesson.ts";
 import type { ModelStop, Outcome, Stopped } from "../s05_stop_reasons/outcome.ts";
+import { systemClock, type Clock } from "../../runtime/clock.ts";
 
 // #region guards
 export interface Guards {
@@ -78,10 +79,11 @@ export class RepeatCounter {
 // #region deadline
 /**
  * One signal for the whole run: it aborts at the deadline or when the caller's signal does.
- * `why()` says which, once it has.
+ * `why()` says which, once it has. The deadline runs on `clock`: the machine's time in a program,
+ * the test's own clock in a test (so a verdict about the deadline does not depend on the machine's load).
  */
-export function runSignal(timeoutMs: number, outer?: AbortSignal): { signal: AbortSignal; why(): "timeout" | "aborted" | null } {
-  const deadline = AbortSignal.timeout(timeoutMs);
+export function runSignal(timeoutMs: number, outer?: AbortSignal, clock: Clock = systemClock): { signal: AbortSignal; why(): "timeout" | "aborted" | null } {
+  const deadline = clock.timeout(timeoutMs);
   const signal = outer ? AbortSignal.any([outer, deadline]) : deadline;
   return { signal, why: () => (outer?.aborted ? "aborted" : deadline.aborted ? "timeout" : null) };
 }
@@ -101,11 +103,14 @@ export class RunGuards {
   private readonly run: ReturnType<typeof runSignal>;
   private readonly repeats: RepeatCounter;
 
-  /** `guards`: the fields to change from DEFAULT_GUARDS; `outer`: the caller's own signal (Ctrl-C). */
-  constructor(guards: Partial<Guards> = {}, outer?: AbortSignal) {
+  /**
+   * `guards`: the fields to change from DEFAULT_GUARDS; `outer`: the caller's own signal (Ctrl-C);
+   * `clock`: what the deadline runs on (the machine's time unless a test gives its own).
+   */
+  constructor(guards: Partial<Guards> = {}, outer?: AbortSignal, clock: Clock = systemClock) {
     this.limits = { ...DEFAULT_GUARDS, ...guards };
     // One signal for the run: the request in flight and the tools running stop when it aborts.
-    this.run = runSignal(this.limits.timeoutMs, outer);
+    this.run = runSignal(this.limits.timeoutMs, outer, clock);
     this.repeats = new RepeatCounter(this.limits.maxRepeats);
   }
 

@@ -22,6 +22,7 @@ import { findModel, listModels, MODEL_TABLE, retrieveModel } from "./models.ts";
 import { obeyRequest } from "./tool-choice.ts";
 import { Message as MessageSchema, CountTokens, ModelInfo, ModelList, StreamEvent as StreamEventSchema, shapeProblems } from "./schema.ts";
 import { messageEvents, encodeEvent, type StreamEvent } from "./sse.ts";
+import { systemClock, type Clock } from "../clock.ts";
 import type { Fault, FaultPlan, Reply, Scenario, ScriptedRequest } from "./types.ts";
 import { API_VERSIONS, betaError, betasOf, validateRequest, type ApiError, type IssuedContent } from "./validate.ts";
 
@@ -32,6 +33,8 @@ export interface ScriptedModelOptions {
   faults?: FaultPlan;
   /** Delay before every answer, in ms. */
   latencyMs?: number;
+  /** The clock the delays before answers (latencyMs, latency faults) run on (default: the machine's). */
+  clock?: Clock;
   /** Delay between SSE events, in ms (a set pace for streaming lessons and benchmarks). */
   streamDelayMs?: number;
   /**
@@ -194,7 +197,7 @@ export class ScriptedModel {
     if (latency > 0) {
       // Like a real fetch, an aborted request rejects (the SDK turns it into APIUserAbortError
       // or, for its own timeout, APIConnectionTimeoutError); it never resolves with a response.
-      const aborted = await sleep(latency, signal);
+      const aborted = await (this.options.clock ?? systemClock).sleep(latency, signal);
       if (aborted) throw abortError();
     }
     const failure = fault ? faultResponse(fault) : null;
@@ -499,20 +502,6 @@ function faultResponse(fault: Fault): { response: Response; error: { status: num
   }
 }
 
-function sleep(ms: number, signal?: AbortSignal | null): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(true);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve(false);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
 
 function sseResponse(events: StreamEvent[], fault: Fault | null | undefined, delayMs: number, signal?: AbortSignal | null): Response {
   const encoder = new TextEncoder();
@@ -547,7 +536,7 @@ function sseResponse(events: StreamEvent[], fault: Fault | null | undefined, del
         controller.close();
         return;
       }
-      if (delayMs > 0 && i > 0 && (await sleep(delayMs, signal))) {
+      if (delayMs > 0 && i > 0 && (await systemClock.sleep(delayMs, signal))) {
         closed = true;
         controller.error(new DOMException("The operation was aborted.", "AbortError"));
         return;

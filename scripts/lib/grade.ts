@@ -343,6 +343,18 @@ export function parseFailure(lesson: Lesson, test: string, raw: string): Failure
     } catch {
       /* keep the raw body */
     }
+    // 429, 529, 5xx, 408: the API could not answer then (rate limited, overloaded, down), and the
+    // SDK gave up after its retries. The request was fine: the fix is retrying, not the request.
+    const status = Number(api[1]);
+    if (status === 408 || status === 429 || status >= 500) {
+      const recovers = Number(lesson.id.slice(1)) >= 11;
+      return {
+        ...base,
+        kind: "error",
+        rule: recovers ? "recovery" : "loop-threw",
+        message: `the API (here, the scripted model) answered ${status}${status === 429 ? " (rate limited)" : status === 529 ? " (overloaded)" : ""} and the SDK gave up on it: the request itself was fine, it came at a moment the API could not answer. ${recovers ? "Let the SDK retry it: give the client maxRetries (RETRIES in recovery.ts), so a 429 or 5xx is sent again after the wait it asks for." : "The SDK retries these on its own (maxRetries); this lesson's loop need not handle them."}\n${msg}`,
+      };
+    }
     return { ...base, kind: "api", rule: ruleOfApiMessage(msg), message: `the API (here, the scripted model) rejected a request your loop sent (${api[1]}):\n${msg}` };
   }
   if (wrapped) return { ...base, kind: "transcript", rule: "loop-threw", message: `your loop stopped with an error: ${relativize(body)}` };

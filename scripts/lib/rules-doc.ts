@@ -41,8 +41,8 @@ const cell = (s: string) =>
 export function catalogBlock(lang: Lang): string {
   const intro =
     lang === "en"
-      ? "Every failure `npm run check` reports names one of these rules, in brackets (`[results-first]`), with what it means and what to do. When several are broken, the one earliest in this order leads: it is usually the cause of the others. The language follows `COURSE_LANG` (`en` or `zh`) or your locale."
-      : "`npm run check` 报告的每个失败都会用方括号标出下列规则之一（如 `[results-first]`），并说明含义和做法。同时违反多条时，按下表顺序最靠前的一条排在最前：它通常是其他问题的原因。语言由 `COURSE_LANG`（`en` 或 `zh`）或系统区域设置决定。";
+      ? "Every failure `npm run check` reports names one of these rules, in brackets (`[results-first]`), with what it means and what to do. When several are broken, the one earliest in this order leads: it is usually the cause of the others. Where a later rule is the cause, it leads all the same: a loop with no stop check is told `stop-when-done` before the empty message it leaves, a result in an assistant message `wrong-role-block` before the two messages of one role it makes, a turn rebuilt wrong `not-verbatim` before its empty block. The language follows `COURSE_LANG` (`en` or `zh`) or your locale."
+      : "`npm run check` 报告的每个失败都会用方括号标出下列规则之一（如 `[results-first]`），并说明含义和做法。同时违反多条时，按下表顺序最靠前的一条排在最前：它通常是其他问题的原因。若后面的规则才是原因，仍由它排在最前：没有停止检查的循环先得到 `stop-when-done`，而不是它留下的空消息；放在 assistant 消息里的结果先得到 `wrong-role-block`，而不是由此产生的两条同角色消息；被改错重建的轮次先得到 `not-verbatim`，而不是它留下的空块。语言由 `COURSE_LANG`（`en` 或 `zh`）或系统区域设置决定。";
   const head = lang === "en" ? "| rule | stage | what it says | what to do |\n| --- | --- | --- | --- |" : "| 规则 | 阶段 | 含义 | 怎么做 |\n| --- | --- | --- | --- |";
   const ids = (Object.keys(RULES) as RuleId[]).sort((a, b) => STAGES.indexOf(ruleEntry(a).stage) - STAGES.indexOf(ruleEntry(b).stage));
   const rows = ids.map((id) => {

@@ -11,6 +11,7 @@
  * Run: npm run lesson s06 -- --solution ["your task"]
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import type { Clock } from "../../runtime/clock.ts";
 import { scriptedLlm, type FaultPlan, type Llm } from "../../runtime/client.ts";
 import { lesson, transcriptOf } from "../../runtime/lesson.ts";
 import { bold, dim, printToolCall, printToolResult, say, sendableLine } from "../../runtime/print.ts";
@@ -42,13 +43,15 @@ export interface RunOptions {
   guards?: Partial<Guards>;
   /** Cancels the run from outside (Ctrl-C, a caller's own deadline). */
   signal?: AbortSignal;
+  /** What the deadline runs on (default: the machine's time; tests give their own clock). */
+  clock?: Clock;
 }
 
 // #region loop
 /** The loop. `history` grows in place; returns how the run ended. */
 export async function runAgent({ client, model }: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<GuardedOutcome> {
   const registry = opts.registry ?? new SafeToolRegistry(checkedTools());
-  const guard = new RunGuards(opts.guards, opts.signal);
+  const guard = new RunGuards(opts.guards, opts.signal, opts.clock);
   const ctx: ToolContext = { root: opts.root ?? process.cwd(), signal: guard.signal };
   let maxTokens = opts.maxTokens ?? DEFAULT_MAX_TOKENS;
   let retried = false;

@@ -78,6 +78,23 @@ describe("a verdict in words, the cause first", () => {
       expect(f.rule, verdict).toBeDefined();
     });
 
+  it("a 429 or 5xx the SDK gave up on is a retry to configure, never a request the API rejected", () => {
+    const s11 = findLesson("s11")!;
+    for (const [status, type] of [[429, "rate_limit_error"], [529, "overloaded_error"], [500, "api_error"]] as const) {
+      const text = `${status === 429 ? "RateLimitError" : "InternalServerError"}: ${status} {"type":"error","error":{"type":"${type}","message":"try later"}}`;
+      const late = parseFailure(s11, "a › b", text);
+      const verdict = explain(s11, gradeOf([late]), "en").join("\n");
+      expect(late.rule, verdict).toBe("recovery");
+      expect(verdict).toMatch(/gave up/);
+      expect(verdict).toMatch(/maxRetries/);
+      expect(verdict).not.toMatch(/rejected a request|messages\.N/);
+      expect(parseFailure(s01, "a › b", text).rule).toBe("loop-threw");
+    }
+    const refused = parseFailure(s01, "a › b", `BadRequestError: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.1: \`tool_result\` blocks can only be in \`user\` messages"}}`);
+    expect(refused.rule).toBe("wrong-role-block");
+    expect(refused.message).toMatch(/rejected a request/);
+  });
+
   it("a time-out is the loop not returning", () => {
     expect(parseFailure(s01, "a › b", "Error: Test timed out in 20000ms.").rule).toBe("loop-did-not-return");
   });

@@ -279,3 +279,16 @@ describe("transcript checker: one rule at a time", () => {
     );
   });
 });
+
+describe("transcript checker: the cause before its symptom", () => {
+  it("results in an assistant message: wrong-role-block leads, not the two assistant messages in a row it makes", () => {
+    const messages: Anthropic.MessageParam[] = [
+      { role: "user", content: "list the files" },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "bash", input: { command: "ls" } }] },
+      { role: "assistant", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "a.txt" }] },
+    ];
+    const rules = checkTranscript(messages).map((v) => v.rule);
+    expect(rules[0]).toBe("wrong-role-block");
+    expect(rules).toContain("roles-alternate");
+  });
+});
