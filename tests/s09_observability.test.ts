@@ -317,3 +317,8 @@ describe("s09 the script: --trace and the run log", () => {
     rule(lines[0]?.type === "run" && lines[lines.length - 1]?.type === "transcript", "observability", `the script's run log ${path} should start with the run line and end with the transcript.`);
   }, 60_000);
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s09");

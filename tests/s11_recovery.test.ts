@@ -394,3 +394,8 @@ describe("s11 the loop recovers", () => {
     rule(outcome.status === "done", "recovery", `after compaction the run ended ${JSON.stringify(outcome)}, not done.`);
   });
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s11");
