@@ -144,6 +144,7 @@ const toolsOf = (request: unknown): string[] => {
 
 const list = (bs: readonly PBlock[]) => (bs.length === 0 ? "nothing" : `[${bs.map((b) => b.show).join(" · ")}]`);
 const count = (bs: readonly PBlock[], kind: PBlock["kind"]) => bs.filter((b) => b.kind === kind).length;
+const a = (role: string) => (/^[aeiou]/.test(role) ? `an ${role}` : `a ${role}`);
 const number = (n: number) => ["no", "one", "two", "three", "four", "five"][n] ?? String(n);
 
 /** Why two results for the same call differ, or null when yours may stand for the reference's. */
@@ -165,9 +166,9 @@ function firstMessageDifference(where: string, ref: PMessage[], yours: PMessage[
   for (let i = 0; i < n; i++) {
     const r = ref[i];
     const y = yours[i];
-    if (!r) return `${where}, messages[${i}]: yours has a ${y!.role} message ${list(y!.blocks)} the reference does not have (it had ${ref.length} messages)`;
-    if (!y) return `${where}, messages[${i}]: the reference has a ${r.role} message ${list(r.blocks)} here; yours ends after ${yours.length} messages`;
-    if (r.role !== y.role) return `${where}, messages[${i}]: the reference has a ${r.role} message ${list(r.blocks)}, yours a ${y.role} message ${list(y.blocks)}`;
+    if (!r) return `${where}, messages[${i}]: yours has ${a(y!.role)} message ${list(y!.blocks)} the reference does not have (it has ${ref.length} messages)`;
+    if (!y) return `${where}, messages[${i}]: the reference has ${a(r.role)} message ${list(r.blocks)} here; yours ends after ${yours.length} message(s)`;
+    if (r.role !== y.role) return `${where}, messages[${i}]: the reference has ${a(r.role)} message ${list(r.blocks)}, yours ${a(y.role)} message ${list(y.blocks)}`;
     const at = `${where}, messages[${i}] (${r.role})`;
     for (const kind of ["tool_result", "tool_use"] as const) {
       const a = count(r.blocks, kind);
@@ -219,7 +220,7 @@ export function compareRuns(ref: RunRecord, yours: RunRecord): Difference | null
     const yt = toolsOf(y);
     if (rt.join() !== yt.join()) return { rule: "net-requests", message: `request ${i + 1}: the reference offered the tools [${rt.join(", ")}], yours [${yt.join(", ")}]` };
   }
-  const left = firstMessageDifference("the history it left", project(ref.history), project(yours.history));
+  const left = firstMessageDifference("the history your loop left", project(ref.history), project(yours.history));
   if (left) return { rule: "net-requests", message: left + threw };
   if (ref.end.kind !== yours.end.kind || (ref.end.kind === "returned" && yours.end.kind === "returned" && ref.end.result !== yours.end.result)) {
     const say = (e: RunRecord["end"]) => (e.kind === "returned" ? `returned ${e.result}` : `threw ${clip(e.error, 160)}`);

@@ -102,8 +102,9 @@ async function recordPlan(adapter: LessonAdapter, plan: Plan): Promise<RunRecord
     requests: llm.scripted.exchanges.map((e) => e.request),
     history,
     end,
-    // The calls that change things (the generated tools' only writer).
-    effects: ran.filter((r) => !r.readOnly).map((r) => `${TOOL_NAMES.write}({n:${r.n}})`),
+    // The calls that ran: every one, or in a streaming loop (which may start a read-only call
+    // early and throw its result away) those that change things.
+    effects: ran.filter((r) => !adapter.claims.streaming || !r.readOnly).map((r) => `the call n=${r.n}${r.readOnly ? "" : ` (${TOOL_NAMES.write})`}`),
     stillRunning: ran.filter((r) => !r.ended).map((r) => `the call n=${r.n}`),
   });
 }
