@@ -25,8 +25,8 @@
  * (not-verbatim), tested by every lesson.
  *
  * What it keeps: every request, message by message and block by block (each tool_use's name and
- * input), the tools offered, the number of requests, how the run ended, the calls with
- * effects, calls left running. tests/differential/net.ts drives the runs; this file is pure.
+ * input), the tools offered, the number of requests, how the run ended, the events (s09 on: each
+ * one's type, turn and figures), the calls with effects, calls left running. tests/differential/net.ts drives the runs; this file is pure.
  */
 import type { RuleId } from "./rules.ts";
 import { blocksIn, textIn } from "./testing.ts";
@@ -44,6 +44,8 @@ export interface RunRecord {
   effects?: readonly string[];
   /** Tool calls still running when the loop returned. */
   stillRunning?: readonly string[];
+  /** The events the loop emitted (s09's think / act / observe / stop), in order. */
+  events?: readonly unknown[];
 }
 
 export interface Difference {
@@ -193,6 +195,53 @@ const lastMessage = (request: unknown) => {
   return last ? `ends with a ${last.role} message ${list(last.blocks)}` : "has no messages";
 };
 
+// ── events ──────────────────────────────────────────────────────────────────────────────────
+
+type Event = { type?: unknown; turn?: unknown; usage?: unknown; totals?: unknown; outcome?: { status?: unknown; reason?: unknown }; call?: { id?: unknown; name?: unknown }; result?: { is_error?: unknown }; message?: { stop_reason?: unknown } };
+
+/**
+ * Events as the net compares them: each event's type, turn and figures (a think's usage and the
+ * response's stop_reason, a stop's outcome and totals, an act's or observe's tool and is_error),
+ * call ids by place, times left out. Calls that run together may report in any order: the act and
+ * observe events between two think events are compared as a set.
+ */
+export function projectEvents(events: readonly unknown[]): string[] {
+  const place = new Map<string, number>();
+  const idOf = (id: unknown) => {
+    if (!place.has(String(id))) place.set(String(id), place.size + 1);
+    return `#${place.get(String(id))}`;
+  };
+  const keys = (events as Event[]).map((e) => {
+    const turn = `turn ${String(e.turn)}`;
+    switch (e.type) {
+      case "think":
+        return `think (${turn}, stop_reason ${String(e.message?.stop_reason)}, usage ${stable(e.usage)})`;
+      case "act":
+        return `act (${turn}, ${String(e.call?.name)} ${idOf(e.call?.id)})`;
+      case "observe":
+        return `observe (${turn}, ${String(e.call?.name)} ${idOf(e.call?.id)}${e.result?.is_error === true ? ", is_error" : ""})`;
+      case "stop":
+        return `stop (${turn}, ${String(e.outcome?.status)}${e.outcome?.reason ? ` ${String(e.outcome.reason)}` : ""}, totals ${stable(e.totals)})`;
+      default:
+        return String(e.type);
+    }
+  });
+  // Sort each run of act/observe events (concurrent calls), keeping every act before its observe.
+  const out: string[] = [];
+  for (let i = 0; i < keys.length; ) {
+    if (!/^(act|observe) /.test(keys[i]!)) {
+      out.push(keys[i++]!);
+      continue;
+    }
+    let j = i;
+    while (j < keys.length && /^(act|observe) /.test(keys[j]!)) j++;
+    const run = keys.slice(i, j);
+    out.push(...run.filter((k) => k.startsWith("act")).sort(), ...run.filter((k) => k.startsWith("observe")).sort());
+    i = j;
+  }
+  return out;
+}
+
 /**
  * The first difference between the reference's run and yours, or null when they agree on
  * everything the projection keeps. Requests come first (the earliest difference in time), then
@@ -226,6 +275,14 @@ export function compareRuns(ref: RunRecord, yours: RunRecord): Difference | null
     const say = (e: RunRecord["end"]) => (e.kind === "returned" ? `returned ${e.result}` : `threw ${clip(e.error, 160)}`);
     return { rule: "net-outcome", message: `after the same ${ref.requests.length} request(s), the reference ${say(ref.end)}; yours ${say(yours.end)}` };
   }
+  const rev = projectEvents(ref.events ?? []);
+  const yev = projectEvents(yours.events ?? []);
+  for (let i = 0; i < Math.max(rev.length, yev.length); i++)
+    if (rev[i] !== yev[i])
+      return {
+        rule: "net-events",
+        message: `event ${i + 1}: the reference emitted ${rev[i] ? clip(rev[i]!, 300) : "nothing more"}, yours ${yev[i] ? clip(yev[i]!, 300) : "nothing more"} (the events before it agree: ${rev.slice(Math.max(0, i - 3), i).map((k) => k.split(" (")[0]).join(", ") || "none"})`,
+      };
   const re = [...(ref.effects ?? [])].sort();
   const ye = [...(yours.effects ?? [])].sort();
   const extra = ye.filter((e) => !re.includes(e));

@@ -457,6 +457,11 @@ export const RULES = {
     ["On the same model answers, your loop ends where the reference ends and as it ends: it returns (or throws) after the same request, with the same outcome (its status and reason, or the final message's stop_reason).", "Compare the outcome the net shows with yours: return the outcome the lesson asks for at that stop, and let nothing the lesson handles escape as a throw."],
     ["在相同的模型回答下，你的循环与参考答案在同一处、以同样方式结束：在同一个请求之后返回（或抛出），结果相同（状态和原因，或最后一条消息的 stop_reason）。", "对照检查给出的结果与你的结果：在那个停止处返回课程要求的结果，课程要求处理的情况不要变成异常抛出。"],
   ),
+  "net-events": r(
+    "net",
+    ["On the same model answers, your loop emits the events the reference emits (s09 on): one THINK per response with that turn's number and that turn's usage, an ACT and an OBSERVE per call, one STOP with the outcome and the run's totals (times aside).", "Look at the first event the net names and at the ones before it: a THINK carries the turn it belongs to and the usage of that response alone (the running total goes in STOP)."],
+    ["在相同的模型回答下，你的循环发出的事件与参考答案相同（s09 起）：每个响应一个 THINK，带该回合的编号和该回合自己的用量；每个调用一个 ACT 和一个 OBSERVE；最后一个 STOP，带结果和整次运行的总计（时间除外）。", "查看检查指出的第一个事件及其之前的事件：THINK 带的是它所属的回合编号和这一个响应自己的用量（累计总数放在 STOP 里）。"],
+  ),
   "net-effects": r(
     "net",
     ["On the same model answers, your loop runs the tool calls that change things exactly when the reference runs them (none more, none fewer), and leaves no tool still running when it returns.", "Run a call only in a turn whose stop_reason is tool_use and only once per tool_use block; when the loop stops, stop (abort) and await every call it started."],

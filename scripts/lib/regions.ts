@@ -25,7 +25,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parsePatch, structuredPatch } from "diff";
 import { LESSONS, findLesson, type Lesson } from "../../runtime/manifest.ts";
-import { findPatches, type Mutant } from "./mutants.ts";
+import { findPatches, type Mutant, type MutantResult } from "./mutants.ts";
 import { ROOT, filesUnder } from "./paths.ts";
 
 export interface TodoRegion {
@@ -133,6 +133,30 @@ export function checkMap(lessons: readonly Lesson[], mutants: readonly Mutant[])
 export function describeMap(map: LessonMap): string[] {
   const lines = map.regions.map(({ region, mutants }) => `    ${region.file}:${region.start}-${region.end} ${region.name}: ${mutants.length === 0 ? "NO MUTANT" : `${mutants.length} mutant(s) (${mutants.join(", ")})`}`);
   if (map.outside.length > 0) lines.push(`    outside the TODO regions: ${map.outside.join(", ")}`);
+  return lines;
+}
+
+/** Is this mutant one the net catches on its own (its rule is a net-* rule)? */
+export const isNetMutant = (m: Mutant) => m.kind === "mutant" && (m.rule ?? "").startsWith("net-");
+
+/**
+ * What `npm run verify` prints per lesson once its patches are graded: its TODO regions (each with
+ * mutants), the rule mutants caught, the net's own mutants caught (those whose rule is net-*),
+ * the alternatives that pass.
+ */
+export function verifySummary(maps: readonly LessonMap[], results: readonly MutantResult[]): string[] {
+  const lines: string[] = [];
+  for (const map of maps) {
+    const mine = results.filter((r) => r.mutant.lesson.id === map.lesson.id);
+    const rules = mine.filter((r) => r.mutant.kind === "mutant" && !isNetMutant(r.mutant));
+    const net = mine.filter((r) => isNetMutant(r.mutant));
+    const alts = mine.filter((r) => r.mutant.kind === "alternative");
+    const caught = (rs: MutantResult[]) => `${rs.filter((r) => r.caught).length}/${rs.length}`;
+    const covered = map.regions.filter((r) => r.mutants.length > 0).length;
+    lines.push(
+      `${map.lesson.id.padEnd(4)} TODO regions with mutants ${covered}/${map.regions.length} · rule mutants caught ${caught(rules)} · the net's own mutants caught ${caught(net)}${net.length > 0 ? ` (${net.map((r) => r.mutant.name).join(", ")})` : ""} · alternatives passing ${caught(alts)}`,
+    );
+  }
   return lines;
 }
 

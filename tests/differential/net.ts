@@ -91,9 +91,11 @@ async function recordPlan(adapter: LessonAdapter, plan: Plan): Promise<RunRecord
   const tools = fuzzTools(adapter.space.toolKinds, ran);
   const llm = scripted({ scenario: planScenario(plan), maxRequests: 40 });
   const history: Anthropic.MessageParam[] = [{ role: "user", content: FUZZ_TASK }];
+  // The events of a loop that emits them (s09 on); a loop that takes no onEvent ignores it.
+  const events: unknown[] = [];
   let end: RunRecord["end"];
   try {
-    end = { kind: "returned", result: resultWords(await limited(adapter.run(llm, history, tools))) };
+    end = { kind: "returned", result: resultWords(await limited(adapter.run(llm, history, tools, { extra: { onEvent: (e: unknown) => events.push(e) } }))) };
   } catch (e) {
     if (e instanceof TodoError) throw e;
     end = { kind: "threw", error: errorText(e) };
@@ -106,6 +108,7 @@ async function recordPlan(adapter: LessonAdapter, plan: Plan): Promise<RunRecord
     // early and throw its result away) those that change things.
     effects: ran.filter((r) => !adapter.claims.streaming || !r.readOnly).map((r) => `the call n=${r.n}${r.readOnly ? "" : ` (${TOOL_NAMES.write})`}`),
     stillRunning: ran.filter((r) => !r.ended).map((r) => `the call n=${r.n}`),
+    events,
   });
 }
 
