@@ -283,12 +283,20 @@ export function compareRuns(ref: RunRecord, yours: RunRecord): Difference | null
         rule: "net-events",
         message: `event ${i + 1}: the reference emitted ${rev[i] ? clip(rev[i]!, 300) : "nothing more"}, yours ${yev[i] ? clip(yev[i]!, 300) : "nothing more"} (the events before it agree: ${rev.slice(Math.max(0, i - 3), i).map((k) => k.split(" (")[0]).join(", ") || "none"})`,
       };
-  const re = [...(ref.effects ?? [])].sort();
-  const ye = [...(yours.effects ?? [])].sort();
-  const extra = ye.filter((e) => !re.includes(e));
-  const missing = re.filter((e) => !ye.includes(e));
-  if (extra.length > 0) return { rule: "net-effects", message: `yours ran ${extra.join(", ")}, which the reference did not run (a call in a turn that did not end with tool_use, or one call run twice)` };
-  if (missing.length > 0) return { rule: "net-effects", message: `the reference ran ${missing.join(", ")}, which yours did not run` };
+  // As multisets: one call asked twice in a turn runs twice.
+  const minus = (a: readonly string[], b: readonly string[]) => {
+    const left = [...b];
+    return a.filter((x) => {
+      const i = left.indexOf(x);
+      if (i < 0) return true;
+      left.splice(i, 1);
+      return false;
+    });
+  };
+  const extra = minus(yours.effects ?? [], ref.effects ?? []);
+  const missing = minus(ref.effects ?? [], yours.effects ?? []);
+  if (extra.length > 0) return { rule: "net-effects", message: `yours ran ${extra.join(", ")}, which the reference did not run (or not that often): a call in a turn that did not end with tool_use, or one call run twice` };
+  if (missing.length > 0) return { rule: "net-effects", message: `the reference ran ${missing.join(", ")}, which yours did not run (or not that often): each tool_use is its own call, even the same call asked twice in a turn` };
   const running = [...(yours.stillRunning ?? [])].filter((c) => !(ref.stillRunning ?? []).includes(c));
   if (running.length > 0) return { rule: "net-effects", message: `when yours returned, ${running.join(", ")} was still running: stop (abort) and await every call the loop started` };
   return null;

@@ -86,6 +86,8 @@ describe("the net tells runs apart where it matters, and says where", () => {
     expect(compareRuns(run(reference), run(reference, { kind: "returned", result: 'an Outcome { status: "stopped" }' }))?.rule).toBe("net-outcome");
     expect(compareRuns(run(reference, undefined, { effects: ["the call n=1"] }), run(reference, undefined, { effects: ["the call n=1", "the call n=2"] }))?.rule).toBe("net-effects");
     expect(compareRuns(run(reference), run(reference, undefined, { stillRunning: ["the call n=1"] }))?.message).toMatch(/still running/);
+    // The same call asked twice in a turn runs twice: once is a difference.
+    expect(compareRuns(run(reference, undefined, { effects: ["the call n=1", "the call n=1"] }), run(reference, undefined, { effects: ["the call n=1"] }))?.message).toMatch(/the reference ran the call n=1, which yours did not run \(or not that often\)/);
   });
 
   it("a THINK with the running totals instead of its own turn's usage", () => {
