@@ -43,8 +43,9 @@ export interface NetOptions {
   generated?: boolean;
 }
 
-/** How long one run may take before it counts as a loop that did not return. */
-const RUN_LIMIT_MS = 15_000;
+/** How long one run may take before it counts as a loop that did not return (far above any run's need). */
+const RUN_LIMIT_MS = 10_000;
+const NOT_RETURNED = "did not return within";
 /** At most this many shrink steps after a difference is found (each runs both loops). */
 const SHRINK_STEPS = 60;
 
@@ -74,7 +75,7 @@ async function limited<T>(work: Promise<T>): Promise<T> {
     return await Promise.race([
       work,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`did not return within ${RUN_LIMIT_MS / 1000} s`)), RUN_LIMIT_MS);
+        timer = setTimeout(() => reject(new Error(`${NOT_RETURNED} ${RUN_LIMIT_MS / 1000} s`)), RUN_LIMIT_MS);
       }),
     ]);
   } finally {
@@ -153,11 +154,20 @@ export function differentialNet(id: string, opts: NetOptions = {}): void {
         const reference = await adapterFor(lesson);
         const graded = await adapterFor(lesson, learnerLoader(lesson));
         if (!reference || !graded) throw new Error(`${lesson.id}: no loop the net knows how to call (agentLoop or runAgent)`);
-        const differ = async (plan: Plan) => compareRuns(await recordPlan(reference, plan), await recordPlan(graded, plan));
+        // A loop that does not return on a case is reported on that case at once (no shrinking:
+        // each step would wait out the limit again).
+        let hung: { plan: Plan; d: Difference } | undefined;
+        const differ = async (plan: Plan) => {
+          const yours = await recordPlan(graded, plan);
+          const d = compareRuns(await recordPlan(reference, plan), yours);
+          if (d && yours.end.kind === "threw" && yours.end.error.startsWith(NOT_RETURNED)) hung ??= { plan, d };
+          return d;
+        };
         const out = await fc.check(
-          fc.asyncProperty(fc.limitShrink(planArb(reference.space), SHRINK_STEPS), async (plan) => (await differ(plan)) === null),
+          fc.asyncProperty(fc.limitShrink(planArb(reference.space), SHRINK_STEPS), async (plan) => hung !== undefined || (await differ(plan)) === null),
           { numRuns: runs, seed },
         );
+        if (hung) throw fail(hung.d, `\nthe model's answers, turn by turn (seed ${seed}):${describePlan(hung.plan)}`);
         if (!out.failed) return;
         if (out.errorInstance instanceof TodoError) throw out.errorInstance;
         const [plan] = out.counterexample ?? [];
