@@ -17,8 +17,9 @@
  *     reference did not is left to the rule tests (a command that exits non-zero may be either);
  *   - a result's text may carry more than the reference's (a header, an exit code): one must
  *     contain the other;
- *   - how the content is shaped (a string or text blocks), the request's system prompt,
- *     max_tokens and stream flag, and timing.
+ *   - how the content is shaped (a string or text blocks), the system prompt's words (only
+ *     whether there is one, and whether it is the same as with the first request, where the
+ *     reference's is), max_tokens and stream flag, and timing.
  *
  * The model's own text and thinking are compared by place, not by wording: a model may quote what
  * the loop told it (an error's words), and whether they are sent back verbatim is a rule of its own
@@ -136,6 +137,12 @@ export function project(messages: readonly Message[]): PMessage[] {
 const messagesOf = (request: unknown): Message[] => {
   const m = (request as { messages?: unknown } | undefined)?.messages;
   return Array.isArray(m) ? (m as Message[]) : [];
+};
+/** The system prompt's text (cache markers aside), or null when the request has none. */
+const systemOf = (request: unknown): string | null => {
+  const sys = (request as { system?: unknown } | undefined)?.system;
+  if (sys === undefined || sys === null) return null;
+  return typeof sys === "string" ? sys : textIn(sys);
 };
 const toolsOf = (request: unknown): string[] => {
   const t = (request as { tools?: unknown } | undefined)?.tools;
@@ -265,6 +272,19 @@ export function compareRuns(ref: RunRecord, yours: RunRecord): Difference | null
       };
     const diff = firstMessageDifference(`request ${i + 1}`, project(messagesOf(r)), project(messagesOf(y)));
     if (diff) return { rule: "net-requests", message: diff + threw };
+    // The system prompt's words are the loop's own; whether it is sent, and sent whole with every
+    // request as it was with the first, is not.
+    const rs = systemOf(r);
+    const ys = systemOf(y);
+    if ((rs === null) !== (ys === null))
+      return { rule: "net-requests", message: `request ${i + 1}: the reference sent ${rs === null ? "no system prompt" : "a system prompt"}, yours ${ys === null ? "none" : "one"}` };
+    const rSame = rs === systemOf(ref.requests[0]);
+    const ySame = ys === systemOf(yours.requests[0]);
+    if (rSame !== ySame)
+      return {
+        rule: "net-requests",
+        message: `request ${i + 1}: the reference sent ${rSame ? "the same system prompt as with request 1" : "a system prompt other than request 1's"}, yours ${ySame ? "the same as with request 1" : `another (${ys!.length} characters, request 1's had ${systemOf(yours.requests[0])?.length ?? 0}): what goes into the prompt goes with every request, not only the first`}`,
+      };
     const rt = toolsOf(r);
     const yt = toolsOf(y);
     if (rt.join() !== yt.join()) return { rule: "net-requests", message: `request ${i + 1}: the reference offered the tools [${rt.join(", ")}], yours [${yt.join(", ")}]` };

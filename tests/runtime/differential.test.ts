@@ -90,6 +90,14 @@ describe("the net tells runs apart where it matters, and says where", () => {
     expect(compareRuns(run(reference, undefined, { effects: ["the call n=1", "the call n=1"] }), run(reference, undefined, { effects: ["the call n=1"] }))?.message).toMatch(/the reference ran the call n=1, which yours did not run \(or not that often\)/);
   });
 
+  it("a system prompt sent whole only with the first request", () => {
+    const ref = run(reference);
+    const withSystem = (r: RunRecord, second: string) => ({ ...r, requests: r.requests.map((q, i) => ({ ...(q as object), system: i === 0 ? "You are a helper. Skills: a, b." : second })) });
+    expect(compareRuns(withSystem(ref, "You are a helper. Skills: a, b."), withSystem(ref, "You are a helper. Skills: a, b."))).toBeNull();
+    const d = compareRuns(withSystem(ref, "You are a helper. Skills: a, b."), withSystem(ref, "You are a helper."));
+    expect(d?.message).toMatch(/^request 2: the reference sent the same system prompt as with request 1, yours another/);
+  });
+
   it("a THINK with the running totals instead of its own turn's usage", () => {
     const events = (usage: number) => [{ type: "think", turn: 2, usage: { input: usage }, message: { stop_reason: "end_turn" } }];
     const d = compareRuns(run(reference, undefined, { events: events(3) }), run(reference, undefined, { events: events(9) }));
