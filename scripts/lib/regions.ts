@@ -11,6 +11,8 @@
  * learner's path:
  *
  *   - every TODO region has at least one mutant;
+ *   - a lesson's files import every other lesson from solutions/ (never the learner's own copy
+ *     of an earlier lesson, which that lesson grades);
  *   - every mutant patches only files of its own lesson (the lesson that hands out the region):
  *     it is then graded by that lesson's test file against a copy of solutions/ in which every
  *     other lesson is the reference, exactly as a learner's lessons/<dir> imports the reference
@@ -120,6 +122,14 @@ export function checkMap(lessons: readonly Lesson[], mutants: readonly Mutant[])
       const hit = regionsOf(m, regions);
       for (const r of hit) map.regions.find((x) => x.region === r)!.mutants.push(m.name);
       if (hit.length === 0) map.outside.push(m.name);
+    }
+    // A learner's files take every other lesson from solutions/: a lesson that imported the
+    // learner's own copy of an earlier lesson would grade that lesson's code again, here.
+    for (const file of filesUnder(join(ROOT, "lessons", lesson.dir)).filter((f) => f.endsWith(".ts"))) {
+      const text = readFileSync(join(ROOT, "lessons", lesson.dir, file), "utf8");
+      for (const m of text.matchAll(/from\s+["']\.\.\/(s\d\d_[^/"']+)\//g))
+        if (m[1] !== lesson.dir)
+          problems.push(`lessons/${lesson.dir}/${file} imports "../${m[1]}/…", the learner's own copy of another lesson: import it from "../../solutions/${m[1]}/…", so that each lesson grades only the code it hands out.`);
     }
     for (const { region, mutants: names } of map.regions)
       if (names.length === 0)
