@@ -81,10 +81,17 @@ export function changedLines(patchText: string): Map<string, number[]> {
     const lines: number[] = [];
     for (const h of p.hunks) {
       let old = h.oldStart;
+      let replacing = false; // a "+" right after "-" lines replaces them: no more lines changed
       for (const l of h.lines) {
-        if (l.startsWith("-")) lines.push(old++);
-        else if (l.startsWith("+")) lines.push(old - 1, old);
-        else if (!l.startsWith("\\")) old++;
+        if (l.startsWith("-")) {
+          lines.push(old++);
+          replacing = true;
+        } else if (l.startsWith("+")) {
+          if (!replacing) lines.push(old - 1, old);
+        } else if (!l.startsWith("\\")) {
+          old++;
+          replacing = false;
+        }
       }
     }
     out.set(target, [...new Set(lines)].sort((a, b) => a - b));
