@@ -7,14 +7,16 @@
  *
  * `stage` orders a check's findings, the cause first: the file does not parse → it does not
  * type-check → the loop never returned → the history did not grow / lost the assistant turn →
- * the pairing rules every request must keep → the lesson's own rules.
+ * the pairing rules every request must keep → the lesson's own rules → the net under them (the
+ * learner's loop beside the reference on the same model answers: tests/differential/net.ts),
+ * last, so a rule that names the cause always leads.
  */
 
 import { registrations } from "./registrations.ts";
 
 export type Lang = "en" | "zh";
 
-export const STAGES = ["syntax", "types", "hang", "growth", "pairing", "lesson"] as const;
+export const STAGES = ["syntax", "types", "hang", "growth", "pairing", "lesson", "net"] as const;
 export type Stage = (typeof STAGES)[number];
 
 interface Words {
@@ -445,6 +447,27 @@ const LISTED = {
     "lesson",
     ["`npm run agent` runs the latest loop: a task done offline exits 0; a bad flag or config is one line and exit 2.", "Check the flags before the run; on a UsageError or a config error print its message and return exit code 2."],
     ["`npm run agent` 运行最新的循环：离线完成任务时退出码为 0；错误的参数或配置输出一行并以 2 退出。", "运行前检查参数；遇到 UsageError 或配置错误时打印其信息并返回退出码 2。"],
+  ),
+  // ── the net under the rules: your loop beside the reference (tests/differential/net.ts) ──
+  "net-requests": r(
+    "net",
+    ["On the same model answers, your loop sends the requests the reference solution sends: the same messages, each tool_use answered as the reference answers it (ids, the wording of your own notes and error texts, and the order of results in one message aside).", "Read the request and the message the net names, and what the reference sent there beside what yours sent; fix the step of your loop that builds that message (the smallest case it found is shown: run it in your head through your loop)."],
+    ["在相同的模型回答下，你的循环发出的请求与参考答案相同：消息一样，每个 tool_use 的回答方式与参考答案一样（id、你自己写的提示和错误文字、同一条消息里结果的顺序除外）。", "查看检查指出的请求和消息，对照参考答案在那里发出的内容与你发出的内容；修正循环中构造那条消息的步骤（检查会给出它找到的最小情形：在脑中让它走一遍你的循环）。"],
+  ),
+  "net-outcome": r(
+    "net",
+    ["On the same model answers, your loop ends where the reference ends and as it ends: it returns (or throws) after the same request, with the same outcome (its status and reason, or the final message's stop_reason).", "Compare the outcome the net shows with yours: return the outcome the lesson asks for at that stop, and let nothing the lesson handles escape as a throw."],
+    ["在相同的模型回答下，你的循环与参考答案在同一处、以同样方式结束：在同一个请求之后返回（或抛出），结果相同（状态和原因，或最后一条消息的 stop_reason）。", "对照检查给出的结果与你的结果：在那个停止处返回课程要求的结果，课程要求处理的情况不要变成异常抛出。"],
+  ),
+  "net-events": r(
+    "net",
+    ["On the same model answers, your loop emits the events the reference emits (s09 on): one THINK per response with that turn's number and that turn's usage, an ACT and an OBSERVE per call, one STOP with the outcome and the run's totals (times aside).", "Look at the first event the net names and at the ones before it: a THINK carries the turn it belongs to and the usage of that response alone (the running total goes in STOP)."],
+    ["在相同的模型回答下，你的循环发出的事件与参考答案相同（s09 起）：每个响应一个 THINK，带该回合的编号和该回合自己的用量；每个调用一个 ACT 和一个 OBSERVE；最后一个 STOP，带结果和整次运行的总计（时间除外）。", "查看检查指出的第一个事件及其之前的事件：THINK 带的是它所属的回合编号和这一个响应自己的用量（累计总数放在 STOP 里）。"],
+  ),
+  "net-effects": r(
+    "net",
+    ["On the same model answers, your loop runs the tool calls that change things exactly when the reference runs them (none more, none fewer), and leaves no tool still running when it returns.", "Run a call only in a turn whose stop_reason is tool_use and only once per tool_use block; when the loop stops, stop (abort) and await every call it started."],
+    ["在相同的模型回答下，你的循环执行会改变状态的工具调用，与参考答案完全一致（不多也不少），返回时不留下仍在运行的工具。", "只在 stop_reason 为 tool_use 的回合里执行调用，每个 tool_use 块只执行一次；循环停止时，停止（abort）并等待它启动的每个调用结束。"],
   ),
 } satisfies Record<string, RuleEntry>;
 

@@ -374,9 +374,15 @@ async function cmdVerify(argv: string[]): Promise<number> {
   const { findPatches, runMutants } = await import("./lib/mutants.ts");
   const found = [findPatches(lessons, "mutant"), findPatches(lessons, "alternative")];
   for (const f of found) problems.push(...f.problems);
+  // Every TODO region has mutants, each graded by the lesson that hands it out (scripts/lib/regions.ts).
+  const { checkMap, verifySummary } = await import("./lib/regions.ts");
+  const map = checkMap(lessons, found[0]!.mutants);
+  problems.push(...map.problems);
   const graded = await runMutants(found.flatMap((f) => f.mutants), (r) =>
     console.log(`${r.mutant.lesson.id} ${r.mutant.kind} ${r.mutant.name}: ${r.caught ? green(r.mutant.kind === "mutant" ? "caught" : "passes") : red("WRONG")} (${r.detail})`),
   );
+  console.log("");
+  for (const line of verifySummary(map.maps, graded)) console.log(line);
   for (const r of graded.filter((g) => !g.caught))
     problems.push(`${r.mutant.lesson.id} ${r.mutant.kind} ${r.mutant.name} (${r.mutant.file}): ${r.detail}\n${r.output.slice(0, 2000)}`);
   if (problems.length > 0) {

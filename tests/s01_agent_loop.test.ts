@@ -8,6 +8,7 @@
 import { describe, it } from "vitest";
 import { loadLesson } from "../runtime/testing.ts";
 import { PART_ONE, PART_TWO, type S01Lesson } from "./s01_agent_loop.grading.ts";
+import { differentialNet } from "./differential/net.ts";
 
 const lesson = await loadLesson<S01Lesson>("s01_agent_loop");
 
@@ -18,3 +19,6 @@ describe("s01 part one: one raw call", () => {
 describe("s01 part two: the loop", () => {
   for (const check of PART_TWO) it(check.name, () => check.run(lesson));
 });
+
+// The net under the rules: this loop beside the reference, on the lesson's task and generated answers.
+differentialNet("s01");

@@ -269,3 +269,8 @@ describe("s02 the loop with the registry", () => {
     rule(history.length === 12, "dispatch", `demo() returned ${history.length} messages; the default task, with every call dispatched right, takes 12 (five tools, then the answer).`);
   });
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s02");

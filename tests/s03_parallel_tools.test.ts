@@ -252,3 +252,8 @@ describe("s03 the loop", () => {
     rule(history.length === 8, "dispatch", `demo() returned ${history.length} messages; the default task takes 8.`);
   });
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s03");

@@ -330,3 +330,8 @@ describe("s04 the loop goes on after a failure", () => {
     );
   });
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s04");

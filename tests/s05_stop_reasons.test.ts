@@ -338,3 +338,8 @@ describe("s05 property: whatever the model answers, the run ends in an Outcome a
     );
   });
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s05");

@@ -372,3 +372,8 @@ describe("s06 property: whatever the guards and the model do, every stop leaves 
     );
   });
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s06");

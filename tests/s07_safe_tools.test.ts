@@ -561,3 +561,8 @@ describe("s07 the script, offline", () => {
     rule(code === 0 && /marker file was written after you approved it/.test(out), "approval", `with --yes the script's command should run (the marker file written):\n${out.slice(-1500)}`);
   }, 60_000);
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s07");

@@ -317,3 +317,8 @@ describe("s08 the script: Ctrl-C stops the run and leaves a transcript that can 
     rule(code === 0, "abort-leaves-transcript", `after Ctrl-C the script exited with ${code}, not 0:\n${out.slice(-1500)}`);
   }, 30_000);
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s08");

@@ -19,7 +19,7 @@ import { scratchCopy } from "../runtime/tools/files.ts";
 import { approveAll } from "../solutions/s07_safe_tools/approval.ts";
 import type { AgentEvent, EventOf } from "../solutions/s09_observability/events.ts";
 import { parseTranscriptText } from "../docs/.vitepress/theme/transcript.ts";
-import { expectSendable, loadLesson, quietOutput, rule, scripted } from "../runtime/testing.ts";
+import { callsIn, expectSendable, loadLesson, quietOutput, rule, scripted } from "../runtime/testing.ts";
 import { clip } from "./support.ts";
 
 /** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
@@ -259,6 +259,27 @@ describe("s09 --trace: the message table", () => {
       rule(typeof w === "string" ? lines[i] === w : w.test(lines[i] ?? ""), "observability", `line ${i} of the message table is ${JSON.stringify(lines[i])}; it should be ${typeof w === "string" ? JSON.stringify(w) : `like ${w}`} (the message table: index, role, blocks with ids, the stop_reason of each response).`);
   });
 
+  it("gives each assistant row the stop_reason of its own response, when a cut-off answer was asked again", async () => {
+    // The first answer is cut off inside its call (max_tokens) and not kept: the history's first
+    // assistant row is the SECOND response, so rows and responses are not in step.
+    let cut = false;
+    const { history, responses } = await runScenario((ctx) => {
+      if (ctx.step === 0 && !cut) {
+        cut = true;
+        return { content: [text("Reading it."), call("read_file", { path: "README.md" })], stop_reason: "max_tokens" };
+      }
+      return ctx.step === 0 ? { content: [text("Reading it."), call("read_file", { path: "README.md" })] } : say("Done.");
+    });
+    const lines = trace.messageTable(history, responses);
+    const table = lines.join("\n");
+    history.forEach((m, i) => {
+      if (m.role !== "assistant") return;
+      const stop = /stop_reason: (\w+)$/.exec(lines[i] ?? "")?.[1];
+      const want = callsIn(m).length > 0 ? "tool_use" : "end_turn";
+      rule(stop === want, "observability", `row ${i} of the message table (an assistant turn that ${want === "tool_use" ? "asks for a tool" : "answers"}) says stop_reason: ${stop ?? "(none)"}, not ${want}: the responses were [${responses.map((r) => r.stop_reason).join(", ")}] (the first one cut off and asked again, not kept), so find each row's own response by its content, not by its place:\n${table}`);
+    });
+  });
+
   it("marks error results", () => {
     const lines = trace.messageTable([
       { role: "user", content: "x" },
@@ -319,3 +340,8 @@ describe("s09 the script: --trace and the run log", () => {
     rule(lines[0]?.type === "run" && lines[lines.length - 1]?.type === "transcript", "observability", `the script's run log ${path} should start with the run line and end with the transcript.`);
   }, 60_000);
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s09");

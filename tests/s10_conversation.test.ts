@@ -335,3 +335,8 @@ describe("s10 one terminal for questions and approvals", () => {
     rl.close();
   });
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s10");

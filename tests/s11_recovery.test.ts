@@ -394,3 +394,45 @@ describe("s11 the loop recovers", () => {
     rule(outcome.status === "done", "recovery", `after compaction the run ended ${JSON.stringify(outcome)}, not done.`);
   });
 });
+
+/**
+ * s11's loop is the one every later lesson runs (s12 imports the reference s11): its every stop is
+ * graded here, on the learner's own loop, not only where a later lesson reaches it.
+ */
+describe("s11 every stop of this loop leaves a transcript that can be sent again", () => {
+  const reading: Scenario = {
+    id: "test-s11-read-again",
+    title: "the same read, turn after turn",
+    reply: () => ({ content: [thinkingBlock("Once more, to be sure."), textBlock("Reading it again."), callBlock("read_file", { path: "package.json" })] }),
+  };
+
+  it("a repeated call: stops with repeated_call, the repeated call answered (not run), sendable", async () => {
+    const llm = scripted({ scenario: reading });
+    const history: Message[] = [{ role: "user", content: "read it again and again" }];
+    // Not through driveLoop: the rule this stop breaks (a repeated call left open) leads, before the pairing rule it implies.
+    const outcome = await agent.runAgent(llm, history, { guards: { maxTurns: 30 } });
+    rule(outcome.status === "stopped" && outcome.reason === "repeated_call", "guard-repeat", `the same read_file call came turn after turn and the run ended with ${JSON.stringify(outcome.status === "stopped" ? outcome.reason : outcome.status)}: s11's loop keeps s06's guards and stops with "repeated_call".`);
+    const last = [...history].reverse().find((m) => m.role === "assistant");
+    const lastCall = last ? (callsOf(last)[0] as { id: string } | undefined) : undefined;
+    const answered = lastCall && history.some((m) => resultsIn(m).some((r) => r.tool_use_id === lastCall.id && r.is_error === true));
+    rule(answered, "repeat-answered", "the run stopped on a repeated call and left that call without an is_error tool_result: answer it (not run) before you return.");
+    await expectSendable(llm, history);
+  });
+
+  for (const [label, guards, id] of [
+    ["max_turns", { maxTurns: 1 }, "guard-max-turns"],
+    ["token_budget", { tokenBudget: 10 }, "guard-budget"],
+  ] as const)
+    it(`the ${label} guard, reached by a turn that asks for tools: its calls answered, stopped, sendable`, async () => {
+      const llm = scripted({ scenario: reading });
+      const history: Message[] = [{ role: "user", content: "read package.json" }];
+      const { outcome } = await drive(llm, history, { guards });
+      rule(outcome.status === "stopped" && outcome.reason === label, id, `with guards ${JSON.stringify(guards)} s11's loop ended with ${JSON.stringify(outcome.status === "stopped" ? outcome.reason : outcome.status)}, not "${label}".`);
+      await expectSendable(llm, history);
+    });
+});
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s11");

@@ -577,3 +577,8 @@ describe("s12 every kind of run leaves a transcript that can be sent again", () 
     rule(missing.exitCode === 2 && /no session "no-such-session-here"/.test(printed.join("\n")), "program-exit", `--resume of a session that does not exist should exit 2 with a message (exit ${missing.exitCode}).`);
   });
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s12");

@@ -286,3 +286,8 @@ describe("s13 a long session reads more and more from the cache", () => {
     expect(fresh, "[guard-budget] (a check of this test itself, not of your loop) without cache tokens the budget would never be reached").toBeLessThan(8_000);
   });
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s13");

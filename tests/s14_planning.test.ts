@@ -236,3 +236,8 @@ describe("s14 the list: at most one item in progress; a bad list is refused and 
     );
   });
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s14");

@@ -299,3 +299,8 @@ describe("s15 how deep agents nest", () => {
     rule(deepest === MAX_DEPTH, "subagent-depth", () => `with no maxDepth given, agents that always delegate nested ${deepest} deep, not MAX_DEPTH (${MAX_DEPTH}): use maxDepth ?? MAX_DEPTH.`);
   });
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s15");

@@ -220,3 +220,8 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
     expect(notes, "[skill-load] NOTES.md follows the release-notes skill's format (the skill's body reached the model)").toMatch(/^## 1\.2\.1\n\n### Fixed\n- Fixed /);
   });
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s16");

@@ -298,3 +298,8 @@ describe("s17 the final agent: npm run agent", () => {
     expect(program.AGENT_USAGE, "[final-agent] --help names both flags").toMatch(/--mcp-config FILE[\s\S]*--skills DIR/);
   });
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s17");

@@ -6,7 +6,7 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import { todo } from "../../runtime/lesson.ts";
-import type { ModelStop, Outcome, Stopped } from "../s05_stop_reasons/outcome.ts";
+import type { ModelStop, Outcome, Stopped } from "../../solutions/s05_stop_reasons/outcome.ts";
 import { systemClock, type Clock } from "../../runtime/clock.ts";
 
 // #region guards

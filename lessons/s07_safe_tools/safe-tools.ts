@@ -5,9 +5,9 @@
  */
 import { z } from "zod";
 import { ToolError } from "../../runtime/tools/files.ts";
-import type { ToolSpec } from "../s02_tool_dispatch/registry.ts";
-import { defineTool, type CheckedTool } from "../s04_tool_errors/define-tool.ts";
-import { checkedTools } from "../s04_tool_errors/tools.ts";
+import type { ToolSpec } from "../../solutions/s02_tool_dispatch/registry.ts";
+import { defineTool, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
+import { checkedTools } from "../../solutions/s04_tool_errors/tools.ts";
 import { unseenReads } from "../../runtime/tools/secrets.ts";
 import { classify as classifyWords, terminalApprover, type Approver, type Verdict } from "./approval.ts";
 import { words } from "./command-words.ts";

@@ -42,7 +42,8 @@ export function messageTable(messages: readonly Anthropic.MessageParam[], respon
   //       - a string content, or a user message that is one text block: the text, quote()d;
   //       - otherwise each block through describeBlock(block, alone) joined with " + "
   //         (alone: the message has just that one block);
-  //       - for an assistant message, find its response (same content: sameContent) and end the
+  //       - for an assistant message, find its response (same content: sameContent; the latest
+  //         such response, as one cut off and asked again may have the same content) and end the
   //         line, padded to 72, with " stop_reason: <its stop_reason>".
   void messages;
   void responses;

@@ -21,8 +21,8 @@ const START = "<!-- rule-catalog:start -->";
 const END = "<!-- rule-catalog:end -->";
 
 const STAGE_NAMES: Record<Lang, Record<(typeof STAGES)[number], string>> = {
-  en: { syntax: "1 · it parses", types: "2 · it type-checks", hang: "3 · the loop returns", growth: "4 · the history grows", pairing: "5 · the pairing rules", lesson: "6 · the lesson's own rules" },
-  zh: { syntax: "1 · 能解析", types: "2 · 通过类型检查", hang: "3 · 循环能返回", growth: "4 · history 在增长", pairing: "5 · 配对规则", lesson: "6 · 各课自己的规则" },
+  en: { syntax: "1 · it parses", types: "2 · it type-checks", hang: "3 · the loop returns", growth: "4 · the history grows", pairing: "5 · the pairing rules", lesson: "6 · the lesson's own rules", net: "7 · the net: beside the reference" },
+  zh: { syntax: "1 · 能解析", types: "2 · 通过类型检查", hang: "3 · 循环能返回", growth: "4 · history 在增长", pairing: "5 · 配对规则", lesson: "6 · 各课自己的规则", net: "7 · 兜底网：与参考答案对照" },
 };
 
 /**

@@ -94,7 +94,15 @@ function ruleHint(lesson: Lesson): string[] {
   if (!rule) return [];
   const lang = courseLang();
   const w = ruleWords(rule, lang);
-  return ["", bold(lang === "zh" ? `上次检查违反的规则 [${rule}]：` : `The rule your last check broke [${rule}]:`), `  ${w.what}`, `  ${w.fix}`];
+  const lines = ["", bold(lang === "zh" ? `上次检查违反的规则 [${rule}]：` : `The rule your last check broke [${rule}]:`), `  ${w.what}`, `  ${w.fix}`];
+  // The net compares your loop with the reference: running the reference shows what it does.
+  if (rule.startsWith("net-"))
+    lines.push(
+      lang === "zh"
+        ? `  参考答案在同一任务上的运行：\`npm run lesson ${lesson.id} -- --solution\`（离线时模型相同）。`
+        : `  The reference's run of the same task: \`npm run lesson ${lesson.id} -- --solution\` (offline, the same model answers).`,
+    );
+  return lines;
 }
 
 const MARK: Record<LessonState, string> = {

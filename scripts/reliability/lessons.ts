@@ -80,7 +80,8 @@ export const S01_COMMANDS = [
   "false",
   "echo oops >&2; exit 3",
   `head -c ${HUGE_OUTPUT_CHARS} /dev/zero | tr '\\0' x`,
-  "head -c 300 /dev/urandom",
+  // Bytes that are not UTF-8, the same each run (the differential net plays a plan to two loops).
+  "head -c 300 /dev/zero | tr '\\0' '\\377'",
 ];
 
 export function claimsFor(n: number): Claims {
@@ -170,7 +171,11 @@ export function fuzzTools(kinds: ToolKind[], ran: Ran[]): FuzzTool[] {
 type Mod = Record<string, unknown>;
 type Fn = (...args: unknown[]) => unknown;
 
-async function importSolution(dir: string, file: string): Promise<Mod | null> {
+/** Loads a lesson's module: `loader(dir, file)`, or null when the file is not there. */
+export type ModuleLoader = (dir: string, file: string) => Promise<Mod | null>;
+
+/** The reference solution's module (the default loader). */
+export async function importSolution(dir: string, file: string): Promise<Mod | null> {
   const path = join(ROOT, "solutions", dir, file);
   if (!existsSync(path)) return null;
   return (await import(pathToFileURL(path).href)) as Mod;
@@ -208,9 +213,9 @@ const N_SCHEMA = {
  * input, timeout) when present, else s02's plain ToolSpec; the registry class of the latest lesson
  * that exports one.
  */
-async function registryFor(n: number, tools: FuzzTool[], timeoutMs = FUZZ_TOOL_TIMEOUT_MS): Promise<unknown> {
+async function registryFor(n: number, tools: FuzzTool[], timeoutMs = FUZZ_TOOL_TIMEOUT_MS, load: ModuleLoader = importSolution): Promise<unknown> {
   const s02 = lessonDir(2);
-  const reg = s02 ? await importSolution(s02, "registry.ts") : null;
+  const reg = s02 ? await load(s02, "registry.ts") : null;
   if (!reg || typeof reg.ToolRegistry !== "function") throw new Error("solutions/s02_tool_dispatch/registry.ts has no ToolRegistry");
   let Registry = reg.ToolRegistry as new (tools: unknown[]) => unknown;
   let specs: unknown[] = tools.map((t) => ({
@@ -221,7 +226,7 @@ async function registryFor(n: number, tools: FuzzTool[], timeoutMs = FUZZ_TOOL_T
     run: (input: Record<string, unknown>, ctx?: { signal?: AbortSignal }) => t.run(input, ctx?.signal),
   }));
   const s04 = n >= 4 ? lessonDir(4) : undefined;
-  const def = s04 ? await importSolution(s04, "define-tool.ts") : null;
+  const def = s04 ? await load(s04, "define-tool.ts") : null;
   if (def && typeof def.defineTool === "function") {
     const { z } = await import("zod");
     const defineTool = def.defineTool as Fn;
@@ -261,9 +266,14 @@ export function loopSource(file: string, seen = new Set<string>()): string {
   return all;
 }
 
-export async function adapterFor(lesson: Lesson): Promise<LessonAdapter | null> {
+/**
+ * The adapter of one lesson. `load` gives its modules: the reference solutions by default; the
+ * differential net (tests/differential/net.ts) passes one that reads the graded lesson's own
+ * files and the reference for earlier lessons, as a learner's files import them.
+ */
+export async function adapterFor(lesson: Lesson, load: ModuleLoader = importSolution): Promise<LessonAdapter | null> {
   const n = Number(lesson.id.slice(1));
-  const mod = await importSolution(lesson.dir, lesson.entry);
+  const mod = await load(lesson.dir, lesson.entry);
   if (!mod) return null;
   // What the loop does is read from its source where the lesson number cannot tell: a lesson
   // may be built on an earlier loop than the one before it, and may import its loop whole (s10
@@ -294,7 +304,7 @@ export async function adapterFor(lesson: Lesson): Promise<LessonAdapter | null> 
       claims: { ...claims, outcome: true },
       space,
       run: async (llm, history, tools, opts = {}) => {
-        const registry = await registryFor(n, tools, opts.toolTimeoutMs);
+        const registry = await registryFor(n, tools, opts.toolTimeoutMs, load);
         const guards = { ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}), ...opts.guards };
         const out = (await runAgent(llm, history, {
           ...opts.extra,
@@ -320,7 +330,7 @@ export async function adapterFor(lesson: Lesson): Promise<LessonAdapter | null> 
       space,
       run: async (llm, history, tools, opts = {}) => ({
         kind: "message",
-        message: await agentLoop(llm, history, await registryFor(n, tools, opts.toolTimeoutMs)),
+        message: await agentLoop(llm, history, await registryFor(n, tools, opts.toolTimeoutMs, load)),
       }),
     };
   }

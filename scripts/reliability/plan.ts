@@ -51,7 +51,12 @@ export interface PlannedCall {
   /** For bash: the command. */
   command?: string;
 }
-export type PlannedBlock = { type: "text"; text: string } | { type: "thinking"; thinking: string } | { type: "call"; call: PlannedCall };
+/**
+ * A block of a planned turn. A call with `twin` asks for the turn's previous call again, the same
+ * tool with the same input (the model may do that: each tool_use is its own call and gets its own
+ * result); the first call of a turn is never a twin.
+ */
+export type PlannedBlock = { type: "text"; text: string } | { type: "thinking"; thinking: string } | { type: "call"; call: PlannedCall; twin?: boolean };
 export interface PlannedTurn {
   blocks: PlannedBlock[];
   stop: Stop;
@@ -97,6 +102,7 @@ function blockArb(space: PlanSpace): fc.Arbitrary<PlannedBlock> {
     { weight: 2, arbitrary: words.map((text): PlannedBlock => ({ type: "text", text })) },
     { weight: 1, arbitrary: words.map((thinking): PlannedBlock => ({ type: "thinking", thinking })) },
     { weight: 3, arbitrary: callArb.map((call): PlannedBlock => ({ type: "call", call })) },
+    { weight: 1, arbitrary: callArb.map((call): PlannedBlock => ({ type: "call", call, twin: true })) },
   );
 }
 
@@ -107,7 +113,10 @@ function turnArb(space: PlanSpace): fc.Arbitrary<PlannedTurn> {
     // filter, so fast-check can still shrink).
     .map((bs) => {
       let calls = 0;
-      const kept = bs.filter((b) => b.type !== "call" || ++calls <= space.maxCalls);
+      const kept = bs
+        .filter((b) => b.type !== "call" || ++calls <= space.maxCalls)
+        // A twin needs a call before it in the turn.
+        .map((b, i, all) => (b.type === "call" && b.twin && !all.slice(0, i).some((x) => x.type === "call") ? { type: "call" as const, call: b.call } : b));
       return [...kept.filter((b) => b.type === "thinking"), ...kept.filter((b) => b.type !== "thinking")];
     });
   return fc
@@ -162,7 +171,12 @@ export function describePlan(plan: Plan): string {
           t.blocks.length === 0
             ? "(empty content)"
             : t.blocks
-                .map((b) => (b.type === "text" ? `text` : b.type === "thinking" ? "thinking" : describeCall(b.call, callNumber(i, n++))))
+                .map((b) => {
+                  if (b.type !== "call") return b.type;
+                  // A twin repeats the previous call: its tool, its input, its number.
+                  if (b.twin && n > 0) return `${describeTwin(t.blocks, b)} (the same call again)`;
+                  return describeCall(b.call, callNumber(i, n++));
+                })
                 .join(" · ");
         return `  turn ${i + 1}: ${body}   stop=${t.stop === "natural" ? "(natural)" : t.stop}`;
       })
@@ -171,7 +185,16 @@ export function describePlan(plan: Plan): string {
   );
 }
 
-/** A unique number per call (turn, position), so the harness can tell which calls ran. */
+/** The call a twin repeats, as describePlan shows it. */
+function describeTwin(blocks: PlannedBlock[], twin: PlannedBlock): string {
+  const before = blocks.slice(0, blocks.indexOf(twin));
+  let n = 0;
+  let last: { call: PlannedCall; n: number } | undefined;
+  for (const b of before) if (b.type === "call" && !(b.twin && n > 0)) last = { call: b.call, n: n++ };
+  return last ? describeCall(last.call, last.n) : "?";
+}
+
+/** A unique number per call (turn, position), so the harness can tell which calls ran (a twin shares its original's). */
 export const callNumber = (turn: number, position: number) => turn * 100 + position + 1;
 
 /** The tool input a planned call sends. `n` identifies the call. */
@@ -215,10 +238,13 @@ export function planScenario(plan: Plan): Scenario {
       const turn = plan.turns[turnIndex];
       if (!turn) return { content: [{ type: "text", text: "All done." }], stop_reason: "end_turn" };
       let position = 0;
+      let previous: ReplyBlock | undefined;
       const content: ReplyBlock[] = turn.blocks.map((b) => {
         if (b.type === "text") return { type: "text", text: b.text };
         if (b.type === "thinking") return { type: "thinking", thinking: b.thinking };
-        return { type: "tool_use", name: b.call.tool, input: inputFor(b.call, callNumber(turnIndex, position++)) };
+        if (b.twin && previous?.type === "tool_use") return { type: "tool_use", name: previous.name, input: structuredClone(previous.input) };
+        previous = { type: "tool_use", name: b.call.tool, input: inputFor(b.call, callNumber(turnIndex, position++)) };
+        return previous;
       });
       const reply: Reply = { content };
       if (turn.stop !== "natural") reply.stop_reason = turn.stop;

@@ -45,7 +45,8 @@ export function messageTable(messages: readonly Anthropic.MessageParam[], respon
       m.role === "user" && blocks.length === 1 && blocks[0]!.type === "text"
         ? quote(blocks[0]!.text)
         : blocks.map((b) => describeBlock(b, blocks.length === 1)).join(" + ");
-    const response = m.role === "assistant" ? responses.find((r) => r.content === m.content || sameContent(r.content, blocks)) : undefined;
+    // The latest response with this content: one cut off and asked again may have the same content.
+    const response = m.role === "assistant" ? responses.findLast((r) => r.content === m.content || sameContent(r.content, blocks)) : undefined;
     const stop = response ? `stop_reason: ${response.stop_reason}` : "";
     return stop ? `${(head + body).padEnd(72)} ${stop}` : head + body;
   });

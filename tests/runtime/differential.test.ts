@@ -1,0 +1,107 @@
+/**
+ * runtime/differential.ts: what the net compares and what it leaves out. Both errors of a grader:
+ * runs a correct loop may produce (other ids, other words, results in another order, a result with
+ * a header) are the same; runs that differ in what matters are told apart, in words.
+ */
+import { describe, expect, it } from "vitest";
+import { compareRuns, projectEvents, type RunRecord } from "../../runtime/differential.ts";
+
+type Msg = { role: string; content: unknown };
+const use = (id: string, name = "read_file", input: unknown = { path: "a" }) => ({ type: "tool_use", id, name, input });
+const result = (id: string, content: unknown, is_error?: boolean) => ({ type: "tool_result", tool_use_id: id, content, ...(is_error === undefined ? {} : { is_error }) });
+
+/** A run of one request per history prefix that ends with a user message. */
+function run(history: Msg[], end: RunRecord["end"] = { kind: "returned", result: "done" }, extra: Partial<RunRecord> = {}): RunRecord {
+  const requests = history.flatMap((m, i) => (m.role === "user" ? [{ messages: history.slice(0, i + 1), tools: [{ name: "read_file" }, { name: "bash" }] }] : []));
+  return { requests, history, end, ...extra };
+}
+
+const reference: Msg[] = [
+  { role: "user", content: "task" },
+  { role: "assistant", content: [{ type: "text", text: "Reading." }, use("toolu_A"), use("toolu_B", "bash", { command: "ls" })] },
+  { role: "user", content: [result("toolu_A", "contents of a"), result("toolu_B", [{ type: "text", text: "exit 1" }], true)] },
+  { role: "assistant", content: [{ type: "text", text: "Done." }] },
+];
+
+describe("the net leaves out what a correct loop may do its own way", () => {
+  it("other ids, content as blocks, results in another order, its own error words and notes, a header on a result", () => {
+    const yours: Msg[] = [
+      { role: "user", content: [{ type: "text", text: "task" }] },
+      { role: "assistant", content: [{ type: "text", text: "Reading (my model worded it otherwise)." }, use("toolu_X"), use("toolu_Y", "bash", { command: "ls" })] },
+      { role: "user", content: [result("toolu_Y", "the command failed with exit code 1", true), result("toolu_X", "read_file a:\ncontents of a", false), { type: "text", text: "my note" }] },
+      { role: "assistant", content: "Done." },
+    ];
+    expect(compareRuns(run(reference), run(yours))).toBeNull();
+  });
+
+  it("a result marked is_error where the reference's is not (a command that exits non-zero may be either)", () => {
+    const yours = structuredClone(reference);
+    (yours[2]!.content as Array<{ is_error?: boolean }>)[0]!.is_error = true;
+    expect(compareRuns(run(reference), run(yours))).toBeNull();
+  });
+
+  it("act and observe events of calls that ran together, in another order; times", () => {
+    const events = (order: string[], ms: number) => [
+      { type: "think", turn: 1, usage: { input: 3 }, message: { stop_reason: "tool_use" }, ms },
+      ...order.map((id) => ({ type: "act", turn: 1, call: { id, name: "read_file" } })),
+      ...order.map((id) => ({ type: "observe", turn: 1, call: { id, name: "read_file" }, result: {}, ms })),
+      { type: "stop", turn: 1, outcome: { status: "done" }, totals: { input: 3 }, ms },
+    ];
+    expect(projectEvents(events(["a", "b"], 1))).toEqual(projectEvents(events(["b", "a"], 99)));
+  });
+});
+
+describe("the net tells runs apart where it matters, and says where", () => {
+  it("a call answered once where the reference answered it twice (one call asked twice in a turn)", () => {
+    const twice: Msg[] = [
+      { role: "user", content: "task" },
+      { role: "assistant", content: [use("toolu_A"), use("toolu_B")] },
+      { role: "user", content: [result("toolu_A", "x"), result("toolu_B", "x")] },
+    ];
+    const once: Msg[] = [twice[0]!, twice[1]!, { role: "user", content: [result("toolu_A", "x")] }];
+    const d = compareRuns(run(twice), run(once));
+    expect(d?.rule).toBe("net-requests");
+    expect(d?.message).toMatch(/^request 2, messages\[2\] \(user\): the reference sent two tool_result blocks .*toolu_A.*toolu_B.*, yours sent one \[tool_result for toolu_A\]/);
+  });
+
+  it("a failure not marked is_error", () => {
+    const yours = structuredClone(reference);
+    (yours[2]!.content as Array<{ is_error?: boolean }>)[1]!.is_error = false;
+    const d = compareRuns(run(reference), run(yours));
+    expect(d?.rule).toBe("net-requests");
+    expect(d?.message).toMatch(/is_error: true.*yours without is_error/);
+  });
+
+  it("outputs swapped between two calls", () => {
+    const swapped = structuredClone(reference);
+    const results = swapped[2]!.content as Array<{ tool_use_id: string }>;
+    [results[0]!.tool_use_id, results[1]!.tool_use_id] = [results[1]!.tool_use_id, results[0]!.tool_use_id];
+    expect(compareRuns(run(reference), run(swapped))).not.toBeNull();
+  });
+
+  it("a request more or fewer, a different ending, an extra call run, a call left running", () => {
+    const shorter = reference.slice(0, 2);
+    expect(compareRuns(run(reference), run(shorter))?.message).toMatch(/the reference sent request 2.*yours stopped after 1 request/);
+    expect(compareRuns(run(reference), run(reference, { kind: "threw", error: "boom" }))?.rule).toBe("net-outcome");
+    expect(compareRuns(run(reference), run(reference, { kind: "returned", result: 'an Outcome { status: "stopped" }' }))?.rule).toBe("net-outcome");
+    expect(compareRuns(run(reference, undefined, { effects: ["the call n=1"] }), run(reference, undefined, { effects: ["the call n=1", "the call n=2"] }))?.rule).toBe("net-effects");
+    expect(compareRuns(run(reference), run(reference, undefined, { stillRunning: ["the call n=1"] }))?.message).toMatch(/still running/);
+    // The same call asked twice in a turn runs twice: once is a difference.
+    expect(compareRuns(run(reference, undefined, { effects: ["the call n=1", "the call n=1"] }), run(reference, undefined, { effects: ["the call n=1"] }))?.message).toMatch(/the reference ran the call n=1, which yours did not run \(or not that often\)/);
+  });
+
+  it("a system prompt sent whole only with the first request", () => {
+    const ref = run(reference);
+    const withSystem = (r: RunRecord, second: string) => ({ ...r, requests: r.requests.map((q, i) => ({ ...(q as object), system: i === 0 ? "You are a helper. Skills: a, b." : second })) });
+    expect(compareRuns(withSystem(ref, "You are a helper. Skills: a, b."), withSystem(ref, "You are a helper. Skills: a, b."))).toBeNull();
+    const d = compareRuns(withSystem(ref, "You are a helper. Skills: a, b."), withSystem(ref, "You are a helper."));
+    expect(d?.message).toMatch(/^request 2: the reference sent the same system prompt as with request 1, yours another/);
+  });
+
+  it("a THINK with the running totals instead of its own turn's usage", () => {
+    const events = (usage: number) => [{ type: "think", turn: 2, usage: { input: usage }, message: { stop_reason: "end_turn" } }];
+    const d = compareRuns(run(reference, undefined, { events: events(3) }), run(reference, undefined, { events: events(9) }));
+    expect(d?.rule).toBe("net-events");
+    expect(d?.message).toMatch(/^event 1: the reference emitted think \(turn 2.*"input":3.*yours think \(turn 2.*"input":9/);
+  });
+});
