@@ -36,12 +36,13 @@ export default function setup(): (() => void) | undefined {
   // the check is for `npm test` itself.
   if (process.env.COURSE_TREE) return undefined;
   const before = treeState();
-  const previous = { TMPDIR: process.env.TMPDIR, COURSE_TEST_TMPDIR: process.env.COURSE_TEST_TMPDIR, COURSE_RUNS_DIR: process.env.COURSE_RUNS_DIR };
+  const previous = { TMPDIR: process.env.TMPDIR, COURSE_TEST_TMPDIR: process.env.COURSE_TEST_TMPDIR, COURSE_RUNS_DIR: process.env.COURSE_RUNS_DIR, COURSE_TRUST_DIR: process.env.COURSE_TRUST_DIR };
   const tmp = realpathSync(mkdtempSync(join(tmpdir(), "course-npm-test-")));
   const runs = join(tmp, "runs");
   process.env.TMPDIR = tmp;
   process.env.COURSE_TEST_TMPDIR = tmp;
   process.env.COURSE_RUNS_DIR = runs;
+  process.env.COURSE_TRUST_DIR = join(tmp, "trust"); // run_tests' trusted fingerprints (runtime/tools/fingerprint.ts)
 
   return () => {
     for (const [k, v] of Object.entries(previous)) {

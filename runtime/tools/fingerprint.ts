@@ -49,8 +49,12 @@ export function workspaceFingerprint(root: string, max = FINGERPRINT_MAX_ENTRIES
   return hash.digest("hex");
 }
 
-/** Where the trusted fingerprint of a workspace is kept (default: the course's .course/trust/). */
-export const TRUST_DIR = join(COURSE_ROOT, ".course", "trust");
+/**
+ * Where the trusted fingerprint of a workspace is kept: the course's .course/trust/, or
+ * COURSE_TRUST_DIR (the test suite's own temporary folder). Read once, from the agent's own
+ * environment, which no tool can change.
+ */
+export const TRUST_DIR = process.env.COURSE_TRUST_DIR?.trim() || join(COURSE_ROOT, ".course", "trust");
 
 /**
  * The state of one workspace the user trusts: the one first seen (before any tool ran in it,
