@@ -29,6 +29,7 @@ import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { homedir, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { track } from "./live.ts";
 
 /** The course repository (its .env and .course/ are hidden from every tool). */
 const COURSE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -279,14 +280,19 @@ export function spawnTool(argv: string[], opts: ToolSpawnOptions): ToolProcess {
       // The group is already gone.
     }
   };
+  const killAll = (): KillReport => {
+    killGroup();
+    const strays = info.kind === "bubblewrap" ? 0 : killMarked(marker, child.pid, strayPids);
+    return { strays, note: killNote(info.kind, strays) };
+  };
+  // Until it has exited, the agent's own end (a signal, see live.ts) kills it too. (Without a
+  // sandbox, what it left running in the background is the caller's killAll, after the exit.)
+  const untrack = track(() => void killAll());
+  child.on("close", untrack);
   return {
     child,
     sandbox: info.kind,
-    killAll(): KillReport {
-      killGroup();
-      const strays = info.kind === "bubblewrap" ? 0 : killMarked(marker, child.pid, strayPids);
-      return { strays, note: killNote(info.kind, strays) };
-    },
+    killAll,
     cleanup() {
       if (privateTmp) rmSync(privateTmp, { recursive: true, force: true });
     },
