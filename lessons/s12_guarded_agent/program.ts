@@ -95,6 +95,7 @@ export function capstoneProgram<O extends { approve?: Approver; signal?: AbortSi
         log.transcript(now);
         if (repl && now.length > 0) repl.save();
         else if (resumed) saveSession(resumed.name, now, { model: llm.model });
+        return log.path;
       },
       say: (line) => say(dim(line)),
     });

@@ -44,8 +44,8 @@ export const STOP_SIGNALS: readonly StopSignal[] = ["SIGHUP", "SIGTERM", "SIGINT
 export interface StopOptions {
   /** Called first, with the signal: abort the run (the tools see their signal too). */
   abort?: (signal: StopSignal) => void;
-  /** Saves the transcript (synchronously: the process exits right after). */
-  save: (signal: StopSignal) => void;
+  /** Saves the transcript (synchronously: the process exits right after); may return where. */
+  save: (signal: StopSignal) => string | void;
   /** Writes the last line (errors ignored: after SIGHUP the terminal may be gone). */
   say?: (line: string) => void;
   /** Exits (tests replace it); default process.exit. */
@@ -73,7 +73,8 @@ export function stopOnSignals(opts: StopOptions): () => void {
     }
     let saved = "the transcript is saved";
     try {
-      opts.save(signal);
+      const where = opts.save(signal);
+      if (where) saved += ` in ${where}`;
     } catch (e) {
       saved = `the transcript could not be saved (${(e as Error).message})`;
     }
@@ -88,7 +89,15 @@ export function stopOnSignals(opts: StopOptions): () => void {
   };
   const signals = opts.signals ?? STOP_SIGNALS;
   for (const s of signals) process.on(s, handler);
+  // A parent that dies without passing the signal on (a wrapper such as tsx's killed by SIGHUP
+  // alone, or by SIGKILL) leaves this process to init: taken as a hang-up.
+  const parent = process.ppid;
+  const watchdog = setInterval(() => {
+    if (process.ppid !== parent && signals.includes("SIGHUP")) handler("SIGHUP");
+  }, 500);
+  watchdog.unref();
   return () => {
+    clearInterval(watchdog);
     for (const s of signals) process.off(s, handler);
   };
 }
