@@ -30,6 +30,7 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { track } from "./live.ts";
+import { plantedBinds } from "./planted.ts";
 
 /** The course repository (its .env and .course/ are hidden from every tool). */
 const COURSE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -180,6 +181,8 @@ export function bwrapArgs(workspace: string, cwd: string = workspace): string[] 
   for (const s of secrets) if (inside(s, ws)) args.push(...hide(s));
   args.push("--bind", ws, ws);
   for (const s of secrets) if (!inside(s, ws) && (inside(ws, s) || !inside(home, s) || inside(nodeDir, s))) args.push(...hide(s));
+  // Files that make code run later, outside the sandbox (git config and hooks, package.json…): read-only.
+  args.push(...plantedBinds(ws));
   // A hard link in the workspace is the same file as its name outside: covered by /dev/null.
   for (const file of hardLinkedFiles(ws)) args.push("--ro-bind", "/dev/null", file);
   args.push("--dir", SANDBOX_HOME, "--chdir", real(cwd));

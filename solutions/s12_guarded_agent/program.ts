@@ -8,7 +8,8 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { selectModel, type Llm } from "../../runtime/client.ts";
 import { loadEnv } from "../../runtime/env.ts";
-import { dim, heading, red, say } from "../../runtime/print.ts";
+import { dim, heading, red, say, yellow } from "../../runtime/print.ts";
+import { journalLines, takeJournal } from "../../runtime/tools/planted.ts";
 import { stopOnSignals } from "../../runtime/tools/live.ts";
 import type { Outcome } from "../../solutions/s05_stop_reasons/outcome.ts";
 import { fanOut, type EventSink } from "../../solutions/s09_observability/events.ts";
@@ -62,6 +63,7 @@ export function capstoneProgram<O extends { approve?: Approver; signal?: AbortSi
       return { exitCode: 0, history: [] };
     }
     for (const line of startLines(flags)) say(dim(line));
+    takeJournal(); // this run's summary starts empty
     const llm = deps.llm ?? chooseModel(flags);
     if ("banner" in llm) say(String(llm.banner));
     say(dim(`workspace: ${flags.workspace}`));
@@ -125,6 +127,8 @@ export function capstoneProgram<O extends { approve?: Approver; signal?: AbortSi
       heading("The message table");
       for (const line of messageTable(history, responses)) say(line);
     }
+    // Writes that would make code run later, outside the sandbox, and what became of each.
+    for (const line of journalLines(takeJournal())) say(yellow(line));
     say(dim(`run log: ${log.path}`));
     return { exitCode, history };
   };
