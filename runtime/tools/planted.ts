@@ -15,7 +15,8 @@
  * 1. The file tools (s07's write_file, edit_file): a write to such a path asks first (`guardPlanted`
  *    in safe-tools.ts), named for what it is; refused, nothing is written.
  * 2. In the sandbox, such paths that exist are bound read-only (`plantedBinds`, used by
- *    sandbox.ts): the kernel refuses the write, whatever the command.
+ *    sandbox.ts; a .git folder whole: git commands that only read still work, a commit does not):
+ *    the kernel refuses the write, whatever the command.
  * 3. After every command that is not read-only (sandbox or not), the planted paths are compared
  *    with a snapshot taken before it (`snapshot`/`changes`): a file created or changed there is
  *    named and asked about, and put back as it was when refused.
@@ -108,8 +109,12 @@ export function journalLines(entries: readonly PlantedEntry[]): string[] {
 const MAX_DEPTH = 6;
 const MAX_ENTRIES = 50_000;
 
-/** Planted-kind paths that exist under `root` (files, and the folders .git/hooks, .git/info…), relative. */
-export function plantedUnder(root: string): string[] {
+/**
+ * Planted-kind paths that exist under `root`, relative: files, folders such as .vscode/, and for
+ * each .git folder its config, hooks and info (`whole`: the .git folder itself, for the sandbox's
+ * read-only bind, so that it cannot be moved away and rebuilt either).
+ */
+export function plantedUnder(root: string, whole = false): string[] {
   const found: string[] = [];
   let seen = 0;
   const walk = (dir: string, depth: number) => {
@@ -125,7 +130,8 @@ export function plantedUnder(root: string): string[] {
       if (e.name === "node_modules") continue;
       if (e.name === ".git" && e.isDirectory()) {
         // Inside .git only what runs code: its config, hooks, info (not the objects).
-        for (const inner of ["config", "config.worktree", "hooks", "info"]) found.push(`${rel}/${inner}`);
+        if (whole) found.push(rel);
+        else for (const inner of ["config", "config.worktree", "hooks", "info"]) found.push(`${rel}/${inner}`);
         continue;
       }
       if (plantedKind(rel, root) !== undefined) found.push(rel);
@@ -149,7 +155,7 @@ export function plantedUnder(root: string): string[] {
 
 /** bwrap arguments binding every planted path that exists under `workspace` read-only (after the workspace's own bind). */
 export function plantedBinds(workspace: string): string[] {
-  return plantedUnder(workspace).flatMap((rel) => {
+  return plantedUnder(workspace, true).flatMap((rel) => {
     const abs = join(workspace, rel);
     try {
       lstatSync(abs);
