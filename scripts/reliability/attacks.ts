@@ -18,6 +18,10 @@
  *   none              COURSE_SANDBOX=off: the policy alone (attacks only the sandbox can stop
  *                     once approved, `sandboxOnly`, are not claimed here: the policy asks first)
  *
+ * Planted writes (PLANTED_ATTACKS) run like the others; the attacks on the whole program
+ * (signals, approvals from a pipe, escape sequences, MCP servers) start `npm run agent`'s program
+ * as a process: scripts/reliability/agent-attacks.ts, run after these.
+ *
  * Run alone (prints JSON): npx tsx scripts/reliability/attacks.ts
  */
 import { spawnSync } from "node:child_process";
@@ -857,7 +861,10 @@ if (isMain(import.meta.url)) {
     process.exitCode = 2;
   } else {
     const modes = modesHere();
-    const report: AttackReport = { corpus: (await corpus()).length, sandbox: modes.includes("bubblewrap") ? "bubblewrap" : "none", modes, results: await runAttacks(undefined, undefined, modes) };
+    // The attacks on the whole program (signals, piped approvals, escape sequences, MCP servers): agent-attacks.ts.
+    const agent = await import("./agent-attacks.ts");
+    const results = [...(await runAttacks(undefined, undefined, modes)), ...(await agent.runAgentAttacks(modes))];
+    const report: AttackReport = { corpus: (await corpus()).length + agent.AGENT_ATTACKS.length, sandbox: modes.includes("bubblewrap") ? "bubblewrap" : "none", modes, results };
     console.log(JSON.stringify(report));
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Nothing survives the agent: the final agent's program (tests/tools/fixtures/agent-under-signal.ts
+ * Nothing survives the agent: the final agent's program (tests/attacks/agent-program.ts
  * runs solutions/s17_mcp/program.ts, `npm run agent`, with a scripted model), stopped by a real
  * SIGHUP, SIGTERM or SIGINT while a bash command runs and an MCP server has left a process behind.
  * It must exit with 128 + the signal's number, kill the tool's process group (and what left it),
@@ -48,11 +48,12 @@ const until = async (ok: () => boolean, ms: number) => {
 const modes = [...(sandboxInfo().kind === "bubblewrap" ? ["bubblewrap"] : []), "none"];
 /**
  * How each signal arrives: a closed terminal (SIGHUP) and Ctrl-C (SIGINT) reach the whole
- * foreground process group (npm, tsx and the agent's node); `kill` (SIGTERM, or SIGHUP sent to
- * one pid) reaches the process named, here tsx's wrapper, which passes SIGTERM on and dies of SIGHUP.
+ * foreground process group; `kill` (SIGTERM, SIGHUP) reaches the agent's process alone; and a
+ * wrapper such as tsx's, signalled alone, dies of SIGHUP without passing it on (the agent sees
+ * its parent gone).
  */
 const cases = modes.flatMap((mode) =>
-  ([["SIGHUP", "group"], ["SIGHUP", "wrapper"], ["SIGTERM", "wrapper"], ["SIGINT", "group"]] as const).map(([signal, to]) => [mode, signal, to] as const),
+  ([["SIGHUP", "group"], ["SIGINT", "group"], ["SIGTERM", "agent"], ["SIGHUP", "agent"], ["SIGHUP", "wrapper"]] as const).map(([signal, to]) => [mode, signal, to] as const),
 );
 
 describe("the agent stopped by a signal leaves nothing running", () => {
@@ -63,7 +64,9 @@ describe("the agent stopped by a signal leaves nothing running", () => {
     for (const name of ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"]) delete env[name];
     if (mode === "none") env.COURSE_SANDBOX = "off";
     else delete env.COURSE_SANDBOX;
-    const child = spawn(join(ROOT, "node_modules/.bin/tsx"), [join(ROOT, "tests/tools/fixtures/agent-under-signal.ts"), "--workspace", ws, "--yes", "--mcp-config", join(dir, "mcp.json"), "leave processes running"], {
+    // As `npm run agent` starts it (node --import tsx: the agent is the process signalled), or under tsx's wrapper.
+    const [command, ...pre] = to === "wrapper" ? [join(ROOT, "node_modules/.bin/tsx")] : [process.execPath, "--import", "tsx"];
+    const child = spawn(command!, [...pre, join(ROOT, "tests/attacks/agent-program.ts"), "--workspace", ws, "--yes", "--mcp-config", join(dir, "mcp.json"), "leave processes running"], {
       cwd: ROOT,
       env,
       stdio: ["ignore", "pipe", "pipe"],
@@ -80,7 +83,7 @@ describe("the agent stopped by a signal leaves nothing running", () => {
       process.kill(to === "group" ? -child.pid! : child.pid!, signal);
       const end = await Promise.race([ended.then(() => "ended"), new Promise<"hung">((r) => setTimeout(() => r("hung"), 15_000))]);
       expect(end, `after ${signal} the agent was still running 15 s later:\n${out}`).toBe("ended");
-      expect(out, `after ${signal} the agent did not say it stopped everything:\n${out}`).toMatch(new RegExp(`${to === "group" || signal === "SIGTERM" ? signal : "SIGHUP"}: stopped \\d+ running`));
+      expect(out, `after ${signal} the agent did not say it stopped everything:\n${out}`).toMatch(new RegExp(`${signal}: stopped \\d+ running`));
       if (child.exitCode !== null) expect(child.exitCode, `tsx passed ${signal} on, and the agent exited with ${child.exitCode}: 128 + ${constants.signals[signal]} says which signal stopped it`).toBe(128 + constants.signals[signal]);
       await until(() => tokens.every((t) => withToken(t).length === 0), 2_000);
       const alive = tokens.filter((t) => withToken(t).length > 0);
