@@ -261,18 +261,19 @@ describe("s17 the pieces: config, names, results", () => {
 });
 
 /**
- * `npm run agent`'s command (tsx and the file package.json names, of the tree being graded) as a
+ * `npm run agent`'s command (node --import tsx and the file package.json names, of the tree being graded) as a
  * process in `cwd`: stdin is a pipe, not a terminal; no --yes; no key, so the scripted model answers.
  */
 function agentProcess(cwd: string, args: string[]) {
   const script = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.agent as string;
-  const [bin, file] = script.split(" ");
-  expect(bin, "[final-agent] npm run agent runs a lesson file with tsx").toBe("tsx");
+  // node itself, tsx as its loader: the agent is the process a signal reaches (tsx's wrapper would kill it with SIGKILL).
+  const file = /^node --import tsx (\S+)$/.exec(script)?.[1];
+  expect(file, "[final-agent] npm run agent runs a lesson file with node --import tsx").toBeDefined();
   expect(file, "[final-agent] npm run agent runs the latest lesson, s17").toMatch(/^solutions\/s17_mcp\//);
   const entry = join(ROOT, file!.replace(/^solutions\//, `${gradedTree()}/`));
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
   for (const name of ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "MODEL_ID"]) delete env[name];
-  return spawnSync(join(ROOT, "node_modules", ".bin", "tsx"), [entry, ...args], { cwd, env, input: "", encoding: "utf8", timeout: 90_000 });
+  return spawnSync(process.execPath, ["--import", "tsx", entry, ...args], { cwd, env, input: "", encoding: "utf8", timeout: 90_000 });
 }
 
 describe("s17 the final agent: npm run agent", () => {
