@@ -14,7 +14,7 @@
  *   started: its sandbox, or without one the processes that carry its marker.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { track } from "./live.ts";
 import { SANDBOX_HOME, SANDBOX_TMP, bwrapArgs, killMarked, sandboxInfo, toolEnv, type SandboxKind } from "./sandbox.ts";
@@ -88,7 +88,10 @@ export function launchServer(name: string, config: ServerCommand, workspace: str
   if (inSandbox) {
     // (A node_modules that holds the workspace is not bound again: it would cover the workspace's write access.)
     const ws = resolve(workspace);
-    const readOnly = [cwd, ...modulesAbove(cwd).filter((m) => !`${ws}/`.startsWith(`${m}/`))];
+    // (Its folder is not bound back when it holds the home folder, or is /: that would show what the sandbox hides.)
+    const home = resolve(homedir());
+    const holdsHome = `${home}/`.startsWith(`${resolve(cwd)}/`) || resolve(cwd) === "/";
+    const readOnly = [...(holdsHome ? [] : [cwd]), ...modulesAbove(cwd).filter((m) => !`${ws}/`.startsWith(`${m}/`))];
     const binds = readOnly.flatMap((p) => ["--ro-bind", p, p]);
     const hidden = secretsIn(cwd).flatMap((p) => (statSync(p).isDirectory() ? ["--tmpfs", p] : ["--ro-bind", "/dev/null", p]));
     // The server's folder comes back read-only over the hidden home (bwrap applies --chdir last).

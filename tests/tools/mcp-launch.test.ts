@@ -136,3 +136,20 @@ describe.runIf(modes.includes("bubblewrap" as never))("an MCP server in the sand
     }
   });
 });
+
+describe.runIf(modes.includes("bubblewrap" as never))("a server's folder bound back read-only", () => {
+  it("is never a folder that holds the home folder (that would show ~/.ssh and the rest the sandbox hides)", async () => {
+    const { homedir } = await import("node:os");
+    const { launchServer } = await import("../../runtime/tools/server-launch.ts");
+    for (const cwd of [homedir(), "/"]) {
+      const launch = launchServer("x", { command: "node", args: [], env: {}, cwd }, ws);
+      const binds = launch.args.flatMap((a, i) => (a === "--ro-bind" ? [launch.args[i + 1]] : []));
+      // (/ itself is the sandbox's base: read-only, with home and the secrets hidden over it.)
+      expect(binds.filter((b) => b === cwd).length, `cwd ${cwd}`).toBe(cwd === "/" ? 1 : 0);
+      launch.cleanup();
+    }
+    const own = launchServer("x", { command: "node", args: [], env: {}, cwd: serverDir }, ws);
+    expect(own.args.join(" ")).toContain(`--ro-bind ${serverDir} ${serverDir}`);
+    own.cleanup();
+  });
+});
