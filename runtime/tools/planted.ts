@@ -158,7 +158,9 @@ export function plantedBinds(workspace: string): string[] {
   return plantedUnder(workspace, true).flatMap((rel) => {
     const abs = join(workspace, rel);
     try {
-      lstatSync(abs);
+      // A symbolic link is not bound (bwrap would follow it, and a dangling one would stop every
+      // command): the check after each command names it instead.
+      if (lstatSync(abs).isSymbolicLink()) return [];
     } catch {
       return [];
     }

@@ -140,3 +140,13 @@ describe.each(modes)("bash, sandbox %s", (mode) => {
     expect(journalLines(takeJournal()).join("\n")).toMatch(/reverted\s+pkg\/package\.json: .*\(by run_tests\)/);
   });
 });
+
+describe.runIf(sandboxInfo().kind === "bubblewrap")("a planted path that is a link", () => {
+  it("a dangling package.json link does not stop every later command in the sandbox", async () => {
+    const ws = workspace();
+    rmSync(join(ws, "package.json"));
+    symlinkSync("/nonexistent/package.json", join(ws, "package.json"));
+    const r = await call(ws, approver(false), "bash", { command: "echo still-running" });
+    expect(r.text).toContain("still-running");
+  });
+});
