@@ -12,6 +12,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { CourseError } from "./env.ts";
 import { TranscriptError } from "./transcript.ts";
 import { selectModel, type SelectOptions, type Selection } from "./client.ts";
+import { terminalSafe } from "./terminal-text.ts";
 import { requestLimit, withRequestNet } from "./net.ts";
 import { NO_SCRIPT, NOT_DONE_OFFLINE, NotDoneOffline, hasScript, unscriptedRun } from "./offline.ts";
 import { bold, dim, heading, printFinal, red, say, sendableLine, yellow } from "./print.ts";
@@ -85,9 +86,10 @@ export function runMain(metaUrl: string, main: () => Promise<void>): void {
   main().catch((e: unknown) => {
     const known = explainError(e);
     if (known) {
-      console.error((e instanceof TodoError || e instanceof NotDoneOffline ? yellow : red)(known));
+      // An API's error message is text from outside: no escape sequence of it reaches the terminal.
+      console.error(terminalSafe((e instanceof TodoError || e instanceof NotDoneOffline ? yellow : red)(known)));
     } else {
-      console.error(red(`Unexpected error: ${e instanceof Error ? e.message : String(e)}`));
+      console.error(terminalSafe(red(`Unexpected error: ${e instanceof Error ? e.message : String(e)}`)));
       if (process.env.DEBUG) console.error(e);
       else console.error("  (run with DEBUG=1 to see where it came from)");
     }

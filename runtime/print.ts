@@ -3,6 +3,7 @@
  * the final answer. Colour only on a terminal and never when NO_COLOR is set.
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import { terminalSafe, stripEscapes } from "./terminal-text.ts";
 import { checkTranscript, formatViolations } from "./transcript.ts";
 
 const useColor = () => Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
@@ -23,7 +24,12 @@ process.stdout.on("error", (e: NodeJS.ErrnoException) => {
 
 /** Where lesson output goes; tests may redirect or silence it. */
 export const output = { write: (line: string) => console.log(line) };
-export const say = (line = "") => output.write(line);
+/**
+ * One line for the user. Lines carry text the course does not control (the model's, a tool's, an
+ * MCP server's): its escape sequences and control characters are removed, the course's own
+ * colours kept (runtime/terminal-text.ts).
+ */
+export const say = (line = "") => output.write(terminalSafe(line));
 
 export function clip(s: string, max = 300): string {
   const one = s.length > max ? `${s.slice(0, max)}… (${s.length - max} more characters)` : s;
@@ -108,7 +114,8 @@ export function streamToTerminal(): { onText(delta: string): void; onToolUse(): 
   let midLine = false;
   return {
     onText: (delta) => {
-      process.stdout.write(delta);
+      // The model's text, as it arrives: no escape sequence reaches the terminal (see say).
+      process.stdout.write(stripEscapes(delta));
       midLine = !delta.endsWith("\n");
     },
     onToolUse: () => {

@@ -317,8 +317,9 @@ describe("s10 Ctrl-C cancels the turn, not the session", () => {
 
 describe("s10 one terminal for questions and approvals", () => {
   it("an approval asked during a turn takes the next line; the line after it is a question again", async () => {
-    const input = new PassThrough();
-    const rl = createInterface({ input });
+    // A terminal (a person types the answers); the next test is the same with a pipe.
+    const input = Object.assign(new PassThrough(), { isTTY: true });
+    const rl = createInterface({ input, output: new PassThrough(), terminal: true });
     const lines: string[] = [];
     rl.on("line", (l) => lines.push(l));
     const approve = repl.askOn(rl);
@@ -332,6 +333,20 @@ describe("s10 one terminal for questions and approvals", () => {
     await new Promise((r) => setTimeout(r, 10));
     rule(same(lines, ["next question"]), "session", `the lines the REPL read as questions were ${JSON.stringify(lines)}: an approval's answer is not a question, the line after it is.`);
     rule((await repl.askOn(rl, true)({ command: "x", reason: "y" })).approved, "approval", "askOn(rl, true) (--yes) must approve without asking.");
+    rl.close();
+  });
+
+  it("from a pipe nothing is approved: the line that follows stays a question", async () => {
+    const input = new PassThrough();
+    const rl = createInterface({ input, terminal: false });
+    const lines: string[] = [];
+    rl.on("line", (l) => lines.push(l));
+    const asked = repl.askOn(rl)({ command: "touch pwned", reason: "touch is not on the read-only list" });
+    input.write("y\n");
+    const d = await asked;
+    await new Promise((r) => setTimeout(r, 10));
+    rule(!d.approved, "approval", `askOn on a readline that is not a terminal approved "touch pwned" after the piped line "y" (${JSON.stringify(d)}): only a person at a terminal approves; from a pipe, refuse (and say --yes allows such commands).`);
+    rule(same(lines, ["y"]), "session", `the piped lines the REPL read as questions were ${JSON.stringify(lines)}: a refused approval takes no line, the "y" is a question.`);
     rl.close();
   });
 });

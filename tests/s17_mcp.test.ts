@@ -38,7 +38,9 @@ const textOf = (r: Anthropic.ToolResultBlockParam) => textIn(r.content);
 /** The example server's config, with test switches in its environment. */
 function notesConfig(env: Record<string, string> = {}) {
   const config = mcp.readMcpConfig(MCP_EXAMPLE_CONFIG);
-  return { notes: { ...config.notes!, env: { ...config.notes!.env, ...env } } };
+  // A server that writes its pid for the test runs outside the sandbox: inside, its /tmp is its
+  // own and its pid is its PID namespace's (tests/tools/mcp-launch.test.ts checks the sandboxed one).
+  return { notes: { ...config.notes!, env: { ...config.notes!.env, ...env }, ...(env.MCP_NOTES_PIDFILE ? { sandbox: false } : {}) } };
 }
 
 async function runWith(scenario: Scenario | string, opts: Options, task = "Use the notes.") {
@@ -267,7 +269,7 @@ function agentProcess(cwd: string, args: string[]) {
   const entry = join(ROOT, gradedTree(), "s17_mcp", "program.ts");
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
   for (const name of ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "MODEL_ID"]) delete env[name];
-  return spawnSync(join(ROOT, "node_modules", ".bin", "tsx"), [entry, ...args], { cwd, env, input: "", encoding: "utf8", timeout: 90_000 });
+  return spawnSync(process.execPath, ["--import", "tsx", entry, ...args], { cwd, env, input: "", encoding: "utf8", timeout: 90_000 });
 }
 
 describe("s17 the final agent: npm run agent", () => {

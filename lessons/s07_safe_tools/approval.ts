@@ -9,6 +9,7 @@
  * (runtime/tools/sandbox.ts), which holds even when a check here is fooled.
  */
 import { createInterface } from "node:readline/promises";
+import { approvalQuestion, shownCommand } from "../../runtime/terminal-text.ts";
 import { todo } from "../../runtime/lesson.ts";
 import { leavesWorkspace, words } from "./command-words.ts";
 import { READ_ONLY } from "./read-only.ts";
@@ -59,9 +60,10 @@ export function terminalApprover(opts: TerminalApproverOptions = {}): Approver {
   const interrupt = opts.onInterrupt ?? (() => process.kill(process.pid, "SIGINT"));
   return async ({ command, reason }) => {
     if (opts.yes) {
-      output.write(`\n(--yes) running without asking: ${command}\n  (${reason})\n`);
+      output.write(`\n(--yes) running without asking: ${shownCommand(command, reason)}\n`);
       return { approved: true };
     }
+    // Only a person approves: a pipe (a script, another program, the model's own output) never does.
     if (!input.isTTY) return { approved: false, why: "there is no terminal to ask for approval (run with --yes to allow such commands)" };
     const rl = createInterface({ input, output });
     // subtle: while readline owns the terminal, Ctrl-C reaches it, not the process. Refuse, then
@@ -69,7 +71,7 @@ export function terminalApprover(opts: TerminalApproverOptions = {}): Approver {
     const asking = new AbortController();
     rl.on("SIGINT", () => asking.abort());
     try {
-      const answer = await rl.question(`\nThe model wants to run: ${command}\n  (${reason})\nAllow it? [y/N] `, { signal: asking.signal });
+      const answer = await rl.question(`\n${approvalQuestion(command, reason)}`, { signal: asking.signal });
       return /^y(es)?$/i.test(answer.trim()) ? { approved: true } : { approved: false, why: "the user said no" };
     } catch (e) {
       if (!asking.signal.aborted) throw e;

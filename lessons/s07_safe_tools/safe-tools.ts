@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { ToolError } from "../../runtime/tools/files.ts";
+import { guardPlantedBash, guardPlantedWrite } from "../../runtime/tools/planted.ts";
 import type { ToolSpec } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { defineTool, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
 import { checkedTools } from "../../solutions/s04_tool_errors/tools.ts";
@@ -106,8 +107,17 @@ export function safeBashTool(opts: SafetyOptions, workspace: Workspace): Checked
 }
 // #endregion bash-tool
 
-/** The earlier lessons' tools (s04's checked ones), confined to the workspace, with the safe bash. */
+/**
+ * The earlier lessons' tools (s04's checked ones), confined to the workspace, with the safe bash.
+ * Writes that would make code run later outside the sandbox (git hooks, package.json scripts…)
+ * ask first, and bash's are checked after each command (runtime/tools/planted.ts).
+ */
 export function safeTools(opts: SafetyOptions = {}, base: CheckedTool[] = checkedTools()): CheckedTool[] {
   const workspace = new Workspace(opts.workspace ?? process.cwd());
-  return base.map((tool) => (tool.name === "bash" ? safeBashTool(opts, workspace) : confine(tool, workspace, opts.onChange)));
+  const approve = opts.approve ?? terminalApprover();
+  return base.map((tool) => {
+    if (tool.name === "bash") return guardPlantedBash(safeBashTool(opts, workspace), workspace.root, approve);
+    const confined = confine(tool, workspace, opts.onChange);
+    return WRITES.has(tool.name) ? guardPlantedWrite(confined, workspace.root, (p) => workspace.relative(p), approve) : confined;
+  });
 }

@@ -13,6 +13,7 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
+import { guardPlantedBash } from "../../runtime/tools/planted.ts";
 import { runMain, todo, transcriptOf } from "../../runtime/lesson.ts";
 import { SAMPLE_REPOSITORY, S12_TASK } from "../../runtime/tasks.ts";
 import { SafeToolRegistry, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
@@ -41,9 +42,12 @@ export function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunO
 }
 // #endregion loop
 
-/** s07's safe tools (bash asks before anything not read-only) and run_tests (asks only with no sandbox, after a change). */
+/**
+ * s07's safe tools (bash asks before anything not read-only) and run_tests (asks only with no
+ * sandbox, after a change); a test run, like a command, is checked for files planted for later.
+ */
 export function capstoneTools(root: string, approve: Approver): CheckedTool[] {
-  return guardedTools(root, approve);
+  return guardedTools(root, approve).map((t) => (t.name === "run_tests" ? guardPlantedBash(t, root, approve) : t));
 }
 
 // #region run

@@ -8,7 +8,9 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { selectModel, type Llm } from "../../runtime/client.ts";
 import { loadEnv } from "../../runtime/env.ts";
-import { dim, heading, red, say } from "../../runtime/print.ts";
+import { dim, heading, red, say, yellow } from "../../runtime/print.ts";
+import { journalLines, takeJournal } from "../../runtime/tools/planted.ts";
+import { stopOnSignals } from "../../runtime/tools/live.ts";
 import type { Outcome } from "../../solutions/s05_stop_reasons/outcome.ts";
 import { fanOut, type EventSink } from "../../solutions/s09_observability/events.ts";
 import { RunLog } from "../../solutions/s09_observability/jsonl.ts";
@@ -21,7 +23,7 @@ import { converse } from "../../solutions/s10_conversation/terminal.ts";
 import type { Approver } from "../../solutions/s07_safe_tools/approval.ts";
 import { RETRIES } from "../../solutions/s11_recovery/recovery.ts";
 import { USAGE, UsageError, parseFlags, startLines, type Flags } from "./cli.ts";
-import { keepOnFailure } from "./failed-run.ts";
+import { closeTranscript, keepOnFailure } from "./failed-run.ts";
 
 export interface RunResult {
   /** 0: done (or the conversation ended); 1: the run stopped before the task was done; 2: a mistake in the flags. */
@@ -62,6 +64,7 @@ export function capstoneProgram<O extends { approve?: Approver; signal?: AbortSi
     }
     // The configuration (key, base URL, COURSE_SANDBOX) is read once, from the course's .env,
     // before the first line: the line says what the run really has.
+    takeJournal(); // this run's summary starts empty
     const llm = deps.llm ?? chooseModel(flags);
     for (const line of startLines(flags)) say(dim(line));
     if ("banner" in llm) say(String(llm.banner));
@@ -82,27 +85,52 @@ export function capstoneProgram<O extends { approve?: Approver; signal?: AbortSi
     const history: Anthropic.MessageParam[] = resumed?.messages ?? [];
     let exitCode = 0;
 
-    if (flags.task) {
-      // One task: one run of the loop, then the exit code says how it went.
-      addQuestion(history, flags.task);
-      // A run that throws (the API down after the retries, a broken stream…) still saves its transcript.
-      const outcome = await keepOnFailure(history, () => agent.runAgent(llm, history, { ...agent.optionsFrom(flags, onEvent), ...(deps.signal ? { signal: deps.signal } : {}) }));
-      exitCode = outcome.status === "done" ? 0 : 1;
-      if (resumed) saveSession(resumed.name, history, { model: llm.model });
-    } else {
-      // No task: the conversation of s10, its approval questions asked on the same terminal.
-      const options = agent.optionsFrom(flags, onEvent);
-      const repl = await converse((approve) => agent.createRepl(llm, { ...(resumed ? { name: resumed.name } : {}), history, agent: { ...options, approve } }), {
-        yes: flags.yes,
-        resumeWith: "npm run agent -- --resume",
-      });
-      history.splice(0, history.length, ...repl.history);
+    // The terminal closed (SIGHUP), the system stops it (SIGTERM), Ctrl-C or kill -INT (SIGINT):
+    // every tool process and MCP server is killed, the transcript saved, and the program exits.
+    const aborted = new AbortController();
+    if (deps.signal?.aborted) aborted.abort(deps.signal.reason);
+    else deps.signal?.addEventListener("abort", () => aborted.abort(deps.signal?.reason), { once: true });
+    let repl: Repl | undefined;
+    const removeHandlers = stopOnSignals({
+      abort: (signal) => aborted.abort(new Error(signal)),
+      save: (signal) => {
+        const now = repl?.history ?? history;
+        closeTranscript(now, `not finished: the agent was stopped by ${signal}`);
+        log.transcript(now);
+        if (repl && now.length > 0) repl.save();
+        else if (resumed) saveSession(resumed.name, now, { model: llm.model });
+        return log.path;
+      },
+      say: (line) => say(dim(line)),
+    });
+
+    try {
+      if (flags.task) {
+        // One task: one run of the loop, then the exit code says how it went.
+        addQuestion(history, flags.task);
+        // A run that throws (the API down after the retries, a broken stream…) still saves its transcript.
+        const outcome = await keepOnFailure(history, () => agent.runAgent(llm, history, { ...agent.optionsFrom(flags, onEvent), signal: aborted.signal }));
+        exitCode = outcome.status === "done" ? 0 : 1;
+        if (resumed) saveSession(resumed.name, history, { model: llm.model });
+      } else {
+        // No task: the conversation of s10, its approval questions asked on the same terminal.
+        const options = agent.optionsFrom(flags, onEvent);
+        repl = await converse((approve) => (repl = agent.createRepl(llm, { ...(resumed ? { name: resumed.name } : {}), history, agent: { ...options, approve } })), {
+          yes: flags.yes,
+          resumeWith: "npm run agent -- --resume",
+        });
+        history.splice(0, history.length, ...repl.history);
+      }
+    } finally {
+      removeHandlers();
     }
     log.transcript(history);
     if (flags.trace) {
       heading("The message table");
       for (const line of messageTable(history, responses)) say(line);
     }
+    // Writes that would make code run later, outside the sandbox, and what became of each.
+    for (const line of journalLines(takeJournal())) say(yellow(line));
     say(dim(`run log: ${log.path}`));
     return { exitCode, history };
   };

@@ -9,16 +9,22 @@
  * an is_error result (or a problem reported at the start) with a plain message, never an
  * exception in the loop. `close()` stops every server: the loop calls it when the run ends.
  *
- * An MCP server runs as YOUR process, outside the sandbox of s07/s12, with the environment given
- * here (the SDK's short safe list, plus the config's `env`): trust it as you trust any program.
+ * An MCP server is code the agent runs for the model, so it runs inside the same rules as a tool
+ * (runtime/tools/server-launch.ts): the tools' environment allow list plus the config's `env`
+ * (never the agent's key), inside the OS sandbox where there is one (`"sandbox": false` in a
+ * server's config starts it outside, with a warning), killed with everything it started when the
+ * agent ends. Its results are capped like a tool's output.
  */
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { z } from "zod";
 import { CourseError } from "../../runtime/env.ts";
+import { say, yellow } from "../../runtime/print.ts";
+import { BASH_MAX_OUTPUT, capOutput } from "../../runtime/tools/bash.ts";
+import { launchServer } from "../../runtime/tools/server-launch.ts";
 import { todo } from "../../runtime/lesson.ts";
 import type { ToolContext, ToolRegistry, ToolSpec } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
@@ -29,6 +35,8 @@ const ServerConfig = z.object({
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
   cwd: z.string().optional(),
+  /** false: start this server outside the OS sandbox (it needs the network, or files elsewhere); a warning says so. */
+  sandbox: z.boolean().default(true),
 });
 export type ServerConfig = z.input<typeof ServerConfig>;
 const McpConfig = z.object({ mcpServers: z.record(z.string().regex(/^[a-zA-Z0-9_-]{1,40}$/, "letters, digits, _ and - only"), ServerConfig) });
@@ -37,7 +45,7 @@ export class McpConfigError extends CourseError {
   override name = "McpConfigError";
 }
 
-/** Reads a config file: `{ "mcpServers": { "<name>": { "command", "args"?, "env"?, "cwd"? } } }`. Servers start in the file's folder. */
+/** Reads a config file: `{ "mcpServers": { "<name>": { "command", "args"?, "env"?, "cwd"?, "sandbox"? } } }`. Servers start in the file's folder. */
 export function readMcpConfig(file: string): Record<string, ServerConfig> {
   let data: unknown;
   try {
@@ -84,6 +92,32 @@ interface Connected {
   pid: number | null;
   /** Set when the server's process is gone. */
   gone?: string;
+  /** Kills it (and what it started) and cleans up after it. */
+  stop: () => void;
+}
+
+/** An MCP result, like a tool's output: text past the bash tool's cap cut with a note, at most a few images. */
+export const MCP_MAX_IMAGES = 4;
+export const MCP_MAX_IMAGE_CHARS = 4_000_000;
+export function capResult(result: Anthropic.ToolResultBlockParam, max = BASH_MAX_OUTPUT): Anthropic.ToolResultBlockParam {
+  if (!Array.isArray(result.content)) return result;
+  let left = max;
+  let images = 0;
+  const content = result.content.flatMap((b): Array<Anthropic.TextBlockParam | Anthropic.ImageBlockParam> => {
+    if (b.type === "text") {
+      const text = capOutput(b.text, Math.max(left, 0));
+      left -= b.text.length;
+      return left + b.text.length > 0 ? [{ type: "text", text }] : [];
+    }
+    if (b.type === "image") {
+      const size = b.source.type === "base64" ? b.source.data.length : 0;
+      if (++images <= MCP_MAX_IMAGES && size <= MCP_MAX_IMAGE_CHARS) return [b];
+      return [{ type: "text", text: `[an image left out: at most ${MCP_MAX_IMAGES} images of ${MCP_MAX_IMAGE_CHARS} characters each per result]` }];
+    }
+    return [];
+  });
+  if (left < 0) content.push({ type: "text", text: `[the server's text was cut: ${-left} of ${max - left} characters not shown]` });
+  return { ...result, content: content.length > 0 ? content : [{ type: "text", text: "(no output)" }] };
 }
 
 export class McpServers {
@@ -95,22 +129,34 @@ export class McpServers {
   ) {}
 
   /** Starts every server and lists its tools; one that fails to start is a problem, not a crash. */
-  static async start(configs: Record<string, ServerConfig>, opts: { startTimeoutMs?: number; callTimeoutMs?: number } = {}): Promise<McpServers> {
+  static async start(
+    configs: Record<string, ServerConfig>,
+    opts: { startTimeoutMs?: number; callTimeoutMs?: number; workspace?: string; warn?: (warning: string) => void } = {},
+  ): Promise<McpServers> {
     const started = await Promise.all(
       Object.entries(configs).map(async ([name, raw]): Promise<Connected | string> => {
         const config = ServerConfig.parse(raw);
-        const transport = new StdioClientTransport({ command: config.command, args: config.args, env: { ...getDefaultEnvironment(), ...config.env }, stderr: "pipe", ...(config.cwd ? { cwd: config.cwd } : {}) });
+        // Inside the tools' rules: their environment allow list, the sandbox, killed when the agent ends.
+        const launch = launchServer(name, config, opts.workspace ?? process.cwd());
+        for (const w of launch.warnings) (opts.warn ?? ((line: string) => say(yellow(line))))(w);
+        const transport = new StdioClientTransport({ command: launch.command, args: launch.args, env: launch.env, stderr: "pipe", ...(launch.cwd ? { cwd: launch.cwd } : {}) });
+        const unwatch = launch.watch(() => transport.pid ?? undefined);
+        const stop = () => {
+          unwatch();
+          launch.cleanup();
+        };
         let stderr = "";
         transport.stderr?.on("data", (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-2_000)));
         const client = new Client({ name: "agent-loop-course", version: "1.0.0" });
         try {
           await client.connect(transport, { timeout: opts.startTimeoutMs ?? 20_000 });
           const { tools } = await client.listTools(undefined, { timeout: opts.startTimeoutMs ?? 20_000 });
-          const server: Connected = { name, client, tools: tools as Connected["tools"], pid: transport.pid };
+          const server: Connected = { name, client, tools: tools as Connected["tools"], pid: transport.pid, stop };
           client.onclose = () => void (server.gone ??= `the server's process ended${stderr.trim() ? ` (its last words: ${stderr.trim().split("\n").slice(-2).join(" / ")})` : ""}`);
           return server;
         } catch (e) {
           await client.close().catch(() => {});
+          stop();
           return `MCP server "${name}" (${config.command} ${config.args.join(" ")}) did not start: ${(e as Error).message}${stderr.trim() ? `; it said: ${stderr.trim().split("\n").slice(-3).join(" / ")}` : ""}`;
         }
       }),
@@ -147,7 +193,7 @@ export class McpServers {
     if (server.gone) return fail(`The MCP server "${server.name}" is not running: ${server.gone}. Its tools cannot be used in this run.`);
     try {
       const result = await server.client.callTool({ name: tool.name, arguments: call.input as Record<string, unknown> }, undefined, { timeout: this.callTimeoutMs, ...(signal ? { signal } : {}) });
-      return toToolResult(call.id, result as CallResult);
+      return capResult(toToolResult(call.id, result as CallResult));
     } catch (e) {
       const message = (e as Error).message;
       if (/timed out|timeout/i.test(message)) return fail(`The MCP server "${server.name}" did not answer ${tool.name} within ${this.callTimeoutMs / 1000} s; the call was abandoned.`);
@@ -160,6 +206,8 @@ export class McpServers {
   /** Stops every server (the loop calls it when the run ends). */
   async close(): Promise<void> {
     await Promise.all(this.servers.map((s) => s.client.close().catch(() => {})));
+    // What a server started and left running (in its sandbox, or carrying its marker) goes too.
+    for (const s of this.servers) s.stop();
   }
 
   /** The pids of the servers' processes (tests check they are gone after close()). */

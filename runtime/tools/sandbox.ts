@@ -34,6 +34,8 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { SurveyError, surveyWorkspace } from "./secrets.ts";
 import { COURSE_ROOT } from "../env.ts";
+import { track } from "./live.ts";
+import { plantedBinds } from "./planted.ts";
 
 // #region env
 /** The only variables a tool process may inherit (by name); everything else stays in the agent. */
@@ -344,6 +346,9 @@ export function bwrapArgs(workspace: string, cwd: string = workspace): string[] 
   // Node outside the system folders (nvm, volta, …): run_tests needs it, read-only.
   if (!SYSTEM_RO.some((d) => inside(real(d), nodeDir))) args.push("--ro-bind", nodeDir, nodeDir);
   args.push("--bind", ws, ws);
+  // Files that make code run later, outside the sandbox (git config and hooks, package.json…):
+  // read-only. Before the hiding below, so a secret or a hard link under them stays hidden.
+  args.push(...plantedBinds(ws));
   // The workspace holds the user's home (or is it): the home's secrets are not there.
   if (inside(ws, home)) for (const s of HOME_SECRETS) args.push(...hide(join(home, s)));
   // The workspace holds the course (a lesson's bash runs in the checkout): the eval suite's hidden
@@ -432,14 +437,19 @@ export function spawnTool(argv: string[], opts: ToolSpawnOptions): ToolProcess {
       // The group is already gone.
     }
   };
+  const killAll = (): KillReport => {
+    killGroup();
+    const strays = info.kind === "bubblewrap" ? 0 : killMarked(marker, child.pid, strayPids);
+    return { strays, note: killNote(info.kind, strays) };
+  };
+  // Until it has exited, the agent's own end (a signal, see live.ts) kills it too. (Without a
+  // sandbox, what it left running in the background is the caller's killAll, after the exit.)
+  const untrack = track(() => void killAll());
+  child.on("close", untrack);
   return {
     child,
     sandbox: info.kind,
-    killAll(): KillReport {
-      killGroup();
-      const strays = info.kind === "bubblewrap" ? 0 : killMarked(marker, child.pid, strayPids);
-      return { strays, note: killNote(info.kind, strays) };
-    },
+    killAll,
     cleanup() {
       if (privateTmp) rmSync(privateTmp, { recursive: true, force: true });
     },

@@ -7,6 +7,7 @@ import { createInterface, type Interface } from "node:readline";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Selection } from "../../runtime/client.ts";
 import { dim, say, yellow } from "../../runtime/print.ts";
+import { approvalQuestion } from "../../runtime/terminal-text.ts";
 import { S10_FOLLOW_UP, S10_TASK } from "../../runtime/tasks.ts";
 import type { Approver } from "../../solutions/s07_safe_tools/approval.ts";
 import type { Repl } from "./repl.ts";
@@ -25,16 +26,19 @@ export function terminalLines(): Interface {
 /**
  * Approval questions (s07) asked on the REPL's own readline: a second readline on the same
  * terminal would take the REPL's input. Ctrl-C while asked answers no (and cancels the turn).
+ * Only a person answers: when the readline is not a terminal (questions piped in by a script,
+ * or by another program), every approval is refused, whatever the next line says.
  */
 export function askOn(rl: Interface, yes = false): Approver {
   return ({ command, reason }) => {
     if (yes) return Promise.resolve({ approved: true });
+    if (!rl.terminal) return Promise.resolve({ approved: false, why: "there is no terminal to ask for approval (the input is not a terminal; run with --yes to allow such commands)" });
     return new Promise((resolve) => {
       const asked = new AbortController();
       const onCtrlC = () => asked.abort();
       rl.once("SIGINT", onCtrlC);
       asked.signal.addEventListener("abort", () => resolve({ approved: false, why: "the user cancelled" }), { once: true });
-      rl.question(`The model wants to run: ${command}\n  (${reason})\nAllow it? [y/N] `, { signal: asked.signal }, (answer) => {
+      rl.question(approvalQuestion(command, reason), { signal: asked.signal }, (answer) => {
         rl.off("SIGINT", onCtrlC);
         resolve(/^y(es)?$/i.test(answer.trim()) ? { approved: true } : { approved: false, why: "the user said no" });
       });

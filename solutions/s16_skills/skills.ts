@@ -8,11 +8,12 @@
  * The front matter is read with the `yaml` library; a broken SKILL.md is reported in plain words
  * and left out, the other skills still load.
  */
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
 import { ToolError } from "../../runtime/tools/files.ts";
+import { ConfinedReadError, readConfined } from "../../runtime/tools/read-confined.ts";
 import { defineTool, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
 
 export interface Skill {
@@ -54,16 +55,29 @@ export function parseSkill(text: string, file: string): Skill {
 }
 // #endregion parse
 
-/** Every `<dir>/<folder>/SKILL.md`, parsed; the broken ones (and duplicate names) as problems. */
+/**
+ * Every `<dir>/<folder>/SKILL.md`, parsed; the broken ones (and duplicate names) as problems. A
+ * skill's text enters the system prompt, and its folder may be one a tool can write: a folder or a
+ * SKILL.md that is a link (or a hard link, or outside the folder) is left out, never followed.
+ */
 export function loadSkills(dir: string): { skills: Skill[]; problems: string[] } {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) return { skills: [], problems: [`${dir}: no such folder of skills`] };
   const skills: Skill[] = [];
   const problems: string[] = [];
   for (const entry of readdirSync(dir).sort()) {
-    const file = join(dir, entry, "SKILL.md");
+    const folder = join(dir, entry);
+    const file = join(folder, "SKILL.md");
     if (!existsSync(file)) continue;
     try {
-      const skill = parseSkill(readFileSync(file, "utf8"), file);
+      if (lstatSync(folder).isSymbolicLink()) throw new SkillError(`${folder}: a symbolic link; skills are read from real folders only, left out`);
+      let text: string;
+      try {
+        text = readConfined(file, folder);
+      } catch (e) {
+        if (!(e instanceof ConfinedReadError)) throw e;
+        throw new SkillError(`${file}: ${e.message}; left out`);
+      }
+      const skill = parseSkill(text, file);
       if (skills.some((s) => s.name === skill.name)) problems.push(`${file}: the name "${skill.name}" is taken by another skill; left out`);
       else skills.push(skill);
     } catch (e) {

@@ -44,7 +44,7 @@ export const mcpTools =
 /** The run: the MCP servers started, s16's loop with their tools, the servers stopped however the loop ended. */
 export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
   // NEW: servers live as long as the run: started here, closed in `finally` (done, stopped or thrown).
-  const started = !opts.mcp && opts.mcpServers ? await McpServers.start(opts.mcpServers, { callTimeoutMs: opts.mcpCallTimeoutMs ?? 60_000 }) : undefined;
+  const started = !opts.mcp && opts.mcpServers ? await McpServers.start(opts.mcpServers, { callTimeoutMs: opts.mcpCallTimeoutMs ?? 60_000, workspace: opts.root ?? process.cwd() }) : undefined;
   for (const problem of started?.problems ?? []) (opts.onMcpProblem ?? ((p: string) => say(yellow(p))))(problem);
   const servers = opts.mcp ?? started;
   const extensions = [...(servers ? [mcpTools(servers)] : []), ...(opts.extensions ?? [])];

@@ -11,6 +11,7 @@ import type { Llm } from "../../runtime/client.ts";
 import { runMain } from "../../runtime/lesson.ts";
 import { NOT_DONE_OFFLINE, scenarioList, unscriptedRun } from "../../runtime/offline.ts";
 import { red, say, yellow } from "../../runtime/print.ts";
+import { protectMcpConfig, protectPath } from "../../runtime/tools/planted.ts";
 import { replOver } from "../../solutions/s10_conversation/agent.ts";
 import { optionsFrom as capstoneOptions } from "../../solutions/s12_guarded_agent/agent.ts";
 import { USAGE, UsageError, parseFlags } from "../../solutions/s12_guarded_agent/cli.ts";
@@ -23,7 +24,8 @@ export const AGENT_USAGE = `${USAGE}
 
 The final agent (s13–s17) adds:
   --mcp-config FILE    start the MCP servers of FILE ({ "mcpServers": { … } }) for each run; their tools are
-                       mcp__<server>__<tool>. A server runs as your process, outside the sandbox.
+                       mcp__<server>__<tool>. A server runs inside the sandbox, with the tools' environment
+                       ("sandbox": false in its config starts it outside, with a warning).
                        Example: --mcp-config examples/mcp-notes/mcp.json
   --skills DIR         the skills of DIR (<skill>/SKILL.md each): listed in the system prompt, loaded on demand
   --scenarios          the tasks the offline model has a script for (any other task, offline, ends not done)
@@ -71,8 +73,13 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
   try {
     const flags = partTwoFlags(argv);
     rest = flags.rest;
-    if (flags.mcpConfig) mcpServers = readMcpConfig(flags.mcpConfig);
+    if (flags.mcpConfig) {
+      mcpServers = readMcpConfig(flags.mcpConfig);
+      // What the next run will start is never the model's to write (runtime/tools/planted.ts).
+      protectMcpConfig(flags.mcpConfig, mcpServers);
+    }
     if (flags.skills) {
+      protectPath(flags.skills, "skill folder (the next run reads its skills into the prompt)");
       const loaded = loadSkills(flags.skills);
       if (loaded.skills.length === 0 && loaded.problems.length > 0 && /no such folder/.test(loaded.problems[0]!)) throw new UsageError(`--skills ${loaded.problems[0]}`);
       for (const p of loaded.problems) say(yellow(`skill skipped: ${p}`));

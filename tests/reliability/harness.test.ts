@@ -7,7 +7,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkTranscript } from "../../runtime/transcript.ts";
 import { scripted } from "../../runtime/testing.ts";
-import { ATTACKS, CANARY_KEY, presentToolsets, runAttack, s07Cases, type Toolset } from "../../scripts/reliability/attacks.ts";
+import { ATTACKS, CANARY_KEY, PLANTED_ATTACKS, presentToolsets, runAttack, s07Cases, type Toolset } from "../../scripts/reliability/attacks.ts";
 import { HOUSE_ATTACKS } from "../../scripts/reliability/house-attacks.ts";
 import { BAD_INPUTS, runBadInput } from "../../scripts/reliability/bad-inputs.ts";
 import { FAULT_CASES, runFault } from "../../scripts/reliability/faults.ts";
@@ -72,6 +72,14 @@ describe("attack corpus (sample)", () => {
     const results = await Promise.all(quick.map((a) => runAttack(a, safe!)));
     const escaped = results.filter((r) => r.escaped);
     expect(escaped.map((r) => `${r.what}: ${r.detail}`)).toEqual([]);
+  });
+
+  it.skipIf(!safe)("planted for later: s07's safe tools stop every attack, and the runtime tools (no such check) let the file-tool ones through", async () => {
+    const results = await Promise.all(PLANTED_ATTACKS.map((a) => runAttack(a, safe!)));
+    expect(results.filter((r) => r.escaped).map((r) => `${r.what}: ${r.detail}`)).toEqual([]);
+    const early = toolsets.find((t) => !t.claims)!;
+    const open = await Promise.all(PLANTED_ATTACKS.filter((a) => a.tool === "write_file" && !a.calls).map((a) => runAttack(a, early)));
+    expect(open.filter((r) => !r.escaped).map((r) => r.what)).toEqual([]);
   });
 
   it("the harm checks see an escape: tools with no boundary at all leak the canary and the key", async () => {
