@@ -53,7 +53,7 @@ export default function setup(): (() => void) | undefined {
     // lives in the system temp folder anyway and is reused by every run).
     // An empty folder of a test file whose tests were all skipped (its afterAll never ran) is not a leftover.
     const emptyFileDir = (p: string) => p.startsWith("file-") && readdirSync(join(tmp, p)).length === 0;
-    const left = readdirSync(tmp).filter((p) => p !== "runs" && !/^tsx-\d+$/.test(p) && !emptyFileDir(p));
+    const left = readdirSync(tmp).filter((p) => p !== "runs" && p !== "trust" && !/^tsx-\d+$/.test(p) && !emptyFileDir(p));
     rmSync(tmp, { recursive: true, force: true });
     const after = treeState();
     const changed = before && after ? [...after.filter((l) => !before.includes(l)), ...before.filter((l) => !after.includes(l)).map((l) => `(gone) ${l}`)] : [];

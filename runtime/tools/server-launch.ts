@@ -67,6 +67,15 @@ function modulesAbove(dir: string): string[] {
   }
 }
 
+/** package.json files from `dir` up: node reads the nearest one for a module's type (ESM or CJS). */
+function packageFilesAbove(dir: string): string[] {
+  const found: string[] = [];
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    if (existsSync(join(d, "package.json"))) found.push(join(d, "package.json"));
+    if (dirname(d) === d) return found;
+  }
+}
+
 /**
  * The command line, environment and life of one server. `workspace`: the folder the server may
  * change (the agent's), `name`: for the warnings.
@@ -91,7 +100,8 @@ export function launchServer(name: string, config: ServerCommand, workspace: str
     // (Its folder is not bound back when it holds the home folder, or is /: that would show what the sandbox hides.)
     const home = resolve(homedir());
     const holdsHome = `${home}/`.startsWith(`${resolve(cwd)}/`) || resolve(cwd) === "/";
-    const readOnly = [...(holdsHome ? [] : [cwd]), ...modulesAbove(cwd).filter((m) => !`${ws}/`.startsWith(`${m}/`))];
+    const outsideWs = (p: string) => !`${ws}/`.startsWith(`${p}/`) && !`${p}/`.startsWith(`${ws}/`);
+    const readOnly = [...(holdsHome ? [] : [cwd]), ...modulesAbove(cwd).filter((m) => !`${ws}/`.startsWith(`${m}/`)), ...packageFilesAbove(cwd).filter(outsideWs)];
     const binds = readOnly.flatMap((p) => ["--ro-bind", p, p]);
     const hidden = secretsIn(cwd).flatMap((p) => (statSync(p).isDirectory() ? ["--tmpfs", p] : ["--ro-bind", "/dev/null", p]));
     // The server's folder comes back read-only over the hidden home (bwrap applies --chdir last).

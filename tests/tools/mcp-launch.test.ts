@@ -19,15 +19,17 @@ const KEY = "sk-ant-MCP-CANARY-4242";
 // Under the course's node_modules, so that the server's imports (the MCP SDK) resolve.
 mkdirSync(join(ROOT, "node_modules/.cache"), { recursive: true });
 const dir = realpathSync(mkdtempSync(join(ROOT, "node_modules/.cache/mcp-launch-test-")));
-const ws = join(dir, "ws");
+// The server's folder is under the course's node_modules (its imports resolve there); the
+// workspace is elsewhere, as an agent's is: a workspace inside node_modules would be covered by it.
+const ws = realpathSync(mkdtempSync(join(tmpdir(), "mcp-launch-ws-")));
 const serverDir = join(dir, "server");
-mkdirSync(ws);
 mkdirSync(serverDir);
 const outside = realpathSync(mkdtempSync(join(tmpdir(), "mcp-outside-")));
 writeFileSync(join(outside, "secret.txt"), "SECRET-OUTSIDE-9191\n");
 copyFileSync(join(ROOT, "tests/attacks/hostile-mcp.mjs"), join(serverDir, "server.mjs"));
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
+  rmSync(ws, { recursive: true, force: true });
   rmSync(outside, { recursive: true, force: true });
 });
 
@@ -144,8 +146,8 @@ describe.runIf(modes.includes("bubblewrap" as never))("a server's folder bound b
     for (const cwd of [homedir(), "/"]) {
       const launch = launchServer("x", { command: "node", args: [], env: {}, cwd }, ws);
       const binds = launch.args.flatMap((a, i) => (a === "--ro-bind" ? [launch.args[i + 1]] : []));
-      // (/ itself is the sandbox's base: read-only, with home and the secrets hidden over it.)
-      expect(binds.filter((b) => b === cwd).length, `cwd ${cwd}`).toBe(cwd === "/" ? 1 : 0);
+      // (The sandbox mounts only the system folders, the workspace and what a server needs: never / or the home.)
+      expect(binds.filter((b) => b === cwd).length, `cwd ${cwd}`).toBe(0);
       launch.cleanup();
     }
     const own = launchServer("x", { command: "node", args: [], env: {}, cwd: serverDir }, ws);

@@ -77,11 +77,12 @@ describe("the file tools ask before a planted write", () => {
     expect(readFileSync(join(ws, "package.json"), "utf8")).toContain("node --test");
     const ok = await call(ws, approver(false), "write_file", { path: "src/b.js", content: "export const b = 2;\n" });
     expect(ok.isError, ok.text).toBe(false);
-    const approved = await call(ws, approver(true), "write_file", { path: ".envrc", content: "export A=1\n" });
+    // (.envrc and .npmrc are secret names too: every tool refuses them outright, asked or not.)
+    const approved = await call(ws, approver(true), "write_file", { path: ".vscode/tasks.json", content: "{}\n" });
     expect(approved.isError, approved.text).toBe(false);
     const lines = journalLines(takeJournal()).join("\n");
     expect(lines).toMatch(/refused\s+\.git\/hooks\/pre-commit: git configuration or hook/);
-    expect(lines).toMatch(/approved\s+\.envrc: direnv script/);
+    expect(lines).toMatch(/approved\s+\.vscode\/tasks\.json: editor tasks/);
     expect(lines).not.toMatch(/src\/b\.js/);
   });
 

@@ -7,7 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { constants } from "node:os";
+import { constants, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../runtime/testing.ts";
@@ -16,11 +16,14 @@ import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 
 mkdirSync(join(ROOT, "node_modules/.cache"), { recursive: true });
 const dir = realpathSync(mkdtempSync(join(ROOT, "node_modules/.cache/signals-test-")));
-const ws = join(dir, "ws");
-mkdirSync(ws);
+// The workspace is outside node_modules, as an agent's is (the MCP server's imports resolve from its own folder, in dir).
+const ws = realpathSync(mkdtempSync(join(tmpdir(), "signals-test-ws-")));
 copyFileSync(join(ROOT, "tests/attacks/hostile-mcp.mjs"), join(dir, "server.mjs"));
 writeFileSync(join(dir, "mcp.json"), JSON.stringify({ mcpServers: { hostile: { command: process.execPath, args: ["server.mjs"] } } }));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(ws, { recursive: true, force: true });
+});
 
 /** Pids of live (not zombie) processes with `token` as one of their arguments. */
 function withToken(token: string): number[] {
