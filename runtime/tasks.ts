@@ -11,6 +11,9 @@ import { registrationOf } from "./registrations.ts";
 /** The sample repository shipped with the course (the login service of the failing-login task). */
 export const SAMPLE_REPOSITORY = resolve(dirname(fileURLToPath(import.meta.url)), "../examples/login-service");
 
+/** The eval suite (evals/tasks/<id>/: instruction.md, repo/, check/): `npm run eval` runs it, s23 grades a few of its tasks. */
+export const EVAL_SUITE = resolve(dirname(fileURLToPath(import.meta.url)), "../evals/tasks");
+
 export const S01_TASK =
   "Say in one sentence what you will do, then use the bash tool to list the files in the current directory.";
 

@@ -16,15 +16,15 @@
  * workspace and copy it in. The task passes only when the loop's boundary stops it.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Reply, ReplyBlock, Scenario, TurnContext } from "../types.ts";
 import { blocksOf } from "../conversation.ts";
 import { call, say, text } from "./script.ts";
+import { EVAL_SUITE } from "../../tasks.ts";
 
 /** The suite's folder (evals/tasks). */
-export const EVAL_TASKS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../../evals/tasks");
+export const EVAL_TASKS_DIR = EVAL_SUITE;
 
 /** What a tool returned, with the call that asked for it. */
 interface Seen {

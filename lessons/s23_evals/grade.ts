@@ -1,0 +1,62 @@
+/**
+ * s23_evals, part one: grading ONE run by what it left behind.
+ *
+ * A run is judged by the final state of its workspace and its final answer, never by the
+ * transcript: an agent that says "all tests pass" has not passed; the tests passing in the
+ * workspace it left has. The hidden check is data (a Check); gradeRun applies it after the run
+ * stopped and classifies the outcome: pass (every criterion held), fail (one did not), error
+ * (the run itself broke: no final state worth grading, and never a pass).
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { todo } from "../../runtime/lesson.ts";
+import { runSafeBash } from "../../solutions/s07_safe_tools/safe-bash.ts";
+
+/** What the hidden check asks of the final workspace. */
+export interface Check {
+  /** A command run in the final workspace (in the sandbox, where there is one): it must exit 0. */
+  command?: string;
+  /** Files (relative to the workspace) that must be byte for byte as they started; a deleted or added one counts. */
+  unchanged?: string[];
+  /** What the final answer must name: each pattern must match. */
+  answer?: RegExp[];
+}
+
+export type Outcome = "pass" | "fail" | "error";
+
+/** One graded run: its outcome and, in words, every criterion that did not hold. */
+export interface Graded {
+  task: string;
+  outcome: Outcome;
+  reasons: string[];
+}
+
+/** How one run ended, as the grader is told: the final answer's text, or the error that broke the run. */
+export interface RunEnd {
+  answer: string;
+  error?: string;
+}
+
+/** How long the check's command may take. */
+export const CHECK_TIMEOUT_MS = 60_000;
+
+/** Each file's sha256 (null when it does not exist): taken before the run, compared after it. */
+export function fingerprint(root: string, files: readonly string[]): Record<string, string | null> {
+  const hashOf = (path: string) => (existsSync(path) ? createHash("sha256").update(readFileSync(path)).digest("hex") : null);
+  return Object.fromEntries(files.map((f) => [f, hashOf(join(root, f))]));
+}
+
+// #region grade
+/** Applies `check` to the workspace `root` the run left (`before`: fingerprint of check.unchanged before it). */
+export async function gradeRun(task: string, check: Check, root: string, before: Record<string, string | null>, end: RunEnd): Promise<Graded> {
+  // TODO: grade the run by what it left, and classify it.
+  //   - end.error set: the run broke → outcome "error" (never a pass), the error in the reasons.
+  //   - each file of check.unchanged whose fingerprint(root, …) differs from `before` → a reason.
+  //   - each pattern of check.answer that end.answer does not match → a reason.
+  //   - check.command: run it in root with runSafeBash (timeoutMs: CHECK_TIMEOUT_MS); timed out or a
+  //     non-zero exit code → a reason. Never read the transcript, never trust what the answer claims.
+  //   - no reason → "pass"; otherwise "fail" with the reasons.
+  return todo("gradeRun: apply the check to the final workspace and classify the outcome");
+}
+// #endregion grade

@@ -1,0 +1,241 @@
+/**
+ * s23_evals: grading runs, the figures of an eval, and comparing two agents. Grades lessons/ or
+ * solutions/ (COURSE_TREE). A run is graded by the workspace it left and its final answer, never
+ * by what it claims: pass when every criterion holds, fail (with the reason) when one does not,
+ * error when the run broke (never a pass, still counted). pass@k is the unbiased estimator
+ * 1 − C(n−c, k)/C(n, k), pass^k is C(c, k)/C(n, k), both checked against counting every draw of
+ * k runs; the comparison names the tasks that flip.
+ */
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, it } from "vitest";
+import { EVAL_SUITE, lessonTask } from "../runtime/tasks.ts";
+import { assertProperty, loadLesson, resultsIn, rule, scripted, textIn, transcriptProblems } from "../runtime/testing.ts";
+import { scratchWorkspace } from "../runtime/tools/files.ts";
+import { quietLessonFile } from "./support.ts";
+
+type Agent = typeof import("../solutions/s23_evals/agent.ts");
+type Grade = typeof import("../solutions/s23_evals/grade.ts");
+type Score = typeof import("../solutions/s23_evals/score.ts");
+type Graded = import("../solutions/s23_evals/grade.ts").Graded;
+type Scores = import("../solutions/s23_evals/score.ts").Scores;
+const lesson = await loadLesson<Agent>("s23_evals");
+const grade = await loadLesson<Grade>("s23_evals", "grade.ts");
+const stats = await loadLesson<Score>("s23_evals", "score.ts");
+const keep = quietLessonFile();
+
+/** A tiny repository whose test passes only when add() adds. */
+const REPO = (body: string) => ({
+  "package.json": '{ "type": "module" }\n',
+  "src/add.js": `export const add = (a, b) => ${body};\n`,
+  "test/add.test.js": 'import test from "node:test";\nimport assert from "node:assert";\nimport { add } from "../src/add.js";\ntest("add", () => assert.equal(add(2, 3), 5));\n',
+});
+const CHECK = { command: "node --test", unchanged: ["test/add.test.js"] };
+
+async function graded(files: Record<string, string>, answer: string, change?: (root: string) => void, check: import("../solutions/s23_evals/grade.ts").Check = CHECK) {
+  const root = keep(await scratchWorkspace(files));
+  const before = grade.fingerprint(root, check.unchanged ?? []);
+  change?.(root);
+  return grade.gradeRun("t", check, root, before, { answer });
+}
+const shown = (g: Graded) => JSON.stringify(g);
+
+describe("s23 grading one run: the final workspace, not the transcript", () => {
+  it("a workspace whose tests fail fails, whatever the answer claims", async () => {
+    const g = await graded(REPO("a - b"), "I fixed add(). All tests pass now.");
+    rule(g.outcome === "fail", "eval-final-state", () => `the workspace's test fails (add subtracts) and the answer says "All tests pass": the run was graded ${shown(g)}. Run check.command in the final workspace; what the answer claims proves nothing.`);
+    rule(g.reasons.some((r) => r.includes("node --test")), "eval-final-state", () => `the fail does not say which criterion failed: ${shown(g)}. Put the command and how it ended in the reasons.`);
+  });
+
+  it("a workspace whose tests pass passes, even with an empty answer", async () => {
+    const g = await graded(REPO("a + b"), "");
+    rule(g.outcome === "pass" && g.reasons.length === 0, "eval-final-state", () => `the workspace's tests pass and no file it protects changed, but the run was graded ${shown(g)}: an answer that says nothing is not a failure when the check asks nothing of the answer.`);
+  });
+
+  it("a run that fixed the test instead of the code fails, naming the file", async () => {
+    const g = await graded(REPO("a - b"), "Done.", (root) => writeFileSync(join(root, "test/add.test.js"), 'import test from "node:test";\ntest("add", () => {});\n'));
+    rule(g.outcome === "fail" && g.reasons.some((r) => r.includes("test/add.test.js")), "eval-final-state", () => `the agent emptied the test (so node --test passes) and the run was graded ${shown(g)}: compare fingerprint(root, check.unchanged) with the one taken before the run, and name the changed file.`);
+    const gone = await graded(REPO("a + b"), "Done.", (root) => rmSync(join(root, "test/add.test.js")));
+    rule(gone.outcome === "fail" && gone.reasons.some((r) => r.includes("test/add.test.js")), "eval-final-state", () => `the agent deleted a file the check protects and the run was graded ${shown(gone)}: a file that is gone has changed.`);
+  });
+
+  it("a run that broke is an error, never a pass, even when its workspace would pass", async () => {
+    const root = keep(await scratchWorkspace(REPO("a + b")));
+    const g = await grade.gradeRun("t", CHECK, root, grade.fingerprint(root, CHECK.unchanged), { answer: "", error: "the connection broke" });
+    rule(g.outcome === "error", "eval-outcome", () => `the run threw ("the connection broke") and was graded ${shown(g)}: a run that broke has the outcome "error", kept apart from the agent's failures and never a pass.`);
+    rule(g.reasons.some((r) => r.includes("the connection broke")), "eval-outcome", () => `the error's words are lost: ${shown(g)}. Keep them in the reasons.`);
+  });
+
+  it("property: with answer patterns and protected files only, a run passes exactly when every pattern matches and no protected file changed, one reason per miss", async () => {
+    const words = ["SERVICE_PORT", "settings.js", "8080", "README"];
+    const root = keep(await scratchWorkspace({ "a.txt": "a\n", "b.txt": "b\n" }));
+    await assertProperty(
+      fc.asyncProperty(fc.subarray(words), fc.subarray(words, { minLength: 1 }), fc.subarray(["a.txt", "b.txt"]), fc.subarray(["a.txt", "b.txt"]), async (said, asked, protect, touched) => {
+        writeFileSync(join(root, "a.txt"), "a\n");
+        writeFileSync(join(root, "b.txt"), "b\n");
+        const check = { answer: asked.map((w) => new RegExp(w.replace(".", "\\."))), unchanged: protect };
+        const before = grade.fingerprint(root, protect);
+        for (const f of touched) writeFileSync(join(root, f), "changed\n");
+        const g = await grade.gradeRun("t", check, root, before, { answer: `It is ${said.join(", ")}.` });
+        const misses = asked.filter((w) => !said.includes(w)).length + protect.filter((f) => touched.includes(f)).length;
+        rule(g.outcome === (misses === 0 ? "pass" : "fail"), "eval-outcome", () => `the answer names ${JSON.stringify(said)}, the check asks ${JSON.stringify(asked)}, protects ${JSON.stringify(protect)} and ${JSON.stringify(touched)} changed: graded ${shown(g)}. Pass only when every criterion holds.`);
+        rule(g.reasons.length === misses, "eval-final-state", () => `${misses} criteria failed but the reasons are ${JSON.stringify(g.reasons)}: one reason per pattern the answer misses and per protected file changed.`);
+      }),
+      { numRuns: 40 },
+      "eval-outcome",
+    );
+  });
+});
+
+/** Every way to draw k of n runs (the first c passed): how many hold a pass, how many hold only passes. */
+function countDraws(n: number, c: number, k: number): { any: number; all: number; draws: number } {
+  let any = 0, all = 0, draws = 0;
+  for (let mask = 0; mask < 1 << n; mask++) {
+    const picked = [...Array(n).keys()].filter((i) => mask & (1 << i));
+    if (picked.length !== k) continue;
+    draws++;
+    if (picked.some((i) => i < c)) any++;
+    if (picked.every((i) => i < c)) all++;
+  }
+  return { any, all, draws };
+}
+const runs = fc.integer({ min: 1, max: 10 }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n }), fc.integer({ min: 1, max: n })));
+const close = (x: number, y: number) => Math.abs(x - y) < 1e-9;
+
+describe("s23 the figures: pass rate, pass@k, pass^k", () => {
+  it("property: pass@k is the share of the draws of k runs that hold at least one pass (1 − C(n−c, k)/C(n, k))", () => {
+    assertProperty(
+      fc.property(runs, ([n, c, k]) => {
+        const d = countDraws(n, c, k);
+        const got = stats.passAtK(n, c, k);
+        rule(close(got, d.any / d.draws), "eval-pass-at-k", () => `passAtK(n=${n}, c=${c}, k=${k}) = ${got}, but ${d.any} of the ${d.draws} ways to draw ${k} of the ${n} runs hold a pass: ${d.any / d.draws}. Use 1 − C(n−c, k)/C(n, k) (1 when n − c < k).`);
+      }),
+      {},
+      "eval-pass-at-k",
+    );
+  });
+
+  it("property: pass^k is the share of the draws of k runs that are all passes (C(c, k)/C(n, k)), never above pass@k", () => {
+    assertProperty(
+      fc.property(runs, ([n, c, k]) => {
+        const d = countDraws(n, c, k);
+        const got = stats.passHatK(n, c, k);
+        rule(close(got, d.all / d.draws), "eval-pass-hat-k", () => `passHatK(n=${n}, c=${c}, k=${k}) = ${got}, but ${d.all} of the ${d.draws} ways to draw ${k} of the ${n} runs are all passes: ${d.all / d.draws}. Use C(c, k)/C(n, k).`);
+        rule(got <= stats.passAtK(n, c, k) + 1e-12, "eval-pass-hat-k", () => `pass^${k} (${got}) is above pass@${k} (${stats.passAtK(n, c, k)}) for n=${n}, c=${c}: all k passing is never likelier than one passing.`);
+      }),
+      {},
+      "eval-pass-hat-k",
+    );
+  });
+
+  it("property: with one pass among n runs pass@k is k/n, for n up to 1000 (no factorial overflows)", () => {
+    assertProperty(
+      fc.property(fc.integer({ min: 1, max: 1000 }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 1, max: n }))), ([n, k]) => {
+        const got = stats.passAtK(n, 1, k);
+        rule(Math.abs(got - k / n) < 1e-6, "eval-pass-at-k", () => `passAtK(n=${n}, c=1, k=${k}) = ${got}; one pass among ${n} runs is in a draw of ${k} with the chance ${k}/${n} = ${k / n}. Compute C(n−c, k)/C(n, k) as a product, not with factorials.`);
+      }),
+      {},
+      "eval-pass-at-k",
+    );
+  });
+
+  it("a k the estimators cannot use is refused in words", () => {
+    for (const [n, c, k] of [[3, 1, 4], [3, 1, 0], [3, 4, 1], [2.5, 1, 1]] as const) {
+      let said = "";
+      try {
+        stats.passAtK(n, c, k);
+      } catch (e) {
+        said = e instanceof RangeError ? e.message : "";
+      }
+      rule(/n=|k=/.test(said), "eval-pass-at-k", `passAtK(n=${n}, c=${c}, k=${k}) must throw a RangeError naming the numbers (0 ≤ c ≤ n, 1 ≤ k ≤ n); it said "${said}".`);
+    }
+  });
+
+  it("property: the pass rate counts every run, errors included; per task the passes, errors and estimators", () => {
+    const outcome = fc.constantFrom("pass", "fail", "error") as fc.Arbitrary<Graded["outcome"]>;
+    assertProperty(
+      fc.property(fc.array(fc.tuple(fc.constantFrom("a", "b", "c"), outcome), { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 3 }), (pairs, want) => {
+        const tasks = [...new Set(pairs.map(([t]) => t))];
+        const k = Math.min(want, ...tasks.map((t) => pairs.filter(([x]) => x === t).length));
+        const list: Graded[] = pairs.map(([task, o]) => ({ task, outcome: o, reasons: o === "pass" ? [] : ["x"] }));
+        const s = stats.score("agent", list, k);
+        const passes = list.filter((g) => g.outcome === "pass").length;
+        rule(close(s.pass_rate, passes / list.length), "eval-outcome", () => `${passes} of ${list.length} runs passed (${list.filter((g) => g.outcome === "error").length} broke) but the pass rate is ${s.pass_rate}: divide by every run, errors included.`);
+        for (const t of tasks) {
+          const mine = list.filter((g) => g.task === t);
+          const c = mine.filter((g) => g.outcome === "pass").length;
+          const row = s.tasks.find((x) => x.task === t);
+          rule(row?.passed === c && row.runs === mine.length && row.errors === mine.filter((g) => g.outcome === "error").length, "eval-outcome", () => `task ${t}: ${c} of ${mine.length} passed; score says ${JSON.stringify(row)}.`);
+          rule(row && close(row.pass_at_k, countDraws(mine.length, c, k).any / countDraws(mine.length, c, k).draws), "eval-pass-at-k", () => `task ${t}: pass@${k} of ${c}/${mine.length} is ${JSON.stringify(row?.pass_at_k)}: use passAtK(runs, passed, k).`);
+        }
+      }),
+      {},
+      "eval-outcome",
+    );
+  });
+});
+
+describe("s23 comparing two agents: the tasks that flip first", () => {
+  const scoresOf = (agent: string, rows: Array<[string, number, number]>): Scores => ({
+    agent,
+    k: 1,
+    runs: rows.reduce((a, [, , n]) => a + n, 0),
+    pass_rate: rows.reduce((a, [, c]) => a + c, 0) / Math.max(1, rows.reduce((a, [, , n]) => a + n, 0)),
+    pass_at_k: rows.length ? rows.reduce((a, [, c, n]) => a + c / n, 0) / rows.length : 0,
+    pass_hat_k: rows.length ? rows.reduce((a, [, c, n]) => a + (c === n ? 1 : 0), 0) / rows.length : 0,
+    tasks: rows.map(([task, passed, n]) => ({ task, runs: n, passed, errors: 0, pass_at_k: passed / n, pass_hat_k: passed === n ? 1 : 0 })),
+  });
+  const rowsOf = fc.uniqueArray(fc.tuple(fc.constantFrom("t1", "t2", "t3", "t4"), fc.integer({ min: 1, max: 4 }).chain((n) => fc.tuple(fc.integer({ min: 0, max: n }), fc.constant(n)))), { selector: ([t]) => t, maxLength: 4 }).map((xs) => xs.map(([t, [c, n]]) => [t, c, n] as [string, number, number]));
+
+  it("property: every task whose pass rate differs is named better or worse with both rates; a task one agent did not run is set aside; totals are b − a", () => {
+    assertProperty(
+      fc.property(rowsOf, rowsOf, (ra, rb) => {
+        const a = scoresOf("A", ra);
+        const b = scoresOf("B", rb);
+        const c = stats.compare(a, b);
+        const said = JSON.stringify(c);
+        for (const [task, ca, na] of ra) {
+          const other = rb.find(([t]) => t === task);
+          if (!other) {
+            rule(c.unmatched.includes(task), "eval-compare", () => `${task} was run by A only; the comparison says ${said}: put it in unmatched, not among the flips.`);
+            continue;
+          }
+          const [x, y] = [ca / na, other[1] / other[2]];
+          const inBetter = c.better.find((f) => f.task === task);
+          const inWorse = c.worse.find((f) => f.task === task);
+          const want = y > x ? "better" : y < x ? "worse" : "neither";
+          const got = inBetter ? "better" : inWorse ? "worse" : "neither";
+          rule(want === got, "eval-compare", () => `${task} passes ${x} with A and ${y} with B: it belongs in ${want}, the comparison puts it in ${got} (${said}).`);
+          const f = inBetter ?? inWorse;
+          rule(!f || (close(f.before, x) && close(f.after, y)), "eval-compare", () => `${task}'s flip is ${JSON.stringify(f)}: before is A's pass rate (${x}), after is B's (${y}).`);
+        }
+        for (const [task] of rb) if (!ra.some(([t]) => t === task)) rule(c.unmatched.includes(task), "eval-compare", () => `${task} was run by B only; the comparison says ${said}: put it in unmatched.`);
+        rule(close(c.pass_rate, b.pass_rate - a.pass_rate) && close(c.pass_at_k, b.pass_at_k - a.pass_at_k) && close(c.pass_hat_k, b.pass_hat_k - a.pass_hat_k), "eval-compare", () => `the totals are ${JSON.stringify([c.pass_rate, c.pass_at_k, c.pass_hat_k])}, not B's minus A's (${b.pass_rate - a.pass_rate}, ${b.pass_at_k - a.pass_at_k}, ${b.pass_hat_k - a.pass_hat_k}).`);
+      }),
+      {},
+      "eval-compare",
+    );
+  });
+});
+
+describe("s23 the eval, end to end, on the suite's tasks", () => {
+  it("the default task is the suite's fix-range, and its recorded run keeps every pairing rule", async () => {
+    rule(lesson.SUITE[0]?.id === "fix-range" && lesson.SUITE.every((t) => readFileSync(join(EVAL_SUITE, t.id, "instruction.md"), "utf8").trim() === t.instruction), "eval-final-state", "the lesson's suite must send each task's own instruction.md, word for word.");
+    const llm = scripted();
+    const history = await lesson.demo(llm, lessonTask("s23_evals"));
+    const problems = await transcriptProblems(llm, history);
+    rule(problems === null, "eval-final-state", () => `the recorded run broke a message rule: ${problems}`);
+    const tests = history.flatMap((m) => (m.role === "user" ? resultsIn(m) : [])).map((r) => textIn(r.content)).filter((t) => /# tests \d+/.test(t));
+    rule(tests.length >= 2 && /# fail 0/.test(tests.at(-1)!), "eval-final-state", () => `the recorded run should run the tests before and after the fix; it ran them ${tests.length} time(s).`);
+  });
+
+  it("s18's agent passes both tasks; held to three turns it fails the one that needs more, and the comparison says which", async () => {
+    const llm = scripted();
+    const full = stats.score("s18", await lesson.runEval(llm, lesson.finalAgent(), lesson.SUITE, 1), 1);
+    const short = stats.score("s18, 3 turns", await lesson.runEval(llm, lesson.finalAgent("short", 3), lesson.SUITE, 1), 1);
+    rule(full.pass_rate === 1, "eval-final-state", () => `s18's agent, scripted, should pass fix-range and explain-port; the eval says ${JSON.stringify(full.tasks)}.`);
+    const c = stats.compare(full, short);
+    rule(c.worse.map((f) => f.task).join() === "explain-port" && c.better.length === 0, "eval-compare", () => `held to three turns the agent still fixes the range but cannot answer explain-port in time; the comparison says ${JSON.stringify(c)}.`);
+  });
+});
