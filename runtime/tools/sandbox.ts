@@ -24,7 +24,7 @@
  * routes network access through proxies it starts; the course needs no network inside at all, so
  * driving `bwrap` directly is smaller and works offline.
  */
-import { spawn, spawnSync, type ChildProcessByStdio } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess, type ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, mkdirSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
@@ -229,6 +229,8 @@ export interface ToolSpawnOptions {
   env?: NodeJS.ProcessEnv;
   /** Variables the tool itself needs. */
   extraEnv?: Record<string, string>;
+  /** Text written to the process's stdin, which is then closed (default: no stdin; s19's hooks read their event here). */
+  stdin?: string;
 }
 
 export interface ToolProcess {
@@ -262,15 +264,16 @@ export function spawnTool(argv: string[], opts: ToolSpawnOptions): ToolProcess {
   const cwd = opts.cwd ?? workspace;
   let child: ChildProcessByStdio<null, Readable, Readable>;
   let privateTmp: string | undefined;
+  const stdinMode = opts.stdin === undefined ? "ignore" : "pipe";
   if (info.kind === "bubblewrap") {
     const env = toolEnv({ home: SANDBOX_HOME, tmp: SANDBOX_TMP, ...(opts.extraEnv ? { extra: opts.extraEnv } : {}) }, opts.env);
-    child = spawn("bwrap", [...bwrapArgs(workspace, cwd), "--", ...argv], { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    child = withStdin(spawn("bwrap", [...bwrapArgs(workspace, cwd), "--", ...argv], { env, detached: true, stdio: [stdinMode, "pipe", "pipe"] }), opts.stdin);
   } else {
     privateTmp = mkdtempSync(join(tmpdir(), "course-tool-"));
     const home = join(privateTmp, "home");
     mkdirSync(home);
     const env = toolEnv({ home, tmp: privateTmp, extra: { ...opts.extraEnv, COURSE_TOOL_RUN: marker } }, opts.env);
-    child = spawn(argv[0]!, argv.slice(1), { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    child = withStdin(spawn(argv[0]!, argv.slice(1), { cwd, env, detached: true, stdio: [stdinMode, "pipe", "pipe"] }), opts.stdin);
   }
   const strayPids = new Set<number>();
   const killGroup = () => {
@@ -292,6 +295,15 @@ export function spawnTool(argv: string[], opts: ToolSpawnOptions): ToolProcess {
       if (privateTmp) rmSync(privateTmp, { recursive: true, force: true });
     },
   };
+}
+
+/** Writes `input` to a piped stdin and closes it (a process that exits without reading it is no error). */
+function withStdin(child: ChildProcess, input: string | undefined): ChildProcessByStdio<null, Readable, Readable> {
+  if (input !== undefined && child.stdin) {
+    child.stdin.on("error", () => {}); // EPIPE: the process did not read its input
+    child.stdin.end(input);
+  }
+  return child as ChildProcessByStdio<null, Readable, Readable>;
 }
 
 /** What a kill stopped, said truthfully for the sandbox kind (`strays`: found outside the group). */
