@@ -218,10 +218,10 @@ describe("s18 the gate answers in the turn's one message", () => {
 });
 
 describe("s18 the final agent: npm run agent", () => {
-  it("npm run agent runs s18's program; --help names --permission-mode; a bad mode or settings file is one line and exit 2", async () => {
+  it("npm run agent runs s18's program (or s19's around it); --help names --permission-mode; a bad mode or settings file is one line and exit 2", async () => {
     const script = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.agent as string;
     // node itself with tsx as its loader, so a signal reaches the agent (tsx's own wrapper would SIGKILL it).
-    expect(script, "[final-agent] npm run agent runs the latest lesson's program, s18's, as node --import tsx").toBe("node --import tsx solutions/s18_permissions/program.ts");
+    expect(script, "[final-agent] npm run agent runs s18's program, or a later lesson's that extends it, as node --import tsx").toMatch(/^node --import tsx solutions\/s(18_permissions|19_hooks)\/program\.ts$/);
     expect(program.PERMISSIONS_USAGE, "[final-agent] --help says how to choose a permission mode").toMatch(/--permission-mode/);
     const quiet = { llm: scripted() };
     expect((await program.run(["--permission-mode", "yolo", "hi"], quiet)).exitCode, "[final-agent] --permission-mode yolo: not a mode, exit 2").toBe(2);

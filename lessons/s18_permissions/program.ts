@@ -44,8 +44,17 @@ export function permissionFlag(argv: readonly string[]): { mode?: Mode; rest: st
   return { ...(mode ? { mode: mode as Mode } : {}), rest };
 }
 
+/** What a later lesson's program passes to run s18's with its own loop (s19: the hooks). */
+export interface LaterProgram {
+  runAgent: (llm: Llm, history: Parameters<typeof runAgent>[1], opts: RunOptions) => ReturnType<typeof runAgent>;
+  lesson: string;
+  usage: string;
+  /** Checks the workspace's settings before anything runs: throws a SettingsError for a mistake. */
+  check?: (workspace: string) => void;
+}
+
 /** The whole program: flags in, exit code and transcript out (tests pass their own model). */
-export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSignal } = {}): Promise<RunResult> {
+export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSignal } = {}, later?: LaterProgram): Promise<RunResult> {
   let mode: Mode | undefined;
   let rest: string[];
   try {
@@ -59,6 +68,7 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
         if (!(e instanceof UsageError)) throw e; // s17's program reports it
       }
       if (workspace) policyFor({ ...(mode ? { permissionMode: mode } : {}), sandboxed: sandboxInfo().kind !== "none" }, workspace);
+      if (workspace) later?.check?.(workspace);
     }
   } catch (e) {
     if (!(e instanceof UsageError || e instanceof SettingsError || e instanceof PermissionModeError)) throw e;
@@ -66,7 +76,8 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
     return { exitCode: 2, history: [] };
   }
   const options: Partial<RunOptions> = mode ? { permissionMode: mode } : {};
-  return finalProgram(rest, deps, { runAgent: (llm, history, opts) => runAgent(llm, history, opts), lesson: "s18_permissions", options, usage: PERMISSIONS_USAGE });
+  const loop = later?.runAgent ?? runAgent;
+  return finalProgram(rest, deps, { runAgent: (llm, history, opts) => loop(llm, history, opts), lesson: later?.lesson ?? "s18_permissions", options, usage: later?.usage ?? PERMISSIONS_USAGE });
 }
 
 runMain(import.meta.url, async () => {

@@ -27,7 +27,7 @@
  * routes network access through proxies it starts; the course needs no network inside at all, so
  * driving `bwrap` directly is smaller and works offline.
  */
-import { spawn, spawnSync, type ChildProcessByStdio } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess, type ChildProcessByStdio } from "node:child_process";
 import type { Readable } from "node:stream";
 import { accessSync, constants, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, mkdirSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
@@ -379,6 +379,8 @@ export interface ToolSpawnOptions {
    * node_modules/.bin comes first in its PATH. Never without the sandbox, never for bash.
    */
   projectBin?: boolean;
+  /** Text written to the process's stdin, which is then closed (default: no stdin; s19's hooks read their event here). */
+  stdin?: string;
 }
 
 export interface ToolProcess {
@@ -412,6 +414,7 @@ export function spawnTool(argv: string[], opts: ToolSpawnOptions): ToolProcess {
   const cwd = opts.cwd ?? workspace;
   let child: ChildProcessByStdio<null, Readable, Readable>;
   let privateTmp: string | undefined;
+  const stdinMode = opts.stdin === undefined ? "ignore" : "pipe";
   // The program itself is looked up in the trusted system folders only, never in the workspace.
   const program = trustedProgram(argv[0]!);
   if (program === undefined) throw new SurveyError(`${argv[0]} is not in the trusted system folders (${trustedPath()})`);
@@ -420,14 +423,14 @@ export function spawnTool(argv: string[], opts: ToolSpawnOptions): ToolProcess {
     if ("why" in bwrap) throw new SurveyError(bwrap.why);
     const pathFirst = opts.projectBin ? [join(workspace, "node_modules", ".bin")] : [];
     const env = toolEnv({ home: SANDBOX_HOME, tmp: SANDBOX_TMP, pathFirst, ...(opts.extraEnv ? { extra: opts.extraEnv } : {}) }, opts.env);
-    child = spawn(bwrap.path, [...bwrapArgs(workspace, cwd), "--", ...limited([program, ...argv.slice(1)])], { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    child = withStdin(spawn(bwrap.path, [...bwrapArgs(workspace, cwd), "--", ...limited([program, ...argv.slice(1)])], { env, detached: true, stdio: [stdinMode, "pipe", "pipe"] }), opts.stdin);
   } else {
     privateTmp = mkdtempSync(join(tmpdir(), "course-tool-"));
     const home = join(privateTmp, "home");
     mkdirSync(home);
     const env = toolEnv({ home, tmp: privateTmp, extra: { ...opts.extraEnv, COURSE_TOOL_RUN: marker } }, opts.env);
     const [first, ...rest] = limited([program, ...argv.slice(1)], false);
-    child = spawn(first!, rest, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    child = withStdin(spawn(first!, rest, { cwd, env, detached: true, stdio: [stdinMode, "pipe", "pipe"] }), opts.stdin);
   }
   const strayPids = new Set<number>();
   const killGroup = () => {
@@ -454,6 +457,15 @@ export function spawnTool(argv: string[], opts: ToolSpawnOptions): ToolProcess {
       if (privateTmp) rmSync(privateTmp, { recursive: true, force: true });
     },
   };
+}
+
+/** Writes `input` to a piped stdin and closes it (a process that exits without reading it is no error). */
+function withStdin(child: ChildProcess, input: string | undefined): ChildProcessByStdio<null, Readable, Readable> {
+  if (input !== undefined && child.stdin) {
+    child.stdin.on("error", () => {}); // EPIPE: the process did not read its input
+    child.stdin.end(input);
+  }
+  return child as ChildProcessByStdio<null, Readable, Readable>;
 }
 
 /** What a kill stopped, said truthfully for the sandbox kind (`strays`: found outside the group). */

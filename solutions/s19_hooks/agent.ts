@@ -1,0 +1,149 @@
+/**
+ * s19_hooks: the team's checks in the loop.
+ *
+ * Unlike s18, whose rules were data the agent read, a team can now run its own commands at the
+ * loop's steps (hooks.ts: configured in the same settings files, run in the sandbox with a
+ * timeout, a JSON event on stdin, an exit code and JSON back). Before a tool call (PreToolUse) a
+ * hook may deny it with a reason, change its input or allow it unasked; after it (PostToolUse) a
+ * hook may add context for the model; when the user's prompt is submitted (UserPromptSubmit) it
+ * may add context too; and when the model says it is done (Stop) a hook may send it back with a
+ * reason ("the tests still fail"), a bounded number of times. A hook's answer never gets past
+ * s18's gate: a changed input is judged by the rules, and an "allow" only spares the question, so
+ * what a deny rule denies stays denied. A broken hook is reported and changes nothing.
+ * The calls reach s18's loop through one hook of s11's extend.ts, `tools` (a wrapper around the
+ * gate) and `answer`; the Stop hook wraps the run, as s17 wraps its MCP servers around the loop.
+ *
+ * Run: npx tsx solutions/s19_hooks/agent.ts ["your task"]   (the hooks of examples/login-service/.agent/settings.json)
+ */
+import type Anthropic from "@anthropic-ai/sdk";
+import type { Llm } from "../../runtime/client.ts";
+import { lesson, transcriptOf } from "../../runtime/lesson.ts";
+import { dim, say, yellow } from "../../runtime/print.ts";
+import { lessonTask, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
+import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
+import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
+import { refuseAll, terminalApprover, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
+import { createLogger } from "../../solutions/s09_observability/log.ts";
+import type { Extension } from "../../solutions/s11_recovery/extend.ts";
+import { runAgent as permissionLoop, describeCall, DEFAULT_MAX_TOKENS, system, type RecoveredOutcome, type RunOptions as PermissionOptions } from "../../solutions/s18_permissions/agent.ts";
+import { userConfigDir } from "../../solutions/s18_permissions/permissions.ts";
+import { Hooks, describeProblem, loadHooks, type Hook, type HookProblem } from "./hooks.ts";
+
+export { system, DEFAULT_MAX_TOKENS, type RecoveredOutcome };
+
+export const TASK = lessonTask("s19_hooks");
+
+/** How many times Stop hooks may send the model back in one run: then the run ends as the model said. */
+export const MAX_STOP_ROUNDS = 3;
+
+export interface RunOptions extends PermissionOptions {
+  /** The hooks (default: those of the user's settings file and the workspace's .agent/settings.json). */
+  hooks?: readonly Hook[];
+  /** Each hook that crashed, hung or printed garbage (default: a line on the terminal). */
+  onHookProblem?: (p: HookProblem) => void;
+  /** At most this many Stop hook rounds (default MAX_STOP_ROUNDS). */
+  maxStopRounds?: number;
+}
+
+const textOf = (content: Anthropic.ToolResultBlockParam["content"]) => (typeof content === "string" ? content : (content ?? []).map((b) => (b.type === "text" ? b.text : "")).join("\n"));
+
+/** What the model is told that a hook said: marked as a hook's, never as the user's words. */
+export const hookNote = (event: string, text: string) => `[${event} hook] ${text}`;
+
+/** The run's hooks, and what they said during a turn that goes with its results. */
+export class HookRun {
+  /** Calls a PreToolUse hook allowed: s18's gate does not ask about them (its rules still apply). */
+  readonly allowed = new Set<string>();
+  /** Notes for the model, sent after this turn's results. */
+  readonly notes: string[] = [];
+
+  constructor(readonly hooks: Hooks) {}
+}
+
+// #region gate
+/** `inner`'s tools (s18's gate among them), each call passed through the PreToolUse and PostToolUse hooks. */
+export class HookedTools extends SafeToolRegistry {
+  constructor(
+    private readonly inner: ToolRegistry,
+    private readonly run: HookRun,
+  ) {
+    super(inner.names().map((n) => inner.get(n)!));
+  }
+
+  override async dispatch(call: Anthropic.ToolUseBlock, ctx?: ToolContext): Promise<Anthropic.ToolResultBlockParam> {
+    const { hooks, allowed, notes } = this.run;
+    const pre = await hooks.run("PreToolUse", { tool_name: call.name, tool_input: call.input }, call.name);
+    // NEW: a block is the call's answer: not run, an is_error result with the hook's reason (the pairing holds).
+    if (pre.decision === "block") return { type: "tool_result", tool_use_id: call.id, is_error: true, content: `Not run: a PreToolUse hook blocked it: ${pre.reason ?? "no reason given"}.` };
+    // A changed input is what runs, and what s18's gate judges; the model is told it was changed.
+    const judged: Anthropic.ToolUseBlock = pre.updatedInput ? { ...call, input: pre.updatedInput } : call;
+    if (pre.updatedInput) notes.push(hookNote("PreToolUse", `the input of ${call.name} (${call.id}) was changed to ${JSON.stringify(pre.updatedInput)}`));
+    // An allow spares the question only: the gate's deny rules still decide.
+    if (pre.decision === "allow") allowed.add(describeCall(judged));
+    const result = await this.inner.dispatch(judged, ctx);
+    const post = await hooks.run("PostToolUse", { tool_name: call.name, tool_input: judged.input, tool_response: { is_error: result.is_error === true, content: textOf(result.content) } }, call.name);
+    if (post.context) notes.push(hookNote("PostToolUse", `${call.name}: ${post.context}`));
+    return result;
+  }
+}
+// #endregion gate
+
+/** s18's approver, except for a call a PreToolUse hook allowed: it is not asked about. */
+const sparing =
+  (run: HookRun, approve: Approver): Approver =>
+  async (q) =>
+    run.allowed.has(q.command) ? { approved: true } : approve(q);
+
+// #region loop
+/** NEW: every tool (s18's gate included) behind the tool hooks; their notes after the turn's results. */
+export const hooked =
+  (run: HookRun): Extension =>
+  () => ({
+    tools: (tools) => (run.hooks.has("PreToolUse") || run.hooks.has("PostToolUse") ? new HookedTools(tools, run) : tools),
+    answer: (results) => (run.notes.length ? [...results, { type: "text", text: run.notes.splice(0).join("\n") }] : results),
+  });
+
+/** s18's loop, with hooks. `history` grows in place; returns how the run ended. */
+export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
+  const root = opts.root ?? process.cwd();
+  const hooks = new Hooks(opts.hooks ?? loadHooks(root, opts.userConfigDir ?? userConfigDir()), root, opts.onHookProblem ?? ((p) => say(yellow(`  hook: ${describeProblem(p)}`))));
+  const run = new HookRun(hooks);
+  await promptSubmitted(hooks, history);
+  const loopOpts = { ...opts, root, approve: sparing(run, opts.approve ?? terminalApprover()), extensions: [hooked(run), ...(opts.extensions ?? [])] };
+  for (let round = 0; ; round++) {
+    const outcome = await permissionLoop(llm, history, loopOpts);
+    if (outcome.status !== "done" || !hooks.has("Stop")) return outcome;
+    const stop = await hooks.run("Stop", { stop_hook_active: round > 0, last_assistant_message: outcome.message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n") });
+    // NEW: a Stop hook that blocks sends the model back, with its reason, as many times as allowed.
+    if (stop.decision !== "block") return outcome;
+    if (round >= (opts.maxStopRounds ?? MAX_STOP_ROUNDS)) {
+      say(yellow(`  hook: the Stop hooks still object after ${round} round(s) (${stop.reason ?? "no reason"}): the run ends here`));
+      return outcome;
+    }
+    say(dim(`  hook: a Stop hook sends the model back: ${stop.reason ?? "no reason given"}`));
+    history.push({ role: "user", content: hookNote("Stop", `You are not done: ${stop.reason ?? "a Stop hook blocked the end of the run"}. Keep working, then answer again.`) });
+  }
+}
+// #endregion loop
+
+/** UserPromptSubmit: the hooks see the prompt (the last user message); what they add goes with it, marked as theirs. */
+async function promptSubmitted(hooks: Hooks, history: Anthropic.MessageParam[]): Promise<void> {
+  const last = history.at(-1);
+  if (!hooks.has("UserPromptSubmit") || last?.role !== "user") return;
+  const blocks: Anthropic.ContentBlockParam[] = typeof last.content === "string" ? [{ type: "text", text: last.content }] : last.content;
+  if (blocks.some((b) => b.type === "tool_result")) return;
+  const said = await hooks.run("UserPromptSubmit", { prompt: blocks.map((b) => (b.type === "text" ? b.text : "")).join("\n") });
+  if (said.context) last.content = [...blocks, { type: "text", text: hookNote("UserPromptSubmit", said.context) }];
+}
+
+/** The default task on a scratch copy of the sample repository: its Stop hook runs the tests (file edits accepted). */
+export const demo = (llm: Llm, task = TASK) =>
+  transcriptOf(task, SAMPLE_REPOSITORY, (history, root) => runAgent(llm, history, { root, approve: refuseAll, userConfigDir: root, permissionMode: "acceptEdits", onHookProblem: () => {} }));
+
+lesson(import.meta.url, {
+  task: TASK,
+  workspace: SAMPLE_REPOSITORY,
+  before: () => say(dim("hooks: those of examples/login-service/.agent/settings.json (a Stop hook runs the tests); file edits accepted")),
+  run: ({ llm, history, root, signal, flag }) => runAgent(llm, history, { root, signal, permissionMode: "acceptEdits", onEvent: createLogger({ verbose: flag("verbose") }) }),
+  printAnswer: false,
+});

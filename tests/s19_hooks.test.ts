@@ -1,0 +1,191 @@
+/**
+ * s19_hooks: the team's commands at the loop's steps. Grades lessons/ or solutions/ (COURSE_TREE).
+ * Hooks come from the workspace's .agent/settings.json and run for real (in the sandbox where there
+ * is one): a PreToolUse hook may block a call (an is_error result with its reason), change its
+ * input or spare the question, never get past a deny rule; a PostToolUse hook's context follows the
+ * turn's results; a Stop hook sends the model back, a bounded number of times; a broken hook is
+ * reported and changes nothing.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type Anthropic from "@anthropic-ai/sdk";
+import { describe, expect, it } from "vitest";
+import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
+import type { Scenario, TurnContext } from "../runtime/scripted/types.ts";
+import { SAMPLE_REPOSITORY, lessonTask } from "../runtime/tasks.ts";
+import { ROOT, blocksIn, driveLoop, loadLesson, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
+import { scratchCopy, scratchWorkspace } from "../runtime/tools/files.ts";
+import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
+import { quietLessonFile } from "./support.ts";
+
+type Agent = typeof import("../solutions/s19_hooks/agent.ts");
+type HooksModule = typeof import("../solutions/s19_hooks/hooks.ts");
+type Program = typeof import("../solutions/s19_hooks/program.ts");
+type Options = NonNullable<Parameters<Agent["runAgent"]>[2]>;
+const lesson = await loadLesson<Agent>("s19_hooks");
+const hooksModule = await loadLesson<HooksModule>("s19_hooks", "hooks.ts");
+const program = await loadLesson<Program>("s19_hooks", "program.ts");
+const keep = quietLessonFile();
+const TASK = lessonTask("s19_hooks");
+
+/** An approver that records each question and answers yes (or no). */
+function recording(yes: boolean): Approver & { asked: string[] } {
+  const asked: string[] = [];
+  const approve = (async ({ command }: { command: string }) => {
+    asked.push(command);
+    return yes ? { approved: true as const } : { approved: false as const, why: "the test said no" };
+  }) as unknown as Approver & { asked: string[] };
+  approve.asked = asked;
+  return approve;
+}
+
+type Call = ReturnType<typeof call>;
+/** A scenario that makes `calls` (one turn each), then says done (every time it is asked again). */
+function making(...turns: Call[]): Scenario {
+  return { id: "s19_test", title: "calls, then done", reply: (ctx: TurnContext) => (ctx.step < turns.length ? { content: [text("Next."), turns[ctx.step]!] } : say("done")) };
+}
+
+/** A workspace whose .agent/settings.json holds `settings` (hooks, permissions); the user's folder is empty. */
+async function workspace(settings: object): Promise<{ root: string; userDir: string }> {
+  const root = keep(await scratchWorkspace({ "notes.txt": "keep me\n", "src/app.js": "export const x = 1;\n" }));
+  const userDir = keep(mkdtempSync(join(tmpdir(), "s19-user-")));
+  mkdirSync(join(root, ".agent"), { recursive: true });
+  writeFileSync(join(root, ".agent", "settings.json"), JSON.stringify(settings));
+  return { root, userDir };
+}
+
+async function runWith(scenario: Scenario, settings: object, opts: Partial<Options> = {}) {
+  const { root, userDir } = await workspace(settings);
+  const problems: string[] = [];
+  const llm = scripted({ scenario });
+  const history: Anthropic.MessageParam[] = [{ role: "user", content: "Do the steps." }];
+  const outcome = await driveLoop(
+    llm,
+    history,
+    () => lesson.runAgent(llm, history, { root, userConfigDir: userDir, approve: recording(true), onHookProblem: (p) => problems.push(`${p.hook.command}: ${p.problem}`), ...opts }),
+    { timeoutMs: 60_000 },
+  );
+  const results = history.flatMap((m) => (m.role === "user" ? resultsIn(m) : []));
+  return { root, history, outcome, results, problems };
+}
+
+const shown = (r: Anthropic.ToolResultBlockParam | undefined) => (r ? JSON.stringify({ is_error: r.is_error ?? false, content: textIn(r.content).slice(0, 160) }) : "no result");
+const pre = (command: string, matcher = "bash") => ({ hooks: { PreToolUse: [{ matcher, command }] } });
+const stopNotes = (history: Anthropic.MessageParam[]) => history.filter((m) => m.role === "user" && typeof m.content === "string" && m.content.startsWith("[Stop hook]")).map((m) => m.content as string);
+
+describe("s19 the default task: the sample repository's Stop hook runs the tests", () => {
+  it("the model that says done too soon is sent back with the hook's reason, and fixes the code", async () => {
+    const root = keep(await scratchCopy(SAMPLE_REPOSITORY));
+    const llm = scripted();
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: TASK }];
+    await driveLoop(llm, history, () => lesson.runAgent(llm, history, { root, approve: recording(false), userConfigDir: root, permissionMode: "acceptEdits", onHookProblem: () => {} }), { timeoutMs: 120_000 });
+    const notes = stopNotes(history);
+    rule(notes.length === 1 && /tests still fail/.test(notes[0]!), "hook-stop", () => `the model said "done" while the tests failed, and the Stop hook of .agent/settings.json blocks then; the history holds ${notes.length} Stop note(s) ${JSON.stringify(notes)}: after a done outcome run the Stop hooks, and on a block push one user message hookNote("Stop", …) with the hook's reason, then run the loop again.`);
+    rule(/attempts >= MAX_FAILED_ATTEMPTS/.test(readFileSync(join(root, "src", "login.js"), "utf8")), "hook-stop", "sent back, the model fixes src/login.js; it was not fixed: the loop did not run again after the Stop hook blocked.");
+    rule(history.at(-1)?.role === "assistant" && /Fixed src\/login\.js/.test(textIn(history.at(-1)!.content)), "hook-stop", () => `the run should end on the model's answer once the tests pass (the Stop hook then says nothing); it ended on ${JSON.stringify(textIn(history.at(-1)?.content).slice(0, 160))}.`);
+  });
+});
+
+describe("s19 PreToolUse: block, change the input, or spare the question", () => {
+  it("a hook that exits 2, or answers decision deny, blocks the call: not run, an is_error result with its reason", async () => {
+    for (const hook of ["grep -q touch && { echo 'no touching here' >&2; exit 2; } || true", `echo '{"decision":"deny","reason":"no touching here"}'`]) {
+      const { root, results } = await runWith(making(call("bash", { command: "touch made.txt" })), pre(hook));
+      rule(!existsSync(join(root, "made.txt")), "hook-pre-tool", () => `the PreToolUse hook ${JSON.stringify(hook)} blocked "touch made.txt", and it ran anyway: await hooks.run("PreToolUse", …) before dispatching, and on a block do not dispatch.`);
+      rule(results[0]?.is_error === true && /no touching here/.test(textIn(results[0]?.content)), "hook-pre-tool", () => `the blocked call was answered ${shown(results[0])}: answer it with an is_error tool_result that carries the hook's reason (pre.reason), so the model knows why.`);
+    }
+  });
+
+  it("a hook's updatedInput is what runs", async () => {
+    const hook = `echo '{"updatedInput":{"command":"echo changed > changed.txt"}}'`;
+    const { root, results } = await runWith(making(call("bash", { command: "echo original > original.txt" })), pre(hook));
+    rule(existsSync(join(root, "changed.txt")) && !existsSync(join(root, "original.txt")), "hook-pre-tool", () => `the hook changed the command to "echo changed > changed.txt"; the workspace has ${existsSync(join(root, "original.txt")) ? "original.txt" : "neither file"} (${shown(results[0])}): dispatch { ...call, input: pre.updatedInput }.`);
+  });
+
+  it("a hook's allow spares the question, and nothing else: deny rules still hold, for the model's input and for the hook's", async () => {
+    const allow = `echo '{"decision":"allow"}'`;
+    const approve = recording(false);
+    const spared = await runWith(making(call("bash", { command: "touch allowed.txt" })), pre(allow), { approve });
+    rule(existsSync(join(spared.root, "allowed.txt")) && approve.asked.length === 0, "hook-no-approval", () => `a PreToolUse hook allowed "touch allowed.txt" (no rule speaks, default mode): the approver (who says no) was asked ${JSON.stringify(approve.asked)} and the call was ${shown(spared.results[0])}: for an allow, add describeCall(call) to allowed, so the gate's question is answered yes.`);
+    const asks = recording(false);
+    const silent = await runWith(making(call("bash", { command: "touch asked.txt" })), pre("cat > /dev/null"), { approve: asks });
+    rule(asks.asked.length === 1 && !existsSync(join(silent.root, "asked.txt")), "hook-no-approval", () => `a PreToolUse hook that says nothing allows nothing: "touch asked.txt" should be asked about (and refused); the approver was asked ${JSON.stringify(asks.asked)} and the call was ${shown(silent.results[0])}. Spare the question only when the hook's decision is "allow".`);
+    for (const [hook, command] of [
+      [allow, "rm notes.txt"],
+      [`echo '{"updatedInput":{"command":"rm notes.txt"}}'`, "ls"],
+    ] as const) {
+      const { root, results } = await runWith(making(call("bash", { command })), { ...pre(hook), permissions: { deny: ["bash(rm *)"] } });
+      rule(existsSync(join(root, "notes.txt")) && results[0]?.is_error === true, "hook-no-approval", () => `the rule deny bash(rm *) holds whatever a hook says: with the hook ${JSON.stringify(hook)} and the model's "${command}", notes.txt is ${existsSync(join(root, "notes.txt")) ? "kept" : "gone"} and the call was ${shown(results[0])}. Pass the (changed) call to this.inner, s18's gate, never run the tool yourself.`);
+    }
+  });
+});
+
+describe("s19 PostToolUse and UserPromptSubmit: context for the model", () => {
+  it("a PostToolUse hook's additionalContext follows the turn's results, in the same user message, marked as the hook's", async () => {
+    const hook = `echo '{"additionalContext":"remember the style guide"}'`;
+    const { history, results } = await runWith(making(call("read_file", { path: "src/app.js" })), { hooks: { PostToolUse: [{ matcher: "read_file", command: hook }] } });
+    const answer = history.find((m) => m.role === "user" && resultsIn(m).length > 0);
+    const blocks = blocksIn(answer?.content);
+    const textOf = (b: unknown) => (b as { text?: unknown } | undefined)?.text;
+    const note = blocks.findIndex((b) => b.type === "text" && /remember the style guide/.test(String(textOf(b))));
+    rule(results.length === 1 && !results[0]!.is_error, "hook-post-context", () => `read_file should run and be answered: ${shown(results[0])}.`);
+    rule(note > 0 && blocks.slice(0, note).every((b) => b.type === "tool_result") && /\[PostToolUse hook\]/.test(String(textOf(blocks[note]))), "hook-post-context", () => `the user message that answers the turn is ${JSON.stringify(blocks.map((b) => b.type))}: after dispatching, run the PostToolUse hooks and push hookNote("PostToolUse", …) to notes, so the context arrives after the results, in that message.`);
+  });
+
+  it("a UserPromptSubmit hook's context goes with the prompt, marked as the hook's", async () => {
+    const { history } = await runWith(making(), { hooks: { UserPromptSubmit: [{ command: `echo '{"additionalContext":"the team works in English"}'` }] } });
+    expect(textIn(history[0]!.content), "the prompt keeps its words and gains the hook's note after them").toMatch(/^Do the steps\.[\s\S]*\[UserPromptSubmit hook\] the team works in English/);
+  });
+});
+
+describe("s19 Stop: sent back, a bounded number of times", () => {
+  it("a Stop hook that always objects sends the model back maxStopRounds times, then the run ends as the model said", async () => {
+    const { history, outcome } = await runWith(making(), { hooks: { Stop: [{ command: "echo 'never happy' >&2; exit 2" }] } }, { maxStopRounds: 2 });
+    const notes = stopNotes(history);
+    rule(notes.length === 2 && notes.every((n) => /never happy/.test(n)), "hook-stop", () => `with maxStopRounds 2 and a Stop hook that always blocks ("never happy"), the history holds ${notes.length} Stop note(s) ${JSON.stringify(notes.slice(0, 3))}: send the model back with the reason while round < maxStopRounds, then return the outcome.`);
+    rule(outcome.status === "done" && history.at(-1)?.role === "assistant", "hook-stop", () => `the run should end done, on the model's answer; it ended ${outcome.status}, last message ${history.at(-1)?.role}.`);
+  });
+
+  it("a Stop hook that says nothing lets the run end", async () => {
+    const { history } = await runWith(making(), { hooks: { Stop: [{ command: "cat > /dev/null" }] } });
+    rule(stopNotes(history).length === 0 && history.length === 2, "hook-stop", () => `the Stop hook exited 0 with nothing to say, yet the history has ${history.length} messages: only a block sends the model back.`);
+  });
+});
+
+describe("s19 a broken hook is reported and changes nothing", () => {
+  it("hooks that crash, hang, print garbage or a wrong answer: the call runs, each is reported, the transcript stays valid", async () => {
+    const broken = ["exit 1", "echo 'not json'", "sleep 20", `echo '{"decision":"maybe"}'`];
+    const settings = { hooks: { PreToolUse: broken.map((command) => ({ command, ...(command.startsWith("sleep") ? { timeout: 1 } : {}) })), PostToolUse: [{ command: "exit 3" }], Stop: [{ command: "echo '[1,2'" }] } };
+    const { root, results, problems, history } = await runWith(making(call("bash", { command: "touch ran.txt" })), settings);
+    rule(existsSync(join(root, "ran.txt")) && results[0]?.is_error !== true, "hook-broken", () => `PreToolUse hooks that are broken (${broken.join(" | ")}) say nothing: the call should run, and it was ${shown(results[0])}. Act only on what hooks.run returns; a broken hook is never a block.`);
+    rule(problems.length === 6, "hook-broken", () => `6 broken hooks should each be reported once (onHookProblem); reported: ${JSON.stringify(problems)}.`);
+    rule(stopNotes(history).length === 0 && history.at(-1)?.role === "assistant", "hook-broken", "a Stop hook that prints garbage says nothing: the run ends on the model's answer, with no Stop note.");
+    expect(problems.find((p) => p.startsWith("sleep")), "the hung hook's report says it timed out").toMatch(/did not answer within 1 s/);
+  });
+
+  it("a settings file with a hook that cannot be read is a clear error naming the file and field", async () => {
+    const { root, userDir } = await workspace({ hooks: { PreToolUse: [{ matcher: "bash" }] } });
+    expect(() => hooksModule.loadHooks(root, userDir)).toThrow(/\.agent\/settings\.json: hooks\.PreToolUse\.0\.command/);
+    const { root: other } = await workspace({ hooks: { OnSomething: [{ command: "true" }] } });
+    expect(() => hooksModule.loadHooks(other, userDir)).toThrow(/OnSomething|unrecognized/i);
+  });
+});
+
+describe("s19 the final agent: npm run agent", () => {
+  it("npm run agent runs s19's program; --help says how to write a hook; a hook entry that cannot be read is one line and exit 2", async () => {
+    const script = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.agent as string;
+    expect(script, "[final-agent] npm run agent runs the latest lesson's program, s19's").toBe("node --import tsx solutions/s19_hooks/program.ts");
+    expect(program.HOOKS_USAGE, "[final-agent] --help says how to write a hook, and keeps s18's --permission-mode").toMatch(/PreToolUse[\s\S]*Stop[\s\S]*exit 2/);
+    expect(program.HOOKS_USAGE).toMatch(/--permission-mode/);
+    const { root } = await workspace({ hooks: { Stop: [{ command: "" }] } });
+    expect((await program.run(["--workspace", root, "hi"], { llm: scripted() })).exitCode, "[final-agent] a Stop hook with an empty command: exit 2 before anything runs").toBe(2);
+  });
+
+  it("the default task on the sample repository with --permission-mode acceptEdits: the Stop hook sends the model back, the code is fixed, exit 0", async () => {
+    const dir = keep(await scratchCopy(SAMPLE_REPOSITORY));
+    const { exitCode, history } = await program.run(["--workspace", dir, "--permission-mode", "acceptEdits", TASK], { llm: scripted() });
+    expect(exitCode, "[final-agent] a task done offline exits 0").toBe(0);
+    expect(stopNotes(history), "[hook-stop] the Stop hook of .agent/settings.json sent the model back once").toHaveLength(1);
+    expect(readFileSync(join(dir, "src", "login.js"), "utf8"), "[hook-stop] the model, sent back, fixed the code").toMatch(/attempts >= MAX_FAILED_ATTEMPTS/);
+  });
+});
