@@ -134,7 +134,7 @@ describe("s19 PostToolUse and UserPromptSubmit: context for the model", () => {
 
   it("a UserPromptSubmit hook's context goes with the prompt, marked as the hook's", async () => {
     const { history } = await runWith(making(), { hooks: { UserPromptSubmit: [{ command: `echo '{"additionalContext":"the team works in English"}'` }] } });
-    expect(textIn(history[0]!.content), "the prompt keeps its words and gains the hook's note after them").toMatch(/^Do the steps\.[\s\S]*\[UserPromptSubmit hook\] the team works in English/);
+    expect(textIn(history[0]!.content), "[hook-post-context] a UserPromptSubmit hook's context goes after the prompt's own words, marked [UserPromptSubmit hook]: add it to the prompt's text, do not replace it").toMatch(/^Do the steps\.[\s\S]*\[UserPromptSubmit hook\] the team works in English/);
   });
 });
 
@@ -160,14 +160,14 @@ describe("s19 a broken hook is reported and changes nothing", () => {
     rule(existsSync(join(root, "ran.txt")) && results[0]?.is_error !== true, "hook-broken", () => `PreToolUse hooks that are broken (${broken.join(" | ")}) say nothing: the call should run, and it was ${shown(results[0])}. Act only on what hooks.run returns; a broken hook is never a block.`);
     rule(problems.length === 6, "hook-broken", () => `6 broken hooks should each be reported once (onHookProblem); reported: ${JSON.stringify(problems)}.`);
     rule(stopNotes(history).length === 0 && history.at(-1)?.role === "assistant", "hook-broken", "a Stop hook that prints garbage says nothing: the run ends on the model's answer, with no Stop note.");
-    expect(problems.find((p) => p.startsWith("sleep")), "the hung hook's report says it timed out").toMatch(/did not answer within 1 s/);
+    expect(problems.find((p) => p.startsWith("sleep")), "[hook-broken] a hook that hangs is killed at its timeout and reported as such (did not answer within its timeout): run it through the sandboxed runner with the hook's timeout").toMatch(/did not answer within 1 s/);
   });
 
   it("a settings file with a hook that cannot be read is a clear error naming the file and field", async () => {
     const { root, userDir } = await workspace({ hooks: { PreToolUse: [{ matcher: "bash" }] } });
-    expect(() => hooksModule.loadHooks(root, userDir)).toThrow(/\.agent\/settings\.json: hooks\.PreToolUse\.0\.command/);
+    expect(() => hooksModule.loadHooks(root, userDir), "[hook-broken] a hook entry without a command is an error naming the file and the field").toThrow(/\.agent\/settings\.json: hooks\.PreToolUse\.0\.command/);
     const { root: other } = await workspace({ hooks: { OnSomething: [{ command: "true" }] } });
-    expect(() => hooksModule.loadHooks(other, userDir)).toThrow(/OnSomething|unrecognized/i);
+    expect(() => hooksModule.loadHooks(other, userDir), "[hook-broken] an event name the course does not know is an error, not silently ignored").toThrow(/OnSomething|unrecognized/i);
   });
 });
 
@@ -176,7 +176,7 @@ describe("s19 the final agent: npm run agent", () => {
     const script = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.agent as string;
     expect(script, "[final-agent] npm run agent runs the latest lesson's program, s19's").toBe("node --import tsx solutions/s19_hooks/program.ts");
     expect(program.HOOKS_USAGE, "[final-agent] --help says how to write a hook, and keeps s18's --permission-mode").toMatch(/PreToolUse[\s\S]*Stop[\s\S]*exit 2/);
-    expect(program.HOOKS_USAGE).toMatch(/--permission-mode/);
+    expect(program.HOOKS_USAGE, "[final-agent] --help keeps s18's --permission-mode beside the hooks").toMatch(/--permission-mode/);
     const { root } = await workspace({ hooks: { Stop: [{ command: "" }] } });
     expect((await program.run(["--workspace", root, "hi"], { llm: scripted() })).exitCode, "[final-agent] a Stop hook with an empty command: exit 2 before anything runs").toBe(2);
   });
