@@ -303,4 +303,6 @@ describe("s15 how deep agents nest", () => {
 // The net under the rules: this lesson beside the reference, on its own task and on generated
 // model answers (tests/differential/net.ts).
 import { differentialNet } from "./differential/net.ts";
-differentialNet("s15");
+// Children run concurrently, so which child's request reaches the model first differs from run to
+// run: the lesson's own task is not compared request by request; the generated cases still are.
+differentialNet("s15", { task: false });

@@ -152,7 +152,7 @@ export function materialize(mutant: Mutant): { dir: string; cleanup: () => void 
     symlinkSync(join(ROOT, "node_modules"), join(tmp, "node_modules"), "dir");
     symlinkSync(join(ROOT, "package.json"), join(tmp, "package.json")); // "type": "module", for the type check
     // What the solutions reach beside them (s12's sample repository under examples/).
-    for (const entry of ["examples", "tsconfig.json"]) if (existsSync(join(ROOT, entry))) symlinkSync(join(ROOT, entry), join(tmp, entry));
+    for (const entry of ["examples", "evals", "tsconfig.json"]) if (existsSync(join(ROOT, entry))) symlinkSync(join(ROOT, entry), join(tmp, entry));
     const text = readFileSync(join(ROOT, mutant.file), "utf8");
     for (const p of parsePatch(text)) {
       const target = (p.newFileName ?? p.oldFileName ?? "").replace(/^[ab]\//, "").replace(/^solutions\//, "");

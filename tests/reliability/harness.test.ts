@@ -78,7 +78,8 @@ describe("attack corpus (sample)", () => {
     const results = await Promise.all(PLANTED_ATTACKS.map((a) => runAttack(a, safe!)));
     expect(results.filter((r) => r.escaped).map((r) => `${r.what}: ${r.detail}`)).toEqual([]);
     const early = toolsets.find((t) => !t.claims)!;
-    const open = await Promise.all(PLANTED_ATTACKS.filter((a) => a.tool === "write_file" && !a.calls).map((a) => runAttack(a, early)));
+    // (.npmrc and .envrc are secret names too: even the runtime tools refuse those outright.)
+    const open = await Promise.all(PLANTED_ATTACKS.filter((a) => a.tool === "write_file" && !a.calls && !/\.(npmrc|envrc)\b/.test(a.what)).map((a) => runAttack(a, early)));
     expect(open.filter((r) => !r.escaped).map((r) => r.what)).toEqual([]);
   });
 

@@ -74,7 +74,7 @@ describe("npm run check s01 on a mutant in lessons/ (a temporary copy of the cou
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it("fails with exit 1 and names the broken rule", async () => {
-    for (const entry of ["runtime", "tests", "scripts", "lessons", "solutions", "package.json", "vitest.config.ts", "tsconfig.json"])
+    for (const entry of ["runtime", "tests", "scripts", "lessons", "solutions", "evals", "package.json", "vitest.config.ts", "tsconfig.json"])
       cpSync(join(ROOT, entry), join(dir, entry), { recursive: true });
     symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");
     const [patch] = findPatches([findLesson("s01")!], "mutant").mutants.filter((m) => m.name === "text_before_results");
