@@ -13,7 +13,7 @@
  * - While it runs it is registered in live.ts, so the agent's end (a signal) kills it and all it
  *   started: its sandbox, or without one the processes that carry its marker.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { track } from "./live.ts";
@@ -67,6 +67,14 @@ function modulesAbove(dir: string): string[] {
   }
 }
 
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /** package.json files from `dir` up: node reads the nearest one for a module's type (ESM or CJS). */
 function packageFilesAbove(dir: string): string[] {
   const found: string[] = [];
@@ -102,7 +110,10 @@ export function launchServer(name: string, config: ServerCommand, workspace: str
     const holdsHome = `${home}/`.startsWith(`${resolve(cwd)}/`) || resolve(cwd) === "/";
     const outsideWs = (p: string) => !`${ws}/`.startsWith(`${p}/`) && !`${p}/`.startsWith(`${ws}/`);
     const readOnly = [...(holdsHome ? [] : [cwd]), ...modulesAbove(cwd).filter((m) => !`${ws}/`.startsWith(`${m}/`)), ...packageFilesAbove(cwd).filter(outsideWs)];
-    const binds = readOnly.flatMap((p) => ["--ro-bind", p, p]);
+    // A linked folder (node_modules linked from another checkout) is bound where it really is too:
+    // node resolves a module by its real path.
+    const withReal = [...new Set(readOnly.flatMap((p) => [p, realOr(p)]))];
+    const binds = withReal.flatMap((p) => ["--ro-bind", p, p]);
     const hidden = secretsIn(cwd).flatMap((p) => (statSync(p).isDirectory() ? ["--tmpfs", p] : ["--ro-bind", "/dev/null", p]));
     // The server's folder comes back read-only over the hidden home (bwrap applies --chdir last).
     const args = [...bwrapArgs(workspace, workspace), ...binds, ...hidden, "--chdir", cwd, "--", config.command, ...config.args];
