@@ -112,8 +112,14 @@ export function launchServer(name: string, config: ServerCommand, workspace: str
     const readOnly = [...(holdsHome ? [] : [cwd]), ...modulesAbove(cwd).filter((m) => !`${ws}/`.startsWith(`${m}/`)), ...packageFilesAbove(cwd).filter(outsideWs)];
     // A linked folder (node_modules linked from another checkout) is bound where it really is too:
     // node resolves a module by its real path.
-    const withReal = [...new Set(readOnly.flatMap((p) => [p, realOr(p)]))];
-    const binds = withReal.flatMap((p) => ["--ro-bind", p, p]);
+    // (A link is no place to mount on: its real folder is bound, and outside the workspace the link
+    // is made again beside it.)
+    const inWs = (p: string) => `${p}/`.startsWith(`${ws}/`);
+    const binds = [...new Set(readOnly)].flatMap((p) => {
+      const real = realOr(p);
+      if (real === p) return ["--ro-bind", p, p];
+      return [...(inWs(p) ? [] : ["--symlink", real, p]), "--ro-bind", real, real];
+    });
     const hidden = secretsIn(cwd).flatMap((p) => (statSync(p).isDirectory() ? ["--tmpfs", p] : ["--ro-bind", "/dev/null", p]));
     // The server's folder comes back read-only over the hidden home (bwrap applies --chdir last).
     const args = [...bwrapArgs(workspace, workspace), ...binds, ...hidden, "--chdir", cwd, "--", config.command, ...config.args];
