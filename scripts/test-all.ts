@@ -1,5 +1,5 @@
 /**
- * npm run test:all [-- --no-build]
+ * npm run test:all [-- --no-build] [--sample]
  *
  * Everything `npm test` runs, and what it leaves out to stay near a minute:
  *   1. vitest, both projects (vitest.config.ts): the learner's suite, plus the course command
@@ -7,6 +7,9 @@
  *   2. `npm run verify`: every pristine exercise fails, every solution passes, every mutant caught
  *   3. `npm run test:e2e`: the docs site in a browser (it builds the site first; `--no-build`
  *      uses the build already in docs/.vitepress/dist, as CI does after `npm run docs:build`)
+ *
+ * `--sample` (CI) grades verify's patches on a fixed sample (`npm run verify -- --sample`): every
+ * other check of verify still runs on every lesson; `npm run verify` alone grades every patch.
  *
  * Every step runs even when one before it failed; the summary names the ones that failed.
  */
@@ -16,14 +19,14 @@ import { bold, green, red } from "../runtime/print.ts";
 import { strictArgsOrExit } from "./lib/args.ts";
 import { ROOT } from "./lib/paths.ts";
 
-const { values } = strictArgsOrExit({ command: "npm run test:all", usage: "[-- --no-build]", options: { "no-build": { type: "boolean" } } });
+const { values } = strictArgsOrExit({ command: "npm run test:all", usage: "[-- --no-build] [--sample]", options: { "no-build": { type: "boolean" }, sample: { type: "boolean" } } });
 
 const node = (args: string[]) => spawnSync(process.execPath, args, { cwd: ROOT, stdio: "inherit" }).status ?? 1;
 const tsx = (file: string, args: string[] = []) => node(["--import", "tsx", join(ROOT, file), ...args]);
 
 const steps: [string, () => number][] = [
   ["vitest (both projects: learner and extended)", () => node([join(ROOT, "node_modules/vitest/vitest.mjs"), "run"])],
-  ["verify (exercises fail, solutions pass, mutants caught)", () => tsx("scripts/course.ts", ["verify"])],
+  ["verify (exercises fail, solutions pass, mutants caught)", () => tsx("scripts/course.ts", ["verify", ...(values.sample ? ["--sample"] : [])])],
   ["test:e2e (the docs site in a browser)", () => tsx("tests/e2e/run.ts", values["no-build"] ? ["--no-build"] : [])],
 ];
 

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario, TurnContext } from "../runtime/scripted/types.ts";
 import { SAMPLE_REPOSITORY, lessonTask } from "../runtime/tasks.ts";
@@ -134,7 +134,8 @@ describe("s19 PostToolUse and UserPromptSubmit: context for the model", () => {
 
   it("a UserPromptSubmit hook's context goes with the prompt, marked as the hook's", async () => {
     const { history } = await runWith(making(), { hooks: { UserPromptSubmit: [{ command: `echo '{"additionalContext":"the team works in English"}'` }] } });
-    expect(textIn(history[0]!.content), "[hook-post-context] a UserPromptSubmit hook's context goes after the prompt's own words, marked [UserPromptSubmit hook]: add it to the prompt's text, do not replace it").toMatch(/^Do the steps\.[\s\S]*\[UserPromptSubmit hook\] the team works in English/);
+    const prompt = textIn(history[0]!.content);
+    rule(/^Do the steps\.[\s\S]*\[UserPromptSubmit hook\] the team works in English/.test(prompt), "hook-post-context", () => `the first user message is ${JSON.stringify(prompt.slice(0, 200))}: a UserPromptSubmit hook's context goes after the prompt's own words, marked [UserPromptSubmit hook]; add it to the prompt's text, do not replace it.`);
   });
 });
 
@@ -160,32 +161,45 @@ describe("s19 a broken hook is reported and changes nothing", () => {
     rule(existsSync(join(root, "ran.txt")) && results[0]?.is_error !== true, "hook-broken", () => `PreToolUse hooks that are broken (${broken.join(" | ")}) say nothing: the call should run, and it was ${shown(results[0])}. Act only on what hooks.run returns; a broken hook is never a block.`);
     rule(problems.length === 6, "hook-broken", () => `6 broken hooks should each be reported once (onHookProblem); reported: ${JSON.stringify(problems)}.`);
     rule(stopNotes(history).length === 0 && history.at(-1)?.role === "assistant", "hook-broken", "a Stop hook that prints garbage says nothing: the run ends on the model's answer, with no Stop note.");
-    expect(problems.find((p) => p.startsWith("sleep")), "[hook-broken] a hook that hangs is killed at its timeout and reported as such (did not answer within its timeout): run it through the sandboxed runner with the hook's timeout").toMatch(/did not answer within 1 s/);
+    const hung = problems.find((p) => p.startsWith("sleep"));
+    rule(hung !== undefined && /did not answer within 1 s/.test(hung), "hook-broken", () => `the hook that hangs (sleep 20, timeout 1 s) was reported as ${JSON.stringify(hung)}: run hooks through the sandboxed runner with the hook's timeout, which kills it and says it did not answer in time.`);
   });
 
   it("a settings file with a hook that cannot be read is a clear error naming the file and field", async () => {
     const { root, userDir } = await workspace({ hooks: { PreToolUse: [{ matcher: "bash" }] } });
-    expect(() => hooksModule.loadHooks(root, userDir), "[hook-broken] a hook entry without a command is an error naming the file and the field").toThrow(/\.agent\/settings\.json: hooks\.PreToolUse\.0\.command/);
+    const thrown = (f: () => unknown) => {
+      try {
+        f();
+        return "nothing thrown";
+      } catch (e) {
+        return e instanceof Error ? e.message : String(e);
+      }
+    };
+    const noCommand = thrown(() => hooksModule.loadHooks(root, userDir));
+    rule(/\.agent\/settings\.json: hooks\.PreToolUse\.0\.command/.test(noCommand), "hook-broken", `a hook entry without a command gave "${noCommand}": it is an error naming the file and the field (.agent/settings.json: hooks.PreToolUse.0.command).`);
     const { root: other } = await workspace({ hooks: { OnSomething: [{ command: "true" }] } });
-    expect(() => hooksModule.loadHooks(other, userDir), "[hook-broken] an event name the course does not know is an error, not silently ignored").toThrow(/OnSomething|unrecognized/i);
+    const unknownEvent = thrown(() => hooksModule.loadHooks(other, userDir));
+    rule(/OnSomething|unrecognized/i.test(unknownEvent), "hook-broken", `a hook for an event the course does not know (OnSomething) gave "${unknownEvent}": say so as an error, never ignore it silently.`);
   });
 });
 
 describe("s19 the final agent: npm run agent", () => {
   it("npm run agent runs s19's program; --help says how to write a hook; a hook entry that cannot be read is one line and exit 2", async () => {
     const script = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.agent as string;
-    expect(script, "[final-agent] npm run agent runs the latest lesson's program, s19's").toBe("node --import tsx solutions/s19_hooks/program.ts");
-    expect(program.HOOKS_USAGE, "[final-agent] --help says how to write a hook, and keeps s18's --permission-mode").toMatch(/PreToolUse[\s\S]*Stop[\s\S]*exit 2/);
-    expect(program.HOOKS_USAGE, "[final-agent] --help keeps s18's --permission-mode beside the hooks").toMatch(/--permission-mode/);
+    rule(/^node --import tsx solutions\/s(19_hooks|2[0-2]_[a-z_]+)\/program\.ts$/.test(script), "final-agent", `package.json's agent script is "${script}": npm run agent runs s19's program, or a later lesson's that extends it.`);
+    rule(/PreToolUse[\s\S]*Stop[\s\S]*exit 2/.test(program.HOOKS_USAGE), "final-agent", "--help (HOOKS_USAGE) does not say how to write a hook: name the events (PreToolUse … Stop) and that exit 2 blocks.");
+    rule(/--permission-mode/.test(program.HOOKS_USAGE), "final-agent", "--help (HOOKS_USAGE) lost s18's --permission-mode: build it on PERMISSIONS_USAGE.");
     const { root } = await workspace({ hooks: { Stop: [{ command: "" }] } });
-    expect((await program.run(["--workspace", root, "hi"], { llm: scripted() })).exitCode, "[final-agent] a Stop hook with an empty command: exit 2 before anything runs").toBe(2);
+    const emptyHook = (await program.run(["--workspace", root, "hi"], { llm: scripted() })).exitCode;
+    rule(emptyHook === 2, "final-agent", `a Stop hook with an empty command: the agent exited ${emptyHook}; check the hooks before anything runs (exit 2, the file and field named).`);
   });
 
   it("the default task on the sample repository with --permission-mode acceptEdits: the Stop hook sends the model back, the code is fixed, exit 0", async () => {
     const dir = keep(await scratchCopy(SAMPLE_REPOSITORY));
     const { exitCode, history } = await program.run(["--workspace", dir, "--permission-mode", "acceptEdits", TASK], { llm: scripted() });
-    expect(exitCode, "[final-agent] a task done offline exits 0").toBe(0);
-    expect(stopNotes(history), "[hook-stop] the Stop hook of .agent/settings.json sent the model back once").toHaveLength(1);
-    expect(readFileSync(join(dir, "src", "login.js"), "utf8"), "[hook-stop] the model, sent back, fixed the code").toMatch(/attempts >= MAX_FAILED_ATTEMPTS/);
+    rule(exitCode === 0, "final-agent", `the default task on the sample repository, offline, exited ${exitCode}: a task the model finishes exits 0.`);
+    const notes = stopNotes(history);
+    rule(notes.length === 1, "hook-stop", () => `the sample repository's Stop hook (.agent/settings.json, it runs the tests) should send the model back once, while the tests fail; the history holds ${notes.length} Stop note(s): run the Stop hooks when the model says it is done.`);
+    rule(/attempts >= MAX_FAILED_ATTEMPTS/.test(readFileSync(join(dir, "src", "login.js"), "utf8")), "hook-stop", "the model, sent back by the Stop hook, should have fixed src/login.js; it was not changed: push the hook's reason as a user message and run the loop again.");
   });
 });

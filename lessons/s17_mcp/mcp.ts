@@ -15,52 +15,16 @@
  * server's config starts it outside, with a warning), killed with everything it started when the
  * agent ends. Its results are capped like a tool's output.
  */
-import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { z } from "zod";
-import { CourseError } from "../../runtime/env.ts";
 import { say, yellow } from "../../runtime/print.ts";
-import { BASH_MAX_OUTPUT, capOutput } from "../../runtime/tools/bash.ts";
+import { capResult, serverConfig, type ServerConfig } from "../../runtime/tools/mcp-config.ts";
 import { launchServer } from "../../runtime/tools/server-launch.ts";
 import { todo } from "../../runtime/lesson.ts";
+export { McpConfigError, readMcpConfig, capResult, MCP_MAX_IMAGES, MCP_MAX_IMAGE_CHARS, type ServerConfig } from "../../runtime/tools/mcp-config.ts";
 import type { ToolContext, ToolRegistry, ToolSpec } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
-
-/** One server of an `mcpServers` config: the command that starts it. */
-const ServerConfig = z.object({
-  command: z.string().min(1),
-  args: z.array(z.string()).default([]),
-  env: z.record(z.string(), z.string()).default({}),
-  cwd: z.string().optional(),
-  /** false: start this server outside the OS sandbox (it needs the network, or files elsewhere); a warning says so. */
-  sandbox: z.boolean().default(true),
-});
-export type ServerConfig = z.input<typeof ServerConfig>;
-const McpConfig = z.object({ mcpServers: z.record(z.string().regex(/^[a-zA-Z0-9_-]{1,40}$/, "letters, digits, _ and - only"), ServerConfig) });
-
-export class McpConfigError extends CourseError {
-  override name = "McpConfigError";
-}
-
-/** Reads a config file: `{ "mcpServers": { "<name>": { "command", "args"?, "env"?, "cwd"?, "sandbox"? } } }`. Servers start in the file's folder. */
-export function readMcpConfig(file: string): Record<string, ServerConfig> {
-  let data: unknown;
-  try {
-    data = JSON.parse(readFileSync(file, "utf8"));
-  } catch (e) {
-    throw new McpConfigError(`--mcp-config ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : `not valid JSON (${(e as Error).message})`}`);
-  }
-  const parsed = McpConfig.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new McpConfigError(`--mcp-config ${file}: ${issue.path.join(".") || "(the file)"}: ${issue.message}. Expected { "mcpServers": { "<name>": { "command": "…", "args": ["…"] } } }`);
-  }
-  const dir = dirname(resolve(file));
-  return Object.fromEntries(Object.entries(parsed.data.mcpServers).map(([name, s]) => [name, { ...s, cwd: resolve(dir, s.cwd ?? ".") }]));
-}
 
 /** The API name of a server's tool: `mcp__<server>__<tool>`, only the characters the API allows. */
 export function toolName(server: string, tool: string): string {
@@ -96,30 +60,6 @@ interface Connected {
   stop: () => void;
 }
 
-/** An MCP result, like a tool's output: text past the bash tool's cap cut with a note, at most a few images. */
-export const MCP_MAX_IMAGES = 4;
-export const MCP_MAX_IMAGE_CHARS = 4_000_000;
-export function capResult(result: Anthropic.ToolResultBlockParam, max = BASH_MAX_OUTPUT): Anthropic.ToolResultBlockParam {
-  if (!Array.isArray(result.content)) return result;
-  let left = max;
-  let images = 0;
-  const content = result.content.flatMap((b): Array<Anthropic.TextBlockParam | Anthropic.ImageBlockParam> => {
-    if (b.type === "text") {
-      const text = capOutput(b.text, Math.max(left, 0));
-      left -= b.text.length;
-      return left + b.text.length > 0 ? [{ type: "text", text }] : [];
-    }
-    if (b.type === "image") {
-      const size = b.source.type === "base64" ? b.source.data.length : 0;
-      if (++images <= MCP_MAX_IMAGES && size <= MCP_MAX_IMAGE_CHARS) return [b];
-      return [{ type: "text", text: `[an image left out: at most ${MCP_MAX_IMAGES} images of ${MCP_MAX_IMAGE_CHARS} characters each per result]` }];
-    }
-    return [];
-  });
-  if (left < 0) content.push({ type: "text", text: `[the server's text was cut: ${-left} of ${max - left} characters not shown]` });
-  return { ...result, content: content.length > 0 ? content : [{ type: "text", text: "(no output)" }] };
-}
-
 export class McpServers {
   private constructor(
     private readonly servers: Connected[],
@@ -135,7 +75,7 @@ export class McpServers {
   ): Promise<McpServers> {
     const started = await Promise.all(
       Object.entries(configs).map(async ([name, raw]): Promise<Connected | string> => {
-        const config = ServerConfig.parse(raw);
+        const config = serverConfig(raw);
         // Inside the tools' rules: their environment allow list, the sandbox, killed when the agent ends.
         const launch = launchServer(name, config, opts.workspace ?? process.cwd());
         for (const w of launch.warnings) (opts.warn ?? ((line: string) => say(yellow(line))))(w);

@@ -21,10 +21,10 @@
  * rules still hold), and only where the OS sandbox is on. These are policy, in the agent's own
  * process: the boundary that holds whatever they decide is s07's sandbox.
  */
-import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, posix, relative } from "node:path";
 import { z } from "zod";
+import { readConfigFile } from "../../runtime/config-file.ts";
 import { CourseError } from "../../runtime/env.ts";
 import { todo } from "../../runtime/lesson.ts";
 import { globToRegExp } from "../../runtime/tools/files.ts";
@@ -81,19 +81,9 @@ export function parseRule(text: string, behavior: Behavior, source: string): Rul
 
 /** The rules of one settings file (none when it does not exist); `name` is how a denial names the file. */
 export function readSettings(file: string, name = file): Rule[] {
-  if (!existsSync(file)) return [];
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (e) {
-    throw new SettingsError(`${file}: not valid JSON (${(e as Error).message})`);
-  }
-  const parsed = Settings.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new SettingsError(`${file}: ${issue.path.join(".") || "(the file)"}: ${issue.message}. Expected { "permissions": { "allow": [], "ask": [], "deny": [] } }`);
-  }
-  const p = parsed.data.permissions;
+  const data = readConfigFile(file, Settings, '{ "permissions": { "allow": [], "ask": [], "deny": [] } }', (m) => new SettingsError(m));
+  if (!data) return [];
+  const p = data.permissions;
   if (!p) return [];
   return (["deny", "ask", "allow"] as const).flatMap((b) => p[b].map((t) => parseRule(t, b, name)));
 }

@@ -19,9 +19,9 @@
  *
  * This file runs hooks and merges their answers; agent.ts calls them at the loop's steps.
  */
-import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
+import { readConfigFile } from "../../runtime/config-file.ts";
 import { capOutput } from "../../runtime/tools/bash.ts";
 import { spawnTool } from "../../runtime/tools/sandbox.ts";
 import { SettingsError, projectSettings, userConfigDir } from "../../solutions/s18_permissions/permissions.ts";
@@ -49,19 +49,10 @@ const Settings = z.looseObject({ hooks: z.strictObject(Object.fromEntries(EVENTS
 
 /** The hooks of one settings file (none when it does not exist); a mistake is a SettingsError naming the file and field. */
 export function readHooks(file: string, name = file): Hook[] {
-  if (!existsSync(file)) return [];
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
-  } catch (e) {
-    throw new SettingsError(`${file}: not valid JSON (${(e as Error).message})`);
-  }
-  const parsed = Settings.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new SettingsError(`${file}: ${issue.path.join(".") || "(the file)"}: ${issue.message}. Expected { "hooks": { "PreToolUse": [{ "command": "…", "matcher": "bash", "timeout": 30 }], … } } with the events ${EVENTS.join(", ")}`);
-  }
-  const hooks = parsed.data.hooks ?? {};
+  const expected = `{ "hooks": { "PreToolUse": [{ "command": "…", "matcher": "bash", "timeout": 30 }], … } } with the events ${EVENTS.join(", ")}`;
+  const data = readConfigFile(file, Settings, expected, (m) => new SettingsError(m));
+  if (!data) return [];
+  const hooks = data.hooks ?? {};
   return EVENTS.flatMap((event) =>
     (hooks[event] ?? []).map((e) => ({ event, command: e.command, ...(e.matcher ? { matcher: toolGlob(e.matcher) } : {}), timeoutMs: (e.timeout ?? HOOK_TIMEOUT_MS / 1000) * 1000, source: name })),
   );

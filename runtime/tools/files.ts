@@ -20,7 +20,7 @@
  * - a write opens (creating if needed) WITHOUT truncating, checks, and only then truncates and
  *   writes through the same descriptor; a file it created in the wrong place is removed again.
  */
-import { constants, rmSync, type Stats } from "node:fs";
+import { constants, readdirSync, rmSync, type Stats } from "node:fs";
 import { cp, lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, stat, unlink, type FileHandle } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -329,8 +329,47 @@ export function keepScratch(dir: string): void {
   scratchMade.delete(dir);
 }
 
+/**
+ * A scratch folder's name carries the process that made it (`<prefix>scratch.<pid>.XXXXXX`): a
+ * process killed before its exit handler ran (SIGKILL, a signal it does not handle, a crash)
+ * cannot remove its folders, so the next process that makes one removes those whose maker is gone.
+ */
+const SCRATCH_NAME = /scratch\.(\d+)\.[A-Za-z0-9]{6}$/;
+let swept = false;
+
+/** Removes the scratch folders in the temp dir whose process no longer runs. Returns what it removed. */
+export function sweepOrphanScratch(dir = tmpdir()): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const pid = Number(SCRATCH_NAME.exec(name)?.[1] ?? NaN);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || isRunning(pid)) continue;
+    rmSync(join(dir, name), { recursive: true, force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"; // it runs, as another user
+  }
+}
+
 async function scratchDir(prefix: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
+  if (!swept) {
+    swept = true;
+    sweepOrphanScratch();
+  }
+  const dir = await mkdtemp(join(tmpdir(), `${prefix}scratch.${process.pid}.`));
   if (scratchMade.size === 0) process.once("exit", removeScratch);
   scratchMade.add(dir);
   return dir;

@@ -146,6 +146,20 @@ export function checkMap(lessons: readonly Lesson[], mutants: readonly Mutant[])
   return { maps, problems };
 }
 
+/**
+ * CI's sample of the patches (`npm run verify -- --sample`): the first mutant (by name) of each
+ * TODO region and the first alternative of each lesson. Fixed, so a CI run is the same every time.
+ */
+export function sampleOf(maps: readonly LessonMap[], patches: readonly Mutant[]): Mutant[] {
+  const names = new Set<string>();
+  for (const map of maps) {
+    for (const { mutants } of map.regions) if (mutants.length > 0) names.add(`${map.lesson.id}/mutant/${[...mutants].sort()[0]}`);
+    const alternative = patches.filter((p) => p.kind === "alternative" && p.lesson.id === map.lesson.id).map((p) => p.name).sort()[0];
+    if (alternative) names.add(`${map.lesson.id}/alternative/${alternative}`);
+  }
+  return patches.filter((p) => names.has(`${p.lesson.id}/${p.kind}/${p.name}`));
+}
+
 /** The map in a few lines per lesson. */
 export function describeMap(map: LessonMap): string[] {
   const lines = map.regions.map(({ region, mutants }) => `    ${region.file}:${region.start}-${region.end} ${region.name}: ${mutants.length === 0 ? "NO MUTANT" : `${mutants.length} mutant(s) (${mutants.join(", ")})`}`);

@@ -19,6 +19,7 @@ import {
   readFile,
   scratchCopy,
   scratchWorkspace,
+  sweepOrphanScratch,
   writeFile,
 } from "../../runtime/tools/files.ts";
 
@@ -165,6 +166,28 @@ describe("scratch workspaces", () => {
     expect(await listFiles(copy)).not.toContain("node_modules");
     await writeFile(copy, "a.txt", "changed");
     expect(await readFile(src, "a.txt")).toBe("original");
+  });
+
+  it("a process killed before it could clean up leaves folders the next process removes; a running one's stay", async () => {
+    const files = join(import.meta.dirname, "../../runtime/tools/files.ts");
+    const made = (signal: string) => {
+      // The child makes a scratch folder, says where, and is killed before its exit handler runs.
+      const code = `const { scratchWorkspace } = await import(${JSON.stringify(files)}); const d = await scratchWorkspace({ "a.txt": "x" }, "files-test-orphan-"); console.log(d); process.kill(process.pid, ${JSON.stringify(signal)});`;
+      const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { encoding: "utf8" });
+      return r.stdout.trim();
+    };
+    const killed = made("SIGKILL");
+    expect(existsSync(killed), `the killed child should have left its folder (${killed}) for this test to mean anything`).toBe(true);
+    const live = await ws({ "b.txt": "mine" });
+    const removed = sweepOrphanScratch();
+    expect(existsSync(killed), `sweepOrphanScratch removed ${JSON.stringify(removed)}: the folder of the killed process must go`).toBe(false);
+    expect(existsSync(live), "a folder of a process that still runs (this one) must stay").toBe(true);
+    // It happens by itself: the first scratch folder a process makes sweeps the orphans first.
+    const first = made("SIGKILL");
+    const second = made("SIGKILL");
+    expect(existsSync(first), `the second process's first scratch folder should have removed the first's, killed (${first})`).toBe(false);
+    sweepOrphanScratch();
+    expect(existsSync(second), "and the last one goes at the next sweep").toBe(false);
   });
 });
 
