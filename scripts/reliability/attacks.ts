@@ -722,6 +722,8 @@ export interface AttackResult {
   mode: Mode;
   claimed: boolean;
   escaped: boolean | null;
+  /** It did not finish within ATTACK_DEADLINE_MS (escaped is then null). */
+  hung?: boolean;
   detail: string;
 }
 
@@ -750,9 +752,13 @@ export function currentMode(): Mode {
   return sandboxInfo().kind === "bubblewrap" ? "bubblewrap" : "none";
 }
 
+/** Does this toolset claim to stop this attack in this mode? */
+const attackClaimed = (attack: Attack, toolset: Toolset, mode: Mode) =>
+  toolset.claims && attack.claimed && (!attack.sandboxOnly || mode !== "none") && (!attack.asked || mode !== "bubblewrap --yes");
+
 export async function runAttack(attack: Attack, toolset: Toolset, mode: Mode = currentMode()): Promise<AttackResult> {
   const approve = mode === "bubblewrap --yes" ? "approve" : attack.approve;
-  const claimed = toolset.claims && attack.claimed && (!attack.sandboxOnly || mode !== "none") && (!attack.asked || mode !== "bubblewrap --yes");
+  const claimed = attackClaimed(attack, toolset, mode);
   const base = { attack: attack.id, what: attack.what, group: attack.group, toolset: toolset.id, mode, claimed };
   if (attack.needsTimeout && !toolset.hasTimeout) return { ...base, escaped: null, detail: "not run: no bash timeout here, it would run for minutes" };
   const sandbox = makeSandbox(attack.big === true, attack.base?.());
@@ -828,6 +834,41 @@ export async function corpus(): Promise<Attack[]> {
   return [...ATTACKS, ...BOUNDARY_ATTACKS, ...HOUSE_ATTACKS, ...PLANTED_ATTACKS, ...(await s07Cases())];
 }
 
+/** How long one attack may take before it is reported as a hang (the tools' own limits are far below it). */
+export const ATTACK_DEADLINE_MS = 180_000;
+
+/**
+ * One attack's result, or, when it has not settled by ATTACK_DEADLINE_MS, a row that says so. A
+ * hang is a finding of its own, and the timer keeps the run alive: an attack whose promise can
+ * never settle (nothing left to wake it) would otherwise end the whole run with Node's exit 13 and
+ * no report.
+ */
+async function withDeadline(run: Promise<AttackResult>, attack: Attack, toolset: Toolset, mode: Mode): Promise<AttackResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<AttackResult>((resolve) => {
+    timer = setTimeout(
+      () =>
+        resolve({
+          attack: attack.id,
+          what: attack.what,
+          group: attack.group,
+          toolset: toolset.id,
+          mode,
+          claimed: attackClaimed(attack, toolset, mode),
+          escaped: null,
+          hung: true,
+          detail: `did not finish within ${ATTACK_DEADLINE_MS / 1000} s: the tool hung (a finding: every tool call must end)`,
+        }),
+      ATTACK_DEADLINE_MS,
+    );
+  });
+  try {
+    return await Promise.race([run, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Runs the corpus against every toolset, in every mode (the mode is the process's COURSE_SANDBOX,
  * so modes run one after the other; the attacks of a mode a few at a time).
@@ -844,7 +885,7 @@ export async function runAttacks(toolsets?: Toolset[], attacks?: Attack[], modes
       // The runtime tools (no claim) run once, in the first mode.
       const jobs = sets
         .filter((t) => t.claims || mode === modes[0])
-        .flatMap((t) => all.filter((a) => !t.only || t.only(a)).map((a) => () => runAttack(a, t, mode)));
+        .flatMap((t) => all.filter((a) => !t.only || t.only(a)).map((a) => () => withDeadline(runAttack(a, t, mode), a, t, mode)));
       let next = 0;
       const worker = async () => {
         while (next < jobs.length) {

@@ -131,7 +131,7 @@ if (parts.has("attacks")) {
   const sets = [...new Set(attacks.map((a) => `${a.toolset} · ${a.mode}`))];
   const corpus = [...new Map(attacks.map((a) => [a.attack, a])).values()];
   const verdict = (r: AttackResult | undefined): AttackCell =>
-    !r ? "n/a" : r.escaped === null ? "not run" : r.escaped ? (r.claimed ? "ESCAPED" : "escapes (not claimed)") : "stopped";
+    !r ? "n/a" : r.hung ? "HUNG" : r.escaped === null ? "not run" : r.escaped ? (r.claimed ? "ESCAPED" : "escapes (not claimed)") : "stopped";
   attackFigures = {
     corpus: report.corpus,
     sandbox: report.sandbox,
@@ -139,7 +139,7 @@ if (parts.has("attacks")) {
     toolsets: toolsets.map((t) => ({ id: t.id, lessons: t.lessons, claims: t.claims })),
     columns: sets,
     rows: corpus.map((a) => ({ what: a.what, group: a.group, cells: sets.map((s) => verdict(attacks.find((r) => r.attack === a.attack && `${r.toolset} · ${r.mode}` === s))) })),
-    escaped: attacks.filter((r) => r.claimed && r.escaped).map((r) => ({ what: r.what, column: `${r.toolset} · ${r.mode}`, detail: r.detail })),
+    escaped: attacks.filter((r) => r.claimed && (r.escaped || r.hung)).map((r) => ({ what: r.what, column: `${r.toolset} · ${r.mode}`, detail: r.detail })),
     notes: [...ATTACKS, ...BOUNDARY_ATTACKS].flatMap((a) => (a.note ? [{ what: a.what, note: a.note, ...(a.sandboxOnly ? { sandboxOnly: true } : {}) }] : [])),
   };
 }
@@ -148,7 +148,8 @@ if (parts.has("attacks")) {
 let bad: BadInputResult[] = [];
 if (parts.has("bad")) bad = await runBadInputs();
 
-const claimedAttacks = attacks.filter((a) => a.claimed && a.escaped !== null);
+// A claimed attack that hung counts as tried and not stopped: every tool call must end.
+const claimedAttacks = attacks.filter((a) => a.claimed && (a.escaped !== null || a.hung));
 const summary = {
   fuzz: {
     runs: fuzz.reduce((n, s) => n + s.runs, 0),
@@ -159,7 +160,7 @@ const summary = {
   attacks: {
     corpus: attackReport.corpus,
     tried: claimedAttacks.length,
-    escaped: claimedAttacks.filter((a) => a.escaped).length,
+    escaped: claimedAttacks.filter((a) => a.escaped || a.hung).length,
     sandbox: attackReport.sandbox,
     modes: attackReport.modes,
   },

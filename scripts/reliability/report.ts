@@ -15,7 +15,7 @@ export type Lang = "en" | "zh";
 /** What the fuzzing checked for a lesson (its adapter's claims). */
 export type ClaimKey = "unknown-is-error" | "unknown-answered" | "throws-is-error" | "every-stop-reason" | "stops-on-other" | "early-reads";
 export type FaultCell = "recovered" | "clear stop" | "FAILED" | "n/a" | "?";
-export type AttackCell = "n/a" | "not run" | "ESCAPED" | "escapes (not claimed)" | "stopped";
+export type AttackCell = "n/a" | "not run" | "HUNG" | "ESCAPED" | "escapes (not claimed)" | "stopped";
 
 export interface ReliabilityFigures {
   date: string;
@@ -71,7 +71,7 @@ const FAULTS_ZH: Record<string, string> = {
 };
 
 const FAULT_CELL_ZH: Record<FaultCell, string> = { recovered: "已恢复", "clear stop": "明确停止", FAILED: "失败", "n/a": "不适用", "?": "?" };
-const ATTACK_CELL_ZH: Record<AttackCell, string> = { "n/a": "不适用", "not run": "未运行", ESCAPED: "逃逸", "escapes (not claimed)": "逃逸（未声称）", stopped: "已拦截" };
+const ATTACK_CELL_ZH: Record<AttackCell, string> = { "n/a": "不适用", "not run": "未运行", HUNG: "挂起", ESCAPED: "逃逸", "escapes (not claimed)": "逃逸（未声称）", stopped: "已拦截" };
 
 /** Bad inputs by id (scripts/reliability/bad-inputs.ts). */
 const BAD_ZH: Record<string, string> = {
