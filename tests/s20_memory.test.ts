@@ -40,6 +40,15 @@ const put = (path: string, body: string) => {
   writeFileSync(path, body);
 };
 
+/** Every request the loop sent answers each tool_use by its id (checked even when the API refused one). */
+function requestPairs(llm: ReturnType<typeof scripted>): void {
+  for (const [k, r] of requestsOf(llm).entries()) {
+    const calls = r.messages.flatMap((m) => (m.role === "assistant" ? (blocksIn(m.content) as Anthropic.ToolUseBlock[]).filter((b) => b.type === "tool_use") : []));
+    const ids = r.messages.flatMap((m) => (m.role === "user" ? (blocksIn(m.content) as Anthropic.ToolResultBlockParam[]).filter((b) => b.type === "tool_result").map((b) => b.tool_use_id) : []));
+    rule(calls.every((c) => ids.includes(c.id)) && ids.length === calls.length, "context-clear", () => `request ${k} sends ${calls.length} tool_use block(s) and ${ids.length} tool_result block(s) (missing: ${calls.filter((c) => !ids.includes(c.id)).map((c) => c.id).join(", ") || "none"}): a cleared result keeps its block and its tool_use_id; replace only its content.`);
+  }
+}
+
 /** A scenario that makes `turns` (one call or a few each), then says done. */
 function making(...turns: ReturnType<typeof call>[][]): Scenario {
   return { id: "s20_test", title: "calls, then done", reply: (ctx: TurnContext) => (ctx.step < turns.length ? { content: [text("Next."), ...turns[ctx.step]!] } : say("done")) };
@@ -54,9 +63,12 @@ async function runIn(root: string, scenario: Scenario, opts: Partial<Options> = 
     llm,
     history,
     async () => {
-      const out = await lesson.runAgent(llm, history, { root, userConfigDir: userDir, approve: approveAll, onHookProblem: () => {}, ...opts });
-      requests = requestsOf(llm); // the loop's own requests (the check after it sends the history again)
-      return out;
+      try {
+        return await lesson.runAgent(llm, history, { root, userConfigDir: userDir, approve: approveAll, onHookProblem: () => {}, ...opts });
+      } finally {
+        requests = requestsOf(llm); // the loop's own requests (the check after it sends the history again)
+        requestPairs(llm);
+      }
     },
     { timeoutMs: 60_000 },
   );
@@ -197,21 +209,13 @@ describe("s20 context editing: old results leave the request, every pair intact"
     const llm = scripted({ scenario });
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "Do the steps." }];
     const userConfigDir = scratch("s20-user-");
-    const pairs = () => {
-      // Checked on every request, even when the API refused one: each tool_use is answered in the request, by its id.
-      for (const [k, r] of requestsOf(llm).entries()) {
-        const calls = r.messages.flatMap((m) => (m.role === "assistant" ? (blocksIn(m.content) as Anthropic.ToolUseBlock[]).filter((b) => b.type === "tool_use") : []));
-        const ids = resultBlocks(r).map((b) => b.tool_use_id);
-        rule(calls.every((c) => ids.includes(c.id)) && ids.length === calls.length, "context-clear", () => `request ${k} sends ${calls.length} tool_use block(s) and ${ids.length} tool_result block(s) (missing: ${calls.filter((c) => !ids.includes(c.id)).map((c) => c.id).join(", ") || "none"}): a cleared result keeps its block and its tool_use_id; replace only its content.`);
-      }
-    };
     let requests: Request[] = [];
     await driveLoop(llm, history, async () => {
       try {
         return await lesson.runAgent(llm, history, { root, userConfigDir, approve: approveAll, contextEditing: policy });
       } finally {
         requests = requestsOf(llm);
-        pairs();
+        requestPairs(llm);
       }
     });
     const last = requests.at(-1)!;
@@ -252,8 +256,16 @@ describe("s20 the default task: AGENTS.md of the sample repository, a note kept,
     const root = keep(await scratchCopy(SAMPLE_REPOSITORY));
     const llm = scripted();
     const history: Anthropic.MessageParam[] = [{ role: "user", content: TASK }];
-    await driveLoop(llm, history, () => lesson.runAgent(llm, history, { root, approve: approveAll, userConfigDir: join(root, ".none"), permissionMode: "acceptEdits", onHookProblem: () => {}, contextEditing: lesson.DEMO_POLICY }), { timeoutMs: 120_000 });
-    const requests = requestsOf(llm);
+    let requests: Request[] = [];
+    const run = async () => {
+      try {
+        return await lesson.runAgent(llm, history, { root, approve: approveAll, userConfigDir: join(root, ".none"), permissionMode: "acceptEdits", onHookProblem: () => {}, contextEditing: lesson.DEMO_POLICY });
+      } finally {
+        requests = requestsOf(llm);
+        requestPairs(llm);
+      }
+    };
+    await driveLoop(llm, history, run, { timeoutMs: 120_000 });
     rule(systemOf(requests[0]).includes("login-service: how we work here"), "memory-system", "the sample repository's AGENTS.md should be in the system prompt of the first request.");
     rule(/as AGENTS\.md asks/.test(textIn(history.at(-1)?.content)), "memory-system", () => `the model should answer following AGENTS.md; it said ${JSON.stringify(textIn(history.at(-1)?.content).slice(0, 200))}.`);
     rule(existsSync(join(root, ".agent", "memory", "project.md")), "memory-tool", "the model's note should be in .agent/memory/project.md.");
