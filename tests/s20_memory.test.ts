@@ -220,7 +220,10 @@ describe("s20 context editing: old results leave the request, every pair intact"
     });
     const last = requests.at(-1)!;
     const blocks = resultBlocks(last);
-    rule(blocks.length > 0 && !isPlaceholder(blocks.at(-1)!), "context-keep", () => `the newest result must go in full (policy.keep ${policy.keep}); the last request sends ${JSON.stringify(blocks.map((b) => textIn(b.content).slice(0, 30)))}: clear all but the newest policy.keep.`);
+    for (const [k, r] of requests.entries()) {
+      const newest = resultBlocks(r).at(-1);
+      rule(!newest || !isPlaceholder(newest), "context-keep", () => `the newest result must always go in full (policy.keep ${policy.keep}); request ${k} sends ${JSON.stringify(resultBlocks(r).map((b) => textIn(b.content).slice(0, 30)))}: clear all but the newest policy.keep.`);
+    }
     rule(blocks.length === 6 && blocks.slice(0, 5).every(isPlaceholder), "context-clear", () => `the last request should send the 5 older results as placeholders (placeholder(size), "[cleared …"); it sends ${JSON.stringify(blocks.map((b) => textIn(b.content).slice(0, 30)))}.`);
     rule(blocks[0]?.is_error === true, "context-clear", "the first read failed (is_error); its placeholder block keeps is_error: true ({ ...b, content: placeholder(size) }).");
     const full = history.flatMap((m) => (m.role === "user" ? resultsIn(m) : []));
