@@ -288,6 +288,18 @@ describe("s20 the program: --context-budget and --help", () => {
   });
 });
 
+describe("s20 the program on the sample repository", () => {
+  it("the default task with --permission-mode acceptEdits: AGENTS.md reaches the model, the code is fixed, exit 0", async () => {
+    const dir = keep(await scratchCopy(SAMPLE_REPOSITORY));
+    const llm = scripted();
+    const { exitCode } = await program.run(["--workspace", dir, "--permission-mode", "acceptEdits", "--context-budget", "1500", TASK], { llm });
+    expect(exitCode, "[final-agent] a task done offline exits 0").toBe(0);
+    expect(systemOf(requestsOf(llm)[0]), "[memory-system] the program's loop sends the sample repository's AGENTS.md in the system prompt").toMatch(/login-service: how we work here/);
+    expect(readFileSync(join(dir, "src", "login.js"), "utf8"), "[final-agent] the model fixed the code").toMatch(/attempts >= MAX_FAILED_ATTEMPTS/);
+    expect(requestsOf(llm).some((r) => resultBlocks(r).some(isPlaceholder)), "[context-clear] --context-budget 1500: older results leave the request").toBe(true);
+  });
+});
+
 // The net under the rules: this lesson beside the reference, on its own task (tests/differential/net.ts).
 import { differentialNet } from "./differential/net.ts";
 differentialNet("s20", { generated: false });
