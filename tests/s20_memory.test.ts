@@ -153,10 +153,11 @@ describe("s20 the memory tool: notes across runs, inside the memory folder only"
   it("view, create, str_replace and delete a note; the next run's system prompt lists it", async () => {
     const root = scratch("s20-mem-");
     const memory = (input: Record<string, unknown>) => [call("memory", { path: "project.md", ...input })];
-    const { results } = await runIn(root, making(memory({ command: "create", file_text: "uses node --test\n" }), memory({ command: "str_replace", old_str: "node --test", new_str: "node --test (no npm)" }), memory({ command: "view" }), [call("memory", { command: "view", path: "." })]));
+    const { results, requests } = await runIn(root, making(memory({ command: "create", file_text: "uses node --test\n" }), memory({ command: "str_replace", old_str: "node --test", new_str: "node --test (no npm)" }), memory({ command: "view" }), [call("memory", { command: "view", path: "." })]));
     const note = join(root, ".agent", "memory", "project.md");
     rule(results.length === 4 && results.every((r) => !r.is_error) && existsSync(note) && readFileSync(note, "utf8") === "uses node --test (no npm)\n", "memory-tool", () => `create then str_replace should leave .agent/memory/project.md as "uses node --test (no npm)"; the results were ${JSON.stringify(results.map((r) => textIn(r.content).slice(0, 80)))}.`);
     rule(textIn(results[2]!.content).includes("(no npm)") && textIn(results[3]!.content).includes("project.md"), "memory-tool", "view shows a note, and view \".\" lists the notes.");
+    rule(new Set(requests.map(systemOf)).size === 1, "memory-system", "the system prompt changed during the run (after the note was written): list the notes once, when the run starts, so the cached prefix stays the same every turn.");
     const again = await runIn(root, making());
     rule(systemOf(again.requests[0]).includes("project.md"), "memory-tool", "a second run's system prompt should name the notes kept in earlier runs (project.md).");
     const gone = await runIn(root, making(memory({ command: "delete" })));

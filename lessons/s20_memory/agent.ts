@@ -51,9 +51,11 @@ export const remembering =
   ({ root }) => {
     const editor = opts.contextEditing === false ? null : (opts.contextEditor ?? new ContextEditor(opts.contextEditing ?? DEFAULT_POLICY));
     const memory = opts.memory !== false;
+    // The notes are listed once, when the run starts: a note written during the run must not change the cached prefix.
+    const notes = memory ? memoryPrompt(root) : "";
     return {
       // The system prompt, not a message: s13 marks its last block, so the cache covers the instructions.
-      system: (text) => text + instructions + (memory ? memoryPrompt(root) : ""),
+      system: (text) => text + instructions + notes,
       tools: (tools) => (memory ? withTools(tools, memoryTool(root)) : tools),
       // A copy for this request only: the history keeps every result in full.
       request: (request) => (editor ? { messages: editor.edit(request.messages) } : {}),
