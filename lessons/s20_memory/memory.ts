@@ -1,0 +1,94 @@
+/**
+ * s20's memory tool: notes the agent keeps across runs, in one folder of the workspace
+ * (.agent/memory/). view lists the folder or shows a file, create writes one, str_replace changes
+ * one, delete removes one. Every path is relative to the folder and stays in it: s07's file tools
+ * do the reading and writing with the memory folder as their root (no link followed, no secret
+ * file, no path out of it), and the folder itself must be a real folder of the workspace, not a
+ * link to somewhere else. At the start of a run the system prompt says which notes there are.
+ */
+import { lstatSync, mkdirSync, readdirSync } from "node:fs";
+import { lstat, realpath, unlink } from "node:fs/promises";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { z } from "zod";
+import { ToolError, editFile, listFiles, readFile, writeFile } from "../../runtime/tools/files.ts";
+import { defineTool, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
+
+/** Where the notes are, inside the workspace. */
+export const MEMORY_DIR = join(".agent", "memory");
+/** The most notes the system prompt names. */
+export const MAX_LISTED = 50;
+
+/** The memory folder of `root`, made if it is not there; refused when it (or .agent) is a link or not a folder. */
+export function memoryFolder(root: string): string {
+  let dir = resolve(root);
+  for (const part of MEMORY_DIR.split(sep)) {
+    dir = join(dir, part);
+    const st = lstatSync(dir, { throwIfNoEntry: false });
+    if (!st) mkdirSync(dir);
+    else if (!st.isDirectory()) throw new ToolError(`${relative(root, dir)} is ${st.isSymbolicLink() ? "a symbolic link" : "not a folder"}: the memory folder must be a real folder of the workspace; nothing was read or written`);
+  }
+  return dir;
+}
+
+/** A path inside the memory folder, as given: relative, with no way out. */
+function notePath(path: string): string {
+  const clean = path.replace(/^\/?memories?\//, "");
+  if (clean.trim() === "") throw new ToolError("the path is empty: give a note's path inside the memory folder, e.g. \"project.md\"");
+  if (isAbsolute(clean) || clean.split(/[\\/]/).includes("..")) throw new ToolError(`${path}: a note's path is relative to the memory folder and stays in it (no "/" at the start, no "..")`);
+  return clean;
+}
+
+/** Deletes one regular file inside `dir` (not a link, not a folder, not outside). */
+async function deleteNote(dir: string, path: string): Promise<string> {
+  const abs = resolve(dir, path);
+  const st = await lstat(abs).catch(() => null);
+  if (!st) throw new ToolError(`no note at ${path}: view "." lists the notes`);
+  if (!st.isFile()) throw new ToolError(`${path} is ${st.isSymbolicLink() ? "a symbolic link" : "not a note (a regular file)"}: only notes are deleted`);
+  const real = await realpath(abs);
+  const rel = relative(await realpath(dir), real);
+  if (rel.startsWith("..") || isAbsolute(rel)) throw new ToolError(`${path} is outside the memory folder: nothing was deleted`);
+  await unlink(real);
+  return `deleted ${path}`;
+}
+
+/** The memory tool for the workspace `root`. */
+export function memoryTool(root: string): CheckedTool {
+  return defineTool({
+    name: "memory",
+    description:
+      "Your memory across runs: notes in a folder of the workspace. command view (path \".\" lists the notes, a note's path shows it), " +
+      "create (path, file_text: writes the whole note), str_replace (path, old_str found exactly once, new_str), delete (path). " +
+      "Paths are relative to the memory folder. Keep what a later run needs (the project's ways, what you learned), not this run's chatter.",
+    input: z.object({
+      command: z.enum(["view", "create", "str_replace", "delete"]),
+      path: z.string().describe("A note's path in the memory folder, e.g. project.md; \".\" for view of the whole folder"),
+      file_text: z.string().optional().describe("create: the note's whole text"),
+      old_str: z.string().optional().describe("str_replace: the exact text to replace"),
+      new_str: z.string().optional().describe("str_replace: the text to put in its place"),
+    }),
+    async run({ command, path, file_text, old_str, new_str }) {
+      const dir = memoryFolder(root);
+      if (command === "view" && (path === "." || path === "/" || /^\/?memories?\/?$/.test(path))) return (await listFiles(dir, ".")) || "(no notes yet)";
+      const note = notePath(path);
+      if (command === "view") return readFile(dir, note);
+      if (command === "create") return writeFile(dir, note, file_text ?? "");
+      if (command === "str_replace") return editFile(dir, note, old_str ?? "", new_str ?? "");
+      return deleteNote(dir, note);
+    },
+  });
+}
+
+/** The notes there are, for the system prompt ("" when the folder is empty or missing). */
+export function memoryPrompt(root: string): string {
+  const dir = join(resolve(root), MEMORY_DIR);
+  let names: string[];
+  try {
+    if (!lstatSync(dir).isDirectory()) return "";
+    names = (readdirSync(dir, { recursive: true, withFileTypes: true }) as import("node:fs").Dirent[]).filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)));
+  } catch {
+    return "";
+  }
+  if (names.length === 0) return "\n\n# Memory\n\nYour memory folder is empty: save with the memory tool what a later run should know.";
+  const listed = names.sort().slice(0, MAX_LISTED).join(", ");
+  return `\n\n# Memory\n\nNotes you kept in earlier runs (the memory tool views them): ${listed}${names.length > MAX_LISTED ? `, and ${names.length - MAX_LISTED} more` : ""}.`;
+}
