@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
-import { call, say, text, thinking } from "../runtime/scripted/scenarios/script.ts";
+import { call, text, thinking } from "../runtime/scripted/scenarios/script.ts";
 import type { Reply, Scenario, TurnContext } from "../runtime/scripted/types.ts";
 import { SAMPLE_REPOSITORY, lessonTask } from "../runtime/tasks.ts";
 import { driveLoop, loadLesson, rule, scripted, textIn, transcriptProblems } from "../runtime/testing.ts";
@@ -33,7 +33,8 @@ function script(turns: Record<string, Block[][]>): Scenario {
     title: "per-prompt turns",
     reply: (ctx: TurnContext): Reply => {
       const mine = turns[ctx.prompt.trim()] ?? [];
-      return ctx.step < mine.length ? { content: [thinking(`step ${ctx.step} of "${ctx.prompt}"`), text("Next."), ...mine[ctx.step]!] } : say(`done: ${ctx.prompt}`);
+      const thought = thinking(`step ${ctx.step} of "${ctx.prompt}"`);
+      return ctx.step < mine.length ? { content: [thought, text("Next."), ...mine[ctx.step]!] } : { content: [thought, text(`done: ${ctx.prompt}`)] };
     },
   };
 }
@@ -63,13 +64,16 @@ describe("s21 the default task: a fix, a second change, a rewind of both, a thir
     const history: Anthropic.MessageParam[] = [];
     const opts: Options = { root, approve: async () => ({ approved: false, why: "the test said no" }), userConfigDir: root, permissionMode: "acceptEdits", onHookProblem: () => {}, onUntracked: () => {} };
     for (const prompt of [TASK, SECOND, THIRD]) {
-      if (prompt === THIRD) lesson.rewind(lesson.runIdOf(history), 2, "both");
+      if (prompt === THIRD) {
+        lesson.rewind(lesson.runIdOf(history), 2, "both");
+        rule(history.length === 4 && history.at(-1)?.role === "assistant", "checkpoint-conversation", () => `rewound to checkpoint 2, the history should be turn 1's 4 messages, ending with its answer; it has ${history.length}, the last ${JSON.stringify(history.at(-1)).slice(0, 160)}: cut it at the prompt's message (checkpoint.at), not after it.`);
+      }
       history.push({ role: "user", content: prompt });
       await driveLoop(llm, history, () => lesson.runAgent(llm, history, opts), { timeoutMs: 120_000 });
     }
     const login = readFileSync(join(root, "src", "login.js"), "utf8");
     rule(!existsSync(join(root, "CHANGELOG.md")), "checkpoint-record", "turn 2 created CHANGELOG.md; rewound to checkpoint 2, it must be gone: a file that did not exist at the checkpoint is kept as null, and a rewind removes it.");
-    rule(/attempts >= MAX_FAILED_ATTEMPTS\) locked\.add/.test(login) && !/login locked/.test(login), "checkpoint-restore", () => `src/login.js should be as turn 1 left it (the fix, without turn 2's log line); it reads:\n${login.slice(0, 900)}`);
+    rule(/attempts >= MAX_FAILED_ATTEMPTS\) locked\.add/.test(login) && !/login locked/.test(login), "checkpoint-record", () => `src/login.js should be as turn 1 left it (the fix, without turn 2's log line); it reads:\n${login.slice(0, 900)}`);
     const asked = history.filter((m) => m.role === "user" && typeof m.content === "string").map((m) => m.content);
     rule(JSON.stringify(asked) === JSON.stringify([TASK, THIRD]), "checkpoint-conversation", () => `rewound to checkpoint 2, the conversation holds the prompts ${JSON.stringify(asked)}: it should hold the first and the third only (cut just before the second's prompt).`);
     rule(/changed src\/login\.js\. The workspace holds no CHANGELOG/.test(textIn(history.at(-1)?.content)), "checkpoint-conversation", () => `the third answer reads the conversation and the workspace: ${JSON.stringify(textIn(history.at(-1)?.content).slice(0, 200))}`);
@@ -100,11 +104,11 @@ describe("s21 recording: the state before the turn's first change", () => {
 
 describe("s21 restoring the code: every change since the checkpoint, in any later turn", () => {
   it("two turns change a.txt; rewind to 1 gives the first state, rewind to 2 the state between", async () => {
-    const scenario = script({ one: [[write("a.txt", "A1\n")]], two: [[write("a.txt", "A2\n"), write("b.txt", "B2\n")]], three: [[write("a.txt", "A3\n")]] });
+    const scenario = script({ one: [[write("a.txt", "A1\n")]], two: [[write("a.txt", "A2\n"), write("b.txt", "B2\n")]], three: [[write("a.txt", "A3\n"), write("c.txt", "C3\n")]] });
     const c = await conversation(scenario);
     for (const p of ["one", "two", "three"]) await c.ask(p);
     lesson.rewind(c.id(), 2, "code");
-    rule(c.read("a.txt") === "A1\n" && c.read("b.txt") === "B0\n", "checkpoint-restore", () => `rewound to checkpoint 2 (after turn 1), a.txt and b.txt read ${JSON.stringify([c.read("a.txt"), c.read("b.txt")])}, not ["A1", "B0"]: restore what turns 2 AND 3 changed, each file's earliest kept state.`);
+    rule(c.read("a.txt") === "A1\n" && c.read("b.txt") === "B0\n" && c.read("c.txt") === "(no file)", "checkpoint-restore", () => `rewound to checkpoint 2 (after turn 1), a.txt, b.txt and c.txt read ${JSON.stringify([c.read("a.txt"), c.read("b.txt"), c.read("c.txt")])}, not ["A1", "B0", "(no file)"]: restore what turns 2 AND 3 changed (turn 3 created c.txt), each file's earliest kept state.`);
     lesson.rewind(c.id(), 1, "code");
     rule(c.read("a.txt") === "A0\n", "checkpoint-restore", () => `rewound to checkpoint 1, a.txt reads ${JSON.stringify(c.read("a.txt"))}, not "A0".`);
   });
@@ -166,6 +170,24 @@ describe("s21 what bash changed is not recorded, and the user is told", () => {
     const r = lesson.rewind(c.id(), 1);
     rule(r.commands.some((x) => /echo made/.test(x)) && r.differ.includes("made.txt") && !r.differ.includes("a.txt"), "checkpoint-untracked", () => `the rewind should name the bash command and list made.txt (made by bash, still there) as differing, a.txt (put back) not: ${JSON.stringify(r)}.`);
     expect(lesson.describeRewind(r), "[checkpoint-untracked] the rewind's words say what was not restored").toMatch(/not restored[\s\S]*made\.txt/);
+  });
+});
+
+describe("s21 /rewind in the conversation", () => {
+  it("/rewind lists the checkpoints; /rewind 2 takes back the second question and its change; a bad argument is a clear line", async () => {
+    const root = keep(await scratchWorkspace({ "a.txt": "A0\n" }));
+    const dir = keep(mkdtempSync(join(tmpdir(), "s21-sessions-")));
+    const llm = scripted({ scenario: script({ one: [[write("a.txt", "A1\n")]], two: [[write("a.txt", "A2\n")]] }) });
+    const repl = program.createRepl(llm, { dir, agent: { root, userConfigDir: root, approve: async () => ({ approved: true }), onHookProblem: () => {}, onUntracked: () => {} } });
+    await repl.handle("one");
+    const turnOne = JSON.stringify(repl.history);
+    await repl.handle("two");
+    expect(program.rewindCommand(repl.history, "").text, "[checkpoint-turns] /rewind lists one checkpoint per question").toMatch(/1 {2}"one"[\s\S]*2 {2}"two"/);
+    expect(program.rewindCommand(repl.history, "2 sideways").text, "[checkpoint-turns] /rewind with a mode it does not know says how to use it").toMatch(/usage: \/rewind/);
+    expect(await repl.handle("/rewind 2"), "[checkpoint-restore] /rewind is a command of the REPL, not a question").toBe("continue");
+    rule(readFileSync(join(root, "a.txt"), "utf8") === "A1\n" && JSON.stringify(repl.history) === turnOne, "checkpoint-restore", () => `after /rewind 2 the file should read "A1" and the conversation be turn one's; they are ${JSON.stringify(readFileSync(join(root, "a.txt"), "utf8"))} and ${repl.history.length} messages.`);
+    const problems = await transcriptProblems(llm, repl.history);
+    rule(problems === null, "checkpoint-conversation", () => `after /rewind the history cannot be sent: ${problems}`);
   });
 });
 
