@@ -43,8 +43,8 @@ const put = (path: string, body: string) => {
 /** Every request the loop sent answers each tool_use by its id (checked even when the API refused one). */
 function requestPairs(llm: ReturnType<typeof scripted>): void {
   for (const [k, r] of requestsOf(llm).entries()) {
-    const calls = r.messages.flatMap((m) => (m.role === "assistant" ? (blocksIn(m.content) as Anthropic.ToolUseBlock[]).filter((b) => b.type === "tool_use") : []));
-    const ids = r.messages.flatMap((m) => (m.role === "user" ? (blocksIn(m.content) as Anthropic.ToolResultBlockParam[]).filter((b) => b.type === "tool_result").map((b) => b.tool_use_id) : []));
+    const calls = r.messages.flatMap((m) => (m.role === "assistant" ? (blocksIn(m.content) as unknown as Anthropic.ToolUseBlock[]).filter((b) => b.type === "tool_use") : []));
+    const ids = r.messages.flatMap((m) => (m.role === "user" ? (blocksIn(m.content) as unknown as Anthropic.ToolResultBlockParam[]).filter((b) => b.type === "tool_result").map((b) => b.tool_use_id) : []));
     rule(calls.every((c) => ids.includes(c.id)) && ids.length === calls.length, "context-clear", () => `request ${k} sends ${calls.length} tool_use block(s) and ${ids.length} tool_result block(s) (missing: ${calls.filter((c) => !ids.includes(c.id)).map((c) => c.id).join(", ") || "none"}): a cleared result keeps its block and its tool_use_id; replace only its content.`);
   }
 }
@@ -199,7 +199,7 @@ function reading() {
   return { root, scenario: making([call("read_file", { path: "missing.txt" })], ...[1, 2, 3, 4, 5].map((i) => [call("read_file", { path: `f${i}.txt` })])) };
 }
 type Block = Anthropic.ToolResultBlockParam;
-const resultBlocks = (r: Request) => r.messages.flatMap((m) => (m.role === "user" ? (blocksIn(m.content) as Block[]).filter((b) => b.type === "tool_result") : []));
+const resultBlocks = (r: Request) => r.messages.flatMap((m) => (m.role === "user" ? (blocksIn(m.content) as unknown as Block[]).filter((b) => b.type === "tool_result") : []));
 const isPlaceholder = (b: Block) => textIn(b.content).startsWith("[cleared");
 
 describe("s20 context editing: old results leave the request, every pair intact", () => {

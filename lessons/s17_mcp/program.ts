@@ -15,7 +15,7 @@ import { protectMcpConfig, protectPath } from "../../runtime/tools/planted.ts";
 import { replOver } from "../../solutions/s10_conversation/agent.ts";
 import { optionsFrom as capstoneOptions } from "../../solutions/s12_guarded_agent/agent.ts";
 import { USAGE, UsageError, parseFlags } from "../../solutions/s12_guarded_agent/cli.ts";
-import { capstoneProgram, type RunResult } from "../../solutions/s12_guarded_agent/program.ts";
+import { capstoneProgram, type Capstone, type RunResult } from "../../solutions/s12_guarded_agent/program.ts";
 import { loadSkills, type Skill } from "../../solutions/s16_skills/skills.ts";
 import { runAgent, type RunOptions } from "./agent.ts";
 import { McpConfigError, readMcpConfig, type ServerConfig } from "./mcp.ts";
@@ -55,6 +55,8 @@ export interface FinalLoop {
   lesson: string;
   options?: Partial<RunOptions>;
   usage?: string;
+  /** The conversation's REPL (default: s10's, over the loop); a later lesson's may add commands (s21: /rewind). */
+  createRepl?: Capstone<RunOptions>["createRepl"];
 }
 
 /** The whole program: flags in, exit code and transcript out (tests pass their own model). */
@@ -94,7 +96,7 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
   const program = capstoneProgram<RunOptions>({
     runAgent: (llm, history, opts) => loop.runAgent(llm, history, opts),
     optionsFrom: (flags, onEvent) => ({ ...capstoneOptions(flags, onEvent), ...extra }),
-    createRepl: replOver<RunOptions>((llm, history, opts) => loop.runAgent(llm, history, opts)),
+    createRepl: loop.createRepl ?? replOver<RunOptions>((llm, history, opts) => loop.runAgent(llm, history, opts)),
     lesson: loop.lesson,
   });
   const result = await program(rest, deps);

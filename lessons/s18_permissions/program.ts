@@ -10,7 +10,7 @@ import { red, say } from "../../runtime/print.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import { UsageError, parseFlags } from "../../solutions/s12_guarded_agent/cli.ts";
 import type { RunResult } from "../../solutions/s12_guarded_agent/program.ts";
-import { AGENT_USAGE, run as finalProgram } from "../../solutions/s17_mcp/program.ts";
+import { AGENT_USAGE, run as finalProgram, type FinalLoop } from "../../solutions/s17_mcp/program.ts";
 import { PermissionModeError, policyFor, runAgent, type RunOptions } from "./agent.ts";
 import { MODES, SettingsError, userConfigDir, type Mode } from "./permissions.ts";
 
@@ -51,6 +51,8 @@ export interface LaterProgram {
   usage: string;
   /** Checks the workspace's settings before anything runs: throws a SettingsError for a mistake. */
   check?: (workspace: string) => void;
+  /** Its REPL, when it adds commands (s21: /rewind). */
+  createRepl?: FinalLoop["createRepl"];
 }
 
 /** The whole program: flags in, exit code and transcript out (tests pass their own model). */
@@ -77,7 +79,7 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
   }
   const options: Partial<RunOptions> = mode ? { permissionMode: mode } : {};
   const loop = later?.runAgent ?? runAgent;
-  return finalProgram(rest, deps, { runAgent: (llm, history, opts) => loop(llm, history, opts), lesson: later?.lesson ?? "s18_permissions", options, usage: later?.usage ?? PERMISSIONS_USAGE });
+  return finalProgram(rest, deps, { runAgent: (llm, history, opts) => loop(llm, history, opts), lesson: later?.lesson ?? "s18_permissions", options, usage: later?.usage ?? PERMISSIONS_USAGE, ...(later?.createRepl ? { createRepl: later.createRepl } : {}) });
 }
 
 runMain(import.meta.url, async () => {
