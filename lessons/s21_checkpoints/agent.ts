@@ -7,7 +7,7 @@
  * n, created files removed), the conversation (the history cut back to just before n's prompt,
  * every earlier message whole, every tool_use still answered), or both. What bash changed is not
  * recorded: a turn that ran a command says so, and a rewind lists the files that still differ from
- * the checkpoint. The recording reaches s19's loop through one hook of s11's extend.ts, `tools`
+ * the checkpoint. The recording reaches s20's loop (s19's, with the project's memory) through one hook of s11's extend.ts, `tools`
  * (a wrapper around every tool, s18's gate and s19's hooks included); the checkpoint is taken
  * when a run starts, as s19 runs its UserPromptSubmit hooks.
  *
@@ -22,7 +22,7 @@ import { lessonTask, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
 import { refuseAll } from "../../solutions/s07_safe_tools/approval.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import type { Extension } from "../../solutions/s11_recovery/extend.ts";
-import { runAgent as previousLoop, DEFAULT_MAX_TOKENS, system, type RecoveredOutcome, type RunOptions as PreviousOptions } from "../../solutions/s19_hooks/agent.ts";
+import { runAgent as previousLoop, DEFAULT_MAX_TOKENS, system, type RecoveredOutcome, type RunOptions as PreviousOptions } from "../../solutions/s20_memory/agent.ts";
 import { CheckpointedTools, conversationAt, differing, fingerprint, promptAt, putBack, type Checkpoint } from "./checkpoints.ts";
 
 export { system, DEFAULT_MAX_TOKENS, type RecoveredOutcome };
@@ -90,7 +90,7 @@ export const checkpointing =
   (timeline: Timeline): Extension =>
   ({ root }) => ({ tools: (tools) => new CheckpointedTools(tools, root, () => timeline.current) });
 
-/** s19's loop, with a checkpoint at each user turn. `history` grows in place; returns how the run ended. */
+/** s20's loop, with a checkpoint at each user turn. `history` grows in place; returns how the run ended. */
 export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
   const root = opts.root ?? process.cwd();
   const id = opts.runId ?? runIdOf(history);

@@ -1,25 +1,26 @@
 /**
- * The agent with checkpoints: s18's program (s17's flags, --permission-mode, the settings files)
- * around s21's loop, with s19's hooks checked as s19's program does. Every user turn is a
+ * The agent with checkpoints: s20's program (s18's flags and settings files, s19's hooks, s20's
+ * --context-budget) around s21's loop. Every user turn is a
  * checkpoint; each run prints what a rewind of it would put back.
  *
- * Run: npx tsx lessons/s21_checkpoints/program.ts -- [s19's flags] ["task"]   (--help for all)
+ * Run: npx tsx lessons/s21_checkpoints/program.ts -- [s20's flags] ["task"]   (--help for all)
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
 import { runMain } from "../../runtime/lesson.ts";
-import { printTurnEnd, say, yellow } from "../../runtime/print.ts";
+import { printTurnEnd, red, say, yellow } from "../../runtime/print.ts";
 import { Repl } from "../../solutions/s10_conversation/repl.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import type { RunResult } from "../../solutions/s12_guarded_agent/program.ts";
 import { run as permissionsProgram } from "../../solutions/s18_permissions/program.ts";
 import { loadHooks } from "../../solutions/s19_hooks/hooks.ts";
-import { HOOKS_USAGE } from "../../solutions/s19_hooks/program.ts";
+import { MEMORY_USAGE, budgetFlag } from "../../solutions/s20_memory/program.ts";
+import { UsageError } from "../../solutions/s12_guarded_agent/cli.ts";
 import { describeRewind, rewind, RewindError, runAgent, runIdOf, timelineOf, type RewindWhat, type RunOptions } from "./agent.ts";
 
 export const REWIND_HELP = "/rewind [n [code|conversation|both]]  list the checkpoints, or go back to checkpoint n (default: both)";
 
-export const CHECKPOINTS_USAGE = `${HOOKS_USAGE}
+export const CHECKPOINTS_USAGE = `${MEMORY_USAGE}
 
 s21 adds checkpoints: every question you ask is one. Before write_file or edit_file changes a file,
 its previous state is kept (in memory, for this session). In the conversation:
@@ -73,8 +74,24 @@ export const createRepl = (llm: Llm, opts: { dir?: string; name?: string; histor
   });
 
 /** The whole program: flags in, exit code and transcript out (tests pass their own model). */
-export const run = (argv: string[], deps: { llm?: Llm; signal?: AbortSignal } = {}): Promise<RunResult> =>
-  permissionsProgram(argv, deps, { runAgent, lesson: "s21_checkpoints", usage: CHECKPOINTS_USAGE, check: (workspace) => void loadHooks(workspace), createRepl });
+export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSignal } = {}): Promise<RunResult> {
+  let flag: ReturnType<typeof budgetFlag>;
+  try {
+    flag = budgetFlag(argv); // s20's --context-budget
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    say(red(e.message));
+    return { exitCode: 2, history: [] };
+  }
+  const editing = flag.policy === undefined ? {} : { contextEditing: flag.policy };
+  return permissionsProgram(flag.rest, deps, {
+    runAgent: (llm, history, opts) => runAgent(llm, history, { ...opts, ...editing }),
+    lesson: "s21_checkpoints",
+    usage: CHECKPOINTS_USAGE,
+    check: (workspace) => void loadHooks(workspace),
+    createRepl: (llm, opts) => createRepl(llm, { ...opts, agent: { ...opts.agent, ...editing } }),
+  });
+}
 
 runMain(import.meta.url, async () => {
   // Ctrl-C stops a one-shot run cleanly (the REPL handles its own Ctrl-C).
