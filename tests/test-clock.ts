@@ -12,8 +12,9 @@
  *
  * Code that keeps its own time on the machine's clock (AbortSignal.timeout, node:timers/promises:
  * a valid way to write a deadline) still runs: once the test's clock is past `limit`, the run
- * gets what is left of `grace` ms of the machine's time (counted from the start) to answer. That bound is far above any slowness; a run
- * still waiting then is hung (its deadline never fires), not slow.
+ * gets what is left of `grace` ms of the machine's time (counted from the start) to answer. That
+ * bound is far above any slowness; a run still waiting then is hung (its deadline never fires),
+ * not slow.
  */
 import { vi } from "vitest";
 
