@@ -238,3 +238,8 @@ describe("s18 the final agent: npm run agent", () => {
     expect(JSON.stringify(history.at(-1)?.content), "[permission-denied-result] the answer says the rm was denied by its rule").toMatch(/denied by the rule/);
   });
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s18");
