@@ -207,6 +207,18 @@ const lastMessage = (request: unknown) => {
 type Event = { type?: unknown; turn?: unknown; usage?: unknown; totals?: unknown; outcome?: { status?: unknown; reason?: unknown }; call?: { id?: unknown; name?: unknown }; result?: { is_error?: unknown }; message?: { stop_reason?: unknown } };
 
 /**
+ * A usage or totals record as the net compares it: the model's output tokens exactly (what the
+ * model wrote is the same for both loops); the input, cache and cost figures only as there (+) or
+ * not, since they grow with the words the loop itself sends (its notes, its refusals: s18's
+ * alternative words its denials its own way, and its cache write is 3 tokens longer). A usage
+ * counted twice or passed on as a running total still shows, in the output tokens.
+ */
+function figures(u: unknown): string {
+  if (!u || typeof u !== "object" || Array.isArray(u)) return stable(u);
+  return stable(Object.fromEntries(Object.entries(u).map(([k, v]) => [k, typeof v === "number" && !/output/i.test(k) ? (v > 0 ? "+" : v) : v])));
+}
+
+/**
  * Events as the net compares them: each event's type, turn and figures (a think's usage and the
  * response's stop_reason, a stop's outcome and totals, an act's or observe's tool and is_error),
  * call ids by place, times left out. Calls that run together may report in any order: the act and
@@ -222,13 +234,13 @@ export function projectEvents(events: readonly unknown[]): string[] {
     const turn = `turn ${String(e.turn)}`;
     switch (e.type) {
       case "think":
-        return `think (${turn}, stop_reason ${String(e.message?.stop_reason)}, usage ${stable(e.usage)})`;
+        return `think (${turn}, stop_reason ${String(e.message?.stop_reason)}, usage ${figures(e.usage)})`;
       case "act":
         return `act (${turn}, ${String(e.call?.name)} ${idOf(e.call?.id)})`;
       case "observe":
         return `observe (${turn}, ${String(e.call?.name)} ${idOf(e.call?.id)}${e.result?.is_error === true ? ", is_error" : ""})`;
       case "stop":
-        return `stop (${turn}, ${String(e.outcome?.status)}${e.outcome?.reason ? ` ${String(e.outcome.reason)}` : ""}, totals ${stable(e.totals)})`;
+        return `stop (${turn}, ${String(e.outcome?.status)}${e.outcome?.reason ? ` ${String(e.outcome.reason)}` : ""}, totals ${figures(e.totals)})`;
       default:
         return String(e.type);
     }

@@ -12,10 +12,11 @@ import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts"
 import { S04_TASK, S04_WORKSPACE } from "../runtime/scripted/scenarios/s04_tool_errors.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import type { RuleId } from "../runtime/rules.ts";
-import { RuleError, assertProperty, callsIn, driveLoop, errorText, loadLesson, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
+import { LOOP_TIMEOUT_MS, RuleError, assertProperty, callsIn, driveLoop, errorText, loadLesson, resultFor, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 import { OTHER_STOPS, brief, expectStopsAt, naming, quietLessonFile, show } from "./support.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 import { fieldProblems } from "../runtime/transcript.ts";
+import { onTestClock } from "./test-clock.ts";
 
 type Agent = typeof import("../solutions/s04_tool_errors/agent.ts");
 type DefineTool = typeof import("../solutions/s04_tool_errors/define-tool.ts");
@@ -107,16 +108,24 @@ const textOf = (r: Anthropic.ToolResultBlockParam | undefined) => textIn(r?.cont
 const SAFE = "(safeDispatch in lessons/s04_tool_errors/define-tool.ts)";
 
 /**
- * safeDispatch(call), bounded: it answers within `ms` (a deadline that never fires fails here, as
- * the rule it breaks, not as a test that hangs) and never throws.
+ * safeDispatch(call), bounded: it answers within `ms` on the test's clock (tests/test-clock.ts:
+ * the tools' deadlines are setTimeouts that fire when the test moves its clock past them, however
+ * busy the machine is), and never throws. A deadline that never fires fails here as the rule it
+ * breaks, not as a test that hangs; `late` says what that means for this call.
  */
-async function answer(registry: InstanceType<typeof SafeToolRegistry>, c: Anthropic.ToolUseBlock, opts: { signal?: AbortSignal; ms?: number; late?: string } = {}) {
+async function answer(registry: InstanceType<typeof SafeToolRegistry>, c: Anthropic.ToolUseBlock, opts: { signal?: AbortSignal; ms?: number; late?: string; started?: () => void } = {}) {
   const ms = opts.ms ?? 2_000;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), ms)));
   try {
-    const r = await Promise.race([safeDispatch(registry, c, { ...ctx, ...(opts.signal ? { signal: opts.signal } : {}) }), late]);
-    rule(r !== "late", "tool-timeout", opts.late ?? `safeDispatch had not answered the call to ${c.name} after ${ms / 1000} s: run the tool with runWithDeadline and the tool's own timeoutMs ${SAFE}.`);
+    const got = await onTestClock(
+      async () => {
+        const pending = safeDispatch(registry, c, { ...ctx, ...(opts.signal ? { signal: opts.signal } : {}) });
+        opts.started?.();
+        return pending;
+      },
+      { limit: ms, grace: 5_000 },
+    );
+    rule(!("late" in got), "tool-timeout", opts.late ?? `safeDispatch had not answered the call to ${c.name} after ${ms / 1000} s on the test's clock: run the tool with runWithDeadline and the tool's own timeoutMs ${SAFE}.`);
+    const r = (got as { value: Anthropic.ToolResultBlockParam }).value;
     rule(r !== undefined && r !== null, "unanswered-tool-use", `safeDispatch returned ${show(r)} for the call ${c.id} (${c.name}): every call is answered with a tool_result, a failed one with is_error: true and the reason (errorResult) ${SAFE}.`);
     const fields = r && typeof r === "object" && r.type === "tool_result" ? fieldProblems(r, `the result of ${c.name}`) : [];
     rule(fields.length === 0, "api-rejected", () => `safeDispatch answered a call with a block the API refuses: ${fields[0]} ${SAFE}.`);
@@ -125,8 +134,6 @@ async function answer(registry: InstanceType<typeof SafeToolRegistry>, c: Anthro
   } catch (e) {
     if (e instanceof RuleError) throw e;
     throw new RuleError("tool-failure-observed", `safeDispatch threw on a call to ${c.name} instead of answering it: ${errorText(e)}. Catch whatever the tool throws and answer errorResult(call, describeFailure(call.name, e)) ${SAFE}.`);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -213,7 +220,7 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
 
   it("stops waiting for a tool past its timeout, stops the tool (its signal), and tells the model why", async () => {
     const { registry, seen } = trickyTools();
-    const r = await answer(registry, toolUse("hang", {}), { late: `the tool "hang" has a timeoutMs of 60 ms, and safeDispatch had not answered after 2 s: run it with runWithDeadline(tool.timeoutMs, …) for a CheckedTool ${SAFE}.` });
+    const r = await answer(registry, toolUse("hang", {}), { late: `the tool "hang" has a timeoutMs of 60 ms, and safeDispatch had not answered after 2 s on the test's clock: run it with runWithDeadline(tool.timeoutMs, …) for a CheckedTool ${SAFE}.` });
     rule(r.is_error === true, "tool-timeout", `a tool past its time limit was answered ${brief(r)}: answer it with is_error: true.`);
     expectTimeoutMessage(textOf(r), "hang", 60);
     rule(seen.signal?.aborted === true, "tool-timeout", `the tool's signal did not abort at the deadline, so the tool keeps working: pass runWithDeadline's signal to tool.run(input, { ...ctx, signal }) ${SAFE}.`);
@@ -221,7 +228,7 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
 
   it("answers a tool that ignores its signal all the same, at the deadline", async () => {
     const { registry } = trickyTools();
-    const r = await answer(registry, toolUse("hang_deaf", {}), { late: `the tool "hang_deaf" ignores its signal; safeDispatch must answer at its deadline (60 ms) all the same, and had not after 2 s ${SAFE}.` });
+    const r = await answer(registry, toolUse("hang_deaf", {}), { late: `the tool "hang_deaf" ignores its signal; safeDispatch must answer at its deadline (60 ms) all the same, and had not after 2 s on the test's clock ${SAFE}.` });
     rule(r.is_error === true, "tool-timeout", `a tool past its time limit was answered ${brief(r)}: answer it with is_error: true.`);
     expectTimeoutMessage(textOf(r), "hang_deaf", 60);
   });
@@ -230,13 +237,12 @@ describe("s04 safeDispatch: every failure is an is_error result", () => {
     const { registry, seen } = trickyTools();
     const outer = new AbortController();
     // hang_long's own limit is a minute away: only the caller's signal can end it in time.
-    const pending = answer(registry, toolUse("hang_long", {}), {
+    // The caller aborts once the call is under way (safeDispatch has it), not after a guessed delay.
+    const r = await answer(registry, toolUse("hang_long", {}), {
       signal: outer.signal,
-      late: `the caller aborted its signal, and the tool hang_long was still running 2 s later: pass ctx.signal to runWithDeadline, so the caller's abort stops the tool ${SAFE}.`,
+      started: () => void Promise.resolve().then(() => outer.abort()),
+      late: `the caller aborted its signal, and the tool hang_long was still running 2 s later (on the test's clock): pass ctx.signal to runWithDeadline, so the caller's abort stops the tool ${SAFE}.`,
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    outer.abort();
-    const r = await pending;
     rule(r.is_error === true, "tool-timeout", `a tool the caller stopped was answered ${brief(r)}: answer it with is_error: true.`);
     rule(seen.signal?.aborted === true, "tool-timeout", `the caller aborted, and the tool's own signal did not: pass runWithDeadline's signal to tool.run ${SAFE}.`);
   });
@@ -270,13 +276,15 @@ async function runLoop(scenario: Scenario | undefined, task: string, registry: I
   const llm = scripted(scenario ? { scenario } : {});
   const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
   try {
-    const final = await driveLoop(llm, history, naming(() => lesson.agentLoop(llm, history, registry, { root })), { timeoutMs: 4_000 });
+    // driveLoop's limit (LOOP_TIMEOUT_MS, 12 s) only tells a hang from a slow machine: the
+    // deadlines themselves are graded on the test's clock, by the safeDispatch tests above.
+    const final = await driveLoop(llm, history, naming(() => lesson.agentLoop(llm, history, registry, { root })));
     return { llm, history, final };
   } catch (e) {
-    // Every tool of these runs has a deadline of a few seconds at most: a loop still waiting
-    // after 4 s waits for a tool its deadline did not stop.
+    // Every tool of these runs stops at its own deadline, well under a second: a loop still
+    // waiting at driveLoop's limit waits for a tool its deadline did not stop.
     if (e instanceof RuleError && e.rule === "loop-did-not-return" && llm.scripted.exchanges.length > 0 && history.at(-1)?.role === "assistant")
-      throw new RuleError("tool-timeout", `the loop was still waiting for the calls of history[${history.length - 1}] after 4 s, and every tool here stops at its own timeoutMs (60 ms for hang, 500 ms for wait_for_file): run each tool with runWithDeadline(tool.timeoutMs, …) ${SAFE}.`);
+      throw new RuleError("tool-timeout", `the loop was still waiting for the calls of history[${history.length - 1}] at driveLoop's limit (${LOOP_TIMEOUT_MS / 1000} s), and every tool here stops at its own timeoutMs (60 ms for hang, 500 ms for wait_for_file): run each tool with runWithDeadline(tool.timeoutMs, …) ${SAFE}.`);
     throw e;
   }
 }

@@ -16,6 +16,7 @@ import { S07_TASK, S07_WORKSPACE } from "../runtime/scripted/scenarios/s07_safe_
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 import { RuleError, assertProperty, expectSendable, loadLesson, quietOutput, rule, scripted, textIn } from "../runtime/testing.ts";
 import { clip } from "./support.ts";
+import { onTestClock, realSleep } from "./test-clock.ts";
 
 /** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
 
@@ -109,17 +110,12 @@ function alive(pid: number): boolean {
   }
 }
 
-/** The promise, or a failure that says what it means when a command never comes back (`rule`: which rule it breaks). */
-async function within<T>(promise: Promise<T>, ms: number, what: string, rule: "process-group" | "tool-timeout" = "process-group"): Promise<T> {
+/** The promise, or a process-group failure when the command never comes back (a process it started holds its output open). */
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () =>
-        reject(
-          rule === "tool-timeout"
-            ? new RuleError("tool-timeout", `${what} did not come back within ${ms / 1000} s: start a timer for timeoutMs that stops the command, and answer that it timed out.`)
-            : new RuleError("process-group", `${what} did not come back within ${ms / 1000} s: a process it started is still running (and holds its output open). Kill the whole process group.`),
-        ),
+      () => reject(new RuleError("process-group", `${what} did not come back within ${ms / 1000} s: a process it started is still running (and holds its output open). Kill the whole process group.`)),
       ms,
     );
   });
@@ -130,10 +126,49 @@ async function within<T>(promise: Promise<T>, ms: number, what: string, rule: "p
   }
 }
 
-async function goneWithin(pid: number, ms = 3_000): Promise<boolean> {
+/** Resolves once `path` exists (polled on the machine's time; the caller bounds the wait). */
+async function whenExists(path: string, ms = 25_000): Promise<void> {
+  for (const end = Date.now() + ms; Date.now() < end && !existsSync(path); ) await realSleep(10);
+}
+
+/**
+ * A command with a time limit, run on the test's clock (tests/test-clock.ts): the clock stays put
+ * until the command is under way (it created `marker` in the workspace), then moves 0.1 s a step
+ * (with `realGap` ms of the machine's time between steps) up to 3 s. The command's timer is a
+ * setTimeout, so it fires when the test's clock passes its timeout, however busy the machine is.
+ * Each command sleeps 30 s: one still running 20 s of the machine's time later was not stopped by
+ * its timeout (a hang, not a slow machine), and fails as tool-timeout.
+ */
+async function onClock<T>(start: () => Promise<T>, marker: string, what: string, opts: { realGap?: number; rule?: "tool-timeout" | "process-group" } = {}): Promise<T> {
+  const realGap = opts.realGap ?? 0;
+  const path = join(root, marker);
+  rmSync(path, { force: true });
+  const got = await onTestClock(start, {
+    limit: 3_000,
+    grace: 20_000,
+    pace: async () => {
+      if (!existsSync(path)) return (await realSleep(10), 0);
+      if (realGap > 0) await realSleep(realGap);
+      return 100;
+    },
+  });
+  rmSync(path, { force: true });
+  if ("late" in got && got.at > 0 && opts.rule === "process-group")
+    throw new RuleError("process-group", `${what} did not come back: its timeout passed on the test's clock, and 20 s later a process it started was still running (and holds its output open). Kill the whole process group.`);
+  if ("late" in got)
+    throw new RuleError(
+      "tool-timeout",
+      got.at === 0
+        ? `${what} never started (it did not create ${marker} within 20 s).`
+        : `${what} did not come back: its timeout passed on the test's clock (${got.at / 1000} s of it went by) and the command was still running 20 s later. Start a timer for timeoutMs when the command starts, stop the command when it fires, and answer that it timed out.`,
+    );
+  return got.value;
+}
+
+async function goneWithin(pid: number, ms = 15_000): Promise<boolean> {
   for (const end = Date.now() + ms; Date.now() < end; ) {
     if (!alive(pid)) return true;
-    await new Promise((r) => setTimeout(r, 50));
+    await realSleep(50);
   }
   return !alive(pid);
 }
@@ -258,12 +293,12 @@ describe("s07 safe bash: a capped, clean process group", () => {
   });
 
   it("a command past its timeout is stopped, and says it timed out", async () => {
-    const r = await within(bash.runSafeBash("sleep 30", { cwd: root, timeoutMs: 500 }), 5_000, "`sleep 30` with a 0.5 s timeout", "tool-timeout");
+    const r = await onClock(() => bash.runSafeBash("touch started-1; exec sleep 30", { cwd: root, timeoutMs: 500 }), "started-1", "`sleep 30` with a 0.5 s timeout");
     rule(r.timedOut && /timed out/.test(r.text), "tool-timeout", `\`sleep 30\` past its 0.5 s timeout came back without timedOut and a "timed out" note: ${JSON.stringify(clip(r.text, 200))}`);
   });
 
   it("a timeout kills the whole process group: the shell's children die too", async () => {
-    const r = await within(bash.runSafeBash("(sleep 30 & echo $!; wait)", { cwd: root, timeoutMs: 500 }), 5_000, "a command with a 0.5 s timeout");
+    const r = await onClock(() => bash.runSafeBash("(sleep 30 & echo $!; touch started-2; wait)", { cwd: root, timeoutMs: 500 }), "started-2", "a command with a 0.5 s timeout", { rule: "process-group" });
     rule(r.timedOut && /timed out/.test(r.text), "tool-timeout", `a command past its 0.5 s timeout came back without timedOut and a "timed out" note: ${JSON.stringify(clip(r.text, 200))}`);
     const pid = Number(r.text.split("\n")[0]);
     rule(pid > 0, "process-group", `the command's output should start with its child's pid: ${JSON.stringify(clip(r.text, 200))}`);
@@ -278,7 +313,10 @@ describe("s07 safe bash: a capped, clean process group", () => {
   });
 
   it("the timeout is a deadline for the whole command, however often it prints", async () => {
-    const r = await within(bash.runSafeBash("while :; do echo tick; sleep 0.1; done", { cwd: root, timeoutMs: 600 }), 5_000, "a command printing every 0.1 s with a 0.6 s timeout", "tool-timeout");
+    // The test's clock moves 0.1 s at a time, with 0.15 s of the machine's time between steps,
+    // so the command prints between one step and the next: a timer restarted by its output is
+    // never due, one started with the command is, at 0.6 s.
+    const r = await onClock(() => bash.runSafeBash("touch started-3; while :; do echo tick; sleep 0.1; done", { cwd: root, timeoutMs: 600 }), "started-3", "a command printing every 0.1 s with a 0.6 s timeout", { realGap: 150 });
     rule(r.timedOut && /timed out/.test(r.text), "tool-timeout", `a command that prints every 0.1 s came back without timedOut and a "timed out" note: ${JSON.stringify(clip(r.text, 200))}. Start the timer once, when the command starts; output does not extend it.`);
   });
 
@@ -295,10 +333,12 @@ describe("s07 safe bash: a capped, clean process group", () => {
 
   it("an abort stops the command at once", async () => {
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 200);
-    const started = Date.now();
-    const r = await within(bash.runSafeBash("sleep 30", { cwd: root, timeoutMs: 20_000, signal: controller.signal }), 5_000, "an aborted `sleep 30`");
-    rule(/aborted/.test(r.text) && Date.now() - started < 5_000, "process-group", `aborting the signal did not stop \`sleep 30\` at once (its result: ${JSON.stringify(clip(r.text, 120))}): kill the process group when the signal aborts, and say it was aborted.`);
+    // Aborted once the command runs (not after a guessed delay); its own timeout (20 s) is far
+    // away, so a result that says "aborted" (not "timed out") came from the abort, however slow
+    // the machine. `within` is only the bound of a command that never comes back.
+    void whenExists(join(root, "started-4")).then(() => controller.abort());
+    const r = await within(bash.runSafeBash("touch started-4; exec sleep 30", { cwd: root, timeoutMs: 20_000, signal: controller.signal }), 28_000, "an aborted `sleep 30`");
+    rule(/aborted/.test(r.text) && !r.timedOut, "process-group", `aborting the signal did not stop \`sleep 30\` at once (its result: ${JSON.stringify(clip(r.text, 120))}): kill the process group when the signal aborts, and say it was aborted.`);
   });
 });
 
@@ -412,10 +452,11 @@ describe("s07 attack cases: every one must fail", () => {
   });
 
   it("approved: a fork-and-sleep is dead after the timeout", async () => {
-    const r = await within(
-      run("bash", { command: "bash -c 'sleep 30 & echo $!; wait' ; sleep 30" }, { approve: approval.approveAll, timeoutMs: 600 }),
-      5_000,
+    const r = await onClock(
+      () => run("bash", { command: "bash -c 'sleep 30 & echo $!; touch started-5; wait' ; sleep 30" }, { approve: approval.approveAll, timeoutMs: 600 }),
+      "started-5",
       "a command with a 0.6 s timeout",
+      { rule: "process-group" },
     );
     rule(r.isError && /timed out/.test(r.text), "tool-timeout", `a command past its 0.6 s timeout was not answered as a timed-out error: ${JSON.stringify(clip(r.text, 200))}`);
     const pid = Number(/^\d+/m.exec(r.text)?.[0]);
@@ -423,28 +464,29 @@ describe("s07 attack cases: every one must fail", () => {
   });
 
   it("approved: `sleep 30 & echo started` leaves nothing running", async () => {
-    const r = await within(run("bash", { command: "sleep 30 & echo started $!" }, { approve: approval.approveAll }), 5_000, "`sleep 30 & echo started`");
+    const r = await within(run("bash", { command: "sleep 30 & echo started $!" }, { approve: approval.approveAll }), 20_000, "`sleep 30 & echo started`");
     const pid = Number(/started (\d+)/.exec(r.text)?.[1]);
     rule(pid > 0, "process-group", `\`sleep 30 & echo started $!\` should print its child's pid: ${JSON.stringify(clip(r.text, 200))}`);
     rule(await goneWithin(pid), "process-group", `the background sleep (pid ${pid}) is still running after its command ended: kill the process group when the shell exits.`);
   });
 
   it("approved: an endless output flood comes back capped, with a note", async () => {
-    const started = Date.now();
-    const r = await run("bash", { command: "yes" }, { approve: approval.approveAll, maxOutput: 2_000 });
-    const took = Date.now() - started;
+    // Its timeout (20 s) is only a backstop: `yes` fills the cap many times over in a few
+    // milliseconds, so a run that reached the timeout did not stop at the cap (not a slow machine).
+    const r = await run("bash", { command: "yes" }, { approve: approval.approveAll, maxOutput: 2_000, timeoutMs: 20_000 });
     rule(r.text.length < 2_400, "output-cap", `\`yes\` with maxOutput 2 000 came back with ${r.text.length} characters: keep at most maxOutput, then a note.`);
     rule(/output cut: \d+ of \d+ characters not shown/.test(r.text), "output-cap", `\`yes\` came back capped but without the note saying how much was cut: ${JSON.stringify(r.text.slice(-160))}`);
-    rule(!/timed out/.test(r.text) && took < 8_000, "output-cap", `\`yes\` ran until its timeout (${Math.round(took / 1000)} s): an output that keeps growing far past the cap is stopped at once, not read to the end.`);
+    rule(!/timed out/.test(r.text), "output-cap", "`yes` ran until its timeout (20 s): an output that keeps growing far past the cap is stopped at once, not read to the end.");
   });
 
   it("approved: aborting the run stops the bash tool's command (the tool passes the signal on)", async () => {
     const pidFile = join(root, "abort-pid.txt");
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 300);
+    // Aborted once the command has written its pid (it runs), not after a guessed delay.
+    void whenExists(pidFile).then(() => controller.abort());
     const result = await within(
-      registry({ approve: approval.approveAll, timeoutMs: 20_000 }).dispatch(callOf("bash", { command: `echo $$ > abort-pid.txt; exec sleep 30` }), { root, signal: controller.signal }),
-      8_000,
+      registry({ approve: approval.approveAll, timeoutMs: 20_000 }).dispatch(callOf("bash", { command: `echo $$ > abort-pid.tmp; mv abort-pid.tmp abort-pid.txt; exec sleep 30` }), { root, signal: controller.signal }),
+      28_000,
       "an aborted bash call (`sleep 30`)",
     );
     const pid = Number(existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : NaN);

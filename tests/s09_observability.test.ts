@@ -196,11 +196,23 @@ describe("s09 however a turn goes, every response is a THINK and every ACT is cl
 
   it("a call stopped by Ctrl-C is observed, and the run ends with STOP", async () => {
     const controller = new AbortController();
+    // Ctrl-C once the call runs (the tool has started), not after a guessed delay: on a busy
+    // machine the tool's own timeout (5 s) could come first, and the run would not be aborted.
+    const started = defineTool({
+      name: "wait",
+      description: waitTool.description,
+      input: z.object({}),
+      readOnly: true,
+      timeoutMs: 5_000,
+      run: (_input, { signal }) => {
+        setImmediate(() => controller.abort());
+        return new Promise<string>((resolve) => signal.addEventListener("abort", () => resolve("stopped"), { once: true }));
+      },
+    });
     const { events } = await runScenario((ctx) => (ctx.step === 0 ? { content: [call("wait", {})] } : say("Done.")), {
-      registry: new SafeToolRegistry([waitTool]),
+      registry: new SafeToolRegistry([started]),
       signal: controller.signal,
       onEvent: () => {},
-      stream: { onToolUse: () => setTimeout(() => controller.abort(), 30) },
     });
     expectSpansClosed(events, "a run aborted while its call ran");
     rule(events[events.length - 1]?.type === "stop", "observability", `a run aborted while a call ran did not end with a stop event (${events.map((e) => e.type).join(" ")}).`);

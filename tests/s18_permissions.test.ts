@@ -245,3 +245,8 @@ describe("s18 the final agent: npm run agent", () => {
     rule(/denied by the rule/.test(last), "permission-denied-result", () => `the model's last answer (${last.slice(0, 200)}) does not say the rm was denied by its rule: a denied call's is_error result names the rule, so the model can report it.`);
   });
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s18");

@@ -203,3 +203,19 @@ describe("s19 the final agent: npm run agent", () => {
     rule(/attempts >= MAX_FAILED_ATTEMPTS/.test(readFileSync(join(dir, "src", "login.js"), "utf8")), "hook-stop", "the model, sent back by the Stop hook, should have fixed src/login.js; it was not changed: push the hook's reason as a user message and run the loop again.");
   });
 });
+
+// The net under the rules: this lesson beside the reference, on its own task and on generated
+// model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+// On generated answers, two hooks (each a sandboxed process, so only on two of the tools): writes
+// are blocked by a PreToolUse hook (exit 2, its reason on stderr), an empty output gets a
+// PostToolUse hook's context; the notes and blocked calls are compared with the reference's.
+differentialNet("s19", {
+  extra: {
+    hooks: [
+      { event: "PreToolUse", command: "echo 'writes wait for review here' >&2; exit 2", matcher: /^fz_write$/, timeoutMs: 20_000, source: "the net's settings" },
+      { event: "PostToolUse", command: `printf '{"additionalContext":"an empty output is normal for this tool"}'`, matcher: /^fz_empty$/, timeoutMs: 20_000, source: "the net's settings" },
+    ],
+    onHookProblem: () => {},
+  },
+});

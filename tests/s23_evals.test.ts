@@ -239,3 +239,9 @@ describe("s23 the eval, end to end, on the suite's tasks", () => {
     rule(c.worse.map((f) => f.task).join() === "explain-port" && c.better.length === 0, "eval-compare", () => `held to three turns the agent still fixes the range but cannot answer explain-port in time; the comparison says ${JSON.stringify(c)}.`);
   });
 });
+
+// The net under the rules: this lesson beside the reference, on its own task (its eval of the
+// final agent on the first suite task). It has no loop of its own for generated model answers:
+// the agent it grades is s18's, which s18's net covers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s23", { generated: false });

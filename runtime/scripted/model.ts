@@ -495,7 +495,7 @@ function faultResponse(fault: Fault): { response: Response; error: { status: num
     }
     case "overloaded": {
       const error = { status: 529, type: "overloaded_error", message: "Overloaded" };
-      return { error, response: errorResponse(error) };
+      return { error, response: errorResponse(error, fault.retryAfterSeconds !== undefined ? { "retry-after": String(fault.retryAfterSeconds) } : {}) };
     }
     default:
       return null; // prompt_too_long, latency and stream faults are applied later

@@ -66,7 +66,8 @@ export interface Scenario {
 export type Fault =
   | { kind: "rate_limit"; retryAfterSeconds?: number }
   | { kind: "server_error" }
-  | { kind: "overloaded" }
+  /** 529; with `retryAfterSeconds`, a retry-after header too (the SDK then waits that, not its own backoff). */
+  | { kind: "overloaded"; retryAfterSeconds?: number }
   | { kind: "prompt_too_long" }
   /** An `event: error` (overloaded_error) after `afterEvents` SSE events. */
   | { kind: "stream_error"; afterEvents?: number }

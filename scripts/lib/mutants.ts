@@ -185,7 +185,11 @@ export async function runMutant(mutant: Mutant): Promise<MutantResult> {
       treeDir: copy.dir,
       typecheck: false,
       vitestArgs: mutant.vitestArgs,
-      timeoutMs: 150_000,
+      // A backstop only, far above what a check needs on a busy machine: a loop that blocks its
+      // worker is found by the CPU it burns without a heartbeat (scripts/lib/hang.ts), one that
+      // waits forever by the tests' own limits. On a 2-core machine at load 30, a check of s01
+      // took over 150 s (the old limit), and a valid loop was reported as one that did not return.
+      timeoutMs: Number(process.env.COURSE_MUTANT_TIMEOUT_MS) || 600_000,
     });
     const verdict = stripAnsi(explain(mutant.lesson, grade, "en").join("\n"));
     const output = `${verdict}\n\n${stripAnsi(grade.output)}`;

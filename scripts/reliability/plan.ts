@@ -13,7 +13,7 @@
  * the arbitrary is built from the claims, so a shrunk counterexample is always in scope.
  */
 import fc from "fast-check";
-import type { Reply, ReplyBlock, Scenario } from "../../runtime/scripted/types.ts";
+import type { Fault, Reply, ReplyBlock, Scenario } from "../../runtime/scripted/types.ts";
 
 /** What a generated tool does when called. */
 export type ToolKind = "ok" | "write" | "throw" | "hang" | "huge" | "binary" | "empty";
@@ -61,8 +61,18 @@ export interface PlannedTurn {
   blocks: PlannedBlock[];
   stop: Stop;
 }
+/**
+ * A fault of the API before a turn's answer comes (the scripted model's FaultPlan): a 429 the
+ * SDK retries, a 529 it retries (both with retry-after: 1 ms, so a run does not wait out the
+ * SDK's half-second backoff), three 429s in a row
+ * (more than the SDK's two retries: it gives up, and the loop gets the error), or, for a loop
+ * that streams, the connection cut in the middle of the answer.
+ */
+export type PlannedFault = "rate_limit" | "overloaded" | "gave_up" | "stream_cut";
 export interface Plan {
   turns: PlannedTurn[];
+  /** Faults before the answer of turn `turn` (0-based), in order. */
+  faults?: Array<{ turn: number; fault: PlannedFault }>;
 }
 
 /** What the fuzzer may generate for one lesson (derived from the lesson's claims). */
@@ -81,6 +91,10 @@ export interface PlanSpace {
   emptyContent: boolean;
   maxTurns: number;
   maxCalls: number;
+  /** API faults before some answers (429, 529, a 429 the SDK gives up on). */
+  faults?: boolean;
+  /** A stream cut in the middle of an answer (loops that stream). */
+  streamFaults?: boolean;
 }
 
 const words = fc.constantFrom("Looking.", "Let me check.", "Done here.", "I will call a tool.", "Hmm.", "Reading the result.", "多语言 текст ✓");
@@ -131,14 +145,27 @@ function turnArb(space: PlanSpace): fc.Arbitrary<PlannedTurn> {
     });
 }
 
-/** A plan: some turns, one of them possibly repeated (the same calls again and again). */
+/** The API's faults before some answers, from what the space allows (none for most plans). */
+function faultsArb(space: PlanSpace): fc.Arbitrary<NonNullable<Plan["faults"]>> {
+  const kinds: PlannedFault[] = [...(space.faults ? (["rate_limit", "overloaded", "gave_up"] as const) : []), ...(space.streamFaults ? (["stream_cut"] as const) : [])];
+  const none = fc.constant<NonNullable<Plan["faults"]>>([]);
+  if (kinds.length === 0) return none;
+  // Most plans have none: a fault is the exception.
+  return fc.oneof(
+    { weight: 3, arbitrary: none },
+    { weight: 1, arbitrary: fc.array(fc.record({ turn: fc.nat({ max: space.maxTurns - 1 }), fault: fc.constantFrom(...kinds) }), { minLength: 1, maxLength: 2 }) },
+  );
+}
+
+/** A plan: some turns, one of them possibly repeated (the same calls again and again), and maybe faults. */
 export function planArb(space: PlanSpace): fc.Arbitrary<Plan> {
   return fc
     .record({
       turns: fc.array(turnArb(space), { minLength: 1, maxLength: space.maxTurns }),
       repeat: fc.nat({ max: 3 }),
+      faults: faultsArb(space),
     })
-    .map(({ turns, repeat }) => {
+    .map(({ turns, repeat, faults }) => {
       const all = repeat > 0 ? [...turns, ...Array.from({ length: repeat }, () => turns[turns.length - 1]!)] : turns;
       // subtle: the answer after a pause_turn continues the paused turn (s05 appends it there; a
       // max_tokens retry in between does not change that). Whether the API accepts a thinking
@@ -146,7 +173,8 @@ export function planArb(space: PlanSpace): fc.Arbitrary<Plan> {
       // so once a turn has paused, no later turn carries thinking.
       const paused = all.findIndex((t) => t.stop === "pause_turn");
       const fixed = all.map((t, i) => (paused >= 0 && i > paused ? { ...t, blocks: t.blocks.filter((b) => b.type !== "thinking") } : t));
-      return withDescription({ turns: fixed });
+      const kept = faults.filter((f) => f.turn < fixed.length).sort((a, b) => a.turn - b.turn);
+      return withDescription(kept.length > 0 ? { turns: fixed, faults: kept } : { turns: fixed });
     });
 }
 
@@ -178,11 +206,38 @@ export function describePlan(plan: Plan): string {
                   return describeCall(b.call, callNumber(i, n++));
                 })
                 .join(" · ");
-        return `  turn ${i + 1}: ${body}   stop=${t.stop === "natural" ? "(natural)" : t.stop}`;
+        const faults = (plan.faults ?? []).filter((f) => f.turn === i).map((f) => FAULT_WORDS[f.fault]);
+        return `${faults.map((f) => `  before turn ${i + 1}: ${f}\n`).join("")}  turn ${i + 1}: ${body}   stop=${t.stop === "natural" ? "(natural)" : t.stop}`;
       })
       .join("\n") +
     `\n  then: text   stop=end_turn\n`
   );
+}
+
+const FAULT_WORDS: Record<PlannedFault, string> = {
+  rate_limit: "429 rate_limit_error (retry-after 1 ms; the SDK retries)",
+  overloaded: "529 overloaded_error (retry-after 1 ms; the SDK retries)",
+  gave_up: "429 three times (the SDK retries twice, then gives up: the loop gets the error)",
+  stream_cut: "the answer's stream is cut after 3 events",
+};
+
+/**
+ * The scripted model's faults for a plan, by request: each turn's faults take a request each
+ * (the SDK's retries are requests too), then the request that gets the turn's answer. A stream
+ * cut is that request's own fault: its answer is cut (so the plan's turn is used up).
+ */
+export function planFaults(plan: Plan): Array<Fault | null> {
+  const out: Array<Fault | null> = [];
+  for (let turn = 0; turn < plan.turns.length; turn++) {
+    for (const { fault } of (plan.faults ?? []).filter((f) => f.turn === turn)) {
+      if (fault === "rate_limit") out.push({ kind: "rate_limit", retryAfterSeconds: 0.001 });
+      else if (fault === "overloaded") out.push({ kind: "overloaded", retryAfterSeconds: 0.001 });
+      else if (fault === "gave_up") out.push(...Array.from({ length: 3 }, (): Fault => ({ kind: "rate_limit", retryAfterSeconds: 0.001 })));
+      else out.push({ kind: "stream_cut", afterEvents: 3 });
+    }
+    out.push(null);
+  }
+  return out;
 }
 
 /** The call a twin repeats, as describePlan shows it. */

@@ -11,7 +11,9 @@
  *   - generated model answers: fast-check plans (scripts/reliability/plan.ts: text, thinking, one
  *     or several calls per turn, the same call twice, unknown tools, input that breaks the schema,
  *     tools that fail, hang, return huge or binary output, every stop_reason, empty content, the
- *     same turn repeated), each played to both loops by a scripted model that answers by turn.
+ *     same turn repeated) with the API's faults between them (a 429 or 529 the SDK retries, a 429
+ *     it gives up on, a stream cut mid-answer for a loop that streams), each played to both loops
+ *     by a scripted model that answers by turn.
  *     The seed is fixed per lesson, so a verdict is the same each time; a difference is shrunk to
  *     a small plan (a bounded number of steps) and shown as turns.
  *
@@ -32,7 +34,7 @@ import { findLesson, type Lesson } from "../../runtime/manifest.ts";
 import { RuleError, ROOT, errorText, gradedTree, gradedTreeDir, loadLesson, scripted } from "../../runtime/testing.ts";
 import { FUZZ_TASK } from "../../scripts/reliability/fuzz.ts";
 import { adapterFor, fuzzTools, importSolution, type LessonAdapter, type LoopResult, type ModuleLoader, type Ran } from "../../scripts/reliability/lessons.ts";
-import { describePlan, planArb, planScenario, TOOL_NAMES, type Plan } from "../../scripts/reliability/plan.ts";
+import { describePlan, planArb, planFaults, planScenario, TOOL_NAMES, type Plan } from "../../scripts/reliability/plan.ts";
 
 export interface NetOptions {
   /** Generated cases per check (default 24; 6 when the tree graded is solutions/ itself). */
@@ -41,6 +43,11 @@ export interface NetOptions {
   task?: boolean;
   /** Run generated model answers (default yes, where the lesson has a loop the fuzzer knows). */
   generated?: boolean;
+  /**
+   * More options for the loop on generated answers, the same for both loops (s19: hooks on some
+   * of the generated tools, so its gate and its notes are in the runs compared).
+   */
+  extra?: Record<string, unknown>;
 }
 
 /** How long one run may take before it counts as a loop that did not return (far above any run's need). */
@@ -87,16 +94,17 @@ const resultWords = (r: LoopResult): string =>
   r.kind === "message" ? `a final message with stop_reason ${String(r.message?.stop_reason)}` : `an Outcome { status: "${r.status}"${r.reason ? `, reason: "${r.reason}"` : ""} }`;
 
 /** One generated plan through one loop, recorded. */
-async function recordPlan(adapter: LessonAdapter, plan: Plan): Promise<RunRecord> {
+async function recordPlan(adapter: LessonAdapter, plan: Plan, extra: Record<string, unknown> = {}): Promise<RunRecord> {
   const ran: Ran[] = [];
   const tools = fuzzTools(adapter.space.toolKinds, ran);
-  const llm = scripted({ scenario: planScenario(plan), maxRequests: 40 });
+  // The SDK retries twice (a 429 or 529 of the plan's faults), as a lesson's client does.
+  const llm = scripted({ scenario: planScenario(plan), maxRequests: 40, ...(plan.faults ? { faults: planFaults(plan) } : {}) }, { maxRetries: 2 });
   const history: Anthropic.MessageParam[] = [{ role: "user", content: FUZZ_TASK }];
   // The events of a loop that emits them (s09 on); a loop that takes no onEvent ignores it.
   const events: unknown[] = [];
   let end: RunRecord["end"];
   try {
-    end = { kind: "returned", result: resultWords(await limited(adapter.run(llm, history, tools, { extra: { onEvent: (e: unknown) => events.push(e) } }))) };
+    end = { kind: "returned", result: resultWords(await limited(adapter.run(llm, history, tools, { extra: { ...extra, onEvent: (e: unknown) => events.push(e) } }))) };
   } catch (e) {
     if (e instanceof TodoError) throw e;
     end = { kind: "threw", error: errorText(e) };
@@ -160,14 +168,17 @@ export function differentialNet(id: string, opts: NetOptions = {}): void {
         // A loop that does not return on a case is reported on that case at once (no shrinking:
         // each step would wait out the limit again).
         let hung: { plan: Plan; d: Difference } | undefined;
+        // The generated answers, with the API's faults between them: the SDK's retries (429, 529)
+        // under every loop, a 429 it gives up on, and for a loop that streams, a cut stream.
+        const space = { ...reference.space, faults: true, streamFaults: reference.claims.streaming };
         const differ = async (plan: Plan) => {
-          const yours = await recordPlan(graded, plan);
-          const d = compareRuns(await recordPlan(reference, plan), yours);
+          const yours = await recordPlan(graded, plan, opts.extra);
+          const d = compareRuns(await recordPlan(reference, plan, opts.extra), yours);
           if (d && yours.end.kind === "threw" && yours.end.error.startsWith(NOT_RETURNED)) hung ??= { plan, d };
           return d;
         };
         const out = await fc.check(
-          fc.asyncProperty(fc.limitShrink(planArb(reference.space), SHRINK_STEPS), async (plan) => hung !== undefined || (await differ(plan)) === null),
+          fc.asyncProperty(fc.limitShrink(planArb(space), SHRINK_STEPS), async (plan) => hung !== undefined || (await differ(plan)) === null),
           { numRuns: runs, seed },
         );
         if (hung) throw fail(hung.d, `\nthe model's answers, turn by turn (seed ${seed}):${describePlan(hung.plan)}`);
@@ -177,6 +188,9 @@ export function differentialNet(id: string, opts: NetOptions = {}): void {
         const d = plan ? await differ(plan) : null;
         if (!d) throw new Error(`the net: a generated case failed but does not fail again (seed ${seed}): ${errorText(out.errorInstance)}`);
         throw fail(d, `\nthe model's answers, turn by turn (a small case, found among ${runs} generated ones, seed ${seed}):${describePlan(plan!)}`);
-      });
+        // Two loops on every case, and after a difference up to SHRINK_STEPS more: more than the
+        // runner's minute per test on a busy machine. A loop that does not return is bounded by
+        // RUN_LIMIT_MS on each case, so this is a bound, not a verdict.
+      }, 300_000);
   });
 }

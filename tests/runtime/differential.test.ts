@@ -99,9 +99,16 @@ describe("the net tells runs apart where it matters, and says where", () => {
   });
 
   it("a THINK with the running totals instead of its own turn's usage", () => {
-    const events = (usage: number) => [{ type: "think", turn: 2, usage: { input: usage }, message: { stop_reason: "end_turn" } }];
+    const events = (usage: number) => [{ type: "think", turn: 2, usage: { input: usage, output: usage }, message: { stop_reason: "end_turn" } }];
     const d = compareRuns(run(reference, undefined, { events: events(3) }), run(reference, undefined, { events: events(9) }));
     expect(d?.rule).toBe("net-events");
-    expect(d?.message).toMatch(/^event 1: the reference emitted think \(turn 2.*"input":3.*yours think \(turn 2.*"input":9/);
+    expect(d?.message).toMatch(/^event 1: the reference emitted think \(turn 2.*"output":3.*yours think \(turn 2.*"output":9/);
+  });
+
+  it("input, cache and cost figures that differ with the loop's own words are not a difference", () => {
+    const events = (write: number) => [{ type: "think", turn: 2, usage: { input: 1, cacheWrite: write, costUsd: write / 1e5, output: 3 }, message: { stop_reason: "end_turn" } }];
+    expect(compareRuns(run(reference, undefined, { events: events(86) }), run(reference, undefined, { events: events(89) }))).toBeNull();
+    // A figure there in one run and not in the other still is.
+    expect(compareRuns(run(reference, undefined, { events: events(86) }), run(reference, undefined, { events: events(0) }))?.rule).toBe("net-events");
   });
 });
