@@ -39,7 +39,7 @@ const start = (command: string, wait_for?: string) => call("bash_background", { 
 const output = (id = "job-1", wait_seconds?: number) => call("job_output", { id, ...(wait_seconds ? { wait_seconds } : {}) });
 
 /** Waits until no job of the table runs (each one's close event), at most `ms`. */
-async function settled(jobs: Table, ms = 5000): Promise<boolean> {
+async function settled(jobs: Table, ms = 15_000): Promise<boolean> {
   for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) if (jobs.running().length === 0) return true;
   return jobs.running().length === 0;
 }
@@ -115,12 +115,12 @@ describe("s22 bash_background and job_output: an id at once, the new output, cap
 
 describe("s22 notifications: beside the next results, each event once, never the user's words", () => {
   it("a job's end and a wait_for line are told once each, after the results of the next turn", async () => {
-    const { history } = await runWith(making([start("echo hi; exit 3"), start("echo starting; echo 'listening on 3000'; echo 'listening on 3001'; sleep 30", "listening")], [output("job-1", 10), output("job-2", 10)], [output("job-2")]));
+    const { history } = await runWith(making([start("echo hi; exit 3"), start("echo starting; echo 'listening on 3000'; sleep 0.5; echo 'listening on 3001'; sleep 30", "listening")], [output("job-1", 10), output("job-2", 10)], [output("job-2")]));
     const told = notes(history);
     const all = told.map((n) => n.text).join("\n");
     rule(told.length > 0 && told.every((n) => n.afterResults), "job-notify", () => `notifications go in the user message that answers a turn, after all its tool_result blocks: the history is ${layout(history)}.`);
     rule(/job-1[^\n]*ended: exit code 3/.test(all), "job-notify", () => `job-1 ("echo hi; exit 3") ended: the model should be told with its exit code; it was told ${JSON.stringify(all)}. In ended(), push noticeLine(job, \`ended: exit code \${code}\`).`);
-    rule((all.match(/printed a line matching/g) ?? []).length === 1 && /job-2[^\n]*"listening on 3000"/.test(all), "job-notify", () => `job-2 printed two lines matching wait_for "listening": the model should be told of the first one once; it was told ${JSON.stringify(all)}. In record(), push one notice for the first matching line (job.matched).`);
+    rule((all.match(/printed a line matching/g) ?? []).length === 1 && /job-2[^\n]*listening on 3000/.test(all), "job-notify", () => `job-2 printed two lines matching wait_for "listening": the model should be told of the first one once; it was told ${JSON.stringify(all)}. In record(), push one notice for the first matching line (job.matched).`);
     const carriers = new Set(told.map((n) => n.at));
     rule(carriers.size === 1 && (all.match(/ended: exit code 3/g) ?? []).length === 1, "job-notify", () => `both events happened during the second turn, so the answer to it tells them, once, and the third turn's answer tells nothing; notes went out in ${carriers.size} message(s): ${JSON.stringify(told.map((n) => n.text))}. take() returns the pending notes and empties the list.`);
   });

@@ -38,8 +38,8 @@ function reply(ctx: TurnContext): Reply {
   if (!output) return { content: [text(`${id} is running. Reading the login code meanwhile, and waiting for the tests.`), call("read_file", { path: "src/login.js" }), call("job_output", { id, wait_seconds: 20 })] };
   const result = resultOf(output.id);
   const failed = result ? /not ok \d+ - (.*)/.exec(ctx.resultText(result))?.[1] : undefined;
-  const notice = userBlocks.flatMap((b) => (b.type === "text" && b.text.startsWith("[background jobs") ? [b.text] : [])).at(0);
-  const told = notice ? `I was told so beside the results: ${notice.split("\n").slice(1).join(" ")}` : "I was never told that the job ended: no notification reached me";
+  const notice = userBlocks.flatMap((b) => (b.type === "text" && /\bjob-\d+\b/.test(b.text) ? [b.text] : [])).join("\n");
+  const told = notice ? `I was told so beside the results: ${notice.split("\n").filter((l) => /job-\d/.test(l)).join(" ")}` : "I was never told that the job ended: no notification reached me";
   return say(`The tests ran in the background while I read src/login.js. One fails: ${failed ?? "(I could not read which)"}. ${told}. The lockout check is off by one: \`attempts > MAX_FAILED_ATTEMPTS\` should be \`>=\`.`);
 }
 
