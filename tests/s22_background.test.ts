@@ -38,6 +38,9 @@ function making(...turns: Call[][]): Scenario {
 const start = (command: string, wait_for?: string) => call("bash_background", { command, ...(wait_for ? { wait_for } : {}) });
 const output = (id = "job-1", wait_seconds?: number) => call("job_output", { id, ...(wait_seconds ? { wait_seconds } : {}) });
 
+/** Every job the run left has been told to stop (the run's end called stopAll): read at once, when the run returns. */
+const allStopped = (jobs: Table) => [...jobs.jobs.values()].every((j) => !j.running || j.stopped);
+
 /** Waits until no job of the table runs (each one's close event), at most `ms`. */
 async function settled(jobs: Table, ms = 15_000): Promise<boolean> {
   for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) if (jobs.running().length === 0) return true;
@@ -52,7 +55,7 @@ async function runWith(scenario: Scenario, opts: Partial<Options> = {}, files: R
   try {
     const outcome = await driveLoop(llm, history, () => lesson.runAgent(llm, history, { root, userConfigDir: root, approve: yes, hooks: [], jobs, ...opts }), { timeoutMs: 60_000 });
     const results = history.flatMap((m) => (m.role === "user" ? resultsIn(m) : []));
-    return { root, history, outcome, results, jobs, llm, stopped: await settled(jobs) };
+    return { root, history, outcome, results, jobs, llm, stopped: allStopped(jobs) };
   } finally {
     jobs.stopAll();
   }
@@ -143,7 +146,7 @@ describe("s22 notifications: beside the next results, each event once, never the
 describe("s22 every job is stopped when the run ends, however it ends", () => {
   it("after a done answer, a guard's stop, and an exception", async () => {
     const done = await runWith(making([start("sleep 30")]));
-    rule(done.stopped, "job-cleanup", () => `the run ended done with "sleep 30" still running in job-1, and it still runs: wrap the loop in try { … } finally { jobs.stopAll(); }.`);
+    rule(done.stopped && (await settled(done.jobs)), "job-cleanup", () => `the run ended done with "sleep 30" still running in job-1, and it still runs: wrap the loop in try { … } finally { jobs.stopAll(); }.`);
     const guarded = await runWith(making([start("sleep 30")], [output()], [output()]), { guards: { maxTurns: 2 } });
     rule(guarded.outcome.status !== "done" && guarded.stopped, "job-cleanup", () => `the run was stopped by maxTurns (${guarded.outcome.status}) with "sleep 30" running: it must be stopped too.`);
     const root = keep(await scratchWorkspace({ "notes.txt": "x\n" }));
@@ -153,7 +156,7 @@ describe("s22 every job is stopped when the run ends, however it ends", () => {
     let seen = 0;
     const boom = () => ({ counted: () => void (++seen === 2 && (() => { throw new Error("the network fell over"); })()) });
     const threw = await lesson.runAgent(llm, history, { root, userConfigDir: root, approve: yes, hooks: [], jobs, extensions: [boom] }).then(() => false, () => true);
-    const stopped = await settled(jobs);
+    const stopped = allStopped(jobs);
     jobs.stopAll();
     rule(threw && stopped, "job-cleanup", () => `the run ${threw ? "threw" : "did not throw"} with "sleep 30" running in job-1, which ${stopped ? "was" : "was not"} stopped: stop the jobs in a finally, so an exception stops them too.`);
   });
