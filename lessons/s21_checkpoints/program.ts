@@ -62,19 +62,23 @@ export class RewindRepl extends Repl {
   }
 }
 
-/** The REPL over s21's loop (s10's replOver, with /rewind). */
-export const createRepl = (llm: Llm, opts: { dir?: string; name?: string; history?: Anthropic.MessageParam[]; agent?: Omit<RunOptions, "signal"> } = {}): RewindRepl =>
+/** The REPL over s21's loop, or a later lesson's built on it (s10's replOver, with /rewind). */
+export const createRepl = (
+  llm: Llm,
+  opts: { dir?: string; name?: string; history?: Anthropic.MessageParam[]; agent?: Omit<RunOptions, "signal"> } = {},
+  loop: typeof runAgent = runAgent,
+): RewindRepl =>
   new RewindRepl({
     ...(opts.dir ? { dir: opts.dir } : {}),
     ...(opts.name ? { name: opts.name } : {}),
     ...(opts.history ? { history: opts.history } : {}),
     model: llm.model,
-    runTurn: (history, signal) => runAgent(llm, history, { onEvent: createLogger(), ...opts.agent, signal }),
+    runTurn: (history, signal) => loop(llm, history, { onEvent: createLogger(), ...opts.agent, signal }),
     onTurnEnd: printTurnEnd,
   });
 
-/** The whole program: flags in, exit code and transcript out (tests pass their own model). */
-export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSignal } = {}): Promise<RunResult> {
+/** s20's program around a loop built on s21's (s22 passes its own): --context-budget, /rewind in the conversation. */
+export async function checkpointsProgram(argv: string[], deps: { llm?: Llm; signal?: AbortSignal }, later: { runAgent: typeof runAgent; lesson: string; usage: string }): Promise<RunResult> {
   let flag: ReturnType<typeof budgetFlag>;
   try {
     flag = budgetFlag(argv); // s20's --context-budget
@@ -85,13 +89,17 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
   }
   const editing = flag.policy === undefined ? {} : { contextEditing: flag.policy };
   return permissionsProgram(flag.rest, deps, {
-    runAgent: (llm, history, opts) => runAgent(llm, history, { ...opts, ...editing }),
-    lesson: "s21_checkpoints",
-    usage: CHECKPOINTS_USAGE,
+    runAgent: (llm, history, opts) => later.runAgent(llm, history, { ...opts, ...editing }),
+    lesson: later.lesson,
+    usage: later.usage,
     check: (workspace) => void loadHooks(workspace),
-    createRepl: (llm, opts) => createRepl(llm, { ...opts, agent: { ...opts.agent, ...editing } }),
+    createRepl: (llm, opts) => createRepl(llm, { ...opts, agent: { ...opts.agent, ...editing } }, later.runAgent),
   });
 }
+
+/** The whole program: flags in, exit code and transcript out (tests pass their own model). */
+export const run = (argv: string[], deps: { llm?: Llm; signal?: AbortSignal } = {}): Promise<RunResult> =>
+  checkpointsProgram(argv, deps, { runAgent, lesson: "s21_checkpoints", usage: CHECKPOINTS_USAGE });
 
 runMain(import.meta.url, async () => {
   // Ctrl-C stops a one-shot run cleanly (the REPL handles its own Ctrl-C).

@@ -28,7 +28,7 @@ import { approveAll } from "../../solutions/s07_safe_tools/approval.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import { withTools, type Extension } from "../../solutions/s11_recovery/extend.ts";
 import { capstoneTools } from "../../solutions/s12_guarded_agent/agent.ts";
-import { runAgent as previousLoop, DEFAULT_MAX_TOKENS, system, type RecoveredOutcome, type RunOptions as HookOptions } from "../../solutions/s19_hooks/agent.ts";
+import { runAgent as previousLoop, DEFAULT_MAX_TOKENS, system, type RecoveredOutcome, type RunOptions as HookOptions } from "../../solutions/s21_checkpoints/agent.ts";
 import { decide, loadRules, userConfigDir } from "../../solutions/s18_permissions/permissions.ts";
 import { JobTable, MAX_WAIT_SECONDS, notificationText, type JobLimits } from "./jobs.ts";
 
@@ -103,7 +103,7 @@ export const background =
     },
   });
 
-/** s19's loop, with background jobs. `history` grows in place; returns how the run ended. */
+/** s21's loop (s19's hooks, s20's memory, s21's checkpoints), with background jobs. `history` grows in place; returns how the run ended. */
 export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
   const root = opts.root ?? process.cwd();
   const jobs = opts.jobs ?? new JobTable(root, opts.jobLimits);

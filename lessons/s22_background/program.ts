@@ -1,20 +1,18 @@
 /**
- * The final agent with background jobs: s19's program (s18's flags, the settings files with rules
- * and hooks) around s22's loop. The model gains bash_background, job_output and job_stop; every
+ * The final agent, `npm run agent`: s21's program (s18's flags and settings files with rules and
+ * hooks, s20's --context-budget, s21's /rewind) around s22's loop. The model gains bash_background, job_output and job_stop; every
  * job still running is stopped when a run ends (each turn of the REPL is a run).
  *
- * Run: npx tsx solutions/s22_background/program.ts -- [s19's flags] ["task"]   (--help for all)
+ * Run: npx tsx solutions/s22_background/program.ts -- [s21's flags] ["task"]   (--help for all)
  */
 import type { Llm } from "../../runtime/client.ts";
 import { runMain } from "../../runtime/lesson.ts";
 import type { RunResult } from "../../solutions/s12_guarded_agent/program.ts";
-import { run as permissionsProgram } from "../../solutions/s18_permissions/program.ts";
-import { loadHooks } from "../../solutions/s19_hooks/hooks.ts";
-import { HOOKS_USAGE } from "../../solutions/s19_hooks/program.ts";
+import { CHECKPOINTS_USAGE, checkpointsProgram } from "../../solutions/s21_checkpoints/program.ts";
 import { runAgent } from "./agent.ts";
 import { MAX_JOBS, JOB_OUTPUT_CAP } from "./jobs.ts";
 
-export const BACKGROUND_USAGE = `${HOOKS_USAGE}
+export const BACKGROUND_USAGE = `${CHECKPOINTS_USAGE}
 
 s22 adds background jobs: the model may start a command that outlives its turn (a dev server, a
 watch build, a long test run) with bash_background, read its new output with job_output and stop
@@ -26,7 +24,7 @@ each; every job still running is stopped when the run ends, however it ends.`;
 
 /** The whole program: flags in, exit code and transcript out (tests pass their own model). */
 export const run = (argv: string[], deps: { llm?: Llm; signal?: AbortSignal } = {}): Promise<RunResult> =>
-  permissionsProgram(argv, deps, { runAgent, lesson: "s22_background", usage: BACKGROUND_USAGE, check: (workspace) => void loadHooks(workspace) });
+  checkpointsProgram(argv, deps, { runAgent, lesson: "s22_background", usage: BACKGROUND_USAGE });
 
 runMain(import.meta.url, async () => {
   // Ctrl-C stops a one-shot run cleanly (the REPL handles its own Ctrl-C).

@@ -1,7 +1,7 @@
 /**
  * The agents `npm run eval` can run, by name:
  *
- *   final (default)   the course's final agent: solutions/s19_hooks's runAgent (what `npm run agent` runs)
+ *   final (default)   the course's final agent: solutions/s22_background's runAgent (what `npm run agent` runs)
  *   final:nocache     the same without its prompt-cache breakpoints (s13's `cache: false`)
  *   sNN               that lesson's reference loop, solutions/sNN_…/agent.ts (s07 and later: the
  *                     first whose tools are confined to a workspace)
@@ -159,7 +159,7 @@ export async function resolveAgent(spec: string): Promise<EvalAgent> {
   if (s === "oracle") return oracle;
   if (s === "null") return nullAgent;
   if (s === "final" || s === "final:nocache") {
-    const loop = await importLoop(join(ROOT, "solutions/s19_hooks/agent.ts"), "the final agent");
+    const loop = await importLoop(join(ROOT, "solutions/s22_background/agent.ts"), "the final agent");
     return loopAgent(s, loop, s === "final:nocache" ? { cache: false } : {});
   }
   const lessonSpec = /^(?:(lessons|solutions)\/)?(s\d{1,2})(?:_[a-z0-9_]+)?\/?(?::(nocache))?$/.exec(s);
