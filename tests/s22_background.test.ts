@@ -77,7 +77,8 @@ describe("s22 the default task: the tests run in the background while the model 
     } finally {
       jobs.stopAll();
     }
-    expect(await transcriptProblems(llm, history), "[pairing] the transcript after a run with background jobs is valid and can be sent again").toBeNull();
+    const problems = await transcriptProblems(llm, history);
+    rule(problems === null, "sendable-again", () => `the transcript after a run with background jobs cannot be sent again: ${problems}. A notification goes after the turn's tool results, in the same user message, as text.`);
     const told = notes(history);
     rule(told.length >= 1 && told.every((n) => n.afterResults && n.at === told[0]!.at) && /job-1[\s\S]*ended: exit code 1/.test(told.map((n) => n.text).join("\n")), "job-notify", () => `"node --test" ended (exit code 1) while the model read src/login.js: the next user message should carry, after its tool results, one notification saying job-1 ended; the history is ${layout(history)}, the notes ${JSON.stringify(told.map((n) => n.text))}. Push noticeLine(job, "ended: …") in ended(), and send jobs.take() in the answer hook after the results.`);
     rule(/I was told so/.test(textIn(history.at(-1)?.content)), "job-notify", () => `the model's answer should say it was told the tests ended; it said ${JSON.stringify(textIn(history.at(-1)?.content).slice(0, 200))}.`);
