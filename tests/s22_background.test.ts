@@ -158,10 +158,18 @@ describe("s22 every job is stopped when the run ends, however it ends", () => {
 });
 
 describe("s22 the program: s19's flags, and background jobs", () => {
-  it("--help says how background jobs work and keeps s18's --permission-mode and s19's hooks", () => {
-    expect(program.BACKGROUND_USAGE, "[final-agent] --help names the three tools").toMatch(/bash_background[\s\S]*job_output[\s\S]*job_stop/);
-    expect(program.BACKGROUND_USAGE, "[final-agent] --help keeps s18's --permission-mode and s19's hooks").toMatch(/--permission-mode[\s\S]*PreToolUse/);
-    expect(readFileSync(join(ROOT, "solutions", "s22_background", "program.ts"), "utf8"), "[final-agent] s22's program is built on s19's usage").toMatch(/HOOKS_USAGE/);
+  it("npm run agent runs s22's program; --help says how background jobs work and keeps every earlier lesson's flags", () => {
+    const usage = program.BACKGROUND_USAGE;
+    rule(/bash_background[\s\S]*job_output[\s\S]*job_stop/.test(usage), "final-agent", "--help (BACKGROUND_USAGE) does not name the three tools: say what bash_background, job_output and job_stop do.");
+    const lost = [
+      ["s18's --permission-mode", /--permission-mode/],
+      ["s19's hooks", /PreToolUse/],
+      ["s20's --context-budget", /--context-budget/],
+      ["s21's /rewind", /\/rewind/],
+    ].filter(([, re]) => !(re as RegExp).test(usage)).map(([name]) => name);
+    rule(lost.length === 0, "final-agent", `--help (BACKGROUND_USAGE) lost ${lost.join(", ")}: build it on s21's CHECKPOINTS_USAGE, which keeps every earlier lesson's.`);
+    const script = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.agent as string;
+    rule(script === "node --import tsx solutions/s22_background/program.ts", "final-agent", `package.json's agent script is "${script}": npm run agent runs the last lesson's program, node --import tsx solutions/s22_background/program.ts.`);
   });
 
   it("the default task on the sample repository with --yes: exit 0, no job left", async () => {
