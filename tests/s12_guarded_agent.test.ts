@@ -341,11 +341,13 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
     try {
       // The environment check has all the time it needs (a busy machine starts node slowly); the
       // hanging test's timeout (1.5 s) runs on the test's clock (tests/test-clock.ts), so it fires
-      // when that clock passes 1.5 s, however slow the machine. Still running 20 s later: not stopped.
+      // when that clock passes 1.5 s, however slow the machine. The clock stops at 3 s, below s04's
+      // deadline around the tool (6.5 s): the kill then takes the machine's time it needs, and only
+      // the runner's own timeout can have stopped the test. Still running 20 s later: not stopped.
       const env = await new SafeToolRegistry([runTests.runTestsTool(dir, { timeoutMs: 60_000 })]).dispatch(call({ module: "env" }), { root: dir });
       rule(/KEY=undefined TOKEN=undefined/.test(resultText(env)) && !/canary/.test(resultText(env)), "child-env", `the tests saw the agent's key or token: ${clip(resultText(env), 200)}. Run them through s07's safe runner (its environment comes from an allow list).`);
       const registry = new SafeToolRegistry([runTests.runTestsTool(dir, { timeoutMs: 1_500 })]);
-      const got = await onTestClock(() => registry.dispatch(call({ module: "hang" }), { root: dir }), { limit: 10_000, step: 100, grace: 20_000 });
+      const got = await onTestClock(() => registry.dispatch(call({ module: "hang" }), { root: dir }), { limit: 3_000, step: 100, grace: 20_000 });
       rule(!("late" in got), "tool-timeout", "a hanging test was still running 20 s after run_tests' timeout (1.5 s) had passed on the test's clock: give s07's runSafeBash the tool's timeoutMs, so it stops the run.");
       const hang = (got as { value: Anthropic.ToolResultBlockParam }).value;
       rule(hang.is_error === true && /timed out after 1.5 s/.test(resultText(hang)), "tool-timeout", `a hanging test was not stopped at run_tests' timeout: ${clip(resultText(hang), 200)}`);
