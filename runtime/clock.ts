@@ -123,3 +123,30 @@ export class ManualClock implements Clock {
     return timer;
   }
 }
+
+/**
+ * `work`, or `fail()` once this process has RUN for `ms`: the limit of a test that tells a loop
+ * that never returns from a slow one. A tick every 100 ms adds the time since the last one, at
+ * most 250 ms, so a process the machine stopped or starved (a busy CI, a stopped worker) gets
+ * its full running time; a loop awaiting forever still ticks and is stopped at the limit.
+ */
+export async function withinRunningTime<T>(work: Promise<T>, ms: number, fail: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        let ran = 0;
+        let last = performance.now();
+        timer = setInterval(() => {
+          const now = performance.now();
+          ran += Math.min(now - last, 250);
+          last = now;
+          if (ran >= ms) reject(fail());
+        }, 100);
+      }),
+    ]);
+  } finally {
+    clearInterval(timer);
+  }
+}

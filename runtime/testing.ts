@@ -11,6 +11,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
 import { scriptedLlm } from "./client.ts";
+import { withinRunningTime } from "./clock.ts";
 import { TodoError } from "./lesson.ts";
 import { output } from "./print.ts";
 import type { ScriptedModel, ScriptedModelOptions } from "./scripted/model.ts";
@@ -308,18 +309,13 @@ export async function driveLoop<T>(
   const snapshot = JSON.stringify(history);
   const answeredBefore = llm.scripted?.responses.length ?? 0;
   let result: T;
-  let timer: NodeJS.Timeout | undefined;
   const ms = opts.timeoutMs ?? LOOP_TIMEOUT_MS;
   try {
     const watching = llm.scripted;
     const progress = setInterval(() => watching && heartbeat(), 1000);
     try {
-      result = await Promise.race([
-        loop(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new LoopTimeout(ms)), ms);
-        }),
-      ]);
+      // The limit counts the time this process ran, not the wall clock's (runtime/clock.ts).
+      result = await withinRunningTime(loop(), ms, () => new LoopTimeout(ms));
     } finally {
       clearInterval(progress);
     }
@@ -364,8 +360,6 @@ export async function driveLoop<T>(
       throw new RuleError(id, `the API refused request ${llm.scripted!.exchanges.length} the loop sent: ${refused.message}. ${advice}`, { cause: e });
     }
     throw new Error(`the loop failed: ${errorText(e)}`, { cause: e });
-  } finally {
-    if (timer) clearTimeout(timer);
   }
   const growth = growthProblem(llm, history, before, snapshot, answeredBefore);
   if (growth) throw growth;

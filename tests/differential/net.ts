@@ -28,6 +28,7 @@ import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
 import { describe, it } from "vitest";
+import { withinRunningTime } from "../../runtime/clock.ts";
 import { compareRuns, type Difference, type RunRecord } from "../../runtime/differential.ts";
 import { TodoError } from "../../runtime/lesson.ts";
 import { findLesson, type Lesson } from "../../runtime/manifest.ts";
@@ -75,20 +76,8 @@ const SCRATCH = new RegExp(`${tmpdir().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/[
 const TIMES = /\b(duration_ms:?\s*)[\d.]+|\b\d+(?:\.\d+)?\s?(?:ms|s)\b/g;
 const scrub = <T>(v: T): T => JSON.parse(JSON.stringify(v ?? null).replace(SCRATCH, "<scratch>").replace(TIMES, (_m, lead?: string) => `${lead ?? ""}<time>`)) as T;
 
-/** Runs `work` with a time limit: a loop that does not return is recorded as such. */
-async function limited<T>(work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      work,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${NOT_RETURNED} ${RUN_LIMIT_MS / 1000} s`)), RUN_LIMIT_MS);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** Runs `work` with a limit on this process's running time: a loop that does not return is recorded as such. */
+const limited = <T>(work: Promise<T>): Promise<T> => withinRunningTime(work, RUN_LIMIT_MS, () => new Error(`${NOT_RETURNED} ${RUN_LIMIT_MS / 1000} s`));
 
 const resultWords = (r: LoopResult): string =>
   r.kind === "message" ? `a final message with stop_reason ${String(r.message?.stop_reason)}` : `an Outcome { status: "${r.status}"${r.reason ? `, reason: "${r.reason}"` : ""} }`;
