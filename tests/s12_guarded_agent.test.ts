@@ -334,21 +334,23 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
     const dir = sample();
     mkdirSync(join(dir, "extra"));
     writeFileSync(join(dir, "extra", "env.test.js"), 'import { test } from "node:test";\ntest("env", () => { console.log("KEY=" + process.env.ANTHROPIC_API_KEY + " TOKEN=" + process.env.GITHUB_TOKEN); });\n');
-    writeFileSync(join(dir, "extra", "hang.test.js"), 'import { test } from "node:test";\ntest("hangs", () => new Promise(() => setInterval(() => {}, 1000)));\n');
+    // The hanging test says when it runs (a file in the workspace): the test's clock moves from then on.
+    writeFileSync(join(dir, "extra", "hang.test.js"), 'import { writeFileSync } from "node:fs";\nimport { test } from "node:test";\ntest("hangs", () => { writeFileSync("hang-started", ""); return new Promise(() => setInterval(() => {}, 1000)); });\n');
     const saved = { key: process.env.ANTHROPIC_API_KEY, token: process.env.GITHUB_TOKEN };
     process.env.ANTHROPIC_API_KEY = "sk-canary-s12";
     process.env.GITHUB_TOKEN = "ghp-canary-s12";
     try {
       // The environment check has all the time it needs (a busy machine starts node slowly); the
       // hanging test's timeout (1.5 s) runs on the test's clock (tests/test-clock.ts), so it fires
-      // when that clock passes 1.5 s, however slow the machine. The clock stops at 3 s, below s04's
-      // deadline around the tool (6.5 s): the kill then takes the machine's time it needs, and only
-      // the runner's own timeout can have stopped the test. Still running 20 s later: not stopped.
+      // when that clock passes 1.5 s, however slow the machine. The clock moves only once the test
+      // runs (what comes before it takes the machine's time it needs, however long) and stops at
+      // 3 s, below s04's deadline around the tool (6.5 s): only the runner's own timeout can have
+      // stopped the test. Still running 60 s of the machine's time later: not stopped.
       const env = await new SafeToolRegistry([runTests.runTestsTool(dir, { timeoutMs: 60_000 })]).dispatch(call({ module: "env" }), { root: dir });
       rule(/KEY=undefined TOKEN=undefined/.test(resultText(env)) && !/canary/.test(resultText(env)), "child-env", `the tests saw the agent's key or token: ${clip(resultText(env), 200)}. Run them through s07's safe runner (its environment comes from an allow list).`);
       const registry = new SafeToolRegistry([runTests.runTestsTool(dir, { timeoutMs: 1_500 })]);
-      const got = await onTestClock(() => registry.dispatch(call({ module: "hang" }), { root: dir }), { limit: 3_000, step: 100, grace: 20_000 });
-      rule(!("late" in got), "tool-timeout", "a hanging test was still running 20 s after run_tests' timeout (1.5 s) had passed on the test's clock: give s07's runSafeBash the tool's timeoutMs, so it stops the run.");
+      const got = await onTestClock(() => registry.dispatch(call({ module: "hang" }), { root: dir }), { limit: 3_000, grace: 60_000, pace: () => (existsSync(join(dir, "hang-started")) ? 100 : 0) });
+      rule(!("late" in got), "tool-timeout", "a hanging test was still running 60 s after run_tests' timeout (1.5 s) had passed on the test's clock: give s07's runSafeBash the tool's timeoutMs, so it stops the run.");
       const hang = (got as { value: Anthropic.ToolResultBlockParam }).value;
       rule(hang.is_error === true && /timed out after 1.5 s/.test(resultText(hang)), "tool-timeout", `a hanging test was not stopped at run_tests' timeout: ${clip(resultText(hang), 200)}`);
     } finally {
@@ -356,7 +358,7 @@ describe("s12 run_tests: a fixed command, a checked name, no approval", () => {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
     }
-  });
+  }, 240_000); // the check itself bounds its waits (60 s of the machine's time at most)
 
   it("bash still asks before a command that is not read-only: refused, it does not run", async () => {
     const dir = sample();
