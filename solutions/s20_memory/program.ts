@@ -43,17 +43,23 @@ export function budgetFlag(argv: readonly string[]): { policy?: ClearPolicy | fa
   return { policy: Number(value) === 0 ? false : { ...DEFAULT_POLICY, budget: Number(value) }, rest };
 }
 
-/** The whole program: flags in, exit code and transcript out (tests pass their own model). */
-export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSignal } = {}): Promise<RunResult> {
-  let flag: ReturnType<typeof budgetFlag>;
+/** --context-budget as the loop options it sets and the rest of argv; a bad value is said in one line: null (exit 2). */
+export function contextEditingFlag(argv: readonly string[]): { editing: { contextEditing?: ClearPolicy | false }; rest: string[] } | null {
   try {
-    flag = budgetFlag(argv);
+    const flag = budgetFlag(argv);
+    return { editing: flag.policy === undefined ? {} : { contextEditing: flag.policy }, rest: flag.rest };
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     say(red(e.message));
-    return { exitCode: 2, history: [] };
+    return null;
   }
-  const editing = flag.policy === undefined ? {} : { contextEditing: flag.policy };
+}
+
+/** The whole program: flags in, exit code and transcript out (tests pass their own model). */
+export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSignal } = {}): Promise<RunResult> {
+  const flag = contextEditingFlag(argv);
+  if (!flag) return { exitCode: 2, history: [] };
+  const { editing } = flag;
   return permissionsProgram(flag.rest, deps, {
     runAgent: (llm, history, opts) => runAgent(llm, history, { ...opts, ...editing }),
     lesson: "s20_memory",

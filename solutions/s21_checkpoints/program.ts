@@ -8,14 +8,13 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
 import { runMain } from "../../runtime/lesson.ts";
-import { printTurnEnd, red, say, yellow } from "../../runtime/print.ts";
+import { printTurnEnd, say, yellow } from "../../runtime/print.ts";
 import { Repl } from "../../solutions/s10_conversation/repl.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import type { RunResult } from "../../solutions/s12_guarded_agent/program.ts";
 import { run as permissionsProgram } from "../../solutions/s18_permissions/program.ts";
 import { loadHooks } from "../../solutions/s19_hooks/hooks.ts";
-import { MEMORY_USAGE, budgetFlag } from "../../solutions/s20_memory/program.ts";
-import { UsageError } from "../../solutions/s12_guarded_agent/cli.ts";
+import { MEMORY_USAGE, contextEditingFlag } from "../../solutions/s20_memory/program.ts";
 import { describeRewind, rewind, RewindError, runAgent, runIdOf, timelineOf, type RewindWhat, type RunOptions } from "./agent.ts";
 
 export const REWIND_HELP = "/rewind [n [code|conversation|both]]  list the checkpoints, or go back to checkpoint n (default: both)";
@@ -79,15 +78,9 @@ export const createRepl = (
 
 /** s20's program around a loop built on s21's (s22 passes its own): --context-budget, /rewind in the conversation. */
 export async function checkpointsProgram(argv: string[], deps: { llm?: Llm; signal?: AbortSignal }, later: { runAgent: typeof runAgent; lesson: string; usage: string }): Promise<RunResult> {
-  let flag: ReturnType<typeof budgetFlag>;
-  try {
-    flag = budgetFlag(argv); // s20's --context-budget
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    say(red(e.message));
-    return { exitCode: 2, history: [] };
-  }
-  const editing = flag.policy === undefined ? {} : { contextEditing: flag.policy };
+  const flag = contextEditingFlag(argv); // s20's --context-budget
+  if (!flag) return { exitCode: 2, history: [] };
+  const { editing } = flag;
   return permissionsProgram(flag.rest, deps, {
     runAgent: (llm, history, opts) => later.runAgent(llm, history, { ...opts, ...editing }),
     lesson: later.lesson,
