@@ -105,11 +105,10 @@ const LISTED: Lesson[] = [
     entry: "agent.ts",
     hints: [
       "Where in the loop does history end with every tool_use answered? Is that the safest place to stop? " +
-        "Which usage fields does input_tokens leave out? " +
-        "Are { path, pattern } and { pattern, path } the same call? And a request already sent: how do you stop it?",
+        "Which limit must be checked first, so that a run past its deadline says so rather than \"max turns\"? " +
+        "When the model repeats a call, its turn holds tool_use blocks: what must history hold before you return?",
       "RunGuards.check: const why = this.run.why(); if (why) return this.halted(why); if (this.turns >= this.limits.maxTurns) return this.stop(\"max_turns\", …); if (this.used >= this.limits.tokenBudget) return this.stop(\"token_budget\", …); return null. " +
-        "In the loop's catch: const halted = guard.halted(); if (halted) return halted; throw e. Repeated: answerNotRun(history, response, `the run stopped: ${repeated.detail}`) before return repeated. " +
-        "tokensOf adds the four usage fields (?? 0); callKey sorts keys at every depth before JSON.stringify.",
+        "Repeated: answerNotRun(history, response, `the run stopped: ${repeated.detail}`) before return repeated.",
     ],
   },
   {
@@ -120,11 +119,8 @@ const LISTED: Lesson[] = [
     entry: "agent.ts",
     hints: [
       "Does \"a/../../x\" contain the word \"..\" where a string check looks for it? What does realpath say about a symlink, or a file that does not exist yet? " +
-        "When bash starts `sleep 30 &`, whose child is sleep, and what does killing bash do to it? Which variables does a shell really need? " +
-        "Why is it safer to list what is allowed than what is forbidden?",
-      "Workspace.resolve: const lexical = resolve(this.root, path); const real = realLocation(lexical); if (!isInside(this.root, real)) throw this.outside(path); return real. " +
-        "safe-bash: childEnv keeps names matching PASSED and not SECRET (the process group and the sandbox are the runtime's spawnTool). " +
-        "classify: for each [name, ...args] of parsed.stages: no READ_ONLY[name] → not read-only; args.find(a => leavesWorkspace(a, root)) → not; READ_ONLY[name](args) → not; else read-only.",
+        "Is \"/ws-evil\" inside \"/ws\" because it starts with the same letters? Which of the two paths do you check, the one you were given or the one the file system reports?",
+      "Workspace.resolve: const lexical = resolve(this.root, path); const real = realLocation(lexical); if (!isInside(this.root, real)) throw this.outside(path); return real.",
     ],
   },
   {
@@ -135,11 +131,9 @@ const LISTED: Lesson[] = [
     entry: "agent.ts",
     hints: [
       "Which stream event says a tool call's input is complete? Can you JSON.parse a partial_json piece on its own? " +
-        "When may a read-only call start before the message ends without changing what any other call sees? " +
-        "What should history hold when the stream is aborted halfway?",
+        "Which events carry text, and which carry a tool call's input? Where does the whole Message come from once the stream ends?",
       "streamTurn: const stream = client.messages.stream(params, signal ? { signal } : {}); stream.on(\"streamEvent\", (event) => …): content_block_start of tool_use → open.set(index, { block, json: \"\" }); " +
-        "text_delta → handlers.onText(delta.text); input_json_delta → open.get(index).json += partial_json; content_block_stop → parseInput(json) → handlers.onToolUse({ ...block, input }). Return await stream.finalMessage(). " +
-        "EarlyStart.notice: if (this.onlyReadsSoFar && this.registry.get(call.name)?.readOnly) this.started.set(call.id, { input: JSON.stringify(call.input), result: this.registry.dispatch(call, this.ctx) }); else this.onlyReadsSoFar = false.",
+        "text_delta → handlers.onText(delta.text); input_json_delta → open.get(index).json += partial_json; content_block_stop → parseInput(json) → handlers.onToolUse({ ...block, input }). Return await stream.finalMessage().",
     ],
   },
   {
@@ -150,11 +144,9 @@ const LISTED: Lesson[] = [
     entry: "agent.ts",
     hints: [
       "Where in the loop does a response arrive, and where does the run end (count the returns)? Which one place could every ending pass through? " +
-        "Is a run's cost the cost of its last turn, or of all of them? " +
-        "For the table: how do you know an assistant message's stop_reason, when the message itself does not carry it?",
+        "Is a run's cost the cost of its last turn, or of all of them?",
       "RunEvents.think: const usage = turnUsage(this.model, message.usage); this.totals = addTurn(this.totals, usage); this.emit({ type: \"think\", turn: this.turn(), message, usage, ms: Date.now() - asked }). " +
-        "RunEvents.stop: this.emit({ type: \"stop\", turn: this.turn(), outcome, totals: this.totals, ms: Date.now() - this.startedAt }); return outcome. " +
-        "messageTable: messages.map((m, i) => `[${i}] ${m.role.padEnd(10)} ` + (text → quote(text) | blocks.map(b => describeBlock(b, blocks.length === 1)).join(\" + \")), then for assistant lines the response with sameContent, padEnd(72) + ` stop_reason: …`).",
+        "RunEvents.stop: this.emit({ type: \"stop\", turn: this.turn(), outcome, totals: this.totals, ms: Date.now() - this.startedAt }); return outcome.",
     ],
   },
   {
@@ -180,12 +172,10 @@ const LISTED: Lesson[] = [
     idea: "The SDK's retries configured (429 with retry-after, 5xx, 529); a stream broken mid-way retried by the loop; prompt too long and a full context window answered by compaction that keeps every tool_use/tool_result pair whole; max_tokens continuation.",
     entry: "agent.ts",
     hints: [
-      "Which failures does the SDK already retry, and which happen after the response began? When a stream breaks, has anything been appended to the history? " +
-        "If you drop the oldest messages, which cut points can never leave a tool_result without its tool_use (or the reverse)? " +
-        "When the answer is cut off in its text, what does the model need to see to go on?",
-      "cutPoints: every index i >= 2 with messages[i].role === \"assistant\". retryTurn: for (let attempt = 1; ; attempt++) { try { return await send() } catch (e) { if (attempt > retries || !isStreamBreak(e, opts.signal)) throw e; await opts.onRetry?.(attempt, e); await sleep((opts.delayMs ?? 250) * 2 ** (attempt - 1)) } }. " +
-        "Loop: isPromptTooLong(e) → if (recovery.compact(windowOf(e))) continue; else return events.stop(guard.stop(\"prompt_too_long\", …)). " +
-        "max_tokens with a text last block (recovery.canContinue): appendResponse(history, response); history.push({ role: \"user\", content: CONTINUE_PROMPT }); recovery.continuations++; continue.",
+      "If you drop the oldest messages, which cut points can never leave a tool_result without its tool_use (or the reverse)? " +
+        "Once compacted, which turn do you ask again: the one that failed, or the next? And when no compaction is left?",
+      "cutPoints: every index i >= 2 with messages[i].role === \"assistant\". " +
+        "Loop: isPromptTooLong(e) → if (recovery.compact(windowOf(e))) continue; else return events.stop(guard.stop(\"prompt_too_long\", …)).",
     ],
   },
   {
@@ -241,11 +231,8 @@ const LISTED: Lesson[] = [
     entry: "agent.ts",
     hints: [
       "What should the child see of the parent's conversation, and what should the parent see of the child's? If a child's tool_use reached the parent's history, what would the API say? " +
-        "Who pays for a child's tokens, and when should the parent learn of them: at the end, or as they are spent? " +
-        "What stops an agent that always delegates from delegating forever?",
-      "In agent.ts's hooks: const spend = (n) => { guard.used += n; opts.onTokens?.(n) }; counted: (response) => opts.onTokens?.(tokensOf(response.usage)); " +
-        "the tools hook adds the task tool only when depth < maxDepth: return depth < maxDepth ? withTool(own, task) : own. " +
-        "In taskTool's run: refuse tools not in the parent's read-only ones; runChild([{ role: \"user\", content: prompt }], { registry: subset, guards: { ...CHILD_GUARDS, tokenBudget: share }, signal: ctx.signal, depth: depth + 1, onTokens }); " +
+        "If the child throws, or stops on a guard, what should the parent's tool_result say, and with which flag?",
+      "In taskTool's run: runChild([{ role: \"user\", content: prompt }], { registry: subset, guards: { ...CHILD_GUARDS, tokenBudget: share }, signal: ctx.signal, depth: depth + 1, onTokens }); " +
         "a child whose outcome is not done → throw new ToolError(`… did not finish: ${describeOutcome(outcome)}`); else return its final text.",
     ],
   },

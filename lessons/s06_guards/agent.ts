@@ -9,7 +9,9 @@
  * to the API again (to resume, or to ask why).
  *
  * Run: npm run lesson s06 ["your task"]    Check: npm run check s06
- * Your work is here (the loop) and in guards.ts (tokensOf, callKey, RunGuards.check).
+ * Your work, one idea (stop cleanly): guards.ts's RunGuards.check (the limits checked before each
+ * request) and, here, the stop on a repeated call. The rest is given and explained on the page:
+ * the token count (tokensOf), the call key (callKey) and the aborted request below.
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Clock } from "../../runtime/clock.ts";
@@ -77,10 +79,10 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
         { signal: guard.signal },
       );
     } catch (e) {
-      // TODO: if the run's signal aborted the request in flight (guard.halted() is not null), return
-      //       that outcome: nothing was added to history. Any other error is not ours: throw it.
-      void e; // (delete this line when you use it)
-      return todo("s06 runAgent: an aborted request ends the run with guard.halted()");
+      // The deadline (or the caller) aborted the request in flight: nothing was added to history.
+      const halted = guard.halted();
+      if (halted) return halted;
+      throw e;
     }
     guard.count(response);
 

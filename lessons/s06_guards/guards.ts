@@ -41,21 +41,26 @@ export type GuardedOutcome = Outcome<ModelStop | GuardStop>;
  * is billed and fills the context all the same: add cache reads and cache writes (they may be null).
  */
 export function tokensOf(usage: Anthropic.Usage): number {
-  // TODO: add up input_tokens, output_tokens, cache_read_input_tokens and
-  //       cache_creation_input_tokens (the last two may be null: count them as 0).
-  void usage; // (delete this line when you use it)
-  return todo("s06 tokensOf: every token a response cost, cache reads and writes included");
+  return usage.input_tokens + usage.output_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
 }
 // #endregion tokens
 
 // #region repeats
+/** The same value whatever the order of object keys, at any depth. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
+  return value;
+}
+
 /** A call's identity: its tool name and its input, with keys sorted. */
 export function callKey(call: Pick<Anthropic.ToolUseBlock, "name" | "input">): string {
-  // TODO: return the name and the input as one string, such that { path: ".", pattern: "x" } and
-  //       { pattern: "x", path: "." } give the same key: sort object keys, at every depth, before
-  //       JSON.stringify (arrays keep their order).
-  void call; // (delete this line when you use it)
-  return todo("s06 callKey: the same key for the same call, whatever the order of its keys");
+  return `${call.name} ${JSON.stringify(canonical(call.input))}`;
 }
 
 /** Counts identical calls over a run. */

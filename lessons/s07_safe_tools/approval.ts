@@ -10,7 +10,6 @@
  */
 import { createInterface } from "node:readline/promises";
 import { approvalQuestion, shownCommand } from "../../runtime/terminal-text.ts";
-import { todo } from "../../runtime/lesson.ts";
 import { leavesWorkspace, words } from "./command-words.ts";
 import { READ_ONLY } from "./read-only.ts";
 
@@ -21,11 +20,15 @@ export type Verdict = { readOnly: true } | { readOnly: false; reason: string };
 export function classify(command: string, root?: string): Verdict {
   const parsed = words(command);
   if ("reason" in parsed) return { readOnly: false, reason: parsed.reason };
-  // TODO: for every pipeline stage [name, ...args] of parsed.stages, the command is NOT read-only
-  //       (say why in `reason`) when: `name` is not a key of READ_ONLY; or an argument
-  //       `leavesWorkspace(arg, root)`; or READ_ONLY[name](args) returns a reason. Otherwise it is.
-  void leavesWorkspace;
-  return todo("s07 classify: decide from the parsed stages whether the command only reads");
+  for (const [name = "", ...args] of parsed.stages) {
+    const check = READ_ONLY[name];
+    if (!check) return { readOnly: false, reason: `${name} is not on the read-only list` };
+    const outside = args.find((a) => leavesWorkspace(a, root));
+    if (outside !== undefined) return { readOnly: false, reason: `${outside} reaches outside the workspace` };
+    const bad = check(args);
+    if (bad) return { readOnly: false, reason: bad };
+  }
+  return { readOnly: true };
 }
 // #endregion classify
 

@@ -12,7 +12,6 @@
  * has bubblewrap, runs it in an OS sandbox: the checks of this lesson are the first layer, the
  * kernel is the boundary.
  */
-import { todo } from "../../runtime/lesson.ts";
 import { killNote, spawnTool } from "../../runtime/tools/sandbox.ts";
 
 export interface SafeBashOptions {
@@ -57,9 +56,10 @@ const SECRET = /(^ANTHROPIC_|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|CO
  * ANTHROPIC_API_KEY, GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY… are simply never copied.
  */
 export function childEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  // TODO: copy only the variables whose name matches PASSED and does not match SECRET.
-  void env;
-  return todo("s07 childEnv: pass an allow list of variables, never a key or a token");
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env))
+    if (value !== undefined && PASSED.test(name) && !SECRET.test(name)) out[name] = value;
+  return out;
 }
 // #endregion env
 

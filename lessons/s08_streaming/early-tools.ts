@@ -16,7 +16,6 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { runTools } from "../../solutions/s03_parallel_tools/run-tools.ts";
 import type { StreamHandlers } from "./stream-turn.ts";
-import { todo } from "../../runtime/lesson.ts";
 
 // #region early
 export class EarlyStart {
@@ -36,13 +35,9 @@ export class EarlyStart {
 
   /** Called by the stream for each complete tool call, in order. */
   notice(call: Anthropic.ToolUseBlock): void {
-    // TODO: when the call's tool is read-only (this.registry.get(call.name)?.readOnly) and every call
-    //       noticed before it was too (this.onlyReadsSoFar), start it NOW: store
-    //       { input: JSON.stringify(call.input), result: this.registry.dispatch(call, this.ctx) }
-    //       in this.started under call.id. Otherwise set this.onlyReadsSoFar = false: from here on,
-    //       nothing in this message starts early.
-    void call;
-    todo("s08 EarlyStart.notice: start read-only calls while the message is still streaming");
+    if (this.onlyReadsSoFar && this.registry.get(call.name)?.readOnly)
+      this.started.set(call.id, { input: JSON.stringify(call.input), result: this.registry.dispatch(call, this.ctx) });
+    else this.onlyReadsSoFar = false;
   }
 
   /** The stream's handlers: the caller's own, and every complete call noticed here as well. */

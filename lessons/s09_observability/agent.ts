@@ -9,7 +9,7 @@
  * (jsonl.ts), the message table `[0] user … [n] assistant` (trace.ts, --trace), a test.
  *
  * Run: npm run lesson s09 -- [--verbose] [--trace] [--yes] ["your task"]    Check: npm run check s09
- * Your work is in events.ts (RunEvents.think, RunEvents.stop) and trace.ts (messageTable).
+ * Your work is in events.ts (RunEvents.think, RunEvents.stop); trace.ts (messageTable) is given.
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";

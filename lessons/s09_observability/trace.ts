@@ -7,7 +7,6 @@
  *   [2] user       tool_result(tool_use_id=toolu_…)
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import { todo } from "../../runtime/lesson.ts";
 
 type Block = Anthropic.ContentBlockParam | Anthropic.ContentBlock;
 
@@ -38,17 +37,19 @@ export function describeBlock(b: Block, alone: boolean): string {
  * The table. `responses` (the model's answers, in order) add each assistant line's stop_reason.
  */
 export function messageTable(messages: readonly Anthropic.MessageParam[], responses: readonly Anthropic.Message[] = []): string[] {
-  // TODO: one line per message: `[i] ` + the role padded to 10 + " ", then
-  //       - a string content, or a user message that is one text block: the text, quote()d;
-  //       - otherwise each block through describeBlock(block, alone) joined with " + "
-  //         (alone: the message has just that one block);
-  //       - for an assistant message, find its response (same content: sameContent; the latest
-  //         such response, as one cut off and asked again may have the same content) and end the
-  //         line, padded to 72, with " stop_reason: <its stop_reason>".
-  void messages;
-  void responses;
-  void sameContent;
-  return todo("s09 messageTable: one line per message, as in the table above");
+  return messages.map((m, i) => {
+    const head = `[${i}] ${m.role.padEnd(10)} `;
+    if (typeof m.content === "string") return head + quote(m.content);
+    const blocks = m.content as Block[];
+    const body =
+      m.role === "user" && blocks.length === 1 && blocks[0]!.type === "text"
+        ? quote(blocks[0]!.text)
+        : blocks.map((b) => describeBlock(b, blocks.length === 1)).join(" + ");
+    // The latest response with this content: one cut off and asked again may have the same content.
+    const response = m.role === "assistant" ? responses.findLast((r) => r.content === m.content || sameContent(r.content, blocks)) : undefined;
+    const stop = response ? `stop_reason: ${response.stop_reason}` : "";
+    return stop ? `${(head + body).padEnd(72)} ${stop}` : head + body;
+  });
 }
 // #endregion table
 

@@ -125,10 +125,11 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
     // never run it, ask again with a larger limit. A cut-off text is kept, and the model continues it.
     if (response.stop_reason === "max_tokens") {
       if (recovery.canContinue(response)) {
-        // TODO: keep the cut-off text (appendResponse), then ask for the rest with a user message whose
-        //       content is CONTINUE_PROMPT; count it in `recovery.continuations` and `continue` the loop.
-        void [appendResponse, CONTINUE_PROMPT];
-        return todo("s11 loop: an answer cut off by max_tokens → keep it and ask the model to continue");
+        recovery.continuations++;
+        appendResponse(history, response);
+        history.push({ role: "user", content: CONTINUE_PROMPT });
+        say(dim(`  answer cut off by max_tokens: asking the model to continue (${recovery.continuations})`));
+        continue;
       }
       if (recovery.raiseLimit(response)) continue;
     }

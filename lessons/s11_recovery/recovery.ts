@@ -14,7 +14,6 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { dim, say } from "../../runtime/print.ts";
 import { compactInPlace, estimateMessages } from "./compact.ts";
-import { todo } from "../../runtime/lesson.ts";
 
 // #region retries
 /** The client's retry settings for this lesson (passed to `new Anthropic({...})` / selectModel). */
@@ -62,11 +61,16 @@ export async function retryTurn<T>(
   send: () => Promise<T>,
   opts: { retries?: number; signal?: AbortSignal; onRetry?: (attempt: number, error: unknown) => void | Promise<void>; delayMs?: number } = {},
 ): Promise<T> {
-  // TODO: call `send()`; when it throws a stream break (isStreamBreak(e, opts.signal)) and retries
-  //       are left, await opts.onRetry?.(attempt, e), wait (opts.delayMs ?? 250) * 2 ** (attempt - 1) ms,
-  //       and send again. Any other error (a 400, an abort) or the last failure: throw it.
-  void send;
-  return todo("s11 retryTurn: send the turn again after a broken stream");
+  const retries = opts.retries ?? DEFAULT_RECOVERY.streamRetries;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await send();
+    } catch (e) {
+      if (attempt >= retries || !isStreamBreak(e, opts.signal)) throw e;
+      await opts.onRetry?.(attempt + 1, e);
+      await new Promise((r) => setTimeout(r, (opts.delayMs ?? 250) * 2 ** attempt));
+    }
+  }
 }
 // #endregion retry-turn
 

@@ -11,12 +11,13 @@
  * the task tool, `counted` passes every response's tokens up to the parent.
  *
  * Run: npm run lesson s15 ["your task"]    Check: npm run check s15
- * Your work is here (the budget a child spends, the depth) and in task-tool.ts (the child's run).
+ * Your work, one idea (delegation), is in task-tool.ts: run the child on its own fresh history and
+ * return only its final answer. This file is given: the budget a child spends, the depth limit.
  */
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
-import { lesson, todo, transcriptOf } from "../../runtime/lesson.ts";
+import { lesson, transcriptOf } from "../../runtime/lesson.ts";
 import { dim, say } from "../../runtime/print.ts";
 import { S15_TASK, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
 import { describeOutcome } from "../../solutions/s05_stop_reasons/outcome.ts";
@@ -50,24 +51,16 @@ export const delegating =
       const depth = opts.depth ?? 0;
       const maxDepth = opts.maxDepth ?? MAX_DEPTH;
       // A child's tokens count here as they are spent, and go on up to this agent's own parent.
-      const spend = (n: number): void => {
-        // TODO: a child spent n tokens: they count in this agent's budget (guard.used), and go on up
-        //       to this agent's own parent (opts.onTokens), as they are spent.
-        todo(`s15 spend: count a child's ${n} tokens here and in the parent's budget`);
+      const spend = (n: number) => {
+        guard.used += n;
+        opts.onTokens?.(n);
       };
       const onChild = opts.onChild ? { onChild: opts.onChild } : {};
       const task = taskTool({ parent: own, guard, depth, spend, ...onChild, runChild: (h, child) => runAgent(llm, h, { root, maxDepth, cache: opts.cache ?? true, ...onChild, ...child }) });
-      // TODO: the task tool only while depth < maxDepth (an agent at maxDepth cannot delegate).
-      void [task, maxDepth, withTool]; // (delete this line when you use them)
-      return todo(`s15 runAgent: the tools of an agent at depth ${depth}, with the task tool when it may still delegate`);
+      return depth < maxDepth ? withTool(own, task) : own;
     },
     // NEW: this agent's own responses, passed up to its parent's budget (cache tokens included).
-    counted: (response) => {
-      // TODO: pass this response's tokens (tokensOf, cache included) up through opts.onTokens: a
-      //       child's spending counts in its parent's budget.
-      void tokensOf; // (delete this line when you use it)
-      todo(`s15 counted: pass this response's ${response.usage.output_tokens} output tokens (and the rest) up to the parent's budget`);
-    },
+    counted: (response) => opts.onTokens?.(tokensOf(response.usage)),
   });
 
 /** s14's loop, delegating. `history` grows in place; returns how the run ended. */

@@ -93,10 +93,11 @@ export function taskTool(opts: TaskToolOptions): CheckedTool {
     readOnly: true,
     timeoutMs: 10 * 60_000,
     run: async ({ description, prompt, tools }, ctx) => {
-      // TODO: a child never gets more than its parent: `tools` (default: readOnly, all of them)
-      //       may only name the parent's read-only tools. Any other name: throw a ToolError that
-      //       says which tools it may have, and that nothing was run.
-      const asked: string[] = todo(`s15 task: check the tools asked for (${JSON.stringify(tools ?? readOnly)}) against the parent's read-only ones`);
+      // A child never gets more than its parent: read-only tools the parent has, nothing else.
+      const asked = tools ?? readOnly;
+      const refused = asked.filter((t) => !readOnly.includes(t));
+      if (refused.length > 0)
+        throw new ToolError(`a subagent may only have read-only tools you have (${readOnly.join(", ")}), not ${refused.join(", ")}. Nothing was run.`);
       // Its budget: a share of what the parent has left, minus what running children may still spend.
       const outstanding = [...running.values()].reduce((n, r) => n + Math.max(0, r.share - r.spent), 0);
       const left = opts.guard.limits.tokenBudget - opts.guard.used - outstanding;
