@@ -1,5 +1,5 @@
 /**
- * npm run test:all [-- --no-build] [--sample]
+ * npm run test:all [-- --no-build] [--sample] [--no-learner]
  *
  * Everything `npm test` runs, and what it leaves out to stay near a minute:
  *   1. vitest, both projects (vitest.config.ts): the learner's suite, plus the course command
@@ -8,6 +8,7 @@
  *   3. `npm run test:e2e`: the docs site in a browser (it builds the site first; `--no-build`
  *      uses the build already in docs/.vitepress/dist, as CI does after `npm run docs:build`)
  *
+ * `--no-learner` (CI, which has just run `npm test`) runs only vitest's "extended" project in step 1.
  * `--sample` (CI) grades verify's patches on a fixed sample (`npm run verify -- --sample`): every
  * other check of verify still runs on every lesson; `npm run verify` alone grades every patch.
  *
@@ -19,13 +20,15 @@ import { bold, green, red } from "../runtime/print.ts";
 import { strictArgsOrExit } from "./lib/args.ts";
 import { ROOT } from "./lib/paths.ts";
 
-const { values } = strictArgsOrExit({ command: "npm run test:all", usage: "[-- --no-build] [--sample]", options: { "no-build": { type: "boolean" }, sample: { type: "boolean" } } });
+const { values } = strictArgsOrExit({ command: "npm run test:all", usage: "[-- --no-build] [--sample] [--no-learner]", options: { "no-build": { type: "boolean" }, sample: { type: "boolean" }, "no-learner": { type: "boolean" } } });
 
 const node = (args: string[]) => spawnSync(process.execPath, args, { cwd: ROOT, stdio: "inherit" }).status ?? 1;
 const tsx = (file: string, args: string[] = []) => node(["--import", "tsx", join(ROOT, file), ...args]);
 
 const steps: [string, () => number][] = [
-  ["vitest (both projects: learner and extended)", () => node([join(ROOT, "node_modules/vitest/vitest.mjs"), "run"])],
+  values["no-learner"]
+    ? ["vitest (the extended project; the learner's ran as npm test)", () => node([join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--project", "extended"])]
+    : ["vitest (both projects: learner and extended)", () => node([join(ROOT, "node_modules/vitest/vitest.mjs"), "run"])],
   ["verify (exercises fail, solutions pass, mutants caught)", () => tsx("scripts/course.ts", ["verify", ...(values.sample ? ["--sample"] : [])])],
   ["test:e2e (the docs site in a browser)", () => tsx("tests/e2e/run.ts", values["no-build"] ? ["--no-build"] : [])],
 ];
@@ -33,7 +36,9 @@ const steps: [string, () => number][] = [
 const failed: string[] = [];
 for (const [name, run] of steps) {
   console.log(bold(`\n== test:all · ${name}`));
+  const started = Date.now();
   if (run() !== 0) failed.push(name);
+  console.log(`== test:all · ${name}: ${Math.round((Date.now() - started) / 1000)} s`);
 }
 console.log("");
 if (failed.length > 0) {
