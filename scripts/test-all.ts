@@ -2,13 +2,14 @@
  * npm run test:all [-- --no-build] [--sample] [--no-learner]
  *
  * Everything `npm test` runs, and what it leaves out to stay near a minute:
- *   1. vitest, both projects (vitest.config.ts): the learner's suite, plus the course command
- *      line, the reliability samples, the mutants, the offline model as a process, the appendix
+ *   1. vitest, both projects (vitest.config.ts), one after the other: the learner's suite, then the
+ *      course command line, the reliability samples, the mutants, the offline model as a process,
+ *      the appendix
  *   2. `npm run verify`: every pristine exercise fails, every solution passes, every mutant caught
  *   3. `npm run test:e2e`: the docs site in a browser (it builds the site first; `--no-build`
  *      uses the build already in docs/.vitepress/dist, as CI does after `npm run docs:build`)
  *
- * `--no-learner` (CI, which has just run `npm test`) runs only vitest's "extended" project in step 1.
+ * `--no-learner` (CI, which has just run `npm test`) leaves out the learner's project.
  * `--sample` (CI) grades verify's patches on a fixed sample (`npm run verify -- --sample`): every
  * other check of verify still runs on every lesson; `npm run verify` alone grades every patch.
  *
@@ -23,12 +24,14 @@ import { ROOT } from "./lib/paths.ts";
 const { values } = strictArgsOrExit({ command: "npm run test:all", usage: "[-- --no-build] [--sample] [--no-learner]", options: { "no-build": { type: "boolean" }, sample: { type: "boolean" }, "no-learner": { type: "boolean" } } });
 
 const node = (args: string[]) => spawnSync(process.execPath, args, { cwd: ROOT, stdio: "inherit" }).status ?? 1;
+const vitest = (project: string) => node([join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--project", project]);
 const tsx = (file: string, args: string[] = []) => node(["--import", "tsx", join(ROOT, file), ...args]);
 
 const steps: [string, () => number][] = [
-  values["no-learner"]
-    ? ["vitest (the extended project; the learner's ran as npm test)", () => node([join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--project", "extended"])]
-    : ["vitest (both projects: learner and extended)", () => node([join(ROOT, "node_modules/vitest/vitest.mjs"), "run"])],
+  // Each project in a vitest of its own: the learner's global setup gives its run a temp folder
+  // and fails on what is left in it (tests/leftovers.setup.ts), which must not span the other.
+  ...(values["no-learner"] ? [] : [["vitest: the learner's project (npm test)", () => vitest("learner")] as [string, () => number]]),
+  ["vitest: the extended project", () => vitest("extended")],
   ["verify (exercises fail, solutions pass, mutants caught)", () => tsx("scripts/course.ts", ["verify", ...(values.sample ? ["--sample"] : [])])],
   ["test:e2e (the docs site in a browser)", () => tsx("tests/e2e/run.ts", values["no-build"] ? ["--no-build"] : [])],
 ];

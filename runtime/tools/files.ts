@@ -364,11 +364,15 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/** sweepOrphanScratch, once per process: before the first scratch folder it makes. */
+export function sweepOrphanScratchOnce(): void {
+  if (swept) return;
+  swept = true;
+  sweepOrphanScratch();
+}
+
 async function scratchDir(prefix: string): Promise<string> {
-  if (!swept) {
-    swept = true;
-    sweepOrphanScratch();
-  }
+  sweepOrphanScratchOnce();
   const dir = await mkdtemp(join(tmpdir(), `${prefix}scratch.${process.pid}.`));
   if (scratchMade.size === 0) process.once("exit", removeScratch);
   scratchMade.add(dir);

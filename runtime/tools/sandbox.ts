@@ -36,6 +36,7 @@ import { SurveyError, surveyWorkspace } from "./secrets.ts";
 import { COURSE_ROOT } from "../env.ts";
 import { track } from "./live.ts";
 import { plantedBinds } from "./planted.ts";
+import { sweepOrphanScratchOnce } from "./files.ts";
 
 // #region env
 /** The only variables a tool process may inherit (by name); everything else stays in the agent. */
@@ -272,8 +273,11 @@ function hide(path: string): string[] {
 let hostsFile: string | undefined;
 function sandboxHosts(): string {
   if (hostsFile && existsSync(hostsFile)) return hostsFile;
-  const dir = mkdtempSync(join(tmpdir(), "course-sandbox-etc-"));
-  // Made once per process and removed when it exits: a run leaves nothing in the temp folder.
+  // Made once per process and removed when it exits: a run leaves nothing in the temp folder. A
+  // process killed before its exit handler ran leaves it; its name carries the pid, so the next
+  // process removes it (sweepOrphanScratch).
+  sweepOrphanScratchOnce();
+  const dir = mkdtempSync(join(tmpdir(), `course-sandbox-etc.scratch.${process.pid}.`));
   process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
   hostsFile = join(dir, "hosts");
   writeFileSync(hostsFile, "127.0.0.1 localhost\n::1 localhost\n", { mode: 0o444 });

@@ -3,7 +3,7 @@
  * ToolErrors for what the model can fix; edit_file replaces exactly one exact occurrence.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { readFile as fsReadFile, link, mkdtemp, rm, symlink, writeFile as fsWriteFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -188,6 +188,20 @@ describe("scratch workspaces", () => {
     expect(existsSync(first), `the second process's first scratch folder should have removed the first's, killed (${first})`).toBe(false);
     sweepOrphanScratch();
     expect(existsSync(second), "and the last one goes at the next sweep").toBe(false);
+  });
+
+  it("the sandbox's own folder (its /etc/hosts) of a killed process is swept the same way", async () => {
+    // The child builds sandbox arguments (which makes the folder once per process) and is killed.
+    const tmp = await mkdtemp(join(tmpdir(), "files-test-sandbox-tmp-"));
+    roots.push(tmp);
+    const sandbox = join(import.meta.dirname, "../../runtime/tools/sandbox.ts");
+    const code = `const { bwrapArgs } = await import(${JSON.stringify(sandbox)}); bwrapArgs(process.env.TMPDIR); process.kill(process.pid, "SIGKILL");`;
+    spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { encoding: "utf8", env: { ...process.env, TMPDIR: tmp } });
+    const left = readdirSync(tmp).filter((n) => n.startsWith("course-sandbox-etc"));
+    if (!existsSync("/etc/hosts")) return; // the folder is made only to hide the host's /etc/hosts
+    expect(left.length, `the killed child should have left its sandbox folder in ${tmp} for this test to mean anything (found: ${readdirSync(tmp).join(", ")})`).toBe(1);
+    sweepOrphanScratch(tmp);
+    expect(readdirSync(tmp).filter((n) => n.startsWith("course-sandbox-etc")), "the sandbox folder of a dead process must be swept").toEqual([]);
   });
 });
 
