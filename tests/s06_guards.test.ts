@@ -266,6 +266,27 @@ describe("s06 guards: each one stops the run, and the transcript can be sent aga
     );
   });
 
+  it("token_budget: a run that has spent exactly its budget makes no more requests", async () => {
+    const one = await run({ history: cachedHistory(), run: { guards: { maxTurns: 1 } } });
+    const budget = tokens(one.responses[0]!.usage);
+    const { outcome, requests } = await run({ history: cachedHistory(), run: { guards: { tokenBudget: budget, maxRepeats: 50, maxTurns: 5 } } });
+    rule(
+      requests === 1 && reason(outcome) === "token_budget",
+      "guard-budget",
+      `the first turn cost ${budget} tokens, exactly the budget of ${budget}, and the loop made ${requests} request(s) and ended ${show(reason(outcome))}: a budget is spent once it is reached (this.used >= tokenBudget), not only once it is passed; stop with "token_budget" before the next request ${GUARDS}.`,
+    );
+  });
+
+  it("the deadline comes first: a run whose deadline passed on its last allowed turn stops with timeout, not max_turns", async () => {
+    const scenario: Scenario = { id: "test-wait", title: "waits", reply: () => ({ content: [text("Waiting."), call("wait", {})] }) };
+    const { outcome } = await run({ scenario, run: { guards: { timeoutMs: 300, maxTurns: 1 } }, within: 120_000 });
+    rule(
+      reason(outcome) === "timeout",
+      "guard-timeout",
+      `the run's one allowed turn ran a tool that the deadline (300 ms) stopped, and the run ended ${show(reason(outcome))}: check the deadline (and the caller's abort) before the turns and the budget, so the outcome names the reason the run really ended ${GUARDS}.`,
+    );
+  });
+
   it("token_budget and max_turns count a response cut off by max_tokens, though it is asked again", async () => {
     const long: Scenario = { id: "test-long-answer", title: "an answer longer than a small max_tokens", reply: () => say(`Here is the whole story. ${"A long sentence of the answer. ".repeat(60)}`) };
     const probe = await run({ scenario: long, run: { maxTokens: 40, guards: { maxTurns: 1 } } });
