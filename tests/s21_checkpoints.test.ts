@@ -200,3 +200,8 @@ describe("s21 the program", () => {
     expect(readFileSync(join(dir, "src", "login.js"), "utf8"), "[final-agent] the default task fixes the lockout").toMatch(/attempts >= MAX_FAILED_ATTEMPTS/);
   });
 });
+
+// The net under the rules: this lesson's loop beside the reference, on its own task and on
+// generated model answers (tests/differential/net.ts).
+import { differentialNet } from "./differential/net.ts";
+differentialNet("s21");
