@@ -345,7 +345,8 @@ const session = async (max: number, cache: boolean, extra: Record<string, unknow
   const history: Anthropic.MessageParam[] = [{ role: "user", content: "Benchmark task: read the log, twenty times." }];
   let stopped = "";
   try {
-    const r = await final.run(llm, history, reader(max), { guards: { maxTurns: 10_000, tokenBudget: 1e12, maxRepeats: 1e6 }, extra });
+    // read_file takes longer than a fuzz tool's 40 ms limit on a busy machine: a read that timed out would be another session.
+    const r = await final.run(llm, history, reader(max), { toolTimeoutMs: 60_000, guards: { maxTurns: 10_000, tokenBudget: 1e12, maxRepeats: 1e6 }, extra });
     if (r.kind === "outcome" && r.status !== "done") stopped = `stopped: ${r.reason}`;
   } catch (e) {
     stopped = `failed: ${(e as Error).message.slice(0, 80)}`;
