@@ -128,7 +128,7 @@ const fmt = (n: number) => String(n);
 const W = {
   en: {
     na: (lesson: string) => `n/a (lesson not present) (${lesson})`,
-    date: (d: string) => `_${d}, \`npm run bench\` (or \`--only context_editing\` / \`--only hook_cost\`):_`,
+    date: (d: string, kind: Part3Kind) => `_${d}, \`npm run bench\` (or \`npm run bench -- --only ${kind}\`):_`,
     ceHead: (agent: string, turns: number, chars: number, cap: number) => `### Context editing (${agent}: ${turns} turns, each reads a file of ${chars} characters, read_file cap ${cap})`,
     ceCols: ["run", "requests", "input tokens, last request", "input tokens, all requests", "cache reads", "cache writes", "cost", "cleared / prefix rewritten", "figure"],
     off: "context editing off (contextEditing: false)",
@@ -148,7 +148,7 @@ const W = {
   },
   zh: {
     na: (lesson: string) => `不适用（这一课尚未加入）（${lesson}）`,
-    date: (d: string) => `_${d}，\`npm run bench\`（或 \`--only context_editing\` / \`--only hook_cost\`）：_`,
+    date: (d: string, kind: Part3Kind) => `_${d}，\`npm run bench\`（或 \`npm run bench -- --only ${kind}\`）：_`,
     ceHead: (agent: string, turns: number, chars: number, cap: number) => `### 上下文编辑（${agent}：${turns} 轮，每轮读取一个 ${chars} 个字符的文件，read_file 上限 ${cap}）`,
     ceCols: ["运行", "请求数", "输入 token（最后一次请求）", "输入 token（全部请求）", "缓存读取", "缓存写入", "成本", "清除 / 前缀重写", "指标"],
     off: "关闭上下文编辑（contextEditing: false）",
@@ -209,7 +209,7 @@ const KEPT = (kind: Part3Kind) => new RegExp(`<!-- ${kind}:figures (\\{.*\\}) --
 function block(kind: Part3Kind, date: string, lines: string[], figures: unknown, lang: Lang): string {
   // A comment must not hold "--": the figures' JSON escapes it.
   const json = JSON.stringify(figures).replace(/--/g, "-\\u002d");
-  return [`<!-- ${kind}:latest:start -->`, "", `<div class="report-block" data-report="${kind}">`, "", W[lang].date(date), "", ...lines, "</div>", "", `<!-- ${kind}:figures ${json} -->`, "", `<!-- ${kind}:latest:end -->`].join("\n");
+  return [`<!-- ${kind}:latest:start -->`, "", `<div class="report-block" data-report="${kind}">`, "", W[lang].date(date, kind), "", ...lines, "</div>", "", `<!-- ${kind}:figures ${json} -->`, "", `<!-- ${kind}:latest:end -->`].join("\n");
 }
 
 /** The page's context editing block, in its language, with the figures it was drawn from. */
