@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --json] [--skip-cycle] [--update-docs] [--only learner_cycle|eval]
+ * npm run bench [-- --json] [--skip-cycle] [--update-docs] [--only learner_cycle|eval|context_editing|hook_cost]
  *
  * What the course's agent costs, measured side by side in one run against the scripted model
  * with set latencies, so the figures are ratios that hold on a noisy machine:
@@ -25,6 +25,12 @@
  *                    with and without its cache breakpoints (cost), s14 and s13 (turns with and
  *                    without the plan): scripts/eval/figures.ts. `--only eval` measures it alone.
  *
+ *   context editing  s20's loop over a 30-turn session, each turn reading a large file: context
+ *                    editing off and at two budgets (input tokens, cache reads and writes, cost)
+ *   hook cost        s19's loop: ms per tool call with no hook, PreToolUse, PreToolUse+PostToolUse,
+ *                    the sandbox on and off (medians over 30 calls per row): scripts/bench/part3.ts.
+ *                    `--only context_editing` / `--only hook_cost` measures one alone.
+ *
  * With --json the last line is one JSON object (see docs/guide/benchmarks.md). A figure whose
  * lesson is not in the course yet prints "n/a (lesson not present)" and is null in the JSON.
  */
@@ -46,7 +52,20 @@ import { planScenario, withDescription, type Plan } from "../reliability/plan.ts
 import { replaceBlock } from "../reliability/report.ts";
 import { benchBlock, renderBench, type BenchFigures } from "./report.ts";
 import { evalBlock, evalSummary, measureEvalFigures, type EvalFigures } from "../eval/figures.ts";
+import { measureContextEditing, measureHookCost } from "./part3.ts";
+import {
+  contextEditingBlock,
+  contextEditingSummary,
+  hookCostBlock,
+  hookCostSummary,
+  renderContextEditing,
+  renderHookCost,
+  type ContextEditingFigures,
+  type HookCostFigures,
+} from "./part3-report.ts";
 
+const ONLY = ["learner_cycle", "eval", "context_editing", "hook_cost"] as const;
+const USAGE = `usage: npm run bench -- [--json] [--skip-cycle] [--update-docs] [--only ${ONLY.join("|")}]`;
 let values;
 try {
   ({ values } = parseArgs({
@@ -58,18 +77,18 @@ try {
     },
   }));
 } catch (e) {
-  console.error(`${(e as Error).message}\nusage: npm run bench -- [--json] [--skip-cycle] [--update-docs] [--only learner_cycle|eval]`);
+  console.error(`${(e as Error).message}\n${USAGE}`);
   process.exit(2);
 }
 if (npmSwallowed().length > 0) {
-  console.error(`unknown flag ${npmSwallowed().join(", ")} (npm kept it for itself: put \`--\` before the flags)\nusage: npm run bench -- [--json] [--skip-cycle] [--update-docs] [--only learner_cycle|eval]`);
+  console.error(`unknown flag ${npmSwallowed().join(", ")} (npm kept it for itself: put \`--\` before the flags)\n${USAGE}`);
   process.exit(2);
 }
 const progress = (s: string) => {
   if (!values.json) process.stderr.write(`  ${s}\n`);
 };
-if (values.only !== undefined && values.only !== "learner_cycle" && values.only !== "eval") {
-  console.error(`--only takes one section: learner_cycle or eval (not "${values.only}")\nusage: npm run bench -- [--json] [--skip-cycle] [--update-docs] [--only learner_cycle|eval]`);
+if (values.only !== undefined && !(ONLY as readonly string[]).includes(values.only)) {
+  console.error(`--only takes one section: ${ONLY.join(", ")} (not "${values.only}")\n${USAGE}`);
   process.exit(2);
 }
 
@@ -174,6 +193,28 @@ if (values.only === "eval") {
   if (values["update-docs"]) writeEvalBlocks(figures);
   if (values.json) console.log(JSON.stringify({ eval: evalSummary(figures) }));
   else for (const line of evalBlock(figures, "en").split("\n").filter((l) => !l.startsWith("<"))) console.log(line);
+  process.exit(0);
+}
+
+/** Part III's blocks on each benchmarks page, drawn in its language. */
+function writePart3Blocks(ce: ContextEditingFigures | null, hc: HookCostFigures | null) {
+  for (const [rel, lang] of [["docs/guide/benchmarks.md", "en"], ["docs/zh/guide/benchmarks.md", "zh"]] as const) {
+    const page = join(ROOT, rel);
+    if (!existsSync(page)) continue;
+    const text = readFileSync(page, "utf8");
+    let next = text;
+    if (ce) next = replaceBlock(next, contextEditingBlock(ce, lang), "context_editing");
+    if (hc) next = replaceBlock(next, hookCostBlock(hc, lang), "hook_cost");
+    if (next !== text) writeFileSync(page, next);
+  }
+}
+
+if (values.only === "context_editing" || values.only === "hook_cost") {
+  const ce = values.only === "context_editing" ? await measureContextEditing(progress) : null;
+  const hc = values.only === "hook_cost" ? await measureHookCost(progress) : null;
+  if (values["update-docs"]) writePart3Blocks(ce, hc);
+  if (values.json) console.log(JSON.stringify(ce ? { context_editing: contextEditingSummary(ce) } : { hook_cost: hookCostSummary(hc!) }));
+  else for (const line of ce ? renderContextEditing(ce, "en") : renderHookCost(hc!, "en")) console.log(line);
   process.exit(0);
 }
 
@@ -345,7 +386,8 @@ const session = async (max: number, cache: boolean, extra: Record<string, unknow
   const history: Anthropic.MessageParam[] = [{ role: "user", content: "Benchmark task: read the log, twenty times." }];
   let stopped = "";
   try {
-    const r = await final.run(llm, history, reader(max), { guards: { maxTurns: 10_000, tokenBudget: 1e12, maxRepeats: 1e6 }, extra });
+    // read_file takes longer than a fuzz tool's 40 ms limit on a busy machine: a read that timed out would be another session.
+    const r = await final.run(llm, history, reader(max), { toolTimeoutMs: 60_000, guards: { maxTurns: 10_000, tokenBudget: 1e12, maxRepeats: 1e6 }, extra });
     if (r.kind === "outcome" && r.status !== "done") stopped = `stopped: ${r.reason}`;
   } catch (e) {
     stopped = `failed: ${(e as Error).message.slice(0, 80)}`;
@@ -440,6 +482,10 @@ output.write = restore;
 // ── the eval: the final agent over the task suite, offline (scripts/eval/figures.ts) ──
 const evalFigures = await measureEvalFigures(progress);
 
+// ── Part III: what context editing saves (s20), what a hook costs per call (s19): scripts/bench/part3.ts ──
+const contextEditing = await measureContextEditing(progress);
+const hookCost = await measureHookCost(progress);
+
 const summary = {
   parallel_tools: parallel,
   streaming,
@@ -449,6 +495,8 @@ const summary = {
   cost: costFigure,
   skills: skillsFigure,
   eval: evalSummary(evalFigures),
+  context_editing: contextEditingSummary(contextEditing),
+  hook_cost: hookCostSummary(hookCost),
 };
 
 // ── report ── (report.ts draws it, in each page's language, from these figures)
@@ -471,7 +519,7 @@ const figures: BenchFigures = {
   },
   summary,
 };
-if (!values.json) for (const line of renderBench(figures, "en")) console.log(line);
+if (!values.json) for (const line of [...renderBench(figures, "en"), ...renderHookCost(hookCost, "en"), ...renderContextEditing(contextEditing, "en")]) console.log(line);
 if (values["update-docs"]) {
   for (const [rel, lang] of [["docs/guide/benchmarks.md", "en"], ["docs/zh/guide/benchmarks.md", "zh"]] as const) {
     const page = join(ROOT, rel);
@@ -481,5 +529,6 @@ if (values["update-docs"]) {
     if (next !== text) writeFileSync(page, next);
   }
   writeEvalBlocks(evalFigures);
+  writePart3Blocks(contextEditing, hookCost);
 }
 if (values.json) console.log(JSON.stringify(summary));

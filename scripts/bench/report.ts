@@ -10,6 +10,7 @@
  */
 import { markdownTable, type Lang } from "../reliability/report.ts";
 import type { evalSummary } from "../eval/figures.ts";
+import type { contextEditingSummary, hookCostSummary } from "./part3-report.ts";
 
 /** The JSON line of `npm run bench -- --json` (docs/guide/benchmarks.md). */
 export interface BenchSummary {
@@ -22,6 +23,10 @@ export interface BenchSummary {
   skills?: { prompt_tokens_1: number; prompt_tokens_50: number; growth_per_skill: number } | null;
   /** The final agent on the eval suite, offline (scripts/eval/figures.ts). */
   eval?: ReturnType<typeof evalSummary> | null;
+  /** s20's context editing over a long session (scripts/bench/part3.ts). */
+  context_editing?: ReturnType<typeof contextEditingSummary>;
+  /** s19's hooks: ms per tool call, sandbox on and off (scripts/bench/part3.ts). */
+  hook_cost?: ReturnType<typeof hookCostSummary>;
 }
 
 interface SessionRow {

@@ -379,7 +379,7 @@ export function reliabilityBlock(f: ReliabilityFigures, lang: Lang): string {
 }
 
 /** The page with its block replaced; the page unchanged when it has no markers. */
-export function replaceBlock(page: string, block: string, kind: "reliability" | "bench" | "eval"): string {
+export function replaceBlock(page: string, block: string, kind: "reliability" | "bench" | "eval" | "context_editing" | "hook_cost"): string {
   const start = `<!-- ${kind}:latest:start -->`;
   const end = `<!-- ${kind}:latest:end -->`;
   const a = page.indexOf(start);

@@ -15,6 +15,17 @@ import { expandLessonPage, missingLessonPages, rewriteImports, wrappableLineNumb
 import { answerLines, isAnswer, parseImport, todoRegions } from "../../scripts/docs/regions.ts";
 import { messageTableHtml, parseMessageTable, renderMessageBlocks } from "../../scripts/docs/message-table.ts";
 import { benchBlock, benchFiguresOf, renderBench } from "../../scripts/bench/report.ts";
+import {
+  contextEditingBlock,
+  contextEditingFiguresOf,
+  contextEditingSummary,
+  HOOK_SETS,
+  hookCostBlock,
+  hookCostFiguresOf,
+  hookCostSummary,
+  renderContextEditing,
+  renderHookCost,
+} from "../../scripts/bench/part3-report.ts";
 import { attackWords, figuresOf, reliabilityBlock, renderReliability, replaceBlock } from "../../scripts/reliability/report.ts";
 import { FAULT_CASES } from "../../scripts/reliability/faults.ts";
 import { BAD_INPUTS } from "../../scripts/reliability/bad-inputs.ts";
@@ -528,5 +539,71 @@ describe("the generated report blocks (scripts/bench/report.ts, scripts/reliabil
     const zh = body(renderBench(none, "zh"));
     expect(zh).toContain("不适用（这一课尚未加入）");
     expect(zh).not.toContain("n/a");
+  });
+
+  it("draws Part III's context editing block from the figures both pages keep: off, then one row per budget, with its ratios", () => {
+    const figures = contextEditingFiguresOf(page("docs/guide/benchmarks.md"));
+    expect(figures, "docs/guide/benchmarks.md keeps the context editing figures (npm run bench -- --only context_editing --update-docs)").not.toBeNull();
+    expect(contextEditingFiguresOf(page("docs/zh/guide/benchmarks.md")), "the zh page keeps the same figures").toEqual(figures);
+    const f = figures!;
+    expect(f.agent).toMatch(/^s\d\d$/);
+    expect(f.runs[0]?.policy, "the first run is with context editing off").toBeNull();
+    expect(f.runs.slice(1).length).toBeGreaterThan(0);
+    expect(f.runs.every((r) => r.requests === f.turns + 1), "every session made one request a turn and one for its answer").toBe(true);
+    const summary = contextEditingSummary(f)!;
+    expect(summary.budgets.map((b) => b.budget)).toEqual(f.runs.slice(1).map((r) => r.policy!.budget));
+    for (const b of summary.budgets) for (const k of ["last_over_off", "total_over_off", "cache_write_over_off", "cost_over_off"] as const) expect(b[k], k).toBeGreaterThan(0);
+    const en = body(renderContextEditing(f, "en"));
+    const zh = body(renderContextEditing(f, "zh"));
+    expect(en).toMatch(/^### Context editing \(s\d\d: \d+ turns/m);
+    const rows = (text: string) => text.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith("| -")).slice(1);
+    expect(rows(en)).toHaveLength(f.runs.length);
+    expect(en.match(/last_over_off = [\d.]+ · total_over_off = [\d.]+ · cost_over_off = [\d.]+/g)).toHaveLength(f.runs.length - 1);
+    expect(zh).toMatch(/^### 上下文编辑（/m);
+    expect(rows(zh)).toHaveLength(f.runs.length);
+    expect(prose(zh)).not.toMatch(/\b(turns|budget|keep|requests|cache reads|cache writes|cost|cleared|context editing off|input price|list prices)\b/);
+    const block = contextEditingBlock(f, "zh");
+    expect(/<!-- context_editing:figures (.*) -->/.exec(block)![1]).not.toContain("--");
+    expect(contextEditingFiguresOf(block)).toEqual(f);
+    expect(replaceBlock("a\n<!-- context_editing:latest:start -->old<!-- context_editing:latest:end -->\nb", block, "context_editing")).toBe(`a\n${block}\nb`);
+  });
+
+  it("draws Part III's hook cost block from the figures both pages keep: each set of hooks with the sandbox and without", () => {
+    const figures = hookCostFiguresOf(page("docs/guide/benchmarks.md"));
+    expect(figures, "docs/guide/benchmarks.md keeps the hook cost figures (npm run bench -- --only hook_cost --update-docs)").not.toBeNull();
+    expect(hookCostFiguresOf(page("docs/zh/guide/benchmarks.md")), "the zh page keeps the same figures").toEqual(figures);
+    const f = figures!;
+    const sandboxes = f.no_sandbox_why === null ? ["bubblewrap", "none"] : ["none"];
+    expect(f.rows.map((r) => `${r.hooks}/${r.sandbox}`).sort()).toEqual(sandboxes.flatMap((s) => HOOK_SETS.map((h) => `${h}/${s}`)).sort());
+    expect(f.rows.every((r) => r.samples === f.calls), "each row is the median over the same number of calls").toBe(true);
+    expect(f.problems, "every hook ran once per call, and none failed").toEqual([]);
+    const summary = hookCostSummary(f)!;
+    expect(summary.calls).toBe(f.calls);
+    expect(summary.added_ms_pre_no_sandbox).toEqual(expect.any(Number));
+    if (f.no_sandbox_why === null) expect(summary.sandbox_over_no_sandbox).toEqual(expect.any(Number));
+    const en = body(renderHookCost(f, "en"));
+    const zh = body(renderHookCost(f, "zh"));
+    expect(en).toMatch(new RegExp(`^### Hook cost \\(s\\d\\d: ${f.calls} tool calls per row`, "m"));
+    expect(en.match(/[+-][\d.]+ ms +\|/g)).toHaveLength(f.rows.filter((r) => r.hooks !== "none").length);
+    expect(zh).toMatch(/^### 钩子的开销（/m);
+    expect(prose(zh)).not.toMatch(/\b(tool calls|per row|hooks|sandbox|none|median|added per call|reported, not judged)\b/);
+    const block = hookCostBlock(f, "en");
+    expect(hookCostFiguresOf(block)).toEqual(f);
+    expect(replaceBlock("a\n<!-- hook_cost:latest:start -->old<!-- hook_cost:latest:end -->\nb", block, "hook_cost")).toBe(`a\n${block}\nb`);
+  });
+
+  it("says n/a for Part III's figures in the page's language when s19 or s20 is not there, and names a kept figure of the wrong shape", () => {
+    const ce = contextEditingFiguresOf(page("docs/guide/benchmarks.md"))!;
+    const hc = hookCostFiguresOf(page("docs/guide/benchmarks.md"))!;
+    const noCe = { ...ce, agent: null, runs: [] };
+    const noHc = { ...hc, agent: null, rows: [] };
+    expect(contextEditingSummary(noCe)).toBeNull();
+    expect(hookCostSummary(noHc)).toBeNull();
+    expect(body(renderContextEditing(noCe, "en"))).toContain("n/a (lesson not present) (s20)");
+    expect(body(renderHookCost(noHc, "en"))).toContain("n/a (lesson not present) (s19)");
+    expect(body(renderContextEditing(noCe, "zh"))).toContain("不适用（这一课尚未加入）（s20）");
+    expect(body(renderHookCost(noHc, "zh"))).not.toContain("n/a");
+    const wrong = contextEditingBlock(ce, "en").replace(/"last":\d+/, '"last":"many"');
+    expect(() => contextEditingFiguresOf(wrong)).toThrow(/last/);
   });
 });
