@@ -387,7 +387,8 @@ const session = async (max: number, cache: boolean, extra: Record<string, unknow
   let stopped = "";
   try {
     // read_file takes longer than a fuzz tool's 40 ms limit on a busy machine: a read that timed out would be another session.
-    const r = await final.run(llm, history, reader(max), { toolTimeoutMs: 60_000, guards: { maxTurns: 10_000, tokenBudget: 1e12, maxRepeats: 1e6 }, extra });
+    // Context editing (s20 on) is off here: these figures are the read cap's and the cache's; what editing changes is measured on its own (part3.ts).
+    const r = await final.run(llm, history, reader(max), { toolTimeoutMs: 60_000, guards: { maxTurns: 10_000, tokenBudget: 1e12, maxRepeats: 1e6 }, extra: { contextEditing: false, ...extra } });
     if (r.kind === "outcome" && r.status !== "done") stopped = `stopped: ${r.reason}`;
   } catch (e) {
     stopped = `failed: ${(e as Error).message.slice(0, 80)}`;

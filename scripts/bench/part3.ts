@@ -79,7 +79,7 @@ const approveAll = async () => ({ approved: true as const });
 export interface ContextEditingOptions {
   /** Turns of the session, one read each (default 30: the session without editing stays under the context window). */
   turns?: number;
-  /** The budgets to measure (default: s20's DEFAULT_POLICY and a larger one, same keep). */
+  /** The budgets to measure (default: a smaller one, 40 000, and s20's DEFAULT_POLICY, same keep). */
   budgets?: Array<{ budget: number; keep: number }>;
 }
 
@@ -96,7 +96,7 @@ export async function measureContextEditing(progress: (s: string) => void = () =
   const priced = priceFor(SCRIPTED_MODEL_ID)!;
   const p = priced.price;
   const units = { cache_write: round(p.cacheWrite / p.input, 3), cache_read: round(p.cacheRead / p.input, 3), output: round(p.output / p.input, 3) };
-  const budgets = opts.budgets ?? [context.DEFAULT_POLICY, { ...context.DEFAULT_POLICY, budget: 100_000 }];
+  const budgets = opts.budgets ?? [{ ...context.DEFAULT_POLICY, budget: 40_000 }, context.DEFAULT_POLICY];
   const dir = mkdtempSync(join(tmpdir(), "course-bench-context-"));
   writeFileSync(join(dir, "big.log"), BIG_FILE);
   const reader: FuzzTool = { name: "fz_ok", description: "A benchmark tool: reads the log. Input: {\"n\": number}.", readOnly: true, run: async () => readFile(dir, "big.log", READ_MAX_CHARS) };
