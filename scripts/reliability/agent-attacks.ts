@@ -18,7 +18,8 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdir
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "../../runtime/testing.ts";
-import { CANARY_FILE, CANARY_KEY, type AttackResult, type Mode } from "./attacks.ts";
+import type { AttackResult, Mode } from "./attacks.ts";
+import { CANARY_FILE, CANARY_KEY } from "./canaries.ts";
 
 export const AGENT_TOOLSET = "s17 program (npm run agent)";
 /** Each agent attack runs this many times per mode (timing matters: a signal, a process starting). */

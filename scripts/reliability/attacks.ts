@@ -37,9 +37,9 @@ import { existsSync as has } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 
-export const CANARY_FILE = "CANARY-FILE-7f3a9c";
-export const CANARY_KEY = "sk-ant-CANARY-KEY-5e1d";
-export const CANARY_TOKEN = "ghp_CANARY_TOKEN_90b2";
+import { CANARY_FILE, CANARY_KEY, CANARY_TOKEN } from "./canaries.ts";
+
+export { CANARY_FILE, CANARY_KEY, CANARY_TOKEN };
 /** The cap the attacks give s07's bash (and expect), and its timeout. */
 export const ATTACK_MAX_OUTPUT = 50_000;
 // Long enough that a loaded machine has started the shell (and its process group) before it fires.
@@ -924,6 +924,11 @@ if (isMain(import.meta.url)) {
     const modes = modesHere();
     // The attacks on the whole program (signals, piped approvals, escape sequences, MCP servers): agent-attacks.ts.
     const agent = await import("./agent-attacks.ts");
+    // --list: the corpus's size, nothing run (a test starts the run's entry this way).
+    if (process.argv.includes("--list")) {
+      console.log(JSON.stringify({ corpus: (await corpus()).length, agent: agent.AGENT_ATTACKS.length, modes }));
+      process.exit(0);
+    }
     const results = [...(await runAttacks(undefined, undefined, modes)), ...(await agent.runAgentAttacks(modes))];
     const report: AttackReport = { corpus: (await corpus()).length + agent.AGENT_ATTACKS.length, sandbox: modes.includes("bubblewrap") ? "bubblewrap" : "none", modes, results };
     console.log(JSON.stringify(report));

@@ -7,7 +7,9 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkTranscript } from "../../runtime/transcript.ts";
 import { scripted } from "../../runtime/testing.ts";
-import { ATTACKS, CANARY_KEY, PLANTED_ATTACKS, presentToolsets, runAttack, s07Cases, type Toolset } from "../../scripts/reliability/attacks.ts";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { ATTACK_ENV, ATTACKS, CANARY_KEY, PLANTED_ATTACKS, presentToolsets, runAttack, s07Cases, type Toolset } from "../../scripts/reliability/attacks.ts";
 import { HOUSE_ATTACKS } from "../../scripts/reliability/house-attacks.ts";
 import { BAD_INPUTS, runBadInput } from "../../scripts/reliability/bad-inputs.ts";
 import { FAULT_CASES, runFault } from "../../scripts/reliability/faults.ts";
@@ -16,6 +18,21 @@ import { presentAdapters, type LessonAdapter } from "../../scripts/reliability/l
 const { adapters } = await presentAdapters();
 const toolsets = await presentToolsets();
 const fault = (id: string) => FAULT_CASES.find((c) => c.id === id)!;
+
+describe("the attack run's entry (what npm run reliability starts)", () => {
+  it("starts, loads the agent attacks too, and answers --list: modules that wait on each other end it with exit 13 and no report", () => {
+    const r = spawnSync(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../../scripts/reliability/attacks.ts"), "--list"], {
+      // As npm run reliability starts it: not as a test worker (runtime/testing.ts reads VITEST).
+      env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("VITEST"))), ...ATTACK_ENV },
+      encoding: "utf8",
+      timeout: 120_000,
+    });
+    expect(r.status, `the attack run's entry exited ${r.status}${r.status === 13 ? " (a top-level await that never settles: two modules importing each other)" : ""}:\n${r.stderr.slice(-800)}`).toBe(0);
+    const listed = JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "{}") as { corpus?: number; agent?: number };
+    expect(listed.corpus ?? 0, "the corpus has attacks").toBeGreaterThan(100);
+    expect(listed.agent ?? 0, "the agent attacks are loaded").toBeGreaterThan(0);
+  });
+});
 
 describe("fault injection (sample)", () => {
   const sample = [adapters[0]!, adapters[adapters.length - 1]!];
