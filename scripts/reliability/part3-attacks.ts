@@ -344,7 +344,7 @@ export interface P3AttackFigures {
   modes: P3Mode[];
   rows: Array<{ id: string; what: string; group: string; owner: string; cells: P3AttackCell[] }>;
   escaped: Array<{ attack: string; mode: string; detail: string }>;
-  notes: Array<{ what: string; note: string }>;
+  notes: Array<{ id: string; what: string; note: string }>;
   tried: number;
   escapedCount: number;
 }
@@ -360,7 +360,7 @@ export async function runP3AttackPart(modes: P3Mode[] = p3Modes(true), attacks =
       modes,
       rows: attacks.map((a) => ({ id: a.id, what: a.what, group: a.group, owner: a.owner.slice(0, 3), cells: modes.map((m) => results.find((r) => r.attack === a.id && r.mode === m)?.cell ?? "not run") })),
       escaped: results.filter((r) => r.claimed && r.escaped).map((r) => ({ attack: r.attack, mode: r.mode, detail: r.detail })),
-      notes: attacks.flatMap((a) => (a.note ? [{ what: a.what, note: a.note }] : [])),
+      notes: attacks.flatMap((a) => (a.note ? [{ id: a.id, what: a.what, note: a.note }] : [])),
       tried: claimedRuns.length,
       escapedCount: claimedRuns.filter((r) => r.escaped).length,
     },

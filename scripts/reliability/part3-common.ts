@@ -145,6 +145,9 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The first line of an error, for a verdict's detail. */
 export const errorLine = (e: unknown) => (e instanceof Error ? `${e.constructor.name}: ${e.message.split("\n")[0]}` : String(e));
 
+/** How a run ended, in a few words: "done", "stopped (max_turns)". */
+export const outcomeLine = (o: { status: string }) => `${o.status}${"reason" in o && typeof o.reason === "string" ? ` (${o.reason})` : ""}`;
+
 /** Runs jobs `width` at a time, keeping their order in the results. */
 export async function pool<T>(jobs: Array<() => Promise<T>>, width = 2): Promise<T[]> {
   const results: T[] = new Array(jobs.length);

@@ -13,7 +13,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { call, say, text } from "../../runtime/scripted/scenarios/script.ts";
 import type { Fault, Scenario } from "../../runtime/scripted/types.ts";
 import { scripted, transcriptProblems } from "../../runtime/testing.ts";
-import { capturing, errorLine, inMode, killAlive, newToken, p3Modes, pool, scratch, sleep, solution, type P3Mode } from "./part3-common.ts";
+import { capturing, errorLine, outcomeLine, inMode, killAlive, newToken, p3Modes, pool, scratch, sleep, solution, type P3Mode } from "./part3-common.ts";
 
 type Agent = typeof import("../../solutions/s22_background/agent.ts");
 type Jobs = typeof import("../../solutions/s22_background/jobs.ts");
@@ -102,7 +102,7 @@ export async function runJobCell(kind: JobKind, end: RunEnd, mode: P3Mode, makeT
       const alive = killAlive(token);
       const problems: string[] = [];
       // The run ended the way this cell means.
-      const how = error !== undefined ? `threw ${errorLine(error)}` : `${value!.status}${value!.reason ? ` (${value!.reason})` : ""}`;
+      const how = error !== undefined ? `threw ${errorLine(error)}` : outcomeLine(value!);
       const expected = { done: /^done/, "guard stop": /max_turns/, "api error": /^threw|stopped/, abort: /aborted|^threw/ }[end];
       if (!expected.test(how)) problems.push(`the run should end by ${end}; it ${how}`);
       if (!/started/.test(JSON.stringify(history)) && end !== "api error") problems.push("the job never started");

@@ -19,7 +19,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { call, say, text } from "../../runtime/scripted/scenarios/script.ts";
 import type { Fault, Scenario } from "../../runtime/scripted/types.ts";
 import { scripted, transcriptProblems } from "../../runtime/testing.ts";
-import { capturing, errorLine, scratch, solution } from "./part3-common.ts";
+import { capturing, errorLine, outcomeLine, scratch, solution } from "./part3-common.ts";
 
 type Agent = typeof import("../../solutions/s21_checkpoints/agent.ts");
 type Repl = typeof import("../../solutions/s10_conversation/repl.ts");
@@ -134,7 +134,7 @@ export async function runRewindCell(stop: StopKind, checkpoint: number, what: Re
     second = true;
     const guards = { max_turns: { maxTurns: 2 }, token_budget: { tokenBudget: 40 }, repeated_call: { maxRepeats: 1 } } as Record<string, object>;
     const two = await capturing(() => agent.runAgent(llm, history, { ...opts, signal: controller.signal, ...(guards[stop] ? { guards: guards[stop] } : {}) }));
-    const how = two.error !== undefined ? `threw ${errorLine(two.error)}` : `${two.value!.status}${two.value!.reason ? ` (${two.value!.reason})` : ""}`;
+    const how = two.error !== undefined ? `threw ${errorLine(two.error)}` : outcomeLine(two.value!);
     failing = false; // the API is back for the next question
     repl.settleTurn(history, turnStart);
     const after = { files: files(s.ws), history: JSON.stringify(history) };

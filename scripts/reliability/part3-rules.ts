@@ -63,8 +63,8 @@ const command: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** A call of any tool (the root's absolute spelling is filled in by the property). */
-export const callArb: fc.Arbitrary<GenCall> = fc.constantFrom(...RULE_TOOLS).chain((name) =>
-  name === "bash" || name === "bash_background" ? command.map((c) => ({ name, input: { command: c } })) : PATH_NAMES.has(name) ? fc.constantFrom(...PATHS).map((p) => ({ name, input: { path: p, content: "x" } })) : fc.constant({ name, input: {} }),
+export const callArb: fc.Arbitrary<GenCall> = fc.constantFrom<string>(...RULE_TOOLS).chain((name): fc.Arbitrary<GenCall> =>
+  name === "bash" || name === "bash_background" ? command.map((c): GenCall => ({ name, input: { command: c } })) : PATH_NAMES.has(name) ? fc.constantFrom(...PATHS).map((p): GenCall => ({ name, input: { path: p, content: "x" } })) : fc.constant<GenCall>({ name, input: {} }),
 );
 
 const modeArb = fc.constantFrom<Mode>("default", "acceptEdits", "plan", "bypassPermissions");
@@ -204,8 +204,8 @@ export async function runRulesPart(runs: number, seed?: number, deps?: RulesDeps
     }
     out.push(row);
   };
-  record("user-deny-holds", fc.check(userDenyHolds(d), params) as fc.RunDetails<unknown[]>);
-  record("precedence", fc.check(precedence(d), params) as fc.RunDetails<unknown[]>);
-  record("denied-is-error", (await fc.check(deniedIsError(d), params)) as fc.RunDetails<unknown[]>);
+  record("user-deny-holds", fc.check(userDenyHolds(d), params) as unknown as fc.RunDetails<unknown[]>);
+  record("precedence", fc.check(precedence(d), params) as unknown as fc.RunDetails<unknown[]>);
+  record("denied-is-error", (await fc.check(deniedIsError(d), params)) as unknown as fc.RunDetails<unknown[]>);
   return out;
 }
