@@ -26,7 +26,7 @@ export const JOB_KINDS_ZH: Record<string, string> = {
   "setsid-env-i": "用 setsid 脱离并清空环境变量，然后结束",
 };
 
-export const RUN_ENDS_ZH: Record<string, string> = { done: "完成", "guard stop": "护栏停止", "api error": "API 错误", abort: "用户取消" };
+export const RUN_ENDS_ZH: Record<string, string> = { done: "完成", "guard stop": "防护停止", "api error": "API 错误", abort: "用户取消" };
 
 export const REWIND_PARTS_ZH: Record<string, string> = { code: "代码", conversation: "对话", both: "两者" };
 

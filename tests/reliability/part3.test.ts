@@ -189,6 +189,6 @@ describe("Part III: the page's words", () => {
       "zh",
     ).join("\n");
     expect(zh.replace(/`[^`]*`/g, "")).not.toMatch(/\b(stopped|survives|not claimed|ok|Hooks that|Background jobs|Attacks on)\b/);
-    expect(zh).toMatch(/^### 行为异常的钩子/m);
+    expect(zh).toMatch(/^#### 行为异常的钩子/m);
   });
 });
