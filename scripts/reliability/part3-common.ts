@@ -7,6 +7,7 @@
  * A process to look for is started with `exec -a TOKEN …`: its command line is the token, in the
  * sandbox's PID namespace too (the host's /proc shows every process of every namespace).
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -84,17 +85,24 @@ export function outsideState(out: string): string {
   return walk(out).sort().join("\n");
 }
 
-/** Runs `work` with the course's terminal lines kept (what the user is told) instead of printed. */
+/** The capture each line belongs to: the run that printed it (runs go side by side, `pool`). */
+const captures = new AsyncLocalStorage<string[]>();
+let capturingRuns = 0;
+let restoreWrite: ((line: string) => void) | undefined;
+
+/** Runs `work` with the course's terminal lines kept (what the user is told) instead of printed; side-by-side runs each keep their own. */
 export async function capturing<T>(work: () => Promise<T>): Promise<{ value?: T; error?: unknown; lines: string[] }> {
   const lines: string[] = [];
-  const restore = output.write;
-  output.write = (line: string) => void lines.push(line);
+  if (capturingRuns++ === 0) {
+    restoreWrite = output.write;
+    output.write = (line: string) => void captures.getStore()?.push(line);
+  }
   try {
-    return { value: await work(), lines };
+    return { value: await captures.run(lines, work), lines };
   } catch (error) {
     return { error, lines };
   } finally {
-    output.write = restore;
+    if (--capturingRuns === 0 && restoreWrite) output.write = restoreWrite;
   }
 }
 
