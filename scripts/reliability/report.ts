@@ -449,7 +449,9 @@ export function renderPart3(p: Part3Figures, lang: Lang): string[] {
   if (p.attacks) {
     const a = p.attacks;
     out.push(w.p3Attacks(a.corpus), "");
-    out.push(...markdownTable([...w.p3AttacksCols, ...a.modes], a.rows.map((r) => [tr(P3_ATTACKS_ZH, r.id, r.what), tr(P3_GROUPS_ZH, r.group, r.group), r.owner, ...r.cells.map(cell)])));
+    // An attack "stopped" is s07's word for it (已拦截), as in the corpus above; a job "stopped" is 已停止.
+    const attackCell = (c: string) => (zh && c === "stopped" ? ATTACK_CELL_ZH.stopped : cell(c));
+    out.push(...markdownTable([...w.p3AttacksCols, ...a.modes], a.rows.map((r) => [tr(P3_ATTACKS_ZH, r.id, r.what), tr(P3_GROUPS_ZH, r.group, r.group), r.owner, ...r.cells.map(attackCell)])));
     for (const x of a.escaped) out.push(w.p3Failed(tr(P3_ATTACKS_ZH, x.attack, x.attack), x.mode, x.detail));
     for (const n of a.notes) out.push(w.p3Note(tr(P3_ATTACKS_ZH, n.id, n.what), tr(P3_NOTES_ZH, n.id, n.note)));
     out.push("");
