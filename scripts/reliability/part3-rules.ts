@@ -102,14 +102,12 @@ export async function rulesDeps(): Promise<RulesDeps | null> {
 const readOnlyOf = (d: RulesDeps, c: GenCall, root: string) => (c.name === "bash" ? d.approval.classify(String(c.input.command), root).readOnly : c.name === "read_file" || c.name === "list_files");
 const shownCall = (c: GenCall) => `${c.name} ${JSON.stringify(c.input)}`;
 
-/** user-deny-holds: real settings files, read by loadRules, decided by `decide`. */
-export function userDenyHolds(d: RulesDeps): fc.IProperty<[{ allow: string[]; ask: string[]; deny: string[] }, { allow: string[]; ask: string[]; deny: string[] }, Mode, GenCall]> {
-  const dir = mkdtempSync(join(tmpdir(), "part3-rules-"));
+/** user-deny-holds: real settings files (in `dir`: ws/.agent/settings.json, user/settings.json), read by loadRules, decided by `decide`. */
+export function userDenyHolds(d: RulesDeps, dir: string): fc.IProperty<[{ allow: string[]; ask: string[]; deny: string[] }, { allow: string[]; ask: string[]; deny: string[] }, Mode, GenCall]> {
   const root = join(dir, "ws");
   const user = join(dir, "user");
   mkdirSync(join(root, ".agent"), { recursive: true });
-  mkdirSync(user);
-  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(user, { recursive: true });
   return fc.property(lists, lists, modeArb, callArb, (userLists, projectLists, mode, generated) => {
     const c = withRoot(generated, root);
     writeFileSync(join(user, "settings.json"), JSON.stringify({ permissions: userLists }));
@@ -204,7 +202,12 @@ export async function runRulesPart(runs: number, seed?: number, deps?: RulesDeps
     }
     out.push(row);
   };
-  record("user-deny-holds", fc.check(userDenyHolds(d), params) as unknown as fc.RunDetails<unknown[]>);
+  const dir = mkdtempSync(join(tmpdir(), "part3-rules-"));
+  try {
+    record("user-deny-holds", fc.check(userDenyHolds(d, dir), params) as unknown as fc.RunDetails<unknown[]>);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   record("precedence", fc.check(precedence(d), params) as unknown as fc.RunDetails<unknown[]>);
   record("denied-is-error", (await fc.check(deniedIsError(d), params)) as unknown as fc.RunDetails<unknown[]>);
   return out;
