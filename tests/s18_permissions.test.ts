@@ -122,6 +122,14 @@ describe("s18 rules: deny beats ask beats allow, whichever file", () => {
     rule(existsSync(join(root, "notes.txt")) && denied(results[0]) && /rm \*/.test(textIn(results[0]?.content)), "permission-precedence", () => `"node --test && rm notes.txt" was ${shown(results[0])}: the deny rule bash(rm *) matches a part of it, and deny comes first.`);
   });
 
+  it("a deny matches a command inside $(…), backquotes or a sub-shell too, even where nothing is asked", async () => {
+    for (const command of ["echo $(rm notes.txt)", "echo `rm notes.txt`", "(rm notes.txt)", "{ rm notes.txt; }"]) {
+      const { root, userDir } = await workspace({ deny: ["bash(rm *)"] });
+      const { results } = await runWith(making(call("bash", { command })), { root, userConfigDir: userDir, approve: recording(true), permissionMode: "bypassPermissions", sandboxed: true });
+      rule(existsSync(join(root, "notes.txt")) && denied(results[0]), "permission-precedence", () => `"${command}" in bypassPermissions was ${shown(results[0])}: the rm inside it is a part of the command, and the deny rule bash(rm *) needs only one part to match.`);
+    }
+  });
+
   it("a path is matched as the workspace sees it: lib/../src/app.js and ./src/app.js meet the rule read_file(src/app.js)", async () => {
     const { root, userDir } = await workspace({ deny: ["read_file(src/app.js)"] });
     const { results } = await runWith(making(call("read_file", { path: "lib/../src/app.js" }), call("read_file", { path: "./src/app.js" })), { root, userConfigDir: userDir, approve: recording(true) });

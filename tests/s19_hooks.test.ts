@@ -6,7 +6,7 @@
  * turn's results; a Stop hook sends the model back, a bounded number of times; a broken hook is
  * reported and changes nothing.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
@@ -165,6 +165,27 @@ describe("s19 a broken hook is reported and changes nothing", () => {
     rule(hung !== undefined && /did not answer within 1 s/.test(hung), "hook-broken", () => `the hook that hangs (sleep 20, timeout 1 s) was reported as ${JSON.stringify(hung)}: run hooks through the sandboxed runner with the hook's timeout, which kills it and says it did not answer in time.`);
   });
 
+  it("a hook that leaves a process behind (in the background, or detached with setsid): it goes with the hook, with the sandbox and without", async () => {
+    const saved = process.env.COURSE_SANDBOX;
+    try {
+      for (const sandbox of ["on", "off"]) {
+        if (sandbox === "off") process.env.COURSE_SANDBOX = "off";
+        else if (saved === undefined) delete process.env.COURSE_SANDBOX;
+        else process.env.COURSE_SANDBOX = saved;
+        const token = `s19-left-${process.pid}-${Date.now()}-${sandbox}`;
+        const hooks = [`(setsid sh -c 'sleep 60; : ${token}-a' >/dev/null 2>&1 &); exit 0`, `sh -c 'sleep 60; : ${token}-b' & exit 0`].map((command) => ({ command, timeout: 20 }));
+        const { root, problems } = await runWith(making(call("bash", { command: "touch ran.txt" })), { hooks: { PreToolUse: hooks, Stop: [{ command: `(setsid sh -c 'sleep 60; : ${token}-c' >/dev/null 2>&1 &)` }] } });
+        await new Promise((r) => setTimeout(r, 300));
+        const alive = killAlive(token);
+        rule(alive === 0 && existsSync(join(root, "ran.txt")), "hook-broken", () => `sandbox ${sandbox}: hooks that exit 0 and leave "sleep 60" running (in the background, or detached with setsid) left ${alive} process(es) alive after the run (problems: ${JSON.stringify(problems)}): when the hook's shell exits, call proc.killAll(), as s07's bash does.`);
+        rule(problems.length === 0, "hook-broken", () => `sandbox ${sandbox}: a hook that exits 0 at once is no broken hook, even with a process in the background holding its output; reported: ${JSON.stringify(problems)}.`);
+      }
+    } finally {
+      if (saved === undefined) delete process.env.COURSE_SANDBOX;
+      else process.env.COURSE_SANDBOX = saved;
+    }
+  });
+
   it("a settings file with a hook that cannot be read is a clear error naming the file and field", async () => {
     const { root, userDir } = await workspace({ hooks: { PreToolUse: [{ matcher: "bash" }] } });
     const thrown = (f: () => unknown) => {
@@ -219,3 +240,18 @@ differentialNet("s19", {
     onHookProblem: () => {},
   },
 });
+
+/** How many live processes have `token` in their command line (each is killed once counted). */
+function killAlive(token: string): number {
+  let n = 0;
+  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8")) || !readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(token)) continue;
+      n++;
+      process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return n;
+}

@@ -100,6 +100,9 @@ export function runHook(hook: Hook, event: Record<string, unknown>, root: string
     proc.child.stdout.on("data", (c: Buffer) => void (out.length < HOOK_MAX_OUTPUT * 4 && (out += c.toString("utf8"))));
     proc.child.stderr.on("data", (c: Buffer) => void (err.length < HOOK_MAX_OUTPUT * 4 && (err += c.toString("utf8"))));
     const broken = (problem: string) => resolve({ hook, problem });
+    // The hook is done when its shell is: what it left running (`cmd &`, setsid) goes with it, as
+    // s07's bash does (the sandbox takes it along; without one, killAll finds it by the run's marker).
+    proc.child.on("exit", () => void proc.killAll());
     const timer = setTimeout(() => {
       const { note } = proc.killAll();
       proc.child.stdout.destroy();
@@ -114,6 +117,7 @@ export function runHook(hook: Hook, event: Record<string, unknown>, root: string
     });
     proc.child.on("close", (code) => {
       clearTimeout(timer);
+      proc.killAll();
       proc.cleanup();
       const said = capOutput(err.trim(), HOOK_MAX_OUTPUT);
       if (code === 2) return resolve({ decision: "block", reason: said || `a ${hook.event} hook blocked it (${hook.command})` });

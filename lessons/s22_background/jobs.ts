@@ -122,13 +122,13 @@ export class JobTable {
   }
 
   // #region stop-all
-  /** Kills every job still running (the run is over); returns how many. */
+  /** Kills every job still running, and what an ended job left behind (the run is over); returns how many were running. */
   stopAll(): number {
     const left = this.running();
-    for (const job of left) {
-      job.stopped = true;
-      job.proc.killAll();
-    }
+    for (const job of left) job.stopped = true;
+    // Ended jobs too: a process a job detached (setsid, its output sent elsewhere) outlives the
+    // job's shell. The sandbox took it along; without one, killAll finds it by the run's marker.
+    for (const job of this.jobs.values()) job.proc.killAll();
     return left.length;
   }
   // #endregion stop-all

@@ -1,13 +1,20 @@
 /**
- * npm run reliability [-- --json] [--runs N] [--seed N] [--only fuzz,faults,attacks,bad] [--update-docs]
+ * npm run reliability [-- --json] [--runs N] [--seed N] [--only fuzz,faults,attacks,bad,part3] [--update-docs]
  *
  * Runs everything at scale and prints a table: property-based fuzzing of every lesson's loop
  * (N generated runs in all, 10 000 by default), fault injection, the attack corpus against the
- * tools, and bad input to the course itself. With --json, the last line is:
+ * tools, bad input to the course itself, and Part III (s18–s22: hooks that misbehave, the rules
+ * fuzzed, jobs that never end, a rewind after every stop, attacks on the new surfaces; part3.ts).
+ * With --json, the last line is:
  *
  *   {"fuzz":{"runs":N,"invariant_violations":N,"crashes":N},"faults":{"total":N,"survived":N},
  *    "attacks":{"corpus":N,"tried":N,"escaped":N,"sandbox":"bubblewrap"|"none","modes":[…]},
- *    "bad_inputs":{"tried":N,"handled":N}}
+ *    "bad_inputs":{"tried":N,"handled":N},
+ *    "part3":{"hooks":{"cells":N,"passed":N},"rules":{"runs":N,"violations":N},"jobs":{"tried":N,"survived":N},
+ *             "rewind":{"cells":N,"passed":N},"attacks":{"corpus":N,"tried":N,"escaped":N}}}
+ *
+ * ("part3" only when it ran.) With --only and --update-docs, the parts not run keep the figures the
+ * page already holds: a run of one part redraws the page with the others as they were.
  *
  * `attacks.corpus` is the number of attacks; each runs against the lessons' toolsets in every mode
  * the machine has (with the OS sandbox, with it and every command approved, without it).
@@ -28,10 +35,11 @@ import { runBadInputs, type BadInputResult } from "./bad-inputs.ts";
 import { FAULT_CASES, runFaults, type FaultResult } from "./faults.ts";
 import { fuzzLesson, type FuzzStats } from "./fuzz.ts";
 import { presentAdapters } from "./lessons.ts";
-import { reliabilityBlock, renderReliability, replaceBlock, type AttackCell, type ClaimKey, type FaultCell, type ReliabilityFigures } from "./report.ts";
+import { part3Ok, part3Summary, runPart3 } from "./part3.ts";
+import { figuresOf, reliabilityBlock, renderReliability, replaceBlock, type AttackCell, type ClaimKey, type FaultCell, type ReliabilityFigures } from "./report.ts";
 
 function usage(message: string): never {
-  console.error(`${message}\nusage: npm run reliability -- [--json] [--runs N] [--seed N] [--only fuzz,faults,attacks,bad] [--update-docs]`);
+  console.error(`${message}\nusage: npm run reliability -- [--json] [--runs N] [--seed N] [--only fuzz,faults,attacks,bad,part3] [--update-docs]`);
   process.exit(2);
 }
 
@@ -42,7 +50,7 @@ try {
       json: { type: "boolean", default: false },
       runs: { type: "string", default: "10000" },
       seed: { type: "string" },
-      only: { type: "string", default: "fuzz,faults,attacks,bad" },
+      only: { type: "string", default: "fuzz,faults,attacks,bad,part3" },
       "update-docs": { type: "boolean", default: false },
     },
   }));
@@ -56,7 +64,8 @@ if (!Number.isInteger(totalRuns) || totalRuns < 1) usage(`--runs must be a posit
 const seed = values.seed === undefined ? undefined : Number(values.seed);
 if (seed !== undefined && !Number.isInteger(seed)) usage(`--seed must be a whole number, not "${values.seed}"`);
 const parts = new Set(values.only.split(",").map((s) => s.trim()));
-for (const p of parts) if (!["fuzz", "faults", "attacks", "bad"].includes(p)) usage(`--only takes fuzz, faults, attacks, bad; not "${p}"`);
+const PARTS = ["fuzz", "faults", "attacks", "bad", "part3"];
+for (const p of parts) if (!PARTS.includes(p)) usage(`--only takes ${PARTS.join(", ")}; not "${p}"`);
 
 const log = (s = "") => {
   if (!values.json) console.log(s);
@@ -148,6 +157,10 @@ if (parts.has("attacks")) {
 let bad: BadInputResult[] = [];
 if (parts.has("bad")) bad = await runBadInputs();
 
+// ── Part III (s18–s22) ──
+// Each rules property gets a fifth of the runs, at most 2 000 (they are cheap, the other parts are not sized by --runs).
+const part3 = parts.has("part3") ? await runPart3({ rulesRuns: Math.max(20, Math.min(2000, Math.round(totalRuns / 5))), ...(seed !== undefined ? { seed } : {}), log: (l) => void (!values.json && process.stderr.write(`${l}\n`)) }) : null;
+
 // A claimed attack that hung counts as tried and not stopped: every tool call must end.
 const claimedAttacks = attacks.filter((a) => a.claimed && (a.escaped !== null || a.hung));
 const summary = {
@@ -165,6 +178,7 @@ const summary = {
     modes: attackReport.modes,
   },
   bad_inputs: { tried: bad.length, handled: bad.filter((b) => b.handled).length },
+  ...(part3 ? { part3: part3Summary(part3) } : {}),
 };
 const figures: ReliabilityFigures = {
   date: new Date().toISOString().slice(0, 10),
@@ -174,8 +188,35 @@ const figures: ReliabilityFigures = {
   faults: faultFigures,
   attacks: attackFigures,
   bad: parts.has("bad") ? bad.map((b) => ({ id: b.id, what: b.what, handled: b.handled, detail: b.detail })) : null,
+  part3,
   summary,
 };
+
+/** The page's figures with this run's parts laid over them: a part not run keeps what the page shows. */
+function merged(previous: ReliabilityFigures | null): ReliabilityFigures {
+  if (!previous || PARTS.every((p) => parts.has(p))) return figures;
+  const keepOld = !parts.has("fuzz") && !parts.has("faults") && !parts.has("attacks") && !parts.has("bad");
+  const pick = <K extends "fuzz" | "faults" | "attacks" | "bad">(key: K, part: string) => (parts.has(part) ? figures[key] : previous[key]);
+  const summary = {
+    fuzz: parts.has("fuzz") ? figures.summary.fuzz : previous.summary.fuzz,
+    faults: parts.has("faults") ? figures.summary.faults : previous.summary.faults,
+    attacks: parts.has("attacks") ? figures.summary.attacks : previous.summary.attacks,
+    bad_inputs: parts.has("bad") ? figures.summary.bad_inputs : previous.summary.bad_inputs,
+    ...(parts.has("part3") ? (figures.summary.part3 ? { part3: figures.summary.part3 } : {}) : previous.summary.part3 ? { part3: previous.summary.part3 } : {}),
+  };
+  return {
+    // The date and lessons of the earlier parts stay theirs when only Part III ran (it carries its own).
+    date: keepOld ? previous.date : figures.date,
+    lessons: keepOld ? previous.lessons : figures.lessons,
+    missing: keepOld ? previous.missing : figures.missing,
+    fuzz: pick("fuzz", "fuzz"),
+    faults: pick("faults", "faults"),
+    attacks: pick("attacks", "attacks"),
+    bad: pick("bad", "bad"),
+    part3: parts.has("part3") ? figures.part3 : (previous.part3 ?? null),
+    summary,
+  };
+}
 for (const line of renderReliability(figures, "en")) log(line);
 
 if (values["update-docs"]) {
@@ -184,7 +225,7 @@ if (values["update-docs"]) {
     const page = join(ROOT, rel);
     if (!existsSync(page)) continue;
     const text = readFileSync(page, "utf8");
-    const next = replaceBlock(text, reliabilityBlock(figures, lang), "reliability");
+    const next = replaceBlock(text, reliabilityBlock(merged(figuresOf(text)), lang), "reliability");
     if (next === text) continue;
     writeFileSync(page, next);
     log(`(updated ${rel})`);
@@ -197,5 +238,6 @@ const ok =
   summary.fuzz.crashes === 0 &&
   summary.faults.survived === summary.faults.total &&
   summary.attacks.escaped === 0 &&
-  summary.bad_inputs.handled === summary.bad_inputs.tried;
+  summary.bad_inputs.handled === summary.bad_inputs.tried &&
+  (!summary.part3 || part3Ok(summary.part3));
 process.exitCode = ok ? 0 : 1;

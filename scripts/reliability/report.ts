@@ -9,6 +9,8 @@
  * ids, file paths) and what a learner sees on the screen stay as the tools print them.
  */
 import { HOUSE_ATTACKS_ZH } from "./house-attacks.ts";
+import type { Part3Figures, Part3Summary } from "./part3.ts";
+import { HOOK_BEHAVIOURS_ZH, HOOK_KINDS_ZH, JOB_KINDS_ZH, P3_ATTACKS_ZH, P3_GROUPS_ZH, P3_NOTES_ZH, REWIND_PARTS_ZH, RULES_PROPERTIES_ZH, RUN_ENDS_ZH } from "./part3-words.ts";
 
 export type Lang = "en" | "zh";
 
@@ -40,11 +42,14 @@ export interface ReliabilityFigures {
     notes: Array<{ what: string; note: string; sandboxOnly?: boolean; claimed?: boolean }>;
   } | null;
   bad: Array<{ id: string; what: string; handled: boolean; detail: string }> | null;
+  /** Part III (s18–s22): hooks, rules, jobs, rewind, attacks (part3.ts); absent in a report from before it. */
+  part3?: Part3Figures | null;
   summary: {
     fuzz: { runs: number; invariant_violations: number; crashes: number };
     faults: { total: number; survived: number };
     attacks: { corpus?: number; tried: number; escaped: number; sandbox?: string; modes?: string[] };
     bad_inputs: { tried: number; handled: number };
+    part3?: Part3Summary;
   };
 }
 
@@ -268,7 +273,27 @@ const W = {
     summary: (s: ReliabilityFigures["summary"]) =>
       `Summary: ${s.fuzz.runs} fuzzed runs, ${s.fuzz.invariant_violations} violations, ${s.fuzz.crashes} crashes; ` +
       `faults ${s.faults.survived}/${s.faults.total} survived; attacks ${s.attacks.escaped} escaped of ${s.attacks.tried} claimed; ` +
-      `bad inputs ${s.bad_inputs.handled}/${s.bad_inputs.tried} handled.`,
+      `bad inputs ${s.bad_inputs.handled}/${s.bad_inputs.tried} handled.` +
+      (s.part3
+        ? ` Part III: hooks ${s.part3.hooks.passed}/${s.part3.hooks.cells} cells held; rules ${s.part3.rules.runs} fuzzed cases, ${s.part3.rules.violations} violations; ` +
+          `jobs ${s.part3.jobs.survived} survived of ${s.part3.jobs.tried} claimed; rewinds ${s.part3.rewind.passed}/${s.part3.rewind.cells} held; attacks ${s.part3.attacks.escaped} escaped of ${s.part3.attacks.tried} claimed.`
+        : ""),
+    p3Head: (d: string, ls: string, sandbox: string) => `### Part III (s18–s22)\n\n_${d}, \`npm run reliability -- --only part3\`; lessons: ${ls}; sandbox: ${sandbox}._`,
+    p3Hooks: "#### Hooks that misbehave (s19)",
+    p3HooksCols: ["hook", "kind"],
+    p3HooksNote: "A cell holds when the run went on as s19 says (or stopped as it says), the transcript stayed valid and sendable, a broken hook was reported in one line, and no process the hook started was alive afterwards.",
+    p3Rules: "#### Permission rules fuzzed (s18)",
+    p3RulesCols: ["property", "runs", "violations"],
+    p3Jobs: "#### Background jobs that never end (s22)",
+    p3JobsCols: ["job"],
+    p3JobsNote: "A cell is \"stopped\" when, after the run ended that way, no process of the job was alive (looked for by a token in its command line) and the transcript was valid.",
+    p3Rewind: "#### A rewind after every kind of stop (s21)",
+    p3RewindCols: ["stop", "checkpoint 1: code", "1: conversation", "1: both", "checkpoint 2: code", "2: conversation", "2: both"],
+    p3RewindNote: "A cell holds when the files equal the checkpoint's (or what the run left, when the code is not rewound), the history is what it was before the checkpoint's prompt (or what the run left), and the next question makes a sendable request.",
+    p3Attacks: (n: number) => `#### Attacks on Part III's surfaces (${n} attacks)`,
+    p3AttacksCols: ["attack", "group", "lesson"],
+    p3Failed: (what: string, where: string, d: string) => `FAILED: ${what} (${where}): ${d}`,
+    p3Note: (w: string, n: string) => `- not claimed: ${w}: ${n}.`,
   },
   zh: {
     date: (d: string, cmd: string) => `_${d}，\`npm run ${cmd}\`：_`,
@@ -292,7 +317,27 @@ const W = {
     summary: (s: ReliabilityFigures["summary"]) =>
       `汇总：模糊测试 ${s.fuzz.runs} 次运行，${s.fuzz.invariant_violations} 次违反，${s.fuzz.crashes} 次崩溃；` +
       `故障 ${s.faults.survived}/${s.faults.total} 次挺过；声称能挡住的 ${s.attacks.tried} 个攻击中 ${s.attacks.escaped} 个逃逸；` +
-      `错误输入 ${s.bad_inputs.handled}/${s.bad_inputs.tried} 个已处理。`,
+      `错误输入 ${s.bad_inputs.handled}/${s.bad_inputs.tried} 个已处理。` +
+      (s.part3
+        ? `第三部分：钩子 ${s.part3.hooks.passed}/${s.part3.hooks.cells} 格成立；规则模糊测试 ${s.part3.rules.runs} 例，${s.part3.rules.violations} 次违反；` +
+          `声称能停下的 ${s.part3.jobs.tried} 次作业中 ${s.part3.jobs.survived} 次存活；回退 ${s.part3.rewind.passed}/${s.part3.rewind.cells} 格成立；声称能挡住的 ${s.part3.attacks.tried} 次攻击中 ${s.part3.attacks.escaped} 次逃逸。`
+        : ""),
+    p3Head: (d: string, ls: string, sandbox: string) => `### 第三部分（s18–s22）\n\n_${d}，\`npm run reliability -- --only part3\`；课：${ls}；沙箱：${sandbox}。_`,
+    p3Hooks: "#### 行为异常的钩子（s19）",
+    p3HooksCols: ["钩子", "类型"],
+    p3HooksNote: "一格成立的条件：运行按 s19 说的继续（或按它说的停下），对话记录仍然有效、可以再次发送，坏掉的钩子用一行报告出来，之后钩子启动的进程一个也不剩。",
+    p3Rules: "#### 权限规则的模糊测试（s18）",
+    p3RulesCols: ["性质", "运行次数", "违反"],
+    p3Jobs: "#### 永不结束的后台作业（s22）",
+    p3JobsCols: ["作业"],
+    p3JobsNote: "“已停止”表示运行以这种方式结束后，作业的进程一个也不剩（按命令行里的标记查找），对话记录有效。",
+    p3Rewind: "#### 每种停止之后的回退（s21）",
+    p3RewindCols: ["停止", "检查点 1：代码", "1：对话", "1：两者", "检查点 2：代码", "2：对话", "2：两者"],
+    p3RewindNote: "一格成立的条件：文件与检查点时一致（只回退对话时，与运行留下的一致），历史是检查点提示之前的样子（或运行留下的样子），下一个问题组成的请求可以发送。",
+    p3Attacks: (n: number) => `#### 针对第三部分新攻击面的攻击（${n} 个攻击）`,
+    p3AttacksCols: ["攻击", "类别", "课"],
+    p3Failed: (what: string, where: string, d: string) => `失败：${what}（${where}）：${d}`,
+    p3Note: (w: string, n: string) => `- 不作声称：${w}：${n}。`,
   },
 };
 
@@ -351,7 +396,66 @@ export function renderReliability(f: ReliabilityFigures, lang: Lang): string[] {
     // What the learner sees is the tool's own output: shown as code, word for word.
     out.push(...markdownTable(w.badCols, f.bad.map((b) => [zh ? (BAD_ZH[b.id] ?? b.what) : b.what, b.handled ? w.yes : w.no, `\`${b.detail.replace(/\n/g, " ").replace(/`/g, "'")}\``])));
   }
+  if (f.part3) out.push(...renderPart3(f.part3, lang));
   out.push(w.summary(f.summary));
+  return out;
+}
+
+const P3_CELL_ZH: Record<string, string> = {
+  ok: "成立",
+  FAILED: "失败",
+  "n/a": "不适用",
+  stopped: "已停止",
+  SURVIVED: "存活",
+  "survives (not claimed)": "存活（未声称）",
+  ESCAPED: "逃逸",
+  "escapes (not claimed)": "逃逸（未声称）",
+  "stopped (not claimed)": "已拦截（未声称）",
+  "not run": "未运行",
+};
+
+/** Part III's tables: hooks, rules, jobs, rewind, attacks (each only when it ran). */
+export function renderPart3(p: Part3Figures, lang: Lang): string[] {
+  const w = W[lang];
+  const zh = lang === "zh";
+  const cell = (c: string) => (zh ? (P3_CELL_ZH[c] ?? c) : c);
+  const tr = (table: Record<string, string>, id: string, en: string) => (zh ? (table[id] ?? en) : en);
+  const out: string[] = [w.p3Head(p.date, p.lessons.join(", "), p.sandbox), ""];
+  if (p.hooks) {
+    const h = p.hooks;
+    out.push(w.p3Hooks, "", w.p3HooksNote, "");
+    const cols = h.modes.flatMap((m) => h.events.map((e) => `${e} · ${m}`));
+    out.push(...markdownTable([...w.p3HooksCols, ...cols], h.rows.map((r) => [tr(HOOK_BEHAVIOURS_ZH, r.id, r.what), tr(HOOK_KINDS_ZH, r.kind, r.kind), ...r.cells.map(cell)])));
+    for (const x of h.failed) out.push(w.p3Failed(x.behaviour, `${x.event} · ${x.mode}`, x.detail));
+  }
+  if (p.rules) {
+    out.push(w.p3Rules, "");
+    out.push(...markdownTable(w.p3RulesCols, p.rules.properties.map((r) => [tr(RULES_PROPERTIES_ZH, r.id, r.what), r.runs, r.violations])));
+    for (const c of p.rules.counterexamples) out.push(`${w.counterexample}\n\n\`\`\`text\n${c}\n\`\`\`\n`);
+  }
+  if (p.jobs) {
+    const j = p.jobs;
+    out.push(w.p3Jobs, "", w.p3JobsNote, "");
+    const cols = j.modes.flatMap((m) => j.ends.map((e) => `${tr(RUN_ENDS_ZH, e, e)} · ${m}`));
+    out.push(...markdownTable([...w.p3JobsCols, ...cols], j.rows.map((r) => [tr(JOB_KINDS_ZH, r.id, r.what), ...r.cells.map(cell)])));
+    for (const x of j.failed) out.push(w.p3Failed(x.kind, `${x.end} · ${x.mode}`, x.detail));
+  }
+  if (p.rewind) {
+    const r = p.rewind;
+    out.push(w.p3Rewind, "", w.p3RewindNote, "");
+    out.push(...markdownTable(w.p3RewindCols, r.rows.map((row) => [row.stop, ...row.cells.map(cell)])));
+    for (const x of r.failed) out.push(w.p3Failed(x.stop, x.column.replace(/\w+$/, (m) => tr(REWIND_PARTS_ZH, m, m)), x.detail));
+  }
+  if (p.attacks) {
+    const a = p.attacks;
+    out.push(w.p3Attacks(a.corpus), "");
+    // An attack "stopped" is s07's word for it (已拦截), as in the corpus above; a job "stopped" is 已停止.
+    const attackCell = (c: string) => (zh && c === "stopped" ? ATTACK_CELL_ZH.stopped : cell(c));
+    out.push(...markdownTable([...w.p3AttacksCols, ...a.modes], a.rows.map((r) => [tr(P3_ATTACKS_ZH, r.id, r.what), tr(P3_GROUPS_ZH, r.group, r.group), r.owner, ...r.cells.map(attackCell)])));
+    for (const x of a.escaped) out.push(w.p3Failed(tr(P3_ATTACKS_ZH, x.attack, x.attack), x.mode, x.detail));
+    for (const n of a.notes) out.push(w.p3Note(tr(P3_ATTACKS_ZH, n.id, n.what), tr(P3_NOTES_ZH, n.id, n.note)));
+    out.push("");
+  }
   return out;
 }
 

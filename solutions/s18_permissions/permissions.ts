@@ -114,10 +114,10 @@ export function rulePath(path: string, root: string): string {
 export function subjects(name: string, input: Record<string, unknown>, root: string): { parts: string[]; plain: boolean } {
   if (name === "bash" && typeof input.command === "string") {
     const parsed = words(input.command);
-    // A command s07 can read is matched stage by stage; any other (&&, ;, $(…), >) part by part,
-    // split loosely: enough for a deny, never enough for an allow.
+    // A command s07 can read is matched stage by stage; any other (&&, ;, $(…), `…`, (…), >) part by
+    // part, split loosely: enough for a deny, never enough for an allow.
     if ("stages" in parsed) return { parts: parsed.stages.map((s) => s.join(" ")), plain: true };
-    return { parts: [input.command.trim(), ...input.command.split(/&&|\|\||[;|&\n]/).map((s) => s.trim()).filter(Boolean)], plain: false };
+    return { parts: [input.command.trim(), ...input.command.split(/&&|\|\||\$\(|[;|&\n`(){}]/).map((s) => s.trim()).filter(Boolean)], plain: false };
   }
   if (PATH_TOOLS.has(name)) return { parts: [rulePath(typeof input.path === "string" ? input.path : ".", root)], plain: true };
   return { parts: [], plain: true };
