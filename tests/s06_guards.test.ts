@@ -106,7 +106,8 @@ async function run(opts: { scenario?: Scenario; faults?: FaultPlan; history?: An
   const responses = [...llm.scripted.responses];
   const requests = llm.scripted.exchanges.length;
   await expectSendable(llm, history);
-  return { outcome, took, history, registry, responses, requests };
+  const sent = llm.scripted.exchanges.map((e) => e.request as { max_tokens?: number; stop_sequences?: string[] });
+  return { outcome, took, history, registry, responses, requests, sent };
 }
 
 /**
@@ -313,6 +314,41 @@ describe("s06 guards: each one stops the run, and the transcript can be sent aga
     const scenario: Scenario = { id: "test-done", title: "answers", reply: () => say("Nothing to wait for.") };
     const { outcome } = await run({ scenario });
     rule(outcome.status === "done", "typed-outcome", `the model answered with end_turn and the run ended ${show(reason(outcome))}: with no guard reached, the run is done.`);
+  });
+});
+
+describe("s06 every stop says why, and the loop it guards is still s05's", () => {
+  it("each guard's stop carries a detail that names its limit, and the last response", async () => {
+    const turns = await run({ run: { guards: { maxTurns: 2 } } });
+    const o = turns.outcome as { reason?: string; detail?: string; message?: Anthropic.Message };
+    rule(/\b2 turns\b/.test(o.detail ?? ""), "typed-outcome", `a run stopped by maxTurns 2 says ${show(o.detail)}: the detail is one sentence for a person, naming the limit ("reached the limit of 2 turns") ${GUARDS}.`);
+    rule(o.message !== undefined && o.message.id === turns.responses.at(-1)?.id, "typed-outcome", `a run stopped by a guard should carry its last response as outcome.message (s05's Stopped), and it carries ${show(o.message?.id)}: guard.stop(…) adds the last response counted.`);
+    const repeated = await run();
+    const r = repeated.outcome as { detail?: string };
+    rule(/list_files/.test(r.detail ?? "") && new RegExp(`\\b${DEFAULT_GUARDS.maxRepeats}\\b`).test(r.detail ?? ""), "typed-outcome", `a run stopped for a repeated call says ${show(r.detail)}: name the tool and the limit (maxRepeats ${DEFAULT_GUARDS.maxRepeats}).`);
+    const notRun = resultsIn(repeated.history.at(-1))[0];
+    const said = typeof notRun?.content === "string" ? notRun.content : JSON.stringify(notRun?.content ?? "");
+    rule(said.includes(r.detail ?? "\u0000"), "repeat-answered", `the repeated call's is_error result says ${show(said)}: tell the model why it was not run, with the stop's detail (answerNotRun(history, response, \`the run stopped: \${repeated.detail}\`)).`);
+    const timeout = await run({ run: { guards: { timeoutMs: 300 } }, faults: [null, { kind: "latency", ms: 60_000 }], within: 120_000 });
+    const t = timeout.outcome as { reason?: string; detail?: string };
+    const clock = new ManualClock();
+    const aborted = await run({ llm: scripted({ scenario: "s06_guards", faults: [{ kind: "latency", ms: 60_000 }], clock }), clock, run: { signal: clock.timeout(1_000) }, within: 30_000 });
+    const a = aborted.outcome as { reason?: string; detail?: string };
+    rule(a.reason === "aborted" && /cancel/i.test(a.detail ?? ""), "typed-outcome", `a run its caller aborted says ${show(a)}: the detail says the run was cancelled by its caller, not that it timed out ${GUARDS}.`);
+    const budget = await run({ run: { guards: { tokenBudget: 500, maxRepeats: 50 } } });
+    const b = budget.outcome as { reason?: string; detail?: string };
+    rule(b.reason === "token_budget" && /\b500\b/.test(b.detail ?? ""), "typed-outcome", `a run stopped by a budget of 500 tokens says ${show(b)}: the detail names what was spent and the budget ${GUARDS}.`);
+    rule(t.reason === "timeout" && /\b0\.3 s\b/.test(t.detail ?? ""), "typed-outcome", `a run stopped by its 300 ms deadline says ${show(t)}: the detail names the time limit in seconds ("0.3 s") ${GUARDS}.`);
+  });
+
+  it("the options s05's loop had still reach each request: stop sequences; max_tokens asked again once, four times larger", async () => {
+    const sent = (await run({ run: { stopSequences: ["###"], guards: { maxTurns: 1 } } })).sent[0];
+    rule(JSON.stringify(sent?.stop_sequences) === JSON.stringify(["###"]), "lesson-rule", `runAgent was given stopSequences ["###"] and its request sent stop_sequences ${show(sent?.stop_sequences)}: pass opts.stopSequences on, as s05's loop does.`);
+    const long: Scenario = { id: "test-long-answer", title: "an answer longer than any small max_tokens", reply: () => say(`Here is the whole story. ${"A long sentence of the answer. ".repeat(200)}`) };
+    const cut = await run({ scenario: long, run: { maxTokens: 40, guards: { maxTurns: 5 } } });
+    const asked = cut.sent.map((r) => r.max_tokens);
+    rule(asked[1] === 160, "max-tokens-retry", `an answer cut off at max_tokens 40 was asked again with max_tokens ${show(asked[1])}: ask again once with four times the limit (160), as s05 does.`);
+    rule(cut.requests === 2, "max-tokens-retry", `an answer cut off by max_tokens every time was asked for ${cut.requests} time(s): ask again once, with a larger limit, then stop (s05).`);
   });
 });
 
