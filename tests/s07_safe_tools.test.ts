@@ -214,6 +214,34 @@ describe("s07 the workspace: paths resolve inside the root, or are refused", () 
     }
   });
 
+  it("an empty path is refused, saying what a path looks like; a link out is named as a link", () => {
+    const w = new ws.Workspace(root);
+    for (const p of ["", "   "]) {
+      let thrown: unknown;
+      let got: string | undefined;
+      try {
+        got = w.resolve(p);
+      } catch (e) {
+        thrown = e;
+      }
+      rule(thrown instanceof ws.OutsideWorkspaceError && /path is needed/.test((thrown as Error).message), "workspace", `Workspace.resolve(${JSON.stringify(p)}) ${got !== undefined ? `gave ${got}` : `threw "${String((thrown as Error)?.message ?? thrown)}"`}: an empty path names no file (resolve would make it the root itself): refuse it, saying a file path is needed, e.g. {"path": "src/index.ts"}.`);
+    }
+    let message = "";
+    try {
+      w.resolve("secret-link.txt");
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    let plain = "";
+    try {
+      w.resolve("../out/secret.txt");
+    } catch (e) {
+      plain = (e as Error).message;
+    }
+    rule(plain.startsWith('"../out/secret.txt" is outside the workspace. '), "workspace", `Workspace.resolve("../out/secret.txt") threw "${plain}": a path that is no link says only that it is outside the workspace, and what to use instead.`);
+    rule(/symbolic link to .*out\/secret\.txt/.test(message), "workspace", `Workspace.resolve("secret-link.txt") threw "${message}": when the path's name is inside but a link leads out, say so (it is a symbolic link to …), so the model knows why a path that looks inside is refused.`);
+  });
+
   it("property: whatever the path, the result is inside the root or the call throws", () => {
     const w = new ws.Workspace(root);
     const segment = fc.constantFrom("..", ".", "src", "a.txt", "out-link", "secret-link.txt", "dangling-link.txt", "new", "");
