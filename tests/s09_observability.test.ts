@@ -42,6 +42,7 @@ async function seed000(opts: Opts = {}, task: Anthropic.MessageParam["content"] 
   const llm = scripted();
   const events: AgentEvent[] = [];
   const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
+  const started = Date.now();
   const outcome = await agent.runAgent(llm, history, {
     root,
     approve: approveAll,
@@ -54,7 +55,7 @@ async function seed000(opts: Opts = {}, task: Anthropic.MessageParam["content"] 
   // The model's answers in this run (checking the transcript below asks it once more).
   const responses = [...llm.scripted.responses];
   await expectSendable(llm, history);
-  return { responses, events, history, outcome };
+  return { responses, events, history, outcome, elapsed: Date.now() - started };
 }
 
 /** The stop event's totals against the responses' own usage: every kind of token, summed over every turn. */
@@ -97,6 +98,17 @@ describe("s09 events: one per step", () => {
     // The think events carry the responses themselves.
     const ids = events.flatMap((e) => (e.type === "think" ? [e.message.id] : []));
     rule(JSON.stringify(ids) === JSON.stringify(responses.map((r) => r.id)), "observability", `the think events carry messages ${ids.join(", ")}, not the responses ${responses.map((r) => r.id).join(", ")}, in order.`);
+  });
+
+  it("each event's ms is a duration within the run: THINK since its request, STOP since the run began", async () => {
+    const { events, elapsed } = await seed000();
+    for (const e of events) {
+      if (e.type !== "think" && e.type !== "stop") continue;
+      rule(e.ms >= 0 && e.ms <= elapsed, "observability", `a ${e.type} event says ms = ${e.ms}, but the whole run took ${elapsed} ms: ms is how long it took (Date.now() - when it began${e.type === "think" ? ", the request" : ", the run"}), never more than the run.`);
+    }
+    const stop = events.findLast((e) => e.type === "stop");
+    const longest = Math.max(...events.flatMap((e) => (e.type === "think" ? [e.ms] : [])));
+    rule(stop !== undefined && stop.type === "stop" && stop.ms >= longest, "observability", `the stop event says the run took ${stop && stop.type === "stop" ? stop.ms : "?"} ms, less than one of its requests (${longest} ms): the stop's ms counts from the run's start.`);
   });
 
   it("the stop event carries the outcome and the run's totals: the sum of the turns", async () => {
