@@ -120,7 +120,9 @@ const GROUPS_ZH: Record<string, string> = {
   "run_tests runs written code": "run_tests 运行写入的代码",
 };
 
-const TOOLSETS_ZH: Record<string, string> = { "runtime tools": "runtime 工具", "s07 safe tools": "s07 安全工具", "s12 tools": "s12 工具" };
+const TOOLSETS_ZH: Record<string, string> = { "runtime tools": "runtime 工具", "s07 safe tools": "s07 安全工具", "s12 tools": "s12 工具", "s17 program (npm run agent)": "s17 程序（npm run agent）" };
+/** A mode alone as a column's name (Part III's attacks). */
+const MODES_ZH: Record<string, string> = { bubblewrap: "bubblewrap 沙箱", "bubblewrap --yes": "bubblewrap 沙箱 --yes", none: "无沙箱" };
 
 /**
  * An attack's words in Chinese: the command or path stays as it is, the English around it is
@@ -451,7 +453,7 @@ export function renderPart3(p: Part3Figures, lang: Lang): string[] {
     out.push(w.p3Attacks(a.corpus), "");
     // An attack "stopped" is s07's word for it (已拦截), as in the corpus above; a job "stopped" is 已停止.
     const attackCell = (c: string) => (zh && c === "stopped" ? ATTACK_CELL_ZH.stopped : cell(c));
-    out.push(...markdownTable([...w.p3AttacksCols, ...a.modes], a.rows.map((r) => [tr(P3_ATTACKS_ZH, r.id, r.what), tr(P3_GROUPS_ZH, r.group, r.group), r.owner, ...r.cells.map(attackCell)])));
+    out.push(...markdownTable([...w.p3AttacksCols, ...a.modes.map((m) => (zh ? (MODES_ZH[m] ?? m) : m))], a.rows.map((r) => [tr(P3_ATTACKS_ZH, r.id, r.what), tr(P3_GROUPS_ZH, r.group, r.group), r.owner, ...r.cells.map(attackCell)])));
     for (const x of a.escaped) out.push(w.p3Failed(tr(P3_ATTACKS_ZH, x.attack, x.attack), x.mode, x.detail));
     for (const n of a.notes) out.push(w.p3Note(tr(P3_ATTACKS_ZH, n.id, n.what), tr(P3_NOTES_ZH, n.id, n.note)));
     out.push("");

@@ -480,6 +480,13 @@ describe("the generated report blocks (scripts/bench/report.ts, scripts/reliabil
     // Every attack on the page has its words in Chinese.
     const untranslated = (figures!.attacks?.rows ?? []).filter((r) => !attackWords(r.what, "zh").translated).map((r) => r.what);
     expect(untranslated).toEqual([]);
+    // No table's column is named in English alone (the browser test's check, here without a browser):
+    // a head row is the line above a |---| line.
+    const lines = zh.split("\n");
+    const heads = lines.flatMap((l, i) => (/^\|\s*-{3}/.test(lines[i + 1] ?? "") ? l.split("|").map((c) => c.trim()).filter(Boolean) : []));
+    const english = heads.filter((t) => /^[a-z][a-z /,]+$/i.test(t) && !/^(s\d+|n\/a)$/.test(t));
+    expect(english, `the zh report has columns named in English: ${[...new Set(english)].join(" | ")}`).toEqual([]);
+    expect(heads.filter((t) => /\bprogram\b/.test(t)), "the zh report names every toolset in Chinese").toEqual([]);
   });
 
   it("has Chinese words for every attack, group and note of the current corpus (the next run's report)", async () => {
