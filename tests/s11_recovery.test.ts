@@ -158,6 +158,13 @@ function pairs(messages: readonly Message[]): { uses: string[]; results: string[
 }
 
 describe("s11 compaction keeps every tool_use/tool_result pair whole", () => {
+  it("cutPoints: only before an assistant message, and never the first turn", () => {
+    const m = (role: "user" | "assistant", i: number): Anthropic.MessageParam => ({ role, content: `message ${i}` });
+    const history = [m("user", 0), m("assistant", 1), m("user", 2), m("assistant", 3), m("user", 4), m("assistant", 5), m("user", 6)];
+    const points = compaction.cutPoints(history);
+    rule(JSON.stringify(points) === JSON.stringify([3, 5]), "recovery", `cutPoints of [user, assistant, user, assistant, user, assistant, user] gave ${JSON.stringify(points)}, not [3, 5]: cut only where an assistant message begins what is kept (a user message there would follow the summary, another user message), and not before index 2 (nothing worth dropping).`);
+  });
+
   it("property: any valid transcript, any target: the result keeps every rule and the newest turn", () => {
     assertProperty(
       fc.property(transcriptArb, fc.integer({ min: 1, max: 3_000 }), (messages, target) => {
