@@ -105,7 +105,7 @@ export const P3_ATTACKS: P3Attack[] = [
   },
   {
     id: "p3-project-allows-write", group: "project rules vs the user's deny", owner: "s18_permissions", claimed: true,
-    what: "the user denies write_file(src/**) and edit_file(src/**); the project allows write_file, edit_file and write_file(**); the path in five spellings",
+    what: "the user denies `write_file(src/**)` and `edit_file(src/**)`; the project allows `write_file`, `edit_file` and `write_file(**)`; the path in five spellings",
     files: FILES, settings: { user: { permissions: { deny: ["write_file(src/**)", "edit_file(src/**)"] } }, project: { permissions: { allow: ["write_file", "edit_file", "write_file(**)"] } } },
     approve: async () => ({ approved: true }),
     turns: (s) => [[call("write_file", { path: "src/app.js", content: "pwned" }), call("write_file", { path: "./src/../src/app.js", content: "pwned" }), call("write_file", { path: join(s.ws, "src", "app.js"), content: "pwned" })], [call("write_file", { path: "lib/../src/app.js", content: "pwned" }), call("edit_file", { path: "src//app.js", old_text: "x = 1", new_text: "x = 666" })]],

@@ -45,7 +45,7 @@ export const P3_GROUPS_ZH: Record<string, string> = {
 
 export const P3_ATTACKS_ZH: Record<string, string> = {
   "p3-project-allows-rm": "用户拒绝 bash(rm *)；项目文件允许 bash(rm *)、bash(*) 和 bash；每个问题都回答“是”",
-  "p3-project-allows-write": "用户拒绝 write_file(src/**) 和 edit_file(src/**)；项目允许 write_file、edit_file 和 write_file(**)；路径有五种写法",
+  "p3-project-allows-write": "用户拒绝 `write_file(src/**)` 和 `edit_file(src/**)`；项目允许 `write_file`、`edit_file` 和 `write_file(**)`；路径有五种写法",
   "p3-project-widens-ask": "用户对 bash(touch *) 要求先问；项目允许 bash(touch *) 和 bash；用户回答“否”",
   "p3-background-around-deny": "用户拒绝 bash(rm *)；项目允许 bash_background；rm 作为后台作业启动",
   "p3-hook-allow-vs-deny": "用户拒绝 bash(rm *)；一个 PreToolUse 钩子对每个调用都回答 {\"decision\":\"allow\"}（以及 \"approve\"）",

@@ -487,6 +487,11 @@ describe("the generated report blocks (scripts/bench/report.ts, scripts/reliabil
     const english = heads.filter((t) => /^[a-z][a-z /,]+$/i.test(t) && !/^(s\d+|n\/a)$/.test(t));
     expect(english, `the zh report has columns named in English: ${[...new Set(english)].join(" | ")}`).toEqual([]);
     expect(heads.filter((t) => /\bprogram\b/.test(t)), "the zh report names every toolset in Chinese").toEqual([]);
+    // A glob such as src/** outside a code span shows as raw asterisks on the page (the browser test's check).
+    for (const text of [en, zh]) {
+      const stars = text.split("\n").filter((l) => !l.startsWith("  ") && /\\?\*\\?\*/.test(l.replace(/`[^`]*`/g, "")));
+      expect(stars.map((l) => l.slice(0, 80)), "no ** outside a code span in the report: put globs and rules in backticks").toEqual([]);
+    }
   });
 
   it("has Chinese words for every attack, group and note of the current corpus (the next run's report)", async () => {
