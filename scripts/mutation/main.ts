@@ -135,20 +135,30 @@ export function table(scores: LessonScore[], lang: "en" | "zh" = "en"): string {
 
 const PAGES = { en: "docs/guide/reliability.md", zh: "docs/zh/guide/reliability.md" } as const;
 
-/** Writes the table of every lesson swept so far (summary.json) between the pages' mutation markers. */
+/**
+ * Writes the table between the pages' mutation markers: every lesson swept on this machine
+ * (summary.json), and the rows the page already has for lessons not swept here (a sweep of one
+ * lesson, or on a fresh clone, keeps the others' figures).
+ */
 function writeDocs(all: Record<string, LessonScore>): void {
   const scores = Object.values(all).sort((a, b) => a.lesson.localeCompare(b.lesson));
   const date = new Date().toISOString().slice(0, 10);
+  const start = "<!-- mutation:start -->";
+  const end = "<!-- mutation:end -->";
+  const enText = readFileSync(join(ROOT, PAGES.en), "utf8");
+  const kept = new Map<string, string>();
+  if (enText.includes(start) && enText.includes(end))
+    for (const m of enText.slice(enText.indexOf(start), enText.indexOf(end)).matchAll(/^\| (s\d\d) \|.*\|$/gm)) if (!all[m[1]!]) kept.set(m[1]!, m[0]);
   for (const [lang, page] of Object.entries(PAGES) as Array<["en" | "zh", string]>) {
     const path = join(ROOT, page);
     const text = readFileSync(path, "utf8");
-    const start = "<!-- mutation:start -->";
-    const end = "<!-- mutation:end -->";
     if (!text.includes(start) || !text.includes(end)) throw new Error(`${page} has no ${start} … ${end} markers for the table`);
     const said = lang === "en" ? `_${date}, \`npm run mutation\`:_` : `_${date}，\`npm run mutation\`：_`;
-    const missing = LESSONS.map((l) => l.id).filter((id) => !all[id]);
+    const missing = LESSONS.map((l) => l.id).filter((id) => !all[id] && !kept.has(id));
     const rest = missing.length === 0 ? "" : lang === "en" ? `\n\nNot swept yet: ${missing.join(", ")}.` : `\n\n尚未测过：${missing.join("、")}。`;
-    const block = `${start}\n\n${said}\n\n${table(scores, lang)}${rest}\n\n${end}`;
+    const [head, rule, ...rows] = table(scores, lang).split("\n");
+    const merged = [...rows, ...kept.values()].sort((a, b) => a.slice(2, 5).localeCompare(b.slice(2, 5)));
+    const block = `${start}\n\n${said}\n\n${[head, rule, ...merged].join("\n")}${rest}\n\n${end}`;
     writeFileSync(path, text.slice(0, text.indexOf(start)) + block + text.slice(text.indexOf(end) + end.length));
   }
 }
