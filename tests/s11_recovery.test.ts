@@ -289,6 +289,37 @@ describe("s11 the loop recovers", () => {
     rule(JSON.stringify(history.map((m) => m.role)) === JSON.stringify(cleanHistory.map((m) => m.role)), "recovery", `the recovered run's history has the roles [${history.map((m) => m.role).join(", ")}], a clean run's [${cleanHistory.map((m) => m.role).join(", ")}]: nothing of a broken stream is appended.`);
   });
 
+  it("the options reach the loop: recovery.streamRetries 0 means a broken stream is not sent again; stop sequences reach the request", async () => {
+    const llm = scripted({ scenario: "s11_recovery", faults: [{ kind: "stream_cut", afterEvents: 5 }] });
+    const history: Message[] = [{ role: "user", content: "read package.json" }];
+    let threw = false;
+    try {
+      await agent.runAgent(llm, history, { recovery: { streamRetries: 0 }, stopSequences: ["###"] });
+    } catch {
+      threw = true;
+    }
+    rule(llm.scripted.exchanges.length === 1 && threw, "recovery", `with recovery.streamRetries 0 a broken stream led to ${llm.scripted.exchanges.length} request(s) and the run ${threw ? "threw" : "did not throw"}: pass the run's limits to retryTurn (retries: recovery.limits.streamRetries), so 0 means no retry and the break is the caller's.`);
+    const sent = llm.scripted.exchanges[0]?.request as { stop_sequences?: string[] } | undefined;
+    rule(JSON.stringify(sent?.stop_sequences) === JSON.stringify(["###"]), "lesson-rule", `runAgent was given stopSequences ["###"] and its request sent stop_sequences ${JSON.stringify(sent?.stop_sequences)}: pass opts.stopSequences on.`);
+  });
+
+  it("only \"prompt is too long\" is answered by compaction: another error is not, and a long history that fits is never compacted", async () => {
+    const failing = scripted({ scenario: "s11_recovery", faults: () => ({ kind: "server_error" }) });
+    const history: Message[] = [...longHistory(), { role: "user", content: "read package.json" }];
+    const before = JSON.stringify(history);
+    let outcome: unknown;
+    try {
+      outcome = await agent.runAgent(failing, history, { guards: { maxTurns: 5 } });
+    } catch {
+      outcome = "threw";
+    }
+    rule(JSON.stringify(history) === before, "recovery", `a 500 from the API (not "prompt is too long") compacted the history and the run ended ${JSON.stringify(outcome)}: only isPromptTooLong(e) is answered by compaction; any other error goes on to the caller (the SDK already retried it).`);
+    const fits = scripted({ scenario: "s11_recovery" });
+    const long: Message[] = [...longHistory(), { role: "user", content: "read package.json" }];
+    await driveCompacting(fits, long);
+    rule(JSON.stringify(long).includes("toolu_old0") && !/compacted/.test(JSON.stringify(long[0]!.content)), "recovery", "a history that fits the context window was compacted though every response ended normally: compact only after \"prompt is too long\" or a model_context_window_exceeded stop.");
+  });
+
   it("prompt too long: compacts the history (pairs whole) and finishes the task", async () => {
     const history: Message[] = [...longHistory(), { role: "user", content: "read package.json" }];
     const llm = scripted({ scenario: "s11_recovery", contextWindow: 4_000 });
@@ -332,6 +363,7 @@ describe("s11 the loop recovers", () => {
       throw new RuleError("recovery", `when compaction cannot make the history fit, the loop threw (${String((e as Error)?.message ?? e)}): stop with the outcome prompt_too_long instead.`);
     });
     rule(outcome.status === "stopped" && outcome.reason === "prompt_too_long", "recovery", `when even compaction cannot make it fit, the run ended ${JSON.stringify(outcome)}: stop with reason "prompt_too_long" (a limited number of compactions).`);
+    rule(outcome.status === "stopped" && /\S{3,}/.test(outcome.detail), "typed-outcome", `the prompt_too_long stop says ${JSON.stringify(outcome.status === "stopped" ? outcome.detail : "")}: its detail tells the person what happened and what to do (start a new conversation).`);
     expectTranscriptRules(history);
   });
 
