@@ -17,7 +17,7 @@ import { ROOT, RuleError, assertProperty, driveLoop, errorText, loadLesson, rule
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
-import { quietLessonFile } from "./support.ts";
+import { quietLessonFile, show } from "./support.ts";
 
 type Agent = typeof import("../solutions/s13_caching/agent.ts");
 type Cache = typeof import("../solutions/s13_caching/cache.ts");
@@ -224,7 +224,8 @@ describe("s13 the transcript is unchanged by caching", () => {
         }
         rule(JSON.stringify(prompt) === JSON.stringify(before), "cache-not-in-history", "withCacheBreakpoints changed the prompt it was given (its history, tools or system): copy each array and block you mark, and mark the copies.");
         rule(cache.countBreakpoints(out) <= 4, "cache-max-four", () => `withCacheBreakpoints put ${cache.countBreakpoints(out)} markers on a prompt of ${messages.length} messages and ${ntools} tools: the API takes at most 4 (the last tool, the system prompt, two on messages).`);
-        expect(isMarked(blocks(out.messages[out.messages.length - 1]!).at(-1)), "[cache-placement] withCacheBreakpoints left the newest message's LAST block without a marker: mark that block (a string content becomes one text block first)").toBe(true);
+        const newestLast = blocks(out.messages[out.messages.length - 1]!).at(-1);
+        rule(isMarked(newestLast), "cache-placement", () => `withCacheBreakpoints left the newest message's LAST block without a marker (it is ${show(newestLast, 100)}): mark that block (a string content becomes one text block first).`);
         // The blocks without their markers, whatever the marker says (a ttl too).
         const plain = (m: Anthropic.MessageParam) => (typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content).map((b) => Object.fromEntries(Object.entries(b).filter(([k]) => k !== "cache_control")));
         expect(out.messages.map(plain), "[cache-not-in-history] the request's messages say the same as the history, markers aside").toEqual(messages.map(plain));
@@ -281,7 +282,7 @@ describe("s13 a long session reads more and more from the cache", () => {
     const llm = scripted({ scenario });
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "Read every chunk." }];
     const { outcome, responses } = await runLoop(llm, history, { registry, guards: { tokenBudget: 8_000, maxRepeats: 100 } });
-    expect(outcome.status === "stopped" && outcome.reason, "[guard-budget] a budget of 8 000 tokens is spent long before 30 turns of 500 tokens each, once cache reads and writes count").toBe("token_budget");
+    rule(outcome.status === "stopped" && outcome.reason === "token_budget", "guard-budget", () => `a budget of 8 000 tokens is spent long before 30 turns of 500 tokens each once cache reads and writes count, and the run ended ${show(outcome.status === "stopped" ? outcome.reason : outcome.status)}: the budget (s06's guard, through this loop) counts cache tokens too.`);
     const fresh = responses.reduce((n, m) => n + m.usage.input_tokens + m.usage.output_tokens, 0);
     expect(fresh, "[guard-budget] (a check of this test itself, not of your loop) without cache tokens the budget would never be reached").toBeLessThan(8_000);
   });

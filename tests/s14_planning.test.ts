@@ -18,7 +18,7 @@ import { ROOT, assertProperty, driveLoop, loadLesson, resultsIn, rule, scripted,
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
-import { quietLessonFile } from "./support.ts";
+import { quietLessonFile, show } from "./support.ts";
 
 type Agent = typeof import("../solutions/s14_planning/agent.ts");
 type PlanModule = typeof import("../solutions/s14_planning/plan.ts");
@@ -128,7 +128,7 @@ describe("s14 the default task: a plan, kept up to date, on the sample repositor
     rule(outcome.status === "done", "typed-outcome", () => `the default task ended "${outcome.status}"${typeof (outcome as { reason?: unknown }).reason === "string" ? ` (${(outcome as { reason: string }).reason})` : ""}, not "done": when the model answers with end_turn, return { status: "done", … }; a stop means a guard or an error ended the run early, and its reason says which.`);
     expectGoodListsTaken(history);
     expect(plan.items.map((i) => i.content), "[plan-owned] the loop's plan (opts.plan) does not hold the steps of the model's last list: Plan.update stores each good list").toEqual(S14_STEPS);
-    expect(plan.items.every((i) => i.status === "completed"), "[plan-owned] the loop's plan does not hold the statuses of the model's last list (all completed): Plan.update stores each good list").toBe(true);
+    rule(plan.items.every((i) => i.status === "completed"), "plan-owned", () => `the model's last list has every item completed, and the loop's plan holds the statuses ${show(plan.items.map((i) => i.status))}: Plan.update stores each good list, statuses included.`);
     const at = reminders(history);
     // A note after the results that is not recognised as the reminder: say what it lacks.
     const untagged = history.flatMap((m, i) => (m.role === "user" && i > 0 && at.length === 0 && blocksOf(m).some((b) => b.type === "text" && !isReminder(b)) && resultsIn(m).length > 0 ? [i] : []));
@@ -185,8 +185,8 @@ describe("s14 the list: at most one item in progress; a bad list is refused and 
   it("answers two items in_progress with is_error, keeps the old plan, and takes the next good list", async () => {
     const { history, plan } = await run(writer(lists));
     const result = (i: number) => (history[i]!.content as Anthropic.ToolResultBlockParam[])[0]!;
-    expect(result(2).is_error ?? false, "[plan-one-in-progress] a list with one item in progress is taken (no is_error)").toBe(false);
-    expect(result(4).is_error, "[plan-one-in-progress] two items in_progress: the todo call is answered with is_error").toBe(true);
+    rule(!result(2).is_error, "plan-one-in-progress", () => `a list with one item in progress was answered ${show(result(2))}: it is a good list; take it (no is_error).`);
+    rule(result(4).is_error === true, "plan-one-in-progress", () => `a list with two items in_progress was answered ${show(result(4))}: refuse it with is_error (ToolError), keeping the plan as it was.`);
     expect(JSON.stringify(result(4).content), "[plan-one-in-progress] the error says which rule: one item in progress at a time").toMatch(/in.progress/i);
     expect(plan.items, "[plan-one-in-progress] the plan is the last good list").toEqual(lists[2]);
   });

@@ -104,7 +104,7 @@ describe("s15 the default task: two subagents at once, only their answers come b
       const leaked = [...idsIn(c.history)].filter((id) => parentIds.has(id));
       expect(leaked, `[subagent-isolation] ${c.id}'s tool calls leaked into the parent's history: only its final answer belongs there`).toEqual([]);
     }
-    expect(history.length, "[subagent-isolation] the parent's history holds the task, one turn of task calls, their results and the answer: 4 messages").toBe(4);
+    rule(history.length === 4, "subagent-isolation", () => `the parent's history has ${history.length} messages (${history.map((m) => m.role).join(", ")}); it should hold 4: the task, one turn of task calls, their results and the answer. A child's turns stay in its own history.`);
   });
 });
 

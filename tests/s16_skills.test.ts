@@ -17,7 +17,7 @@ import { ROOT, RuleError, driveLoop, errorText, loadLesson, rule, scripted } fro
 import { estimateTokens } from "../runtime/tokens.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
-import { quietLessonFile } from "./support.ts";
+import { quietLessonFile, show } from "./support.ts";
 
 type Agent = typeof import("../solutions/s16_skills/agent.ts");
 type Skills = typeof import("../solutions/s16_skills/skills.ts");
@@ -175,7 +175,7 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
     await driveLoop(llm, history, () => lesson.runAgent(llm, history, { skills: list, approve: refuseAll }));
     const [good, bad] = history[2]!.content as Anthropic.ToolResultBlockParam[];
     expect(JSON.stringify(good!.content), "[skill-load] load_skill returns the body of the skill asked for").toContain("BODY-MARKER-1");
-    expect(good!.is_error ?? false, "[skill-load] loading a skill that exists is not an error").toBe(false);
+    rule(!good!.is_error, "skill-load", () => `load_skill of a skill that exists was answered with is_error (${show(good!.content, 100)}): return its body as a plain result.`);
     rule(bad!.is_error === true, "skill-load", () => `load_skill({ name: "nope" }) (no such skill) was answered as a success: ${JSON.stringify(JSON.stringify(bad!.content).slice(0, 120))}. Throw a ToolError when the name is not one of the skills.`);
     rule(
       /skill-0.*skill-1/s.test(JSON.stringify(bad!.content)),

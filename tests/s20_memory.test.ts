@@ -17,7 +17,7 @@ import { SAMPLE_REPOSITORY, lessonTask } from "../runtime/tasks.ts";
 import { blocksIn, driveLoop, loadLesson, resultsIn, rule, scripted, textIn, transcriptProblems } from "../runtime/testing.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { approveAll } from "../solutions/s07_safe_tools/approval.ts";
-import { quietLessonFile } from "./support.ts";
+import { expectExit, quietLessonFile, show } from "./support.ts";
 
 type Agent = typeof import("../solutions/s20_memory/agent.ts");
 type Instructions = typeof import("../solutions/s20_memory/instructions.ts");
@@ -284,8 +284,9 @@ describe("s20 the program: --context-budget and --help", () => {
     expect(program.MEMORY_USAGE, "[final-agent] --help names the instruction files, the memory tool and --context-budget").toMatch(/AGENTS\.md[\s\S]*memory[\s\S]*--context-budget/);
     expect(program.MEMORY_USAGE, "[final-agent] --help keeps s18's --permission-mode and s19's hooks").toMatch(/--permission-mode[\s\S]*PreToolUse/);
     expect(program.budgetFlag(["--context-budget", "5000", "hi"]), "[final-agent] --context-budget N sets the budget").toEqual({ policy: { budget: 5000, keep: 3 }, rest: ["hi"] });
-    expect(program.budgetFlag(["--context-budget=0"]).policy, "[final-agent] --context-budget 0 turns context editing off").toBe(false);
-    expect((await program.run(["--context-budget", "lots", "hi"], { llm: scripted() })).exitCode, "[final-agent] a budget that is not a number: exit 2").toBe(2);
+    const off = program.budgetFlag(["--context-budget=0"]).policy;
+    rule(off === false, "final-agent", () => `--context-budget=0 gave the policy ${show(off)}: 0 turns context editing off (false).`);
+    expectExit(await program.run(["--context-budget", "lots", "hi"], { llm: scripted() }), 2, "--context-budget lots (not a number)");
   });
 });
 
@@ -293,11 +294,10 @@ describe("s20 the program on the sample repository", () => {
   it("the default task with --permission-mode acceptEdits: AGENTS.md reaches the model, the code is fixed, exit 0", async () => {
     const dir = keep(await scratchCopy(SAMPLE_REPOSITORY));
     const llm = scripted();
-    const { exitCode } = await program.run(["--workspace", dir, "--permission-mode", "acceptEdits", "--context-budget", "1500", TASK], { llm });
-    expect(exitCode, "[final-agent] a task done offline exits 0").toBe(0);
+    expectExit(await program.run(["--workspace", dir, "--permission-mode", "acceptEdits", "--context-budget", "1500", TASK], { llm }), 0, "the default task with --permission-mode acceptEdits");
     expect(systemOf(requestsOf(llm)[0]), "[memory-system] the program's loop sends the sample repository's AGENTS.md in the system prompt").toMatch(/login-service: how we work here/);
     expect(readFileSync(join(dir, "src", "login.js"), "utf8"), "[final-agent] the model fixed the code").toMatch(/attempts >= MAX_FAILED_ATTEMPTS/);
-    expect(requestsOf(llm).some((r) => resultBlocks(r).some(isPlaceholder)), "[context-clear] --context-budget 1500: older results leave the request").toBe(true);
+    rule(requestsOf(llm).some((r) => resultBlocks(r).some(isPlaceholder)), "context-clear", () => `with --context-budget 1500 no request of the ${requestsOf(llm).length} sent a cleared result: pass the flag's policy to the loop (contextEditing), so older results leave the request.`);
   });
 });
 

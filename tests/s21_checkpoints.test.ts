@@ -15,7 +15,7 @@ import type { Reply, Scenario, TurnContext } from "../runtime/scripted/types.ts"
 import { SAMPLE_REPOSITORY, lessonTask } from "../runtime/tasks.ts";
 import { driveLoop, loadLesson, rule, scripted, textIn, transcriptProblems } from "../runtime/testing.ts";
 import { scratchCopy, scratchWorkspace } from "../runtime/tools/files.ts";
-import { quietLessonFile } from "./support.ts";
+import { expectExit, quietLessonFile, show } from "./support.ts";
 
 type Agent = typeof import("../solutions/s21_checkpoints/agent.ts");
 type Program = typeof import("../solutions/s21_checkpoints/program.ts");
@@ -184,7 +184,8 @@ describe("s21 /rewind in the conversation", () => {
     await repl.handle("two");
     expect(program.rewindCommand(repl.history, "").text, "[checkpoint-turns] /rewind lists one checkpoint per question").toMatch(/1 {2}"one"[\s\S]*2 {2}"two"/);
     expect(program.rewindCommand(repl.history, "2 sideways").text, "[checkpoint-turns] /rewind with a mode it does not know says how to use it").toMatch(/usage: \/rewind/);
-    expect(await repl.handle("/rewind 2"), "[checkpoint-restore] /rewind is a command of the REPL, not a question").toBe("continue");
+    const handled = await repl.handle("/rewind 2");
+    rule(handled === "continue", "checkpoint-restore", () => `the REPL answered "/rewind 2" with ${show(handled)}: /rewind is a command of the REPL (it goes on: "continue"), not a question for the model.`);
     rule(readFileSync(join(root, "a.txt"), "utf8") === "A1\n" && JSON.stringify(repl.history) === turnOne, "checkpoint-restore", () => `after /rewind 2 the file should read "A1" and the conversation be turn one's; they are ${JSON.stringify(readFileSync(join(root, "a.txt"), "utf8"))} and ${repl.history.length} messages.`);
     const problems = await transcriptProblems(llm, repl.history);
     rule(problems === null, "checkpoint-conversation", () => `after /rewind the history cannot be sent: ${problems}`);
@@ -195,8 +196,7 @@ describe("s21 the program", () => {
   it("its --help says how a rewind works and keeps s19's flags; the default task runs offline, exit 0", async () => {
     expect(program.CHECKPOINTS_USAGE, "[final-agent] --help says how rewind works, beside s18's --permission-mode and s19's hooks").toMatch(/--permission-mode[\s\S]*PreToolUse[\s\S]*rewind\(runId, n/);
     const dir = keep(await scratchCopy(SAMPLE_REPOSITORY));
-    const { exitCode } = await program.run(["--workspace", dir, "--permission-mode", "acceptEdits", TASK], { llm: scripted() });
-    expect(exitCode, "[final-agent] a task done offline exits 0").toBe(0);
+    expectExit(await program.run(["--workspace", dir, "--permission-mode", "acceptEdits", TASK], { llm: scripted() }), 0, "the default task with --permission-mode acceptEdits");
     expect(readFileSync(join(dir, "src", "login.js"), "utf8"), "[final-agent] the default task fixes the lockout").toMatch(/attempts >= MAX_FAILED_ATTEMPTS/);
   });
 });

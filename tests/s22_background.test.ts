@@ -16,7 +16,7 @@ import { ROOT, blocksIn, driveLoop, loadLesson, resultsIn, rule, scripted, textI
 import { scratchCopy, scratchWorkspace } from "../runtime/tools/files.ts";
 import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
 import { differentialNet } from "./differential/net.ts";
-import { quietLessonFile } from "./support.ts";
+import { expectExit, quietLessonFile } from "./support.ts";
 
 type Agent = typeof import("../solutions/s22_background/agent.ts");
 type JobsModule = typeof import("../solutions/s22_background/jobs.ts");
@@ -211,8 +211,9 @@ describe("s22 the program: s19's flags, and background jobs", () => {
 
   it("the default task on the sample repository with --yes: exit 0, no job left", async () => {
     const dir = keep(await scratchCopy(SAMPLE_REPOSITORY));
-    const { exitCode, history } = await program.run(["--workspace", dir, "--yes", TASK], { llm: scripted() });
-    expect(exitCode, "[final-agent] a task done offline exits 0").toBe(0);
+    const result = await program.run(["--workspace", dir, "--yes", TASK], { llm: scripted() });
+    const { history } = result;
+    expectExit(result, 0, "the default task with --yes");
     expect(notes(history).map((n) => n.text).join("\n"), "[job-notify] the program's run tells the model the tests ended").toMatch(/job-1[\s\S]*ended/);
   });
 });

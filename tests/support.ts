@@ -121,6 +121,21 @@ export const show = (v: unknown, n = 120) => {
 export const brief = (r: Anthropic.ToolResultBlockParam | undefined) =>
   r ? `a tool_result for ${r.tool_use_id}${r.is_error ? " (is_error)" : " (no is_error)"} saying ${show(textIn(r.content).split("\n")[0] ?? "", 90)}` : "nothing";
 
+/**
+ * A program's run (the final agent's `run`) that should end with exit code `want`: otherwise the
+ * rule "final-agent", with the code it gave and the end of its transcript, and what to look at.
+ */
+export function expectExit(result: { exitCode: number; history?: Anthropic.MessageParam[] }, want: number, what: string): void {
+  const last = result.history?.at(-1);
+  rule(
+    result.exitCode === want,
+    "final-agent",
+    () =>
+      `${what}: the program exited ${result.exitCode}, not ${want}${last ? `; its last message (${last.role}) says ${show(textIn(last.content), 160)}` : ""}. ` +
+      (want === 0 ? "A run that ends done exits 0: see which guard or error stopped it (npm run lesson … -- --verbose)." : "A mistake in the flags is one line on stderr and exit 2, before anything runs."),
+  );
+}
+
 // ── a request the API refused ────────────────────────────────────────────────────────────────
 
 import { checkTranscript } from "../runtime/transcript.ts";
