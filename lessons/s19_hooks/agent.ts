@@ -13,7 +13,7 @@
  * The calls reach s18's loop through one hook of s11's extend.ts, `tools` (a wrapper around the
  * gate) and `answer`; the Stop hook wraps the run, as s17 wraps its MCP servers around the loop.
  *
- * Run: npx tsx lessons/s19_hooks/agent.ts ["your task"]    Check: npm run check s19
+ * Run: npm run lesson s19 ["your task"]    Check: npm run check s19
  * Your work is here: HookedTools.dispatch (the tool hooks) and runAgent (the Stop hook); hooks.ts runs them.
  */
 import type Anthropic from "@anthropic-ai/sdk";

@@ -11,7 +11,7 @@
  * what it saves and what it costs the cache measured (context.ts).
  * All three reach s19's loop through s11's extend.ts: `system`, `tools` and `request`.
  *
- * Run: npx tsx lessons/s20_memory/agent.ts ["your task"]    Check: npm run check s20
+ * Run: npm run lesson s20 ["your task"]    Check: npm run check s20
  * Your work is in instructions.ts (findInstructions, layerInstructions) and context.ts (clearOldResults).
  */
 import { join } from "node:path";

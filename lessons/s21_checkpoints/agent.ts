@@ -11,7 +11,7 @@
  * (a wrapper around every tool, s18's gate and s19's hooks included); the checkpoint is taken
  * when a run starts, as s19 runs its UserPromptSubmit hooks.
  *
- * Run: npx tsx lessons/s21_checkpoints/agent.ts ["your task"]    Check: npm run check s21
+ * Run: npm run lesson s21 ["your task"]    Check: npm run check s21
  * Your work is in checkpoints.ts: CheckpointedTools.dispatch (recording) and conversationAt (the conversation's rewind).
  */
 import type Anthropic from "@anthropic-ai/sdk";

@@ -13,7 +13,7 @@
  * the notifications reach the loop through one hook of s11's extend.ts, `answer`; stopping the
  * jobs wraps the run, as s17 wraps its MCP servers around the loop.
  *
- * Run: npx tsx lessons/s22_background/agent.ts ["your task"]    Check: npm run check s22
+ * Run: npm run lesson s22 ["your task"]    Check: npm run check s22
  * Your work is here (the answer hook, and stopping the jobs when the run ends) and in jobs.ts (record, ended, take).
  */
 import type Anthropic from "@anthropic-ai/sdk";

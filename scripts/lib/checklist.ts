@@ -124,6 +124,7 @@ export function lessonChecklist(lesson: Lesson): Item[] {
     if (text === "") continue;
     add(new RegExp(`^#\\s+${id}\\s+·\\s+\\S`, "m").test(text), `${page} opens with "# ${id} · <title>"`, `start the page with "# ${id} · " and the lesson's title${lang === "zh" ? " in Chinese (the syllabus reads it)" : ""}`);
     add(/<<<\s+@\/\.\.\/solutions\//.test(text), `${page} imports its code from solutions/`, "show the code with <<< @/../solutions/<dir>/<file>#<region>, never pasted");
+    add(!new RegExp(`npx tsx lessons/${dir}/`).test(text), `${page} teaches \`npm run lesson ${id}\``, `run the exercise with \`npm run lesson ${id}\` (a bare npx tsx prints the transpiler's trace on a syntax error)`);
     if (lang === "zh") add((text.replace(/```[\s\S]*?```/g, "").match(/[\u4e00-\u9fff]/g) ?? []).length > 300, `${page} is written in Chinese`, "write the page in Chinese, not a copy of the English one");
   }
   add(Boolean(DIAGRAMS[dir] || reg?.diagram), "a picture of the idea", `add "diagram" to solutions/${dir}/${REGISTRATION_FILE} (boxes, arrows, labels in English and Chinese)`);
