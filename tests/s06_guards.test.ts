@@ -158,6 +158,16 @@ describe("s06 guards: each one stops the run, and the transcript can be sent aga
     rule(last?.is_error === true, "repeat-answered", `the repeated call is answered ${show(last)}: answer it with is_error: true, not run (answerNotRun), before you return.`);
   });
 
+  it("repeated_call in a turn of several calls: every call of that turn is answered, not run", async () => {
+    const scenario: Scenario = { id: "test-repeat-with-another", title: "polls, and reads something new each turn", reply: (ctx) => ({ content: [text("Checking again."), call("list_files", { path: ".", pattern: "dist/ready.txt" }), call("find", { path: `src${ctx.step}` })] }) };
+    const { outcome, history } = await run({ scenario });
+    rule(reason(outcome) === "repeated_call", "guard-repeat", `the model polled list_files with the same input every turn and the run ended ${show(reason(outcome))}: stop with "repeated_call".`);
+    const lastCalls = (history.at(-2)?.content as Anthropic.ContentBlockParam[]).filter((b) => b.type === "tool_use") as Anthropic.ToolUseBlockParam[];
+    const answered = resultsIn(history.at(-1));
+    const missing = lastCalls.filter((c) => !answered.some((r) => r.tool_use_id === c.id && r.is_error === true));
+    rule(missing.length === 0, "unanswered-tool-use", `the turn that repeated asked for ${lastCalls.map((c) => `${c.name} (${c.id})`).join(" and ")}, and ${missing.map((c) => c.name).join(", ")} got no is_error result: answer EVERY call of that turn as not run (answerNotRun), not only the repeated one.`);
+  });
+
   it("repeated_call through the loop: the same tool with DIFFERENT inputs is not a repeat; identical ones are", async () => {
     const n = DEFAULT_GUARDS.maxRepeats + 2;
     const scenario: Scenario = {

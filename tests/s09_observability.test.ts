@@ -115,6 +115,7 @@ describe("s09 events: one per step", () => {
     const { events, outcome, responses } = await seed000();
     const stop = events[events.length - 1]!;
     rule(stop?.type === "stop", "observability", `the last event is ${stop?.type ?? "missing"}, not stop: every way out of the loop emits STOP.`);
+    rule(stop.type === "stop" && stop.turn === responses.length, "observability", `the stop event says turn ${stop.type === "stop" ? stop.turn : "?"}, and the run had ${responses.length} responses: the stop's turn is the run's last (this.turn(), the responses counted so far).`);
     rule(isDeepStrictEqual(JSON.parse(JSON.stringify(stop.outcome)), JSON.parse(JSON.stringify(outcome))), "observability", `the stop event says ${JSON.stringify(stop.outcome)} but runAgent returned ${JSON.stringify(outcome)}: it carries the outcome itself.`);
     expectTotals(stop.totals, responses);
   });
