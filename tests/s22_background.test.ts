@@ -5,7 +5,7 @@
  * notification follows the next tool results, marked as the jobs' words, the job's own words
  * quoted; every job is stopped when the run ends, however it ends.
  */
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
@@ -17,6 +17,7 @@ import { scratchCopy, scratchWorkspace } from "../runtime/tools/files.ts";
 import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
 import { differentialNet } from "./differential/net.ts";
 import { expectExit, quietLessonFile } from "./support.ts";
+import { killProcessesWith } from "../runtime/processes.ts";
 
 type Agent = typeof import("../solutions/s22_background/agent.ts");
 type JobsModule = typeof import("../solutions/s22_background/jobs.ts");
@@ -169,7 +170,7 @@ describe("s22 nothing a job started outlives the run, even what it detached", ()
         const { jobs } = await runWith(making([start(`(setsid sh -c 'sleep 60; : ${token}' >/dev/null 2>&1 &); echo detached`)], [output("job-1", 5)]));
         const left = [...jobs.jobs.values()].filter((j) => j.running).length;
         await new Promise((r) => setTimeout(r, 300));
-        const alive = killAlive(token);
+        const alive = killProcessesWith(token, { anywhere: true });
         rule(alive === 0, "job-cleanup", () => `sandbox ${sandbox}: job-1 ended (${left} job(s) still running) after detaching "sleep 60" with setsid; ${alive} such process(es) were alive after the run: stopAll must call killAll for ended jobs too (without a sandbox, it finds what they left by the run's marker).`);
       }
     } finally {
@@ -178,21 +179,6 @@ describe("s22 nothing a job started outlives the run, even what it detached", ()
     }
   });
 });
-
-/** How many live processes have `token` in their command line (each is killed once counted). */
-function killAlive(token: string): number {
-  let n = 0;
-  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    try {
-      if (/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8")) || !readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(token)) continue;
-      n++;
-      process.kill(Number(pid), "SIGKILL");
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return n;
-}
 
 describe("s22 the program: s19's flags, and background jobs", () => {
   it("npm run agent runs s22's program; --help says how background jobs work and keeps every earlier lesson's flags", () => {

@@ -14,12 +14,13 @@
  */
 /* eslint-disable no-control-regex -- escape sequences on the output are what one attack looks for */
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "../../runtime/testing.ts";
 import type { AttackResult, Mode } from "./attacks.ts";
 import { CANARY_FILE, CANARY_KEY } from "./canaries.ts";
+import { killProcessesWith, processesWith } from "../../runtime/processes.ts";
 
 export const AGENT_TOOLSET = "s17 program (npm run agent)";
 /** Each agent attack runs this many times per mode (timing matters: a signal, a process starting). */
@@ -43,23 +44,6 @@ interface AgentAttack {
   harm(run: Run): string | undefined;
 }
 
-/** Pids of live processes with `token` as an argument (killed once seen). */
-function aliveWith(token: string): number {
-  let n = 0;
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (/\) Z /.test(readFileSync(`/proc/${name}/stat`, "utf8"))) continue;
-      if (!readFileSync(`/proc/${name}/cmdline`, "latin1").split("\0").includes(token)) continue;
-      n++;
-      process.kill(Number(name), "SIGKILL");
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return n;
-}
-
 const transcriptOf = (run: Run): string => {
   if (!run.log || !existsSync(run.log)) return "";
   return readFileSync(run.log, "utf8");
@@ -73,7 +57,7 @@ const signalAttack = (signal: NodeJS.Signals, group: boolean): AgentAttack => ({
   start: ({ dir, ws }) => ({ args: ["--workspace", ws, "--yes", ...mcpFlags(dir), "leave processes running"], env: { AGENT_ATTACK: "signals" }, signal, group }),
   harm: (run) => {
     const names = ["the MCP server's", "the command's background", "the command's foreground"];
-    const alive = run.tokens.flatMap((t, i) => (aliveWith(t) > 0 ? [names[i]!] : []));
+    const alive = run.tokens.flatMap((t, i) => (killProcessesWith(t) > 0 ? [names[i]!] : []));
     return alive.length > 0 ? `alive after the agent ended: ${alive.join(", ")} process (${JSON.stringify(run.out.slice(-160))})` : !/transcript is saved/.test(run.out) ? `the transcript was not saved (${JSON.stringify(run.out.slice(-300))})` : undefined;
   },
 });
@@ -108,7 +92,7 @@ export const AGENT_ATTACKS: AgentAttack[] = [
       if (log.includes(CANARY_KEY)) return "the agent's key reached the MCP server";
       const longest = Math.max(...[...log.matchAll(/x{1000,}/g)].map((m) => m[0].length), 0);
       if (longest > 60_000) return `a result of ${longest} characters went to the model`;
-      const alive = aliveWith(run.tokens[0]!);
+      const alive = killProcessesWith(run.tokens[0]!);
       return alive > 0 ? "a process the server started is alive after the run" : undefined;
     },
   },
@@ -155,7 +139,7 @@ async function runOnce(attack: AgentAttack, mode: Mode, n: number): Promise<Atta
   };
   try {
     if (spec.signal) {
-      const ready = await until(() => tokens.every((t) => aliveNoKill(t)), 40_000);
+      const ready = await until(() => tokens.every((t) => processesWith(t).length > 0), 40_000);
       if (!ready) return { ...base, escaped: null, detail: `not run: the processes never started (${out.slice(-200)})` };
       if (spec.group) killGroup(spec.signal);
       else child.kill(spec.signal);
@@ -169,22 +153,10 @@ async function runOnce(attack: AgentAttack, mode: Mode, n: number): Promise<Atta
     return { ...base, escaped: harm !== undefined, detail: harm ? `[${harm}]` : `stopped (run ${n + 1})` };
   } finally {
     killGroup("SIGKILL");
-    for (const t of tokens) aliveWith(t);
+    for (const t of tokens) killProcessesWith(t);
     rmSync(dir, { recursive: true, force: true });
     rmSync(outside, { recursive: true, force: true });
   }
-}
-
-function aliveNoKill(token: string): boolean {
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/cmdline`, "latin1").split("\0").includes(token)) return true;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return false;
 }
 
 async function until(ok: () => boolean, ms: number): Promise<boolean> {

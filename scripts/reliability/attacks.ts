@@ -38,6 +38,7 @@ import { pathToFileURL } from "node:url";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 
 import { CANARY_FILE, CANARY_KEY, CANARY_TOKEN } from "./canaries.ts";
+import { killProcessesWith } from "../../runtime/processes.ts";
 
 export { CANARY_FILE, CANARY_KEY, CANARY_TOKEN };
 /** The cap the attacks give s07's bash (and expect), and its timeout. */
@@ -727,24 +728,6 @@ export interface AttackResult {
   detail: string;
 }
 
-/** Processes (of any namespace) whose command line holds `token`; they are killed once seen. */
-function aliveWith(token: string): number {
-  let n = 0;
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, "latin1").split("\0");
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      if (/\) Z /.test(stat) || !cmdline.includes(token)) continue;
-      n++;
-      process.kill(Number(name), "SIGKILL");
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return n;
-}
-
 const SECRETS = [CANARY_FILE, CANARY_KEY, CANARY_TOKEN];
 
 /** The mode the tools are in now (COURSE_SANDBOX and the machine decide). */
@@ -803,7 +786,7 @@ export async function runAttack(attack: Attack, toolset: Toolset, mode: Mode = c
     if (outsideState(sandbox.out) !== pristineOutside.get(sandbox.dir)) harms.push("the folder outside changed");
     const later = attack.after?.(sandbox);
     if (later) harms.push(later);
-    const alive = attack.token ? aliveWith(attack.token) : 0;
+    const alive = attack.token ? killProcessesWith(attack.token) : 0;
     if (alive > 0) harms.push(`${alive} process${alive === 1 ? "" : "es"} alive after the call`);
     // With every command approved, only real harm counts (a gate attack that ran inside is no escape).
     if ((mode !== "bubblewrap --yes" || attack.harm === true) && attack.escaped({ ...seen, text })) harms.push("the attack's own check");

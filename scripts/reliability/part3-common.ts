@@ -109,36 +109,6 @@ export async function capturing<T>(work: () => Promise<T>): Promise<{ value?: T;
 /** A token no other process has: put it in a command line with `exec -a`. */
 export const newToken = (what: string) => `p3-${what.replace(/\W+/g, "-")}-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
 
-/** Live processes whose command line holds `token` (zombies left out); each is killed once counted. */
-export function killAlive(token: string): number {
-  let n = 0;
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      if (/\) Z /.test(readFileSync(`/proc/${name}/stat`, "utf8"))) continue;
-      if (!readFileSync(`/proc/${name}/cmdline`, "latin1").includes(token)) continue;
-      n++;
-      process.kill(Number(name), "SIGKILL");
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return n;
-}
-
-/** Is a process with `token` in its command line alive (not killed)? */
-export function anyAlive(token: string): boolean {
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (!/\) Z /.test(readFileSync(`/proc/${name}/stat`, "utf8")) && readFileSync(`/proc/${name}/cmdline`, "latin1").includes(token)) return true;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return false;
-}
-
 /** Waits until `ok()` or `ms` has passed; returns ok(). */
 export async function until(ok: () => boolean, ms: number): Promise<boolean> {
   for (const end = Date.now() + ms; Date.now() < end; ) {

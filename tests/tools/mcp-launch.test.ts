@@ -5,7 +5,7 @@
  * secret outside the workspace nor rewrite its own source; its results are capped; nothing it
  * started outlives close() or killEverything().
  */
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync, readdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
@@ -14,6 +14,7 @@ import { ROOT } from "../../runtime/testing.ts";
 import { killEverything, liveCount } from "../../runtime/tools/live.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import { McpServers } from "../../solutions/s17_mcp/mcp.ts";
+import { killProcessesWith } from "../../runtime/processes.ts";
 
 const KEY = "sk-ant-MCP-CANARY-4242";
 // Under the course's node_modules, so that the server's imports (the MCP SDK) resolve.
@@ -40,23 +41,6 @@ afterEach(() => {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
 });
-
-function aliveWith(token: string): number {
-  let n = 0;
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, "latin1").split("\0");
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      if (/\) Z /.test(stat) || !cmdline.includes(token)) continue;
-      n++;
-      process.kill(Number(name), "SIGKILL");
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return n;
-}
 
 const textOf = (r: Anthropic.ToolResultBlockParam) => (Array.isArray(r.content) ? r.content.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n") : String(r.content));
 let n = 0;
@@ -113,7 +97,7 @@ describe.each(modes)("an MCP server, sandbox %s", (mode) => {
       if (end === "close") await servers.close();
       else killEverything();
       await new Promise((r) => setTimeout(r, 300));
-      expect(aliveWith(token), `a process the server started survived ${end}()`).toBe(0);
+      expect(killProcessesWith(token), `a process the server started survived ${end}()`).toBe(0);
       if (end === "killEverything") await servers.close();
     }
   });

@@ -6,13 +6,14 @@
  * the MCP server and what it started, and save the transcript with every tool_use answered.
  */
 import { spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { constants, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../runtime/testing.ts";
 import { checkTranscript } from "../../runtime/transcript.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
+import { processesWith } from "../../runtime/processes.ts";
 
 mkdirSync(join(ROOT, "node_modules/.cache"), { recursive: true });
 const dir = realpathSync(mkdtempSync(join(ROOT, "node_modules/.cache/signals-test-")));
@@ -24,21 +25,6 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
   rmSync(ws, { recursive: true, force: true });
 });
-
-/** Pids of live (not zombie) processes with `token` as one of their arguments. */
-function withToken(token: string): number[] {
-  const pids: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (/\) Z /.test(readFileSync(`/proc/${name}/stat`, "utf8"))) continue;
-      if (readFileSync(`/proc/${name}/cmdline`, "latin1").split("\0").includes(token)) pids.push(Number(name));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return pids;
-}
 
 const until = async (ok: () => boolean, ms: number) => {
   for (const end = Date.now() + ms; Date.now() < end; ) {
@@ -81,15 +67,15 @@ describe("the agent stopped by a signal leaves nothing running", () => {
     // The output ends when the last process holding it (the agent's node, under tsx) has exited.
     const ended = new Promise<void>((r) => child.stdout.on("close", () => r()));
     try {
-      const ready = await until(() => tokens.every((t) => withToken(t).length > 0), 40_000);
+      const ready = await until(() => tokens.every((t) => processesWith(t).length > 0), 40_000);
       expect(ready, `the agent never had all three processes running:\n${out}`).toBe(true);
       process.kill(to === "group" ? -child.pid! : child.pid!, signal);
       const end = await Promise.race([ended.then(() => "ended"), new Promise<"hung">((r) => setTimeout(() => r("hung"), 15_000))]);
       expect(end, `after ${signal} the agent was still running 15 s later:\n${out}`).toBe("ended");
       expect(out, `after ${signal} the agent did not say it stopped everything:\n${out}`).toMatch(new RegExp(`${signal}: stopped \\d+ running`));
       if (child.exitCode !== null) expect(child.exitCode, `tsx passed ${signal} on, and the agent exited with ${child.exitCode}: 128 + ${constants.signals[signal]} says which signal stopped it`).toBe(128 + constants.signals[signal]);
-      await until(() => tokens.every((t) => withToken(t).length === 0), 2_000);
-      const alive = tokens.filter((t) => withToken(t).length > 0);
+      await until(() => tokens.every((t) => processesWith(t).length === 0), 2_000);
+      const alive = tokens.filter((t) => processesWith(t).length > 0);
       expect(alive, `after ${signal} these processes of the agent were still running:\n${out}`).toEqual([]);
       const log = /transcript is saved in (\S+\.jsonl)/.exec(out)?.[1];
       expect(log, `after ${signal} the agent did not say where it saved the transcript:\n${out}`).toBeDefined();
@@ -104,7 +90,7 @@ describe("the agent stopped by a signal leaves nothing running", () => {
       } catch {
         // The group is gone.
       }
-      for (const t of tokens) for (const pid of withToken(t)) process.kill(pid, "SIGKILL");
+      for (const t of tokens) for (const pid of processesWith(t)) process.kill(pid, "SIGKILL");
     }
   }, 70_000);
 });
