@@ -37,3 +37,12 @@ export function killProcessesWith(token: string, opts: { anywhere?: boolean } = 
   }
   return pids.length;
 }
+
+/** Waits until `ok()` holds (asked every 100 ms) or `ms` have passed: whether it holds then. */
+export async function until(ok: () => boolean, ms: number): Promise<boolean> {
+  for (const end = Date.now() + ms; Date.now() < end; ) {
+    if (ok()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return ok();
+}

@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { ROOT } from "../../runtime/testing.ts";
 import type { AttackResult, Mode } from "./attacks.ts";
 import { CANARY_FILE, CANARY_KEY } from "./canaries.ts";
-import { killProcessesWith, processesWith } from "../../runtime/processes.ts";
+import { killProcessesWith, processesWith, until } from "../../runtime/processes.ts";
 
 export const AGENT_TOOLSET = "s17 program (npm run agent)";
 /** Each agent attack runs this many times per mode (timing matters: a signal, a process starting). */
@@ -157,14 +157,6 @@ async function runOnce(attack: AgentAttack, mode: Mode, n: number): Promise<Atta
     rmSync(dir, { recursive: true, force: true });
     rmSync(outside, { recursive: true, force: true });
   }
-}
-
-async function until(ok: () => boolean, ms: number): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
-    if (ok()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return ok();
 }
 
 /** Every agent attack, AGENT_RUNS times in each mode ("bubblewrap --yes" is covered by the attacks that pass --yes). */

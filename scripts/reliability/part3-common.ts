@@ -109,15 +109,6 @@ export async function capturing<T>(work: () => Promise<T>): Promise<{ value?: T;
 /** A token no other process has: put it in a command line with `exec -a`. */
 export const newToken = (what: string) => `p3-${what.replace(/\W+/g, "-")}-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
 
-/** Waits until `ok()` or `ms` has passed; returns ok(). */
-export async function until(ok: () => boolean, ms: number): Promise<boolean> {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
-    if (ok()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return ok();
-}
-
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The first line of an error, for a verdict's detail. */

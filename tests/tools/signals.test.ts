@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../runtime/testing.ts";
 import { checkTranscript } from "../../runtime/transcript.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
-import { processesWith } from "../../runtime/processes.ts";
+import { processesWith, until } from "../../runtime/processes.ts";
 
 mkdirSync(join(ROOT, "node_modules/.cache"), { recursive: true });
 const dir = realpathSync(mkdtempSync(join(ROOT, "node_modules/.cache/signals-test-")));
@@ -25,14 +25,6 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
   rmSync(ws, { recursive: true, force: true });
 });
-
-const until = async (ok: () => boolean, ms: number) => {
-  for (const end = Date.now() + ms; Date.now() < end; ) {
-    if (ok()) return true;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return ok();
-};
 
 const modes = [...(sandboxInfo().kind === "bubblewrap" ? ["bubblewrap"] : []), "none"];
 /**
