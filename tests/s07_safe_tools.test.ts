@@ -174,6 +174,15 @@ async function goneWithin(pid: number, ms = 15_000): Promise<boolean> {
 }
 
 describe("s07 the workspace: paths resolve inside the root, or are refused", () => {
+  /** What Workspace.resolve(p) did: the path it gave, or what it threw. */
+  const attempt = (w: InstanceType<typeof ws.Workspace>, p: string): { got?: string; thrown?: unknown } => {
+    try {
+      return { got: w.resolve(p) };
+    } catch (e) {
+      return { thrown: e };
+    }
+  };
+
   it("resolves ordinary paths, new files and symlinks that stay inside", () => {
     const w = new ws.Workspace(root);
     for (const [path, real] of [
@@ -197,13 +206,7 @@ describe("s07 the workspace: paths resolve inside the root, or are refused", () 
   it("refuses .., absolute paths and symlinks out, with a message that says what to do", () => {
     const w = new ws.Workspace(root);
     for (const p of ["..", "../out/secret.txt", "src/../../out/secret.txt", "/etc/passwd", `${out}/secret.txt`, `${root}-evil/x.txt`, `../ws-evil/x.txt`, "secret-link.txt", "out-link/x", "dangling-link.txt", "chain-link.txt", "evil-link/x.txt"]) {
-      let thrown: unknown;
-      let got: string | undefined;
-      try {
-        got = w.resolve(p);
-      } catch (e) {
-        thrown = e;
-      }
+      const { got, thrown } = attempt(w, p);
       const link = linkOnTheWay(root, p);
       rule(
         thrown instanceof ws.OutsideWorkspaceError,
@@ -217,27 +220,11 @@ describe("s07 the workspace: paths resolve inside the root, or are refused", () 
   it("an empty path is refused, saying what a path looks like; a link out is named as a link", () => {
     const w = new ws.Workspace(root);
     for (const p of ["", "   "]) {
-      let thrown: unknown;
-      let got: string | undefined;
-      try {
-        got = w.resolve(p);
-      } catch (e) {
-        thrown = e;
-      }
+      const { got, thrown } = attempt(w, p);
       rule(thrown instanceof ws.OutsideWorkspaceError && /path is needed/.test((thrown as Error).message), "workspace", `Workspace.resolve(${JSON.stringify(p)}) ${got !== undefined ? `gave ${got}` : `threw "${String((thrown as Error)?.message ?? thrown)}"`}: an empty path names no file (resolve would make it the root itself): refuse it, saying a file path is needed, e.g. {"path": "src/index.ts"}.`);
     }
-    let message = "";
-    try {
-      w.resolve("secret-link.txt");
-    } catch (e) {
-      message = (e as Error).message;
-    }
-    let plain = "";
-    try {
-      w.resolve("../out/secret.txt");
-    } catch (e) {
-      plain = (e as Error).message;
-    }
+    const message = String((attempt(w, "secret-link.txt").thrown as Error | undefined)?.message ?? "");
+    const plain = String((attempt(w, "../out/secret.txt").thrown as Error | undefined)?.message ?? "");
     rule(plain.startsWith('"../out/secret.txt" is outside the workspace. '), "workspace", `Workspace.resolve("../out/secret.txt") threw "${plain}": a path that is no link says only that it is outside the workspace, and what to use instead.`);
     rule(/symbolic link to .*out\/secret\.txt/.test(message), "workspace", `Workspace.resolve("secret-link.txt") threw "${message}": when the path's name is inside but a link leads out, say so (it is a symbolic link to …), so the model knows why a path that looks inside is refused.`);
   });

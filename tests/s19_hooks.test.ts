@@ -17,7 +17,7 @@ import { SAMPLE_REPOSITORY, lessonTask } from "../runtime/tasks.ts";
 import { ROOT, blocksIn, driveLoop, loadLesson, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 import { scratchCopy, scratchWorkspace } from "../runtime/tools/files.ts";
 import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
-import { quietLessonFile } from "./support.ts";
+import { inSandboxModes, quietLessonFile } from "./support.ts";
 
 type Agent = typeof import("../solutions/s19_hooks/agent.ts");
 type HooksModule = typeof import("../solutions/s19_hooks/hooks.ts");
@@ -166,24 +166,15 @@ describe("s19 a broken hook is reported and changes nothing", () => {
   });
 
   it("a hook that leaves a process behind (in the background, or detached with setsid): it goes with the hook, with the sandbox and without", async () => {
-    const saved = process.env.COURSE_SANDBOX;
-    try {
-      for (const sandbox of ["on", "off"]) {
-        if (sandbox === "off") process.env.COURSE_SANDBOX = "off";
-        else if (saved === undefined) delete process.env.COURSE_SANDBOX;
-        else process.env.COURSE_SANDBOX = saved;
-        const token = `s19-left-${process.pid}-${Date.now()}-${sandbox}`;
-        const hooks = [`(setsid sh -c 'sleep 60; : ${token}-a' >/dev/null 2>&1 &); exit 0`, `sh -c 'sleep 60; : ${token}-b' & exit 0`].map((command) => ({ command, timeout: 20 }));
-        const { root, problems } = await runWith(making(call("bash", { command: "touch ran.txt" })), { hooks: { PreToolUse: hooks, Stop: [{ command: `(setsid sh -c 'sleep 60; : ${token}-c' >/dev/null 2>&1 &)` }] } });
-        await new Promise((r) => setTimeout(r, 300));
-        const alive = killProcessesWith(token, { anywhere: true });
-        rule(alive === 0 && existsSync(join(root, "ran.txt")), "hook-broken", () => `sandbox ${sandbox}: hooks that exit 0 and leave "sleep 60" running (in the background, or detached with setsid) left ${alive} process(es) alive after the run (problems: ${JSON.stringify(problems)}): when the hook's shell exits, call proc.killAll(), as s07's bash does.`);
-        rule(problems.length === 0, "hook-broken", () => `sandbox ${sandbox}: a hook that exits 0 at once is no broken hook, even with a process in the background holding its output; reported: ${JSON.stringify(problems)}.`);
-      }
-    } finally {
-      if (saved === undefined) delete process.env.COURSE_SANDBOX;
-      else process.env.COURSE_SANDBOX = saved;
-    }
+    await inSandboxModes(async (sandbox) => {
+      const token = `s19-left-${process.pid}-${Date.now()}-${sandbox}`;
+      const hooks = [`(setsid sh -c 'sleep 60; : ${token}-a' >/dev/null 2>&1 &); exit 0`, `sh -c 'sleep 60; : ${token}-b' & exit 0`].map((command) => ({ command, timeout: 20 }));
+      const { root, problems } = await runWith(making(call("bash", { command: "touch ran.txt" })), { hooks: { PreToolUse: hooks, Stop: [{ command: `(setsid sh -c 'sleep 60; : ${token}-c' >/dev/null 2>&1 &)` }] } });
+      await new Promise((r) => setTimeout(r, 300));
+      const alive = killProcessesWith(token, { anywhere: true });
+      rule(alive === 0 && existsSync(join(root, "ran.txt")), "hook-broken", () => `sandbox ${sandbox}: hooks that exit 0 and leave "sleep 60" running (in the background, or detached with setsid) left ${alive} process(es) alive after the run (problems: ${JSON.stringify(problems)}): when the hook's shell exits, call proc.killAll(), as s07's bash does.`);
+      rule(problems.length === 0, "hook-broken", () => `sandbox ${sandbox}: a hook that exits 0 at once is no broken hook, even with a process in the background holding its output; reported: ${JSON.stringify(problems)}.`);
+    });
   });
 
   it("a settings file with a hook that cannot be read is a clear error naming the file and field", async () => {

@@ -16,7 +16,7 @@ import { ROOT, blocksIn, driveLoop, loadLesson, resultsIn, rule, scripted, textI
 import { scratchCopy, scratchWorkspace } from "../runtime/tools/files.ts";
 import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
 import { differentialNet } from "./differential/net.ts";
-import { expectExit, quietLessonFile } from "./support.ts";
+import { expectExit, inSandboxModes, quietLessonFile } from "./support.ts";
 import { killProcessesWith } from "../runtime/processes.ts";
 
 type Agent = typeof import("../solutions/s22_background/agent.ts");
@@ -160,23 +160,14 @@ describe("s22 every job is stopped when the run ends, however it ends", () => {
 
 describe("s22 nothing a job started outlives the run, even what it detached", () => {
   it("a job that detaches a process (setsid, its output elsewhere) and ends: the run's end kills that process, with the sandbox and without", async () => {
-    const saved = process.env.COURSE_SANDBOX;
-    try {
-      for (const sandbox of ["on", "off"]) {
-        if (sandbox === "off") process.env.COURSE_SANDBOX = "off";
-        else if (saved === undefined) delete process.env.COURSE_SANDBOX;
-        else process.env.COURSE_SANDBOX = saved;
-        const token = `s22-detached-${process.pid}-${Date.now()}-${sandbox}`;
-        const { jobs } = await runWith(making([start(`(setsid sh -c 'sleep 60; : ${token}' >/dev/null 2>&1 &); echo detached`)], [output("job-1", 5)]));
-        const left = [...jobs.jobs.values()].filter((j) => j.running).length;
-        await new Promise((r) => setTimeout(r, 300));
-        const alive = killProcessesWith(token, { anywhere: true });
-        rule(alive === 0, "job-cleanup", () => `sandbox ${sandbox}: job-1 ended (${left} job(s) still running) after detaching "sleep 60" with setsid; ${alive} such process(es) were alive after the run: stopAll must call killAll for ended jobs too (without a sandbox, it finds what they left by the run's marker).`);
-      }
-    } finally {
-      if (saved === undefined) delete process.env.COURSE_SANDBOX;
-      else process.env.COURSE_SANDBOX = saved;
-    }
+    await inSandboxModes(async (sandbox) => {
+      const token = `s22-detached-${process.pid}-${Date.now()}-${sandbox}`;
+      const { jobs } = await runWith(making([start(`(setsid sh -c 'sleep 60; : ${token}' >/dev/null 2>&1 &); echo detached`)], [output("job-1", 5)]));
+      const left = [...jobs.jobs.values()].filter((j) => j.running).length;
+      await new Promise((r) => setTimeout(r, 300));
+      const alive = killProcessesWith(token, { anywhere: true });
+      rule(alive === 0, "job-cleanup", () => `sandbox ${sandbox}: job-1 ended (${left} job(s) still running) after detaching "sleep 60" with setsid; ${alive} such process(es) were alive after the run: stopAll must call killAll for ended jobs too (without a sandbox, it finds what they left by the run's marker).`);
+    });
   });
 });
 

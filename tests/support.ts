@@ -136,6 +136,27 @@ export function expectExit(result: { exitCode: number; history?: Anthropic.Messa
   );
 }
 
+/**
+ * Runs `check` twice: with the OS sandbox as the machine has it ("on"), then with it off
+ * (COURSE_SANDBOX=off, the policy layer alone); the variable is put back however it ends.
+ */
+export async function inSandboxModes(check: (sandbox: "on" | "off") => Promise<void>): Promise<void> {
+  const saved = process.env.COURSE_SANDBOX;
+  const restore = () => {
+    if (saved === undefined) delete process.env.COURSE_SANDBOX;
+    else process.env.COURSE_SANDBOX = saved;
+  };
+  try {
+    for (const sandbox of ["on", "off"] as const) {
+      if (sandbox === "off") process.env.COURSE_SANDBOX = "off";
+      else restore();
+      await check(sandbox);
+    }
+  } finally {
+    restore();
+  }
+}
+
 // ── a request the API refused ────────────────────────────────────────────────────────────────
 
 import { checkTranscript } from "../runtime/transcript.ts";
