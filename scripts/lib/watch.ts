@@ -8,7 +8,8 @@
  *   l  list the lessons                            c / Enter  check again
  *   q  quit (Ctrl-C too)
  */
-import { watch as fsWatch, type FSWatcher } from "node:fs";
+import { readdirSync, statSync, watch as fsWatch, type FSWatcher } from "node:fs";
+import { join, relative } from "node:path";
 import type { Lesson } from "../../runtime/manifest.ts";
 import type { Grade } from "./grade.ts";
 import { nextLine } from "./views.ts";
@@ -200,13 +201,17 @@ export function attachTerminal(
   { lessonsDir, stdin = process.stdin }: { lessonsDir: string; stdin?: NodeJS.ReadStream },
 ): { pauseKeys: () => void; resumeKeys: () => void; close: () => void } {
   let watcher: FSWatcher | undefined;
+  // fs.watch can miss a save (a recursive watch on Linux is built from inotify watches, which a
+  // busy machine can run out of; an error ends it quietly): a slow scan of the files' times
+  // catches what it missed. A save both see is one check (fileChanged waits for the saves to stop).
+  const poll = pollChanges(lessonsDir, (rel) => session.fileChanged(rel));
   try {
     watcher = fsWatch(lessonsDir, { recursive: true }, (_event, filename) => {
       if (filename) session.fileChanged(filename.toString());
     });
     watcher.on("error", () => {});
   } catch {
-    console.error(`Cannot watch ${lessonsDir}: saves will not be noticed (press c to check).`);
+    console.error(`Cannot watch ${lessonsDir} for saves: they are noticed within a second instead (press c to check at once).`);
   }
   const onData = (chunk: Buffer | string) => {
     for (const ch of chunk.toString()) if (ch !== "\n") void session.key(ch);
@@ -227,7 +232,49 @@ export function attachTerminal(
     resumeKeys,
     close: () => {
       watcher?.close();
+      poll.stop();
       pauseKeys();
     },
   };
+}
+
+/**
+ * Calls `changed` with the path (relative to `dir`) of each file under `dir` whose size or
+ * modification time differs from the scan before, every `everyMs`; a file that appears counts,
+ * one that goes does too. The first scan only notes what is there.
+ */
+export function pollChanges(dir: string, changed: (rel: string) => void, everyMs = 1_000): { stop: () => void } {
+  const scan = (): Map<string, string> => {
+    const seen = new Map<string, string>();
+    const walk = (d: string) => {
+      let entries;
+      try {
+        entries = readdirSync(d, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      for (const e of entries) {
+        const path = join(d, e.name);
+        if (e.isDirectory()) walk(path);
+        else if (e.isFile())
+          try {
+            const st = statSync(path);
+            seen.set(relative(dir, path), `${st.size}:${st.mtimeMs}`);
+          } catch {
+            // Gone meanwhile: the next scan sees it gone.
+          }
+      }
+    };
+    walk(dir);
+    return seen;
+  };
+  let last = scan();
+  const timer = setInterval(() => {
+    const now = scan();
+    for (const [rel, stamp] of now) if (last.get(rel) !== stamp) changed(rel);
+    for (const rel of last.keys()) if (!now.has(rel)) changed(rel);
+    last = now;
+  }, everyMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }

@@ -5,7 +5,10 @@
 import { describe, expect, it } from "vitest";
 import type { Lesson } from "../../runtime/manifest.ts";
 import type { Grade } from "../../scripts/lib/grade.ts";
-import { KEYS_HELP, WatchSession, type WatchDeps } from "../../scripts/lib/watch.ts";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { KEYS_HELP, WatchSession, pollChanges, type WatchDeps } from "../../scripts/lib/watch.ts";
 
 const lesson = (n: number): Lesson => ({
   id: `s0${n}`,
@@ -159,6 +162,37 @@ describe("watch: saves", () => {
     await h.session.idle();
     // The stopped check prints nothing; only the newer one reports.
     expect(h.printed.filter((l) => l === "REPORT s01 fails")).toHaveLength(1);
+  });
+});
+
+describe("watch: the scan that backs fs.watch", () => {
+  it("reports a file that changed, appeared or went, and nothing for files left alone", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "watch-poll-"));
+    try {
+      mkdirSync(join(dir, "s01_agent_loop"));
+      writeFileSync(join(dir, "s01_agent_loop", "agent.ts"), "a");
+      writeFileSync(join(dir, "s01_agent_loop", "other.ts"), "b");
+      const seen: string[] = [];
+      let wake: () => void = () => {};
+      const poll = pollChanges(dir, (rel) => {
+        seen.push(rel);
+        wake();
+      }, 50);
+      const next = () => new Promise<void>((r) => (wake = r));
+      let arrived = next();
+      writeFileSync(join(dir, "s01_agent_loop", "agent.ts"), "a longer text");
+      await arrived;
+      expect(seen, "a save of agent.ts is reported by its path under lessons/").toEqual([join("s01_agent_loop", "agent.ts")]);
+      arrived = next();
+      writeFileSync(join(dir, "s01_agent_loop", "new.ts"), "c");
+      rmSync(join(dir, "s01_agent_loop", "other.ts"));
+      await arrived;
+      await new Promise((r) => setTimeout(r, 120));
+      poll.stop();
+      expect(new Set(seen), "a new file and a removed one are reported too, and the untouched agent.ts not again").toEqual(new Set([join("s01_agent_loop", "agent.ts"), join("s01_agent_loop", "new.ts"), join("s01_agent_loop", "other.ts")]));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
