@@ -13,7 +13,7 @@ import { S06_TASK, S06_WORKSPACE } from "../runtime/scripted/scenarios/s06_guard
 import type { FaultPlan, Scenario } from "../runtime/scripted/types.ts";
 import { RuleError, assertProperty, errorText, expectSendable, loadLesson, resultsIn, rule, scripted } from "../runtime/testing.ts";
 import { ManualClock } from "../runtime/clock.ts";
-import { quietLessonFile, show, withTranscript } from "./support.ts";
+import { brief, quietLessonFile, show, withTranscript } from "./support.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 import type { ToolContext } from "../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
@@ -164,8 +164,10 @@ describe("s06 guards: each one stops the run, and the transcript can be sent aga
     rule(reason(outcome) === "repeated_call", "guard-repeat", `the model polled list_files with the same input every turn and the run ended ${show(reason(outcome))}: stop with "repeated_call".`);
     const lastCalls = (history.at(-2)?.content as Anthropic.ContentBlockParam[]).filter((b) => b.type === "tool_use") as Anthropic.ToolUseBlockParam[];
     const answered = resultsIn(history.at(-1));
-    const missing = lastCalls.filter((c) => !answered.some((r) => r.tool_use_id === c.id && r.is_error === true));
-    rule(missing.length === 0, "unanswered-tool-use", `the turn that repeated asked for ${lastCalls.map((c) => `${c.name} (${c.id})`).join(" and ")}, and ${missing.map((c) => c.name).join(", ")} got no is_error result: answer EVERY call of that turn as not run (answerNotRun), not only the repeated one.`);
+    const missing = lastCalls.filter((c) => !answered.some((r) => r.tool_use_id === c.id));
+    rule(missing.length === 0, "unanswered-tool-use", `the turn that repeated asked for ${lastCalls.map((c) => `${c.name} (${c.id})`).join(" and ")}, and ${missing.map((c) => c.name).join(", ")} got no result: answer EVERY call of that turn as not run (answerNotRun), not only the repeated one.`);
+    const asRun = answered.filter((r) => r.is_error !== true);
+    rule(asRun.length === 0, "repeat-answered", `the calls of the turn that repeated were answered ${asRun.map((r) => brief(r)).join("; ")}: none of them ran, so each is answered is_error: true with the reason (answerNotRun).`);
   });
 
   it("repeated_call through the loop: the same tool with DIFFERENT inputs is not a repeat; identical ones are", async () => {
