@@ -14,6 +14,9 @@ import { S15_TASK } from "../runtime/tasks.ts";
 import { ROOT, driveLoop, loadLesson, rule, scripted, transcriptProblems, textIn } from "../runtime/testing.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
+import { z } from "zod";
+import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
+import { RunGuards } from "../solutions/s06_guards/guards.ts";
 import { clip, quietLessonFile } from "./support.ts";
 
 type Agent = typeof import("../solutions/s15_subagents/agent.ts");
@@ -21,7 +24,8 @@ type TaskModule = typeof import("../solutions/s15_subagents/task-tool.ts");
 type ChildRun = import("../solutions/s15_subagents/task-tool.ts").ChildRun;
 type Options = NonNullable<Parameters<Agent["runAgent"]>[2]>;
 const lesson = await loadLesson<Agent>("s15_subagents");
-const { MAX_DEPTH } = await loadLesson<TaskModule>("s15_subagents", "task-tool.ts");
+const taskModule = await loadLesson<TaskModule>("s15_subagents", "task-tool.ts");
+const { MAX_DEPTH } = taskModule;
 
 const keep = quietLessonFile();
 const sample = async () => keep(await scratchCopy(`${ROOT}/examples/login-service`));
@@ -123,12 +127,17 @@ function delegating(prompt: string, tools?: string[]): Scenario {
 
 describe("s15 a child's limits: its tools, its guards, its failures", () => {
   it("a child never gets a tool its parent lacks, nor one that writes: refused with is_error, nothing run", async () => {
-    for (const tools of [["write_file"], ["bash"], ["read_file", "no_such_tool"]]) {
+    for (const tools of [["write_file"], ["bash"], ["read_file", "no_such_tool", "bash"]]) {
       const llm = scripted({ scenario: delegating("Look around.", tools) });
       const { history, children } = await run(llm, "Delegate.");
       const r = resultsOf(history[2]!)[0]!;
       rule(r.is_error === true, "subagent-tools", () => `a task call asked for the tools ${JSON.stringify(tools)} (not all of them read-only tools of the parent) and was answered as a success: refuse it with a ToolError before any child starts.`);
       rule(children.length === 0, "subagent-tools", () => `a task call asked for the tools ${JSON.stringify(tools)} (not all of them read-only tools of the parent), and a child was started anyway: check the names first, and start no child.`);
+      // The model can only ask again with better names if the error says which were refused and which it may give.
+      const said = textOfResult(r);
+      const refused = tools.filter((t) => t !== "read_file");
+      const missing = [...refused, "read_file", "list_files"].filter((n) => !new RegExp(`\\b${n}\\b`).test(said));
+      rule(missing.length === 0, "subagent-tools", () => `a task call asked for the tools ${JSON.stringify(tools)} and was refused with ${JSON.stringify(clip(said, 200))}, which does not name ${missing.join(", ")}: say which tools were refused and which read-only tools a subagent may have (each name as it is, separated), so the model can ask again.`);
     }
   });
 
@@ -177,6 +186,104 @@ describe("s15 a child's limits: its tools, its guards, its failures", () => {
       "subagent-errors",
       () => `every request of the child failed (500), and the task call's is_error result says ${JSON.stringify(textOfResult(r)).slice(0, 160)}: the model cannot tell its subagent failed. Catch the child's error and throw a ToolError that says the subagent failed, and why.`,
     );
+  });
+});
+
+describe("s15 what the model is told about the task tool", () => {
+  it("its description says the child starts from nothing and names the tools a child may have; each input field is described", async () => {
+    const llm = scripted({ scenario: delegating("Look around.") });
+    await run(llm, "Delegate.");
+    const first = requestsOf(llm, "Delegate.")[0]! as { tools?: Anthropic.Tool[] };
+    const task = first.tools?.find((t) => t.name === "task");
+    expect(task, "[subagent-depth] the top agent is offered the task tool").toBeDefined();
+    const readOnly = ["read_file", "list_files"];
+    const unnamed = readOnly.filter((n) => !new RegExp(`\\b${n}\\b`).test(task!.description ?? ""));
+    rule(unnamed.length === 0, "subagent-tools", () => `the task tool's description does not name ${unnamed.join(", ")}: list the read-only tools a subagent may be given (each name as it is, separated), or the model cannot fill in \`tools\`. It says: ${JSON.stringify(clip(task!.description ?? "", 300))}`);
+    rule(
+      /empty|fresh|blank|nothing|no (?:memory|history|context)|from scratch|new (?:history|conversation)|does not see|doesn't see|cannot see|can't see/i.test(task!.description ?? ""),
+      "subagent-isolation",
+      () => `the task tool's description does not tell the model that the subagent starts with an empty history (it sees only its prompt): without that, the model writes prompts like "fix the bug we found". It says: ${JSON.stringify(clip(task!.description ?? "", 300))}`,
+    );
+    const props = (task!.input_schema.properties ?? {}) as Record<string, { description?: string }>;
+    const bare = Object.entries(props).filter(([, v]) => !v.description?.trim()).map(([k]) => k);
+    rule(bare.length === 0, "subagent-tools", () => `the task tool's input fields ${bare.join(", ")} have no description: say what each is for (zod's .describe()), the model reads them to fill the call in.`);
+    const tools = props.tools?.description ?? "";
+    const unnamedDefault = readOnly.filter((n) => !new RegExp(`\\b${n}\\b`).test(tools));
+    rule(unnamedDefault.length === 0, "subagent-tools", () => `the description of the task tool's \`tools\` field does not name ${unnamedDefault.join(", ")}, the tools a child gets when the field is left out: ${JSON.stringify(tools)}`);
+  });
+
+  it("a parent with no read-only tools says so, instead of an empty list", async () => {
+    const writes = defineTool({ name: "write_note", description: "Writes a note.", input: z.object({ text: z.string() }), run: () => "written" });
+    const tool = taskModule.taskTool({ parent: new SafeToolRegistry([writes]), guard: new RunGuards(), depth: 0, spend: () => {}, runChild: () => Promise.reject(new Error("no child should start")) });
+    rule(!/[(:,]\s*[).]/.test(tool.description), "subagent-tools", () => `with no read-only tool to give, the task tool's description shows an empty list: ${JSON.stringify(clip(tool.description, 300))}. Say there are none.`);
+  });
+});
+
+/** A task tool over a parent with two read-only tools, whose children run until `release`. */
+function unitTask(budget: number, used: number) {
+  const readFile = defineTool({ name: "read_file", description: "Reads.", input: z.object({ path: z.string() }), readOnly: true, run: () => "text" });
+  const guard = new RunGuards({ tokenBudget: budget });
+  guard.used = used;
+  const given: number[] = [];
+  const gates: Array<() => void> = [];
+  const tool = taskModule.taskTool({
+    parent: new SafeToolRegistry([readFile]),
+    guard,
+    depth: 0,
+    spend: (n) => (guard.used += n),
+    runChild: async (history, child) => {
+      given.push(child.guards.tokenBudget ?? Number.NaN);
+      child.onTokens(5_000);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      return { status: "done", turns: 1, message: { role: "assistant", content: [{ type: "text", text: "child answer" }] } as unknown as Anthropic.Message } as never;
+    },
+  });
+  const ctx = { root: process.cwd(), signal: new AbortController().signal };
+  const call = (description: string) => Promise.resolve(tool.run({ description, prompt: "Look." }, ctx)).then((text) => ({ ok: true, text }), (e: Error) => ({ ok: false, text: e.message }));
+  const started = async (n: number) => {
+    for (let i = 0; i < 100 && given.length < n; i++) await new Promise((r) => setTimeout(r, 5));
+  };
+  return { guard, given, call, started, release: () => gates.splice(0).forEach((g) => g()) };
+}
+
+describe("s15 the task tool's budget arithmetic", () => {
+  it("a running child's spent tokens count once: the next child's share is of what is left", async () => {
+    const { CHILD_SHARE } = taskModule;
+    const t = unitTask(100_000, 10_000);
+    const a = t.call("first");
+    await t.started(1);
+    const first = t.given[0]!;
+    const b = t.call("second");
+    await t.started(2);
+    t.release();
+    await Promise.all([a, b]);
+    await t.started(2);
+    const used = 15_000; // 10 000 before, and the first child's 5 000, passed up through spend
+    const left = 100_000 - used - (first - 5_000);
+    const want = Math.floor(left * CHILD_SHARE);
+    const got = t.given[1];
+    rule(
+      got !== undefined && Math.abs(got - want) <= 1,
+      "subagent-budget",
+      () => `the parent had a budget of 100 000 tokens and had spent ${used} (5 000 of them by a first child still running, whose share was ${first}). That child may still spend ${first - 5_000}, so ${left} are left and a second child's share is ${want} (CHILD_SHARE ${CHILD_SHARE}); it got ${got}. What a running child has spent is in guard.used already: hold back only what it may still spend (its share minus what it spent).`,
+    );
+  });
+
+  it("a share of exactly MIN_CHILD_BUDGET starts a child; below it the task is refused, saying how many tokens are left", async () => {
+    const { CHILD_SHARE, MIN_CHILD_BUDGET } = taskModule;
+    const budget = Math.ceil(MIN_CHILD_BUDGET / CHILD_SHARE);
+    const enough = unitTask(budget, 0);
+    const r = enough.call("just enough");
+    await enough.started(1);
+    enough.release();
+    const ok = await r;
+    rule(ok.ok && enough.given.length === 1, "subagent-budget", () => `with ${budget} tokens left, a child's share is ${Math.floor(budget * CHILD_SHARE)}, exactly MIN_CHILD_BUDGET (${MIN_CHILD_BUDGET}), and the task was refused (${JSON.stringify(ok.text)}): refuse only a share below MIN_CHILD_BUDGET.`);
+    const left = Math.floor(MIN_CHILD_BUDGET / CHILD_SHARE / 2);
+    const short = unitTask(left + 5_000, 5_000);
+    const refused = await short.call("too little");
+    rule(!refused.ok && short.given.length === 0, "subagent-budget", () => `with ${left} tokens left (a share of ${Math.floor(left * CHILD_SHARE)}, below MIN_CHILD_BUDGET ${MIN_CHILD_BUDGET}), a child was started: refuse the task with a ToolError instead.`);
+    const digits = (t: string) => t.replace(/(\d)[ ,._\u00a0\u202f](?=\d{3}\b)/g, "$1");
+    rule(new RegExp(`\\b${left}\\b`).test(digits(refused.text)), "subagent-budget", () => `a task refused for lack of budget says ${JSON.stringify(refused.text)}: say how many tokens are left (${left}), so the model knows to do the work itself or answer.`);
   });
 });
 

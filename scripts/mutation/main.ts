@@ -12,12 +12,12 @@
  *   net score  the same, with the listed equivalent mutants left out; the target is 95 % or more
  *
  * Incremental (Stryker's own incremental mode): a second run re-tests only the mutants whose code
- * or tests changed. Reports under .course/mutation/sNN/ (index.html; incremental.json); the
- * table is also written to .course/mutation/summary.json. Slow on a 2-core machine (minutes per
+ * or tests changed. Reports under .course/mutation/sNN/ (index.html; incremental.json); each
+ * lesson's score goes to tests/mutation/scores/sNN.json (committed). Slow on a 2-core machine (minutes per
  * lesson): CI runs one small lesson as a sample, not every lesson on every change.
  *
- * Options: --docs (after the sweep, write the table of every lesson swept so far, from
- * summary.json, into the reliability page, en and zh; `--docs` with no lesson writes it without
+ * Options: --docs (after the sweep, write the table of every lesson's last score, from
+ * tests/mutation/scores/, into the reliability page, en and zh; `--docs` with no lesson writes it without
  * sweeping), --concurrency N (default 2), --no-check (skip the TypeScript checker: faster; a
  * mutant that does not type-check is then run and usually fails its tests), --fresh (ignore the
  * incremental file).
@@ -29,30 +29,16 @@ import { fileURLToPath } from "node:url";
 import { Stryker } from "@stryker-mutator/core";
 import type { PartialStrykerOptions } from "@stryker-mutator/api/core";
 import { LESSONS, findLesson, type Lesson } from "../../runtime/manifest.ts";
+import { dim } from "../../runtime/print.ts";
 import { ROOT } from "../lib/paths.ts";
 import { loadEquivalents, type Equivalent } from "./equivalents.ts";
 import { todoRegions } from "./regions.ts";
+import { docsBlock, loadScores, pct, saveScore, SCORES_DIR, table, type LessonScore } from "./scores.ts";
 
 type Result = Awaited<ReturnType<Stryker["runMutationTest"]>>[number];
 
-export interface LessonScore {
-  lesson: string;
-  /** Mutants the TypeScript checker dropped before any test ran (not counted in the score). */
-  typeErrors: number;
-  /** Mutants that type-check: the ones the tests must kill. */
-  mutants: number;
-  killed: number;
-  survived: number;
-  equivalent: number;
-  /** Survivors not listed as equivalent: each needs a test. */
-  unexplained: Array<{ file: string; line: number; mutator: string; replacement: string; code: string }>;
-  score: number;
-  net: number;
-  seconds: number;
-}
 
 const lineOf = (file: string, line: number) => readFileSync(join(ROOT, file), "utf8").split("\n")[line - 1]?.trim() ?? "";
-const pct = (n: number) => `${(Math.floor(n * 1000) / 10).toFixed(1)} %`;
 
 async function sweep(lesson: Lesson, opts: { concurrency: number; check: boolean; fresh: boolean }, equivalents: Equivalent[]): Promise<LessonScore> {
   const regions = todoRegions(lesson);
@@ -111,6 +97,7 @@ async function sweep(lesson: Lesson, opts: { concurrency: number; check: boolean
   const real = counted.length - equivalent.length;
   return {
     lesson: lesson.id,
+    date: new Date().toISOString().slice(0, 10),
     typeErrors: results.filter((r) => r.status === "CompileError").length,
     mutants: counted.length,
     killed,
@@ -123,43 +110,18 @@ async function sweep(lesson: Lesson, opts: { concurrency: number; check: boolean
   };
 }
 
-/** The table, as Markdown (the reliability page has it, in English and Chinese). */
-export function table(scores: LessonScore[], lang: "en" | "zh" = "en"): string {
-  const head =
-    lang === "en"
-      ? "| lesson | dropped by the type checker | mutants | killed | survived | equivalent | score | net score |"
-      : "| 课 | 被类型检查去掉 | 变异体 | 杀死 | 存活 | 等价 | 分数 | 净分数 |";
-  const rows = scores.map((s) => `| ${s.lesson} | ${s.typeErrors} | ${s.mutants} | ${s.killed} | ${s.survived} | ${s.equivalent} | ${pct(s.score)} | ${pct(s.net)} |`);
-  return [head, "|---|---:|---:|---:|---:|---:|---:|---:|", ...rows].join("\n");
-}
-
 const PAGES = { en: "docs/guide/reliability.md", zh: "docs/zh/guide/reliability.md" } as const;
 
-/**
- * Writes the table between the pages' mutation markers: every lesson swept on this machine
- * (summary.json), and the rows the page already has for lessons not swept here (a sweep of one
- * lesson, or on a fresh clone, keeps the others' figures).
- */
+/** Writes the table of every lesson's last sweep (tests/mutation/scores/) between the pages' mutation markers. */
 function writeDocs(all: Record<string, LessonScore>): void {
   const scores = Object.values(all).sort((a, b) => a.lesson.localeCompare(b.lesson));
-  const date = new Date().toISOString().slice(0, 10);
   const start = "<!-- mutation:start -->";
   const end = "<!-- mutation:end -->";
-  const enText = readFileSync(join(ROOT, PAGES.en), "utf8");
-  const kept = new Map<string, string>();
-  if (enText.includes(start) && enText.includes(end))
-    for (const m of enText.slice(enText.indexOf(start), enText.indexOf(end)).matchAll(/^\| (s\d\d) \|.*\|$/gm)) if (!all[m[1]!]) kept.set(m[1]!, m[0]);
   for (const [lang, page] of Object.entries(PAGES) as Array<["en" | "zh", string]>) {
     const path = join(ROOT, page);
     const text = readFileSync(path, "utf8");
     if (!text.includes(start) || !text.includes(end)) throw new Error(`${page} has no ${start} … ${end} markers for the table`);
-    const said = lang === "en" ? `_${date}, \`npm run mutation\`:_` : `_${date}，\`npm run mutation\`：_`;
-    const missing = LESSONS.map((l) => l.id).filter((id) => !all[id] && !kept.has(id));
-    const rest = missing.length === 0 ? "" : lang === "en" ? `\n\nNot swept yet: ${missing.join(", ")}.` : `\n\n尚未测过：${missing.join("、")}。`;
-    const [head, rule, ...rows] = table(scores, lang).split("\n");
-    const merged = [...rows, ...kept.values()].sort((a, b) => a.slice(2, 5).localeCompare(b.slice(2, 5)));
-    const block = `${start}\n\n${said}\n\n${[head, rule, ...merged].join("\n")}${rest}\n\n${end}`;
-    writeFileSync(path, text.slice(0, text.indexOf(start)) + block + text.slice(text.indexOf(end) + end.length));
+    writeFileSync(path, text.slice(0, text.indexOf(start)) + docsBlock(scores, lang) + text.slice(text.indexOf(end) + end.length));
   }
 }
 
@@ -191,22 +153,11 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
     writeFileSync(scoreFile(one), JSON.stringify(await sweep(lesson, sweepOpts, equivalents[lesson.id] ?? [])));
     process.exit(0);
   }
-  const summary = join(ROOT, ".course", "mutation", "summary.json");
-  const previous = (() => {
-    try {
-      return JSON.parse(readFileSync(summary, "utf8")) as Record<string, LessonScore>;
-    } catch {
-      return {};
-    }
-  })();
-  // `--docs` alone: the table of what was swept so far, into the pages, without sweeping again.
+  // `--docs` alone: the table of every lesson's last sweep, into the pages, without sweeping again.
   if (flag("--docs") && ids.length === 0) {
-    if (Object.keys(previous).length === 0) {
-      console.error("nothing swept yet: run `npm run mutation -- sNN` first");
-      process.exit(2);
-    }
-    writeDocs(previous);
-    console.log(`${table(Object.values(previous).sort((a, b) => a.lesson.localeCompare(b.lesson)))}\n\nwritten to ${Object.values(PAGES).join(" and ")}`);
+    const all = loadScores();
+    writeDocs(all);
+    console.log(`${table(Object.values(all))}\n\nwritten to ${Object.values(PAGES).join(" and ")}`);
     process.exit(0);
   }
   const scores: LessonScore[] = [];
@@ -222,12 +173,12 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
     }
     const s = JSON.parse(readFileSync(scoreFile(lesson.id), "utf8")) as LessonScore;
     scores.push(s);
+    saveScore(s);
     console.log(`${lesson.id}: ${s.killed} of ${s.mutants} killed, ${s.equivalent} equivalent (listed), ${s.unexplained.length} to explain; score ${pct(s.score)}, net ${pct(s.net)} (${s.seconds} s). Report: .course/mutation/${lesson.id}/index.html`);
     for (const u of s.unexplained) console.log(`  survived: ${u.file}:${u.line} ${u.mutator} → ${JSON.stringify(u.replacement)}   (${u.code})`);
   }
   console.log(`\n${table(scores)}`);
-  const all = { ...previous, ...Object.fromEntries(scores.map((s) => [s.lesson, s])) };
-  writeFileSync(summary, `${JSON.stringify(all, null, 2)}\n`);
-  if (flag("--docs")) writeDocs(all);
+  console.log(dim(`scores written to ${SCORES_DIR}/ (commit them: the reliability page and npm run verify read them)`));
+  if (flag("--docs")) writeDocs(loadScores());
   if (!scores.every((s) => s.net >= 0.95)) process.exitCode = 1;
 }

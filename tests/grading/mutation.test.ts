@@ -10,6 +10,7 @@ import { LESSONS } from "../../runtime/manifest.ts";
 import { ROOT } from "../../scripts/lib/paths.ts";
 import { loadEquivalents } from "../../scripts/mutation/equivalents.ts";
 import { todoRegions } from "../../scripts/mutation/regions.ts";
+import { docsBlock, loadScores, SCORES_DIR, scoreLine } from "../../scripts/mutation/scores.ts";
 
 describe("mutation sweep: TODO regions", () => {
   for (const lesson of LESSONS)
@@ -39,5 +40,31 @@ describe("mutation sweep: equivalent mutants", () => {
         expect(inRegion, `tests/mutation/equivalent.yaml (${id}): "${e.line}" is not a line of a TODO region of ${e.file} (the code changed: look at the survivor again)`).toBe(true);
       }
     }
+  });
+});
+
+describe("mutation sweep: the scores", () => {
+  it("every lesson's score file is valid, and agrees with itself", () => {
+    const scores = loadScores();
+    for (const s of Object.values(scores)) {
+      expect(LESSONS.some((l) => l.id === s.lesson), `${SCORES_DIR}/${s.lesson}.json: no such lesson`).toBe(true);
+      expect(s.killed + s.survived, `${SCORES_DIR}/${s.lesson}.json: killed + survived is every mutant that type-checked`).toBe(s.mutants);
+      expect(s.survived, `${SCORES_DIR}/${s.lesson}.json: the survivors are the listed equivalents and the unexplained ones`).toBe(s.equivalent + s.unexplained.length);
+    }
+  });
+
+  it("the reliability pages (en, zh) show the table of the committed scores (npm run mutation -- --docs writes it)", () => {
+    const scores = Object.values(loadScores());
+    for (const [lang, page] of [["en", "docs/guide/reliability.md"], ["zh", "docs/zh/guide/reliability.md"]] as const) {
+      const text = readFileSync(join(ROOT, page), "utf8");
+      const shown = text.slice(text.indexOf("<!-- mutation:start -->"), text.indexOf("<!-- mutation:end -->") + "<!-- mutation:end -->".length);
+      expect(shown, `${page}: the mutation table is not the one of ${SCORES_DIR}/: run \`npm run mutation -- --docs\``).toBe(docsBlock(scores, lang));
+    }
+  });
+
+  it("verify's summary names each lesson's last sweep, or says how to run one", () => {
+    const s = { lesson: "s01", date: "2026-01-02", typeErrors: 1, mutants: 10, killed: 9, survived: 1, equivalent: 0, unexplained: [{ file: "f", line: 1, mutator: "m", replacement: "r", code: "c" }], score: 0.9, net: 0.9, seconds: 3 };
+    expect(scoreLine("s01", s)).toBe("mutation sweep (2026-01-02): 9/10 killed, 0 equivalent listed, net 90.0 %, 1 survivor(s) without a test");
+    expect(scoreLine("s02", undefined)).toBe("mutation sweep: not run yet (npm run mutation -- s02)");
   });
 });
