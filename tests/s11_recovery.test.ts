@@ -3,6 +3,8 @@
  * stream, compaction that keeps every tool_use/tool_result pair whole (property-tested), and the
  * loop recovering from each fault with a transcript that can be sent again.
  */
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
@@ -10,9 +12,12 @@ import { describe, it } from "vitest";
 import { ScriptedModel, type ScriptedModelOptions } from "../runtime/scripted/model.ts";
 import { RuleError } from "../runtime/testing.ts";
 import { checkTranscript } from "../runtime/transcript.ts";
-import { assertProperty, blocksIn, driveLoop, expectSendable, expectTranscriptRules, loadLesson, resultsIn, rule, scripted } from "../runtime/testing.ts";
+import { assertProperty, blocksIn, driveLoop, expectSendable, expectTranscriptRules, loadLesson, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 import { say as sayText, text as textBlock, thinking as thinkingBlock, call as callBlock } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
+import { z } from "zod";
+import { scratchWorkspace } from "../runtime/tools/files.ts";
+import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
 import { clip } from "./support.ts";
 
 /** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
@@ -440,6 +445,76 @@ describe("s11 the loop recovers", () => {
  * s11's loop is the one every later lesson runs (s12 imports the reference s11): its every stop is
  * graded here, on the learner's own loop, not only where a later lesson reaches it.
  */
+describe("s11 the loop's own tools, and the calls started early", () => {
+  it("with no registry given, its tools work in opts.root and ask opts.approve", async () => {
+    const root = await scratchWorkspace({ "README.md": "a scratch workspace\n" });
+    const made = "made-by-the-loop.txt";
+    const touching: Scenario = { id: "test-s11-touch", title: "runs one command", reply: (ctx) => (ctx.step === 0 ? { content: [callBlock("bash", { command: `touch ${made}` })] } : sayText("Done.")) };
+    const asked: string[] = [];
+    const approve = async (req: { command: string }) => (asked.push(req.command), { approved: true });
+    try {
+      const llm = scripted({ scenario: touching });
+      const history: Message[] = [{ role: "user", content: "make the file" }];
+      await drive(llm, history, { root, approve: approve as never });
+      rule(asked.length > 0, "approval", `\`touch ${made}\` ran through runAgent's own tools without asking the approver it was given (opts.approve): build the default tools with approve: opts.approve (terminalApprover() only when none is given).`);
+      rule(existsSync(join(root, made)), "workspace", `\`touch ${made}\` was approved, and ${made} is not in opts.root (${root}): build the default tools with workspace: the run's root.`);
+    } finally {
+      rmSync(join(process.cwd(), made), { force: true });
+    }
+  });
+
+  /** A read-only spy that runs until its signal aborts (or 2 s); it logs when it starts and ends, with the requests sent so far. */
+  function spyRead(llm: { scripted: { exchanges: unknown[] } } | undefined, log: string[]) {
+    return defineTool({
+      name: "read",
+      description: "read (test spy): runs until stopped",
+      input: z.object({ n: z.number() }),
+      readOnly: true,
+      timeoutMs: 2_000,
+      run: ({ n }, { signal }) =>
+        new Promise<string>((resolve) => {
+          log.push(`start read ${n} @${llm?.scripted.exchanges.length}`);
+          const end = () => (log.push(`end read ${n} @${llm?.scripted.exchanges.length}`), resolve(`read ${n} ok`));
+          if (signal.aborted) end();
+          else signal.addEventListener("abort", end, { once: true });
+        }),
+    });
+  }
+
+  it("a turn that does not end with tool_use: the call started early is stopped before runAgent returns", async () => {
+    const log: string[] = [];
+    const refusing: Scenario = {
+      id: "test-s11-refusal-after-call",
+      title: "a call, then a refusal",
+      reply: () => ({ content: [callBlock("read", { n: 1 }), textBlock("Words after the call, still streaming for a while.")], stop_reason: "refusal", stop_details: { type: "refusal" as const, category: null, explanation: "test refusal" } }),
+    };
+    const llm = scripted({ scenario: refusing, streamDelayMs: 2 });
+    const history: Message[] = [{ role: "user", content: "go" }];
+    await agent.runAgent(llm, history, { registry: new SafeToolRegistry([spyRead(llm, log)]) });
+    const atReturn = [...log];
+    if (atReturn.some((l) => l.startsWith("start read 1")))
+      rule(atReturn.some((l) => l.startsWith("end read 1")), "tools-only-on-tool-use", `the read-only call started early while the answer streamed, and was still running when runAgent returned after a refusal (${atReturn.join(" | ")}): a turn that does not end with tool_use runs none of its calls; stop the early ones and await them (EarlyStart.settle) before going on.`);
+    await expectSendable(llm, history);
+  });
+
+  it("a stream that breaks after a call started early: that call is stopped before the turn is sent again", async () => {
+    const log: string[] = [];
+    const once: Scenario = {
+      id: "test-s11-call-then-break",
+      title: "a call, then more words",
+      reply: (ctx) => (ctx.step === 0 ? { content: [callBlock("read", { n: 1 }), textBlock("Words after the call, still streaming for a while.")] } : sayText("Done.")),
+    };
+    // Cut after the call's block has stopped (start, ping, block start, its input, block stop, the text's start).
+    const llm = scripted({ scenario: once, streamDelayMs: 2, faults: [{ kind: "stream_cut", afterEvents: 6 }] });
+    const history: Message[] = [{ role: "user", content: "go" }];
+    const { outcome } = await drive(llm, history, { registry: new SafeToolRegistry([spyRead(llm, log)]) });
+    rule(outcome.status === "done", "recovery", `a stream broken after its first call ended the run ${JSON.stringify(outcome.status)}: send the turn again and finish.`);
+    const first = log.find((l) => l.startsWith("start read 1 @1"));
+    if (first)
+      rule(log.some((l) => l === "end read 1 @1"), "recovery", `the call read 1 started early in the stream that broke, and was still running when the turn was sent again (${log.join(" | ")}): before sending the turn again, stop that attempt's early calls (settle) and start the next attempt with a fresh EarlyStart.`);
+  });
+});
+
 describe("s11 every stop of this loop leaves a transcript that can be sent again", () => {
   const reading: Scenario = {
     id: "test-s11-read-again",
@@ -457,6 +532,8 @@ describe("s11 every stop of this loop leaves a transcript that can be sent again
     const lastCall = last ? (callsOf(last)[0] as { id: string } | undefined) : undefined;
     const answered = lastCall && history.some((m) => resultsIn(m).some((r) => r.tool_use_id === lastCall.id && r.is_error === true));
     rule(answered, "repeat-answered", "the run stopped on a repeated call and left that call without an is_error tool_result: answer it (not run) before you return.");
+    const said = history.flatMap((m) => resultsIn(m)).filter((r) => r.tool_use_id === lastCall?.id).map((r) => textIn(r.content)).join(" ");
+    rule(/repeat|same input|again|more than \d+ times/i.test(said), "repeat-answered", () => `the repeated call was answered ${JSON.stringify(clip(said, 160))}: say it was not run because the run stopped on a repeated call (the guard's detail), so the transcript tells why.`);
     await expectSendable(llm, history);
   });
 
