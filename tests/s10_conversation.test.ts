@@ -313,6 +313,43 @@ describe("s10 Ctrl-C cancels the turn, not the session", () => {
     repl.settleTurn(unanswered, 0);
     rule(unanswered.length === 0, "abort-leaves-transcript", `settleTurn left a question nothing answered (${JSON.stringify(unanswered)}): take it back.`);
   });
+
+  it("settleTurn drops an empty answer (end_turn with content []), keeps a real one, and the next question still goes", () => {
+    // A turn that ran a tool, then got back an end_turn with no content.
+    const empty: Anthropic.MessageParam[] = [
+      { role: "user", content: "q" },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_1", name: "bash", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "ok" }] },
+      { role: "assistant", content: [] },
+    ];
+    repl.settleTurn(empty, 0);
+    repl.addQuestion(empty, "next question");
+    const problems = checkTranscript(empty);
+    rule(problems.length === 0, (problems[0]?.rule as never) ?? "empty-message", () => `a turn that ended on an empty assistant message (content []) left, after settleTurn and the next question, a history the API refuses: ${formatViolations(problems)}. Never keep an assistant message with empty content: take it off the history.`);
+    // Answered turns are kept as they are, whatever the shape of the answer.
+    for (const [content, shape] of [
+      ["The answer, in the API's short form.", "a string"],
+      [[{ type: "text", text: "The answer, as a block." }], "a text block"],
+    ] as const) {
+      const answered: Anthropic.MessageParam[] = [
+        { role: "user", content: "q" },
+        { role: "assistant", content: structuredClone(content) as Anthropic.MessageParam["content"] },
+      ];
+      const before = structuredClone(answered);
+      repl.settleTurn(answered, 0);
+      rule(same(answered, before), "session", () => `settleTurn changed a turn answered with ${shape}: the history is ${clip(JSON.stringify(answered), 200)}, it was ${clip(JSON.stringify(before), 200)}. Keep an answered turn as it is; only an assistant message with empty content ([]) is taken off.`);
+    }
+  });
+
+  it("addQuestion keeps the text of a user message left at the end of the history", () => {
+    // A conversation passed in (or resumed) that ends on a question never answered, as a string.
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "the question left unanswered" }];
+    repl.addQuestion(history, "the next question");
+    const said = questions(history);
+    rule(said.includes("the question left unanswered") && said.includes("the next question"), "session", `addQuestion on a history that ends with the user message "the question left unanswered" (a string) left the user texts ${JSON.stringify(said)}: add the new question to that message and keep its text (a string content is one text block).`);
+    const problems = checkTranscript(history);
+    rule(problems.length === 0, (problems[0]?.rule as never) ?? "roles-alternate", () => `addQuestion on a history that ends with a user message left a history the API refuses: ${formatViolations(problems)}.`);
+  });
 });
 
 describe("s10 one terminal for questions and approvals", () => {

@@ -536,6 +536,39 @@ describe("s12 every kind of run leaves a transcript that can be sent again", () 
       await expectSendable(llm, history);
     });
 
+  it("a guard whose flag is not given keeps its default limit", async () => {
+    // A model that never stops: a new read every turn (never the same call twice).
+    const endless: Scenario = { id: "test-s12-endless", title: "a new read every turn", reply: (ctx) => ({ content: [text("One more file."), call("read_file", { path: `src/part-${ctx.step}.js` })] }) };
+    const ended = async (extra: string[], task: string, more: Parameters<typeof scripted>[0] = {}) => {
+      const llm = scripted({ scenario: endless, maxRequests: 30, ...more });
+      const history: Anthropic.MessageParam[] = [{ role: "user", content: task }];
+      try {
+        const o = await agent.runAgent(llm, history, options(sample(), extra));
+        return `${o.status === "stopped" ? `stopped with "${o.reason}"` : JSON.stringify(o.status)} after ${llm.scripted.exchanges.length} requests`;
+      } catch (e) {
+        return `threw after ${llm.scripted.exchanges.length} requests (${clip(errorText(e), 160)})`;
+      }
+    };
+    // Only --budget given: the default turn limit still stops a model that never does.
+    const turns = await ended(["--budget", "100000000"], "read every file");
+    rule(/stopped with "max_turns"/.test(turns), "capstone-flags", `with --budget but no --max-turns, a model that never stops ${turns}, not stopped with "max_turns" at the default limit: put a guard in the options only when its flag is given ({ maxTurns: undefined } overrides the default).`);
+    // Only --max-turns given: the default token budget still stops it (a task of some 550,000 tokens).
+    const tokens = await ended(["--max-turns", "1000"], `read every file\n${"x".repeat(2_200_000)}`, { contextWindow: 10_000_000 });
+    rule(/stopped with "token_budget"/.test(tokens), "capstone-flags", `with --max-turns but no --budget, a run past the default token budget ${tokens}, not stopped with "token_budget": put a guard in the options only when its flag is given ({ tokenBudget: undefined } overrides the default).`);
+  });
+
+  it("the options hand the run's events to the sink given, else to a logger (every turn with --verbose)", async () => {
+    const events: unknown[] = [];
+    const llm = scripted();
+    const opts = agent.optionsFrom(cli.parseFlags(["--workspace", sample(), "--yes"]), (e) => void events.push(e));
+    await agent.runAgent(llm, [{ role: "user", content: S12_TASK }], opts);
+    rule(events.length > 0, "capstone-flags", "optionsFrom(flags, onEvent) gave options whose run sent no event to onEvent: the sink given is the loop's onEvent (the program's run log reads it).");
+    printed = [];
+    const verbose = agent.optionsFrom(cli.parseFlags(["--workspace", sample(), "--yes", "--verbose"]));
+    await agent.runAgent(scripted(), [{ role: "user", content: S12_TASK }], verbose);
+    rule(/turn 1 · stop_reason tool_use/.test(printed.join("\n")), "capstone-flags", `optionsFrom(--verbose flags) with no sink gave options whose run did not print every turn ("turn 1 · stop_reason tool_use"; it printed ${JSON.stringify(clip(printed.join(" | "), 200))}): without a sink, onEvent is a logger, createLogger({ verbose: flags.verbose }).`);
+  });
+
   it("an API error it cannot recover from: the run fails, and the history it leaves can be sent again", async () => {
     let failing = true; // every request fails after the first, until the run is over
     const llm = scripted({ faults: (i) => (i > 0 && failing ? { kind: "server_error" } : null) });

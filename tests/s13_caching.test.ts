@@ -211,9 +211,10 @@ describe("s13 the transcript is unchanged by caching", () => {
     );
     const message = fc.record({ role: fc.constantFrom("user" as const, "assistant" as const), content: fc.oneof(fc.string({ minLength: 1 }), fc.array(block, { minLength: 1, maxLength: 4 })) });
     assertProperty(
-      fc.property(fc.array(message, { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 3 }), fc.boolean(), (messages, ntools, asBlocks) => {
+      fc.property(fc.array(message, { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 3 }), fc.integer({ min: 0, max: 3 }), (messages, ntools, systemBlocks) => {
         const tools: Anthropic.Tool[] = Array.from({ length: ntools }, (_, i) => ({ name: `t${i}`, input_schema: { type: "object" } }));
-        const system = asBlocks ? [{ type: "text" as const, text: "You are an agent." }] : "You are an agent.";
+        // The system prompt as a string (0) or as 1 to 3 text blocks.
+        const system = systemBlocks === 0 ? "You are an agent." : Array.from({ length: systemBlocks }, (_, i) => ({ type: "text" as const, text: `You are an agent (${i + 1}).` }));
         const prompt = { system, tools, messages };
         const before = structuredClone(prompt);
         let out: ReturnType<Cache["withCacheBreakpoints"]>;
@@ -224,6 +225,8 @@ describe("s13 the transcript is unchanged by caching", () => {
         }
         rule(JSON.stringify(prompt) === JSON.stringify(before), "cache-not-in-history", "withCacheBreakpoints changed the prompt it was given (its history, tools or system): copy each array and block you mark, and mark the copies.");
         rule(cache.countBreakpoints(out) <= 4, "cache-max-four", () => `withCacheBreakpoints put ${cache.countBreakpoints(out)} markers on a prompt of ${messages.length} messages and ${ntools} tools: the API takes at most 4 (the last tool, the system prompt, two on messages).`);
+        const said = (v: unknown) => (typeof v === "string" ? v : Array.isArray(v) ? v.map((b: { text?: unknown }) => String(b.text ?? "")).join("\n") : "");
+        rule(said(out.system) === said(system), "cache-placement", () => `withCacheBreakpoints was given the system prompt ${show(system, 120)} and sent ${show(out.system, 120)}: send the same text (a string becomes one text block), with the marker on its last block.`);
         const newestLast = blocks(out.messages[out.messages.length - 1]!).at(-1);
         rule(isMarked(newestLast), "cache-placement", () => `withCacheBreakpoints left the newest message's LAST block without a marker (it is ${show(newestLast, 100)}): mark that block (a string content becomes one text block first).`);
         // The blocks without their markers, whatever the marker says (a ttl too).
@@ -233,6 +236,24 @@ describe("s13 the transcript is unchanged by caching", () => {
       { numRuns: 200 },
       "cache-not-in-history",
     );
+  });
+});
+
+describe("s13 thinking blocks carry no marker", () => {
+  it("a message that ends with a thinking or redacted_thinking block goes out with that block as it came", () => {
+    for (const last of [
+      { type: "thinking" as const, thinking: "Let me look at the log first.", signature: "sig-s13-1" },
+      { type: "redacted_thinking" as const, data: "cmVkYWN0ZWQ=" },
+    ]) {
+      // A paused turn sent back as the newest message, its last block a thinking block.
+      const messages: Anthropic.MessageParam[] = [
+        { role: "user", content: "Why does the login test fail?" },
+        { role: "assistant", content: [{ type: "text", text: "Looking." }, structuredClone(last)] },
+      ];
+      const out = cache.withCacheBreakpoints({ system: "You are an agent.", tools: [{ name: "t", input_schema: { type: "object" } }], messages });
+      const sent = blocks(out.messages.at(-1)!).at(-1);
+      rule(JSON.stringify(sent) === JSON.stringify(last), "cache-placement", () => `a message ending with a ${last.type} block went out with that block as ${show(sent, 160)}: thinking blocks go back exactly as they came and take no cache_control (the API refuses one); leave them unmarked.`);
+    }
   });
 });
 

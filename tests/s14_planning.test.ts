@@ -221,6 +221,41 @@ describe("s14 the list: at most one item in progress; a bad list is refused and 
     }
   });
 
+  it("the todo tool's answers say the plan and what is wrong: each status marked, the count done, the items at fault", async () => {
+    const plan: Item[] = [{ content: "fix the lockout", status: "in_progress" }, { content: "read the log", status: "completed" }, { content: "run the tests again", status: "pending" }];
+    const { history } = await run(writer([plan, [], [{ content: "fix the lockout", status: "in_progress" }, { content: "write a test", status: "in_progress" }], [{ content: "  ", status: "pending" }], [{ content: "read the log", status: "pending" }, { content: "read the log", status: "pending" }]]), { guards: { maxRepeats: 100 } });
+    const said = (i: number) => textIn(resultsIn(history[i])[0]?.content);
+    // The plan as the model reads it back: one line per item, each status told apart, the count done.
+    const lines = said(2).split("\n");
+    const own = plan.map((it) => lines.find((l) => l.includes(it.content) && plan.every((o) => o === it || !l.includes(o.content))));
+    const marks = plan.map((it, k) => own[k]?.replace(it.content, "").trim());
+    rule(marks.every((m) => Boolean(m)) && new Set(marks).size === 3, "plan-owned", () => `a plan of three items (one in progress, one completed, one pending) was answered ${JSON.stringify(said(2))}: show each item on a line of its own, its status told apart (the loop's render(): [>], [x], [ ]).`);
+    rule(/\b1\s*(\/|of)\s*3\b/.test(said(2)), "plan-owned", () => `a plan with 1 of its 3 items completed was answered ${JSON.stringify(said(2))}: say how many are done (1/3).`);
+    rule(/empty|\b0\s*(\/|of)\s*0\b|no (items|steps)|nothing/i.test(said(4)), "plan-owned", () => `an empty list was answered ${JSON.stringify(said(4))}: say the plan is empty.`);
+    rule(/fix the lockout/.test(said(6)) && /write a test/.test(said(6)), "plan-one-in-progress", () => `a list with "fix the lockout" and "write a test" both in progress was refused with ${JSON.stringify(said(6))}: name the items in progress, so the model knows which to change.`);
+    rule(/content|empty|blank/i.test(said(8)), "plan-one-in-progress", () => `a list with an item of only spaces was refused with ${JSON.stringify(said(8))}: say an item has no content.`);
+    rule(/read the log/.test(said(10)) && /twice|duplicate|more than once|repeat/i.test(said(10)), "plan-one-in-progress", () => `a list with "read the log" twice was refused with ${JSON.stringify(said(10))}: name the item listed twice.`);
+  });
+
+  it("onPlan is called after each turn that wrote the plan, and only then", async () => {
+    const registry = new SafeToolRegistry([defineTool({ name: "read_chunk", description: "Reads chunk n.", input: z.object({ n: z.number() }), readOnly: true, run: ({ n }) => `chunk ${n}` })]);
+    // Turn 1 writes the plan beside a read; turns 2 and 3 only read; turn 4 writes it again.
+    const scenario: Scenario = {
+      id: "test-on-plan",
+      title: "writes the plan in turns 1 and 4",
+      reply: (ctx) => {
+        const step = ctx.messages.filter((m) => m.role === "assistant").length;
+        const items: Item[] = [{ content: "read", status: step < 3 ? "in_progress" : "completed" }];
+        if (step === 0 || step === 3) return { content: [call("todo", { items }), call("read_chunk", { n: step })] };
+        return step < 4 ? { content: [call("read_chunk", { n: step })] } : say("Done.");
+      },
+    };
+    const seen: number[] = [];
+    const { history } = await run(scenario, { registry, guards: { maxRepeats: 100 }, onPlan: (p) => void seen.push(p.items.length) });
+    const turns = history.filter((m) => m.role === "assistant").length;
+    rule(seen.length === 2, "plan-owned", () => `in a run of ${turns} turns that wrote the plan in turns 1 and 4 (each beside another call), onPlan was called ${seen.length} time(s): call it after each turn with a todo call, and only then.`);
+  });
+
   it("property: after any sequence of lists, the plan is the last good one, with at most one item in progress", async () => {
     const item = fc.record({ content: fc.constantFrom("a", "b", "c", "d"), status: fc.constantFrom("pending" as const, "in_progress" as const, "completed" as const) });
     const good = (l: Item[]) => l.filter((i) => i.status === "in_progress").length <= 1 && new Set(l.map((i) => i.content)).size === l.length;
