@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import { call, say } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { S16_TASK, SKILLS_EXAMPLE } from "../runtime/tasks.ts";
-import { ROOT, RuleError, driveLoop, errorText, loadLesson, rule, scripted } from "../runtime/testing.ts";
+import { ROOT, RuleError, driveLoop, errorText, loadLesson, rule, scripted, textIn } from "../runtime/testing.ts";
 import { estimateTokens } from "../runtime/tokens.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
@@ -54,7 +54,8 @@ async function firstSystemPrompt(list: readonly import("../solutions/s16_skills/
       throw new RuleError("skills-disclosure", `with ${list.length} skill(s), the loop sent an empty system prompt and the request was refused (${errorText(e)}): the system hook must return the text it is given, with the list of skills added (text + skillsPrompt(skills)), also when there are no skills.`, { cause: e });
     throw e;
   }
-  return { system: systemOf(llm.scripted.exchanges[0]!.request), tools: ((llm.scripted.exchanges[0]!.request as { tools?: Array<{ name: string }> }).tools ?? []).map((t) => t.name) };
+  const defs = (llm.scripted.exchanges[0]!.request as { tools?: Array<{ name: string; description?: string; input_schema?: unknown }> }).tools ?? [];
+  return { system: systemOf(llm.scripted.exchanges[0]!.request), tools: defs.map((t) => t.name), defs };
 }
 
 /** parseSkill on one file: the skill, or what it threw. */
@@ -76,6 +77,7 @@ describe("s16 SKILL.md: front matter parsed with a YAML library, checked, bad fi
 
   it.each([
     ["a body with a \"---\" rule and a description with colons", '---\nname: review\ndescription: "Reviews a change: style, tests: then sign-off"\n---\nFirst part.\n\n---\n\nSecond part.\n', { name: "review", description: "Reviews a change: style, tests: then sign-off", body: "First part.\n\n---\n\nSecond part." }],
+    ["a front matter with no body and no final newline", "---\nname: deploy\ndescription: Ships the service.\n---", { name: "deploy", description: "Ships the service.", body: "" }],
     ["Windows line ends (CRLF)", "---\r\nname: deploy\r\ndescription: Ships the service.\r\n---\r\n\r\n# Deploy\r\nDo it.\r\n", { name: "deploy", description: "Ships the service.", body: "# Deploy\nDo it." }],
   ])("reads %s", (what, file, want) => {
     const { s, error } = parsed(file);
@@ -93,6 +95,8 @@ describe("s16 SKILL.md: front matter parsed with a YAML library, checked, bad fi
     ["broken YAML", "---\nname: [unclosed\n---\nbody\n", /YAML/],
     ["no description", "---\nname: deploy\n---\nbody\n", /description/],
     ["a bad name", "---\nname: Deploy It!\ndescription: x\n---\nbody\n", /name/],
+    ["a first line that is not \"---\"", "# Deploy\n---\nname: deploy\ndescription: Ships it.\n---\nbody\n", /front matter/],
+    ["a front matter that is a list, not name: and description:", "---\n- deploy\n- Ships it.\n---\nbody\n", /front matter/],
   ])("refuses %s with a message that names the file and the fix", (what, text, why) => {
     let error: unknown;
     let read: unknown;
@@ -105,6 +109,17 @@ describe("s16 SKILL.md: front matter parsed with a YAML library, checked, bad fi
     rule(error instanceof skills.SkillError, "skill-front-matter", () => `a SKILL.md with ${what} threw ${errorText(error)}, not a SkillError: loadSkills reports only SkillErrors and goes on.`);
     rule(new RegExp(why.source, "i").test(errorText(error)), "skill-front-matter", () => `the SkillError for a SKILL.md with ${what} says "${errorText(error)}": say what is wrong (${String(why)}).`);
     rule(/skills\/x\/SKILL\.md/.test(errorText(error)), "skill-front-matter", () => `the SkillError "${errorText(error)}" does not name the file (skills/x/SKILL.md): start it with the file's path.`);
+    rule(!/""/.test(errorText(error)), "skill-front-matter", () => `the SkillError for a SKILL.md with ${what} says "${errorText(error)}": it quotes an empty name (""). Say which field is wrong, or that the front matter as a whole is (it must be a mapping of name: and description:).`);
+  });
+
+  it("a YAML error says where the front matter broke (the parser's line)", () => {
+    let error: unknown;
+    try {
+      skills.parseSkill("---\nname: deploy\ndescription: [unclosed\n---\nbody\n", "skills/x/SKILL.md");
+    } catch (e) {
+      error = e;
+    }
+    rule(/line \d+/i.test(errorText(error)), "skill-front-matter", () => `the SkillError for broken YAML says "${errorText(error)}": give the person the yaml library's own reason, with its line and column (the first line of its message), so they can find the mistake.`);
   });
 
   it("loadSkills keeps the good skills and reports the broken ones, without a crash", () => {
@@ -132,7 +147,7 @@ describe("s16 SKILL.md: front matter parsed with a YAML library, checked, bad fi
 describe("s16 progressive disclosure: names and descriptions in the prompt, bodies on demand", () => {
   it("the system prompt the loop sends lists every name and description, and no body", async () => {
     const list = skills.loadSkills(skillDir(3)).skills;
-    const { system, tools } = await firstSystemPrompt(list);
+    const { system, tools, defs } = await firstSystemPrompt(list);
     for (const s of list) {
       rule(system.includes(s.name), "skills-disclosure", () => `the system prompt the loop sent does not name the skill "${s.name}": add one line per skill to it, its name and its description (skillsPrompt).`);
       rule(system.includes(s.description), "skills-disclosure", () => `the system prompt the loop sent does not hold the description of "${s.name}" (${JSON.stringify(s.description)}): the model picks a skill by its description, so list each skill with its name and its description.`);
@@ -140,7 +155,14 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
     const leaked = system.match(/BODY-MARKER-\d+/g) ?? [];
     rule(leaked.length === 0, "skills-disclosure", () => `the system prompt the loop sent holds the bodies of skills (${[...new Set(leaked)].join(", ")}): list names and descriptions only; load_skill returns a body when the model asks for it.`);
     rule(tools.includes("load_skill"), "skill-load", () => `with ${list.length} skills, the request offered no load_skill tool (its tools: ${tools.join(", ")}): add loadSkillTool(skills) to the run's tools.`);
-    const { system: plain } = await firstSystemPrompt([]);
+    rule(/load_skill/.test(system), "skills-disclosure", () => `the system prompt lists the skills but never names the load_skill tool: tell the model, beside the list, that a skill is loaded with load_skill before it does that kind of work.`);
+    const crowded = system.split("\n").filter((line) => list.filter((s) => line.includes(s.name)).length > 1);
+    rule(crowded.length === 0, "skills-disclosure", () => `one line of the system prompt lists several skills (${JSON.stringify(crowded[0]?.slice(0, 120))}): put each skill on its own line, its name and its description.`);
+    const loader = defs.find((t) => t.name === "load_skill");
+    rule(/skill/i.test(loader?.description ?? "") && /skill/i.test(JSON.stringify(loader?.input_schema ?? {})), "skill-load", () => `the load_skill tool was offered as ${JSON.stringify(loader).slice(0, 200)}: the model chooses a tool by its description, so say that it loads a skill listed in the system prompt, and describe its name parameter.`);
+    rule(skills.loadSkillTool(list).readOnly === true, "skill-load", "load_skill is not marked readOnly: it only reads a skill already loaded, so mark it readOnly: true (read-only calls run side by side, and a permission gate lets them through without asking).");
+    const { system: plain, tools: plainTools } = await firstSystemPrompt([]);
+    rule(!plainTools.includes("load_skill") && !/load_skill/.test(plain), "skill-load", () => `with no skills, the request still ${plainTools.includes("load_skill") ? "offered the load_skill tool" : "told the model about load_skill"}: a tool that can load nothing only invites useless calls. Offer load_skill, and list skills, only when there are some (skillsPrompt returns "" for none).`);
     const own = lesson.system(process.cwd()).trim();
     rule(
       plain.includes(own),
@@ -152,6 +174,9 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
       "skills-disclosure",
       () => `the system prompt with skills no longer holds the loop's own system prompt (${JSON.stringify(plain.slice(0, 60))}…): add the list of skills to the text the hook is given, do not replace it.`,
     );
+    const lines = new Set(system.split("\n"));
+    const changed = plain.split("\n").find((line) => !lines.has(line));
+    rule(changed === undefined, "skills-disclosure", () => `with skills, the line ${JSON.stringify(changed?.slice(-80))} of the loop's own system prompt is no longer a line of its own (it became ${JSON.stringify([...lines].find((l) => changed !== undefined && l.includes(changed))?.slice(-100))}): put the list of skills on lines of its own, after (or before) the loop's prompt, its text unchanged.`);
   });
 
   it("the prompt stays small: 50 skills cost it about 50 short lines, not 50 bodies", async () => {
@@ -181,6 +206,12 @@ describe("s16 progressive disclosure: names and descriptions in the prompt, bodi
       /skill-0.*skill-1/s.test(JSON.stringify(bad!.content)),
       "skill-load",
       () => `load_skill({ name: "nope" }) (no such skill) was answered with ${JSON.stringify(JSON.stringify(bad!.content).slice(0, 160))}: the model cannot tell which names there are. Check the name first, and throw a ToolError that lists the skills (skill-0, skill-1).`,
+    );
+    const listed = textIn(bad!.content);
+    rule(
+      list.every((s) => new RegExp(`(^|[^\\w-])${s.name}($|[^\\w-])`).test(listed)),
+      "skill-load",
+      () => `load_skill({ name: "nope" }) (no such skill) was answered with ${JSON.stringify(listed.slice(0, 160))}: the names run together, so the model cannot read them. Separate the names of the skills it lists (", ").`,
     );
   });
 

@@ -6,7 +6,7 @@
  * or a reported problem, never an exception; and the servers are stopped when the run ends.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { APIError } from "@anthropic-ai/sdk";
@@ -16,7 +16,9 @@ import { call, say } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { MCP_EXAMPLE_CONFIG, S12_TASK, S17_TASK } from "../runtime/tasks.ts";
 import { ROOT, RuleError, driveLoop, errorText, gradedTree, loadLesson, rule, scripted, textIn } from "../runtime/testing.ts";
-import { scratchCopy } from "../runtime/tools/files.ts";
+import { output } from "../runtime/print.ts";
+import { scratchCopy, scratchWorkspace } from "../runtime/tools/files.ts";
+import { sandboxInfo } from "../runtime/tools/sandbox.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
 import { clip, expectExit, quietLessonFile, show } from "./support.ts";
 
@@ -147,6 +149,20 @@ describe("s17 the example MCP server's tools, through the loop", () => {
   });
 });
 
+describe("s17 a server runs in the run's workspace", () => {
+  it.skipIf(sandboxInfo().kind !== "bubblewrap")("inside the OS sandbox, the server may write in the run's root (opts.root), the folder it is given", async () => {
+    const root = keep(await scratchWorkspace({ "notes.txt": "x\n" }));
+    const config = mcp.readMcpConfig(MCP_EXAMPLE_CONFIG);
+    const problems: string[] = [];
+    await runWith({ id: "test-mcp-root", title: "answers", reply: () => say("ok") }, { root, mcpServers: { notes: { ...config.notes!, env: { ...config.notes!.env, MCP_NOTES_PIDFILE: join(root, "pid") } } }, onMcpProblem: (p) => problems.push(p) });
+    rule(
+      existsSync(join(root, "pid")),
+      "workspace",
+      () => `the example server, started in the sandbox for a run whose root is ${root}, could not write its pid file there (problems: ${show(problems)}): start the servers with the run's workspace (opts.root, else the current folder), the one folder the sandbox lets them change.`,
+    );
+  });
+});
+
 describe("s17 servers handed to the run belong to the caller", () => {
   it("a run given running servers (opts.mcp) leaves them running; only the servers it started itself are stopped", async () => {
     const servers = await mcp.McpServers.start(notesConfig());
@@ -200,6 +216,21 @@ describe("s17 a server that fails is an is_error result with a clear message, ne
     const offered = (llm.scripted.exchanges[0]!.request as { tools: Anthropic.Tool[] }).tools.map((t) => t.name);
     rule(!offered.some((n) => n.startsWith("mcp__broken")), "mcp-errors", () => `the request offered ${show(offered)}: a server that did not start has no tools to offer.`);
   });
+
+  it("with no onMcpProblem, a server that does not start is printed for the person at the terminal; a run without servers reports nothing", async () => {
+    const printed: string[] = [];
+    const original = output.write;
+    output.write = (line: string) => void printed.push(line);
+    try {
+      await runFaulty({ id: "test-mcp-print", title: "answers", reply: () => say("ok") }, { mcpServers: { broken: { command: "/definitely/not/a/command" } } }, "a server that does not start");
+    } finally {
+      output.write = original;
+    }
+    rule(printed.some((line) => /broken/.test(line)), "mcp-errors", () => `a server that did not start, with no onMcpProblem given, was not reported (the run printed ${show(printed.slice(0, 5))}): print the problem (say) when the caller gives no onMcpProblem, so the person knows the server's tools are missing.`);
+    const problems: string[] = [];
+    await runWith({ id: "test-mcp-noservers", title: "answers", reply: () => say("ok") }, { onMcpProblem: (p) => problems.push(p) });
+    rule(problems.length === 0, "mcp-errors", () => `a run with no MCP servers reported the problems ${show(problems)}: report only the problems of servers that failed to start.`);
+  });
 });
 
 describe("s17 the pieces: config, names, results", () => {
@@ -235,6 +266,11 @@ describe("s17 the pieces: config, names, results", () => {
       "mcp-results",
       () => `a result of text, a PNG image and audio became blocks of ${JSON.stringify(types(r))}: map text to a text block, a PNG/JPEG/GIF/WebP image to an image block (base64 source with its mimeType), anything else to a short text that says what it was.`,
     );
+    const audio = Array.isArray(r.content) ? r.content[2] : undefined;
+    const said = audio?.type === "text" ? audio.text : "";
+    rule(/audio/.test(said) && /audio\/wav/.test(said), "mcp-results", () => `an audio item (audio/wav) became the text ${show(said)}: say what the content was, its type and its mimeType (audio/wav), so the model knows what it did not get.`);
+    const link = mcp.toToolResult("toolu_7", { content: [{ type: "resource_link", uri: "file:///notes/1", name: "note 1" }] });
+    rule(/resource_link/.test(textOf(link)) && !/undefined/.test(textOf(link)), "mcp-results", () => `a resource_link item (no mimeType) became the text ${show(textOf(link))}: say what it was; a content without a mimeType has none to name (never "undefined").`);
     rule(r.is_error !== true, "mcp-results", () => `a result without isError became is_error: set is_error only when isError is true (it returned ${shown(r)}).`);
     const denied = mcp.toToolResult("toolu_0", { content: [{ type: "text", text: "fine" }], isError: false });
     rule(denied.is_error !== true, "mcp-results", () => `a result with isError: false became is_error: set is_error only when isError is true (it returned ${shown(denied)}).`);
@@ -258,6 +294,12 @@ describe("s17 the pieces: config, names, results", () => {
       /42/.test(textOf(structured)),
       "mcp-results",
       () => `a result with no content but structuredContent { total: 42 } lost what the tool returned: when there is no content, send the structuredContent as JSON text (it returned ${shown(structured)}).`,
+    );
+    const both = mcp.toToolResult("toolu_8", { content: [{ type: "text", text: "The total is 42." }], structuredContent: { total: 42 } });
+    rule(
+      !/"total"/.test(textOf(both)),
+      "mcp-results",
+      () => `a result with the text "The total is 42." and structuredContent { total: 42 } sent both (${shown(both)}): a server that returns structuredContent also gives it as content, so send the JSON only when there is no content (it costs the model tokens twice).`,
     );
   });
 });
