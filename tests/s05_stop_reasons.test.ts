@@ -12,7 +12,7 @@ import { call, say, steps, text } from "../runtime/scripted/scenarios/script.ts"
 import { S05_NOTES, S05_SMALL_MAX_TOKENS, S05_TASK } from "../runtime/scripted/scenarios/s05_stop_reasons.ts";
 import type { Reply, Scenario } from "../runtime/scripted/types.ts";
 import { ruleOfApiMessage } from "../runtime/rules.ts";
-import { RuleError, assertProperty, errorText, expectSendable, expectTranscriptRules, loadLesson, quietOutput, resultsIn, rule, scripted } from "../runtime/testing.ts";
+import { RuleError, assertProperty, errorText, expectSendable, expectTranscriptRules, loadLesson, quietOutput, resultsIn, textIn, rule, scripted } from "../runtime/testing.ts";
 import type { ToolContext } from "../solutions/s02_tool_dispatch/registry.ts";
 import { refusedRequest, show, withTranscript } from "./support.ts";
 import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
@@ -294,6 +294,10 @@ describe("s05 every other stop_reason is an Outcome, not a success", () => {
       "unanswered-tool-use",
       `the history ends with [${history.map((m) => m.role).join(", ")}]: the stopped turn's call is answered, is_error and not run (answerNotRun).`,
     );
+    // Kept, the answer says why the call was not run: a person or a model reading the transcript later sees the stop.
+    const said = history.length > 1 ? resultsIn(history.at(-1)).map((r) => textIn(r.content)).join(" ") : "";
+    if (history.length > 1)
+      rule(/thought_complete|stop_reason|stopped/i.test(said), "unanswered-tool-use", `the stopped turn's call was answered ${show(said)}: say why it was not run (the stop_reason, "thought_complete").`);
   });
 });
 
