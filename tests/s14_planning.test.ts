@@ -23,7 +23,7 @@ import { quietLessonFile, show } from "./support.ts";
 type Agent = typeof import("../solutions/s14_planning/agent.ts");
 type PlanModule = typeof import("../solutions/s14_planning/plan.ts");
 const lesson = await loadLesson<Agent>("s14_planning");
-const { Plan, MAX_ITEMS } = await loadLesson<PlanModule>("s14_planning", "plan.ts");
+const { Plan, MAX_ITEMS, staleReminder } = await loadLesson<PlanModule>("s14_planning", "plan.ts");
 
 const keep = quietLessonFile();
 type Item = { content: string; status: "pending" | "in_progress" | "completed" };
@@ -163,6 +163,21 @@ describe("s14 the reminder: after N untouched turns, after the results, not ever
     expect(reminders((await run(noPlan, { registry, remindAfter: 2 })).history), "[plan-reminder] no plan was written: there is nothing to remind of").toEqual([]);
     const finished = busyModel(6, [{ content: "Everything", status: "completed" }]);
     expect(reminders((await run(finished.scenario, { registry: finished.registry, remindAfter: 2 })).history), "[plan-reminder] every item is completed: no reminder").toEqual([]);
+  });
+});
+
+describe("s14 the reminder and the plan's items, in the plan's own code", () => {
+  it("the reminder says how many turns have passed since the plan was written", () => {
+    const plan = new Plan();
+    plan.update([{ content: "Read the code", status: "in_progress" }, { content: "Fix it", status: "pending" }], 2);
+    const reminder = staleReminder(plan, 6, 3) ?? "";
+    rule(/\b4 turns?\b/.test(reminder) && !/\b(?:8|6|2) turns?\b/.test(reminder), "plan-reminder", () => `the plan was written in turn 2 and the reminder of turn 6 says ${JSON.stringify(reminder.split("\n")[0])}: count the turns since the model last wrote it (6 − 2 = 4), so it knows how stale the plan is.`);
+  });
+
+  it("items are kept as the model meant them: spaces around an item's text are not part of it", () => {
+    const plan = new Plan();
+    plan.update([{ content: "  Read the code \n", status: "pending" }], 1);
+    rule(plan.items[0]?.content === "Read the code", "plan-owned", () => `an item written as ${JSON.stringify("  Read the code \n")} was kept as ${JSON.stringify(plan.items[0]?.content)}: keep the trimmed text (the text you checked for empty and duplicate items).`);
   });
 });
 
