@@ -239,6 +239,27 @@ describe("s13 the transcript is unchanged by caching", () => {
   });
 });
 
+describe("s13 a paused turn sent back", () => {
+  it("a request that ends with a long paused assistant turn still reads what the request before wrote", () => {
+    // The request before ended with the results (messages[2]) and wrote its cache there; the model
+    // paused (pause_turn) after 25 blocks, and the paused turn goes back as the newest message.
+    const messages: Anthropic.MessageParam[] = [
+      { role: "user", content: "Search the docs." },
+      { role: "assistant", content: [{ type: "tool_use", id: "toolu_s13_a", name: "t", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_s13_a", content: "found" }] },
+      { role: "assistant", content: Array.from({ length: 25 }, (_, k) => ({ type: "text" as const, text: `Step ${k + 1}.` })) },
+    ];
+    const prompt = (m: Anthropic.MessageParam[]) => cache.withCacheBreakpoints({ system: "You are an agent.", tools: [{ name: "t", input_schema: { type: "object" } }], messages: m });
+    const wrote = Math.max(0, ...markerEnds(prompt(messages.slice(0, 3)) as unknown as Request));
+    const ends = markerEnds(prompt(messages) as unknown as Request);
+    rule(
+      ends.some((e) => e >= wrote && e - wrote <= 20),
+      "cache-placement",
+      () => `the request before ended with the tool results (messages[2]) and wrote its cache there; this request adds a paused turn of 25 blocks, and its markers end at blocks ${ends.join(", ") || "none"}: none within 20 blocks after block ${wrote}, so nothing is read back. The second message marker goes on the last user message before the newest message (here messages[2], just before the paused turn).`,
+    );
+  });
+});
+
 describe("s13 thinking blocks carry no marker", () => {
   it("a message that ends with a thinking or redacted_thinking block goes out with that block as it came", () => {
     for (const last of [

@@ -66,7 +66,7 @@ export function withCacheBreakpoints(prompt: Prompt): CachedPrompt {
   const messages = [...prompt.messages];
   // The newest message, and the last user message before it: two markers that move every turn.
   const newest = messages.length - 1;
-  const earlier = messages.findLastIndex((m, i) => i < newest - 1 && m.role === "user");
+  const earlier = messages.findLastIndex((m, i) => i < newest && m.role === "user");
   for (const i of [newest, earlier]) if (i >= 0) messages[i] = markLastBlock(messages[i]!);
   return { system, tools, messages };
 }
