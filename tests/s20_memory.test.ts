@@ -128,6 +128,9 @@ describe("s20 instruction files: found, layered, capped", () => {
     rule(JSON.stringify(shown) === JSON.stringify([0, 40, 60]), "memory-cap", () => `with a cap of 60 per file and 100 in all, files of 100, 50 and 70 characters (the last the nearest) should keep 0, 40 and 60; they keep ${JSON.stringify(shown)}: go from the last file back, keep min(length, maxFile, room left).`);
     const nearest = layers[2]!;
     rule(nearest.cut && /\[cut: \/nearest\/AGENTS\.md has 70 characters; only the first 60/.test(nearest.text) && layers[1]!.text.includes("[cut"), "memory-cap", () => `a cut file ends with a note the model reads: "[cut: /nearest/AGENTS.md has 70 characters; only the first 60 are here …]"; the layers are ${JSON.stringify(layers.map((l) => ({ cut: l.cut, end: l.text.slice(-90) })))}.`);
+    // Why it was cut, after "only the first N": the nearest by its own cap (60), the middle one by the total (100).
+    const why = (l: { text: string }, keep: number) => l.text.split(new RegExp(`only the first ${keep}\\b`))[1] ?? "";
+    rule(/\b60\b/.test(why(nearest, 60)) && /\b100\b/.test(why(layers[1]!, 40)), "memory-cap", () => `a cut note says which cap cut the file, by its number: the nearest file (70 characters, cap 60 per file) by the cap of 60, the middle one (room left 40 of the total 100) by the total of 100; the notes end ${JSON.stringify([nearest.text.slice(-120), layers[1]!.text.slice(-120)])}: when keep < min(length, maxFile) it is the total that cut it.`);
     const whole = instructions.layerInstructions([{ path: "/a/AGENTS.md", text: "short" }], 60, 100)[0];
     rule(whole?.text === "short" && whole.cut === false, "memory-cap", () => `a file under both caps goes in whole, with no note; got ${JSON.stringify(whole)}.`);
   });
@@ -247,6 +250,19 @@ describe("s20 context editing: old results leave the request, every pair intact"
     rule(counts.slice(0, 4).every((c) => c === 0), "context-keep", () => `placeholders per request: ${JSON.stringify(counts)}; under the budget (${policy.budget} characters of results shown in full) nothing is cleared.`);
     rule(JSON.stringify(counts) === JSON.stringify(want), "context-keep", () => `placeholders per request: ${JSON.stringify(counts)}, expected ${JSON.stringify(want)}: count only the results not yet cleared against the budget, clear all of them but the newest ${policy.keep} when they pass it, and keep a cleared id in the map (a cleared result stays cleared; the cache prefix is rewritten once per batch, not every turn).`);
     rule(editor.stats.results === 5 && editor.stats.rewrites === 2 && editor.stats.saved > 0, "context-keep", () => `the run's editor should count 5 results cleared in 2 batches (each batch rewrites the cached prefix once); it counts ${JSON.stringify(editor.stats)}.`);
+  });
+
+  it("a budget is passed only when exceeded; a message with a cleared and a kept result sends both, only the old one as a placeholder", () => {
+    const result = (id: string, size: number): Block => ({ type: "tool_result", tool_use_id: id, content: "x".repeat(size) });
+    const use = (...ids: string[]): Anthropic.MessageParam => ({ role: "assistant", content: ids.map((id) => ({ type: "tool_use" as const, id, name: "read_file", input: {} })) });
+    const messages: Anthropic.MessageParam[] = [{ role: "user", content: "go" }, use("t1", "t2"), { role: "user", content: [result("t1", 600), result("t2", 400)] }];
+    const exact = context.clearOldResults(messages, new Map(), { budget: 1000, keep: 1 });
+    const placeholders = (ms: Anthropic.MessageParam[]) => ms.flatMap((m) => (m.role === "user" ? (blocksIn(m.content) as unknown as Block[]).filter((b) => b.type === "tool_result" && isPlaceholder(b)) : []));
+    rule(placeholders(exact).length === 0, "context-keep", () => `results of 600 and 400 characters (1000 in all) with a budget of 1000 are not past it, yet ${placeholders(exact).length} went as a placeholder: clear only when the total is greater than policy.budget.`);
+    const cleared = new Map<string, number>();
+    const over = context.clearOldResults(messages, cleared, { budget: 999, keep: 1 });
+    const sent = (blocksIn(over[2]!.content) as unknown as Block[]).map((b) => (isPlaceholder(b) ? `${b.tool_use_id}: placeholder` : `${b.tool_use_id}: ${textIn(b.content).length} characters`));
+    rule(JSON.stringify(sent) === JSON.stringify(["t1: placeholder", "t2: 400 characters"]), "context-clear", () => `one user message holds two results (t1 600 characters, t2 400, the newest); past a budget of 999 with keep 1 it should send t1 as a placeholder and t2 in full; it sends ${JSON.stringify(sent)}: replace every cleared block of a message, whatever else the message holds.`);
   });
 
   it("off (contextEditing: false): every result goes in full", async () => {

@@ -90,6 +90,7 @@ describe("s21 recording: the state before the turn's first change", () => {
     rule(c.read("b.txt") === "B0\n", "checkpoint-record", () => `b.txt, changed by edit_file, reads ${JSON.stringify(c.read("b.txt"))} after the rewind: edit_file changes a file too; keep its state before it runs.`);
     rule(!existsSync(join(c.root, "new", "c.txt")), "checkpoint-record", "new/c.txt did not exist at the checkpoint and is still there after the rewind: keep a missing file's state as null (stateOf), so the rewind removes it.");
     expect(r.restored, "[checkpoint-restore] the rewind names the files it put back").toEqual(["a.txt", "b.txt", "new/c.txt"]);
+    rule(c.notes.length === 0 && r.commands.length === 0, "checkpoint-untracked", () => `the turn ran only write_file and edit_file, no bash; yet the user was told ${JSON.stringify(c.notes)} and the rewind names the commands ${JSON.stringify(r.commands)}: note a call in checkpoint.commands only when it is bash.`);
     rule(textIn(c.history.at(-1)?.content).startsWith("done"), "checkpoint-conversation", "a rewind of the code alone leaves the conversation as it was.");
   });
 
@@ -125,6 +126,14 @@ describe("s21 restoring the conversation: cut just before the prompt, every pair
     rule(c.read("a.txt") === "A2\n", "checkpoint-conversation", "a rewind of the conversation alone leaves the files as they are.");
     const problems = await transcriptProblems(c.llm, c.history);
     rule(problems === null, "checkpoint-conversation", () => `after the rewind the history cannot be sent: ${problems}`);
+    // The same rewind again (a second /rewind 2): the prompt is gone already, so nothing more is cut.
+    let again: unknown;
+    try {
+      lesson.rewind(c.id(), 2, "conversation");
+    } catch (e) {
+      again = e;
+    }
+    rule(again === undefined && JSON.stringify(c.history) === turnOne, "checkpoint-conversation", () => `rewinding the conversation to checkpoint 2 a second time should change nothing (its prompt is already gone); it ${again === undefined ? `left ${c.history.length} messages, not ${JSON.parse(turnOne).length}` : `threw ${String(again)}`}: the history has no message at checkpoint.at any more, so there is nothing to keep from it.`);
     await c.ask("three");
     lesson.rewind(c.id(), 2, "code");
     rule(c.read("a.txt") === "A1\n", "checkpoint-restore", () => `the conversation was rewound to 2 and asked again; a rewind of the code to 2 must still restore what the taken-back turn changed: a.txt reads ${JSON.stringify(c.read("a.txt"))}, not "A1".`);

@@ -112,7 +112,43 @@ describe("s22 bash_background and job_output: an id at once, the new output, cap
   });
 });
 
+describe("s22 job_output under the cap", () => {
+  it("output shorter than the cap comes back whole, with no word of a cut", async () => {
+    const { results } = await runWith(making([start("printf '%0150d\\n' 0")], [output("job-1", 10)]), { jobLimits: { outputCap: 200 } });
+    const body = textIn(results[1]?.content);
+    rule(body.includes("0".repeat(150)) && !/dropped/.test(body), "job-output", () => `a job printed a line of 150 characters with outputCap 200: job_output should return all of it and drop nothing; it returned ${JSON.stringify(body.slice(0, 240))}: cut job.unread only when it is longer than the cap.`);
+  });
+});
+
 describe("s22 notifications: beside the next results, each event once, never the user's words", () => {
+  it("a line split across writes is matched whole; a long line is quoted in part; a last line without a newline is matched at the end", async () => {
+    const cap = jobsModule.NOTICE_LINE_CAP;
+    const { history, jobs } = await runWith(
+      making(
+        [
+          start("printf 'listen'; sleep 0.3; echo 'ing on 3000'; sleep 30", "listening"),
+          start(`printf 'ready %0${cap * 10}d\\n' 0; sleep 30`, "ready"),
+          start(`printf '%0${cap * 20}d' 0; sleep 30`),
+          start("printf 'up at last'; exit 0", "up at"),
+          start("echo hello", "^$"),
+        ],
+        [output("job-1", 10), output("job-2", 10), output("job-4", 10), output("job-5", 10)],
+        [output("job-3")],
+      ),
+      { jobLimits: { maxJobs: 8, outputCap: jobsModule.JOB_OUTPUT_CAP } },
+    );
+    const all = notes(history).map((n) => n.text).join("\n");
+    const lineOf = (id: string) => all.split("\n").find((l) => l.includes(`${id} (`)) ?? "";
+    rule(/job-1[^\n]*printed a line matching[^\n]*listening on 3000/.test(all), "job-notify", () => `job-1 printed "listen", then "ing on 3000" and a newline: one line, "listening on 3000", matching wait_for "listening"; the model was told ${JSON.stringify(all)}. Keep the unfinished piece in job.partial and match it with the text that ends it.`);
+    const quoted = lineOf("job-2");
+    rule(/ready/.test(quoted) && quoted.length < cap * 3, "job-notify", () => `job-2 printed a matching line of ${cap * 10 + 6} characters: the notice should quote its start (at most NOTICE_LINE_CAP, ${cap} characters), not all of it; the notice has ${quoted.length} characters.`);
+    const partial = jobs.jobs.get("job-3")?.partial.length ?? -1;
+    rule(partial >= 0 && partial <= cap, "job-output", () => `job-3 printed ${cap * 20} characters with no newline: the unfinished line kept for wait_for should be cut to NOTICE_LINE_CAP (${cap}), or a job that never prints a newline grows it without end; it holds ${partial}.`);
+    rule(/job-4[^\n]*printed a line matching[^\n]*up at last/.test(all), "job-notify", () => `job-4 printed "up at last" with no newline and ended: its last line ends with the job and matches wait_for "up at"; the model was told ${JSON.stringify(all)}. In ended(), finish job.partial's line (record it with a newline) before telling the end.`);
+    rule(!/job-5[^\n]*printed a line matching/.test(all), "job-notify", () => `job-5 printed only "hello" and ended: no empty line was printed, so wait_for "^$" matched nothing; the model was told ${JSON.stringify(lineOf("job-5"))}: at the end, finish a line only when job.partial holds one.`);
+  });
+
+
   it("a job's end and a wait_for line are told once each, after the results of the next turn", async () => {
     const { history } = await runWith(making([start("echo hi; exit 3"), start("echo starting; echo 'listening on 3000'; sleep 0.5; echo 'listening on 3001'; sleep 30", "listening")], [output("job-1", 10), output("job-2", 10)], [output("job-2")]));
     const told = notes(history);
@@ -122,6 +158,22 @@ describe("s22 notifications: beside the next results, each event once, never the
     rule((all.match(/printed a line matching/g) ?? []).length === 1 && /job-2[^\n]*listening on 3000/.test(all), "job-notify", () => `job-2 printed two lines matching wait_for "listening": the model should be told of the first one once; it was told ${JSON.stringify(all)}. In record(), push one notice for the first matching line (job.matched).`);
     const carriers = new Set(told.map((n) => n.at));
     rule(carriers.size === 1 && (all.match(/ended: exit code 3/g) ?? []).length === 1, "job-notify", () => `both events happened during the second turn, so the answer to it tells them, once, and the third turn's answer tells nothing; notes went out in ${carriers.size} message(s): ${JSON.stringify(told.map((n) => n.text))}. take() returns the pending notes and empties the list.`);
+  });
+
+  it("a job killed from outside (a signal, no exit code) is told as killed", async () => {
+    const root = keep(await scratchWorkspace({ "notes.txt": "x\n" }));
+    const jobs = new jobsModule.JobTable(root);
+    try {
+      const job = jobs.start("echo up; sleep 30");
+      // Killed once it runs (it printed "up"): the signal reaches a job under way, not one still starting.
+      for (let i = 0; i < 200 && !job.unread.includes("up"); i++) await new Promise((r) => setTimeout(r, 50));
+      process.kill(job.proc.child.pid!, "SIGKILL");
+      for (let i = 0; i < 200 && job.running; i++) await new Promise((r) => setTimeout(r, 50));
+      const told = jobs.take().join("\n");
+      rule(/job-1[^\n]*ended: killed/.test(told), "job-notify", () => `job-1's process was killed by SIGKILL (it has no exit code: code is null): the model should be told it ended "killed"; it was told ${JSON.stringify(told)}.`);
+    } finally {
+      jobs.stopAll();
+    }
   });
 
   it("a job the model stops is not announced as ended; nothing is told without results to go with", async () => {

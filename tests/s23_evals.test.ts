@@ -46,6 +46,7 @@ describe("s23 grading one run: the final workspace, not the transcript", () => {
     const g = await graded(REPO("a - b"), "I fixed add(). All tests pass now.");
     rule(g.outcome === "fail", "eval-final-state", () => `the workspace's test fails (add subtracts) and the answer says "All tests pass": the run was graded ${shown(g)}. Run check.command in the final workspace; what the answer claims proves nothing.`);
     rule(g.reasons.some((r) => r.includes("node --test")), "eval-final-state", () => `the fail does not say which criterion failed: ${shown(g)}. Put the command and how it ended in the reasons.`);
+    rule(g.reasons.some((r) => r.includes("node --test") && /\b1\b/.test(r.replace("node --test", ""))), "eval-final-state", () => `"node --test" exited with 1, but the reasons do not say so: ${shown(g)}. Name the command and its exit code.`);
   });
 
   it("a workspace whose tests pass passes, even with an empty answer", async () => {
@@ -81,6 +82,8 @@ describe("s23 grading one run: the final workspace, not the transcript", () => {
         const misses = asked.filter((w) => !said.includes(w)).length + protect.filter((f) => touched.includes(f)).length;
         rule(g.outcome === (misses === 0 ? "pass" : "fail"), "eval-outcome", () => `the answer names ${JSON.stringify(said)}, the check asks ${JSON.stringify(asked)}, protects ${JSON.stringify(protect)} and ${JSON.stringify(touched)} changed: graded ${shown(g)}. Pass only when every criterion holds.`);
         rule(g.reasons.length === misses, "eval-final-state", () => `${misses} criteria failed but the reasons are ${JSON.stringify(g.reasons)}: one reason per pattern the answer misses and per protected file changed.`);
+        const unnamed = asked.filter((w) => !said.includes(w) && !g.reasons.some((r) => r.includes(w.split(".")[0]!)));
+        rule(unnamed.length === 0, "eval-final-state", () => `the answer misses ${JSON.stringify(unnamed)} but no reason names the pattern: ${JSON.stringify(g.reasons)}. Say which pattern the answer does not match.`);
       }),
       { numRuns: 40 },
       "eval-outcome",
@@ -211,6 +214,8 @@ describe("s23 comparing two agents: the tasks that flip first", () => {
           rule(!f || (close(f.before, x) && close(f.after, y)), "eval-compare", () => `${task}'s flip is ${JSON.stringify(f)}: before is A's pass rate (${x}), after is B's (${y}).`);
         }
         for (const [task] of rb) if (!ra.some(([t]) => t === task)) rule(c.unmatched.includes(task), "eval-compare", () => `${task} was run by B only; the comparison says ${said}: put it in unmatched.`);
+        const both = c.unmatched.filter((task) => ra.some(([t]) => t === task) === rb.some(([t]) => t === task));
+        rule(both.length === 0, "eval-compare", () => `unmatched holds ${JSON.stringify(both)}, which A and B both ran or neither did (${said}): unmatched is only the tasks one of the two ran.`);
         rule(close(c.pass_rate, b.pass_rate - a.pass_rate) && close(c.pass_at_k, b.pass_at_k - a.pass_at_k) && close(c.pass_hat_k, b.pass_hat_k - a.pass_hat_k), "eval-compare", () => `the totals are ${JSON.stringify([c.pass_rate, c.pass_at_k, c.pass_hat_k])}, not B's minus A's (${b.pass_rate - a.pass_rate}, ${b.pass_at_k - a.pass_at_k}, ${b.pass_hat_k - a.pass_hat_k}).`);
       }),
       {},

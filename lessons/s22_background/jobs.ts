@@ -69,7 +69,7 @@ export class JobTable {
     // TODO: wait_for: the text ends lines begun in job.partial: split job.partial + text on "\n", keep the last
     //       (unfinished) piece in job.partial (cut to NOTICE_LINE_CAP). The FIRST line that matches job.waitFor, once
     //       per job (job.matched), becomes a notification: this.pending.push(noticeLine(job, `printed a line matching
-    //       ${JSON.stringify(job.waitFor.source)}: ${JSON.stringify(line)}`)): the job's words quoted as data (JSON).
+    //       ${JSON.stringify(job.waitFor.source)}: ${JSON.stringify(line.slice(0, NOTICE_LINE_CAP))}`)): the job's words quoted as data (JSON), cut.
     void [NOTICE_LINE_CAP, noticeLine]; // (delete this line when you use them)
     todo(`s22 JobTable.record: ${job.id} printed ${text.length} characters`);
     job.wake();
