@@ -219,8 +219,8 @@ describe("s15 what the model is told about the task tool", () => {
   });
 });
 
-/** A task tool over a parent with two read-only tools, whose children run until `release`. */
-function unitTask(budget: number, used: number) {
+/** A task tool over a parent with a read-only tool; each child spends 5 000 tokens, then (with `hold`) runs until `release`. */
+function unitTask(budget: number, used: number, hold = true) {
   const readFile = defineTool({ name: "read_file", description: "Reads.", input: z.object({ path: z.string() }), readOnly: true, run: () => "text" });
   const guard = new RunGuards({ tokenBudget: budget });
   guard.used = used;
@@ -234,7 +234,7 @@ function unitTask(budget: number, used: number) {
     runChild: async (history, child) => {
       given.push(child.guards.tokenBudget ?? Number.NaN);
       child.onTokens(5_000);
-      await new Promise<void>((resolve) => gates.push(resolve));
+      if (hold) await new Promise<void>((resolve) => gates.push(resolve));
       return { status: "done", turns: 1, message: { role: "assistant", content: [{ type: "text", text: "child answer" }] } as unknown as Anthropic.Message } as never;
     },
   });
@@ -262,6 +262,7 @@ describe("s15 the task tool's budget arithmetic", () => {
     const left = 100_000 - used - (first - 5_000);
     const want = Math.floor(left * CHILD_SHARE);
     const got = t.given[1];
+    rule(Number.isFinite(first) && Number.isFinite(got), "subagent-budget", () => `a child was run with guards.tokenBudget ${Number.isFinite(first) ? first : "unset"} (the next child ${Number.isFinite(got) ? got : "unset"}): give each child a share (CHILD_SHARE) of what the parent has left as its guards.tokenBudget.`);
     rule(
       got !== undefined && Math.abs(got - want) <= 1,
       "subagent-budget",
@@ -272,14 +273,11 @@ describe("s15 the task tool's budget arithmetic", () => {
   it("a share of exactly MIN_CHILD_BUDGET starts a child; below it the task is refused, saying how many tokens are left", async () => {
     const { CHILD_SHARE, MIN_CHILD_BUDGET } = taskModule;
     const budget = Math.ceil(MIN_CHILD_BUDGET / CHILD_SHARE);
-    const enough = unitTask(budget, 0);
-    const r = enough.call("just enough");
-    await enough.started(1);
-    enough.release();
-    const ok = await r;
+    const enough = unitTask(budget, 0, false);
+    const ok = await enough.call("just enough");
     rule(ok.ok && enough.given.length === 1, "subagent-budget", () => `with ${budget} tokens left, a child's share is ${Math.floor(budget * CHILD_SHARE)}, exactly MIN_CHILD_BUDGET (${MIN_CHILD_BUDGET}), and the task was refused (${JSON.stringify(ok.text)}): refuse only a share below MIN_CHILD_BUDGET.`);
     const left = Math.floor(MIN_CHILD_BUDGET / CHILD_SHARE / 2);
-    const short = unitTask(left + 5_000, 5_000);
+    const short = unitTask(left + 5_000, 5_000, false);
     const refused = await short.call("too little");
     rule(!refused.ok && short.given.length === 0, "subagent-budget", () => `with ${left} tokens left (a share of ${Math.floor(left * CHILD_SHARE)}, below MIN_CHILD_BUDGET ${MIN_CHILD_BUDGET}), a child was started: refuse the task with a ToolError instead.`);
     const digits = (t: string) => t.replace(/(\d)[ ,._\u00a0\u202f](?=\d{3}\b)/g, "$1");
