@@ -3,7 +3,7 @@
  * hooks, s20's --context-budget, s21's /rewind) around s22's loop. The model gains bash_background, job_output and job_stop; every
  * job still running is stopped when a run ends (each turn of the REPL is a run).
  *
- * Run: npx tsx solutions/s22_background/program.ts -- [s21's flags] ["task"]   (--help for all)
+ * Run: npx tsx lessons/s22_background/program.ts -- [s21's flags] ["task"]   (--help for all; npm run agent runs solutions/s22_background/program.ts)
  */
 import type { Llm } from "../../runtime/client.ts";
 import { runMain } from "../../runtime/lesson.ts";

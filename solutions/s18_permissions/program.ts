@@ -2,7 +2,7 @@
  * The final agent, `npm run agent`: s17's program around s18's loop, with one flag more,
  * --permission-mode, and the rules of the user's and the workspace's settings files.
  *
- * Run: npm run agent -- [--permission-mode MODE] [s17's flags] ["task"]   (--help for all)
+ * Run: npx tsx solutions/s18_permissions/program.ts -- [--permission-mode MODE] [s17's flags] ["task"]   (--help for all)
  */
 import type { Llm } from "../../runtime/client.ts";
 import { runMain } from "../../runtime/lesson.ts";

@@ -2,7 +2,7 @@
  * The final agent, `npm run agent`: s18's program around s19's loop. The settings files that
  * hold the rules may now hold hooks too; they are checked before anything runs.
  *
- * Run: npm run agent -- [s18's flags] ["task"]   (--help for all)
+ * Run: npx tsx solutions/s19_hooks/program.ts -- [s18's flags] ["task"]   (--help for all)
  */
 import type { Llm } from "../../runtime/client.ts";
 import { runMain } from "../../runtime/lesson.ts";
