@@ -229,6 +229,39 @@ describe("s18 the gate answers in the turn's one message", () => {
   });
 });
 
+describe("s18 decide, call by call", () => {
+  const facts = (readOnly: boolean) => ({ readOnly, root: "/workspace" });
+
+  it("in plan mode exit_plan_mode itself is never denied (it is how the plan gets approved)", () => {
+    const v = perms.decide(perms.EXIT_PLAN, { plan: "1. fix it" }, [], "plan", facts(false));
+    rule(v.behavior !== "deny", "permission-plan", () => `in plan mode ${perms.EXIT_PLAN} was denied (${v.reason}): it is not read-only, but it is the one call that ends plan mode; let it through to be asked about.`);
+  });
+
+  it("an ask rule asks, naming the rule and its file; in bypassPermissions it is allowed; a call no rule decides is asked about by its tool's name", () => {
+    const ask = perms.parseRule("bash(npm publish*)", "ask", ".agent/settings.json");
+    const input = { command: "npm publish --dry-run" };
+    const asked = perms.decide("bash", input, [ask], "default", facts(false));
+    rule(asked.behavior === "ask" && asked.reason.includes("bash(npm publish*)") && asked.reason.includes(".agent/settings.json"), "permission-ask", () => `the ask rule bash(npm publish*) of .agent/settings.json gave ${JSON.stringify({ behavior: asked.behavior, reason: asked.reason })}: ask, and say which rule of which file asks (the person answering sees it).`);
+    const bypass = perms.decide("bash", input, [ask], "bypassPermissions", facts(false));
+    rule(bypass.behavior === "allow", "permission-modes", () => `in bypassPermissions an ask rule gave ${bypass.behavior}: that mode never asks (only deny rules hold).`);
+    const plain = perms.decide("write_file", { path: "out.txt", content: "x" }, [], "default", facts(false));
+    rule(plain.behavior === "ask" && /\bwrite_file\b/.test(plain.reason), "permission-modes", () => `write_file, which no rule decides, gave ${JSON.stringify({ behavior: plain.behavior, reason: plain.reason })} in default mode: ask, and say why (the tool is not read-only), naming it.`);
+  });
+
+  it("a call the outer gate already judged is not asked about again by a gate over the same tools", async () => {
+    const { root, userDir } = await workspace();
+    const approve = recording(true);
+    const policy = lesson.policyFor({ userConfigDir: userDir, approve, sandboxed: true }, root);
+    const { SafeToolRegistry } = await import("../solutions/s04_tool_errors/define-tool.ts");
+    const { capstoneTools } = await import("../solutions/s12_guarded_agent/agent.ts");
+    const { approveAll } = await import("../solutions/s07_safe_tools/approval.ts");
+    const inner = new lesson.PermissionGate(new SafeToolRegistry(capstoneTools(root, approveAll)), policy);
+    const outer = new lesson.PermissionGate(inner, policy);
+    const r = await outer.dispatch({ type: "tool_use", id: "toolu_twice1", name: "write_file", input: { path: "out.txt", content: "x\n" } } as Anthropic.ToolUseBlock, { root });
+    rule(ran(r) && approve.asked.length === 1, "permission-ask", () => `a write_file call went through two gates over the same tools and the person was asked ${approve.asked.length} time(s) (${shown(r)}): a call the outer gate judged (policy.decided) runs as it decided, asked once.`);
+  });
+});
+
 describe("s18 the final agent: npm run agent", () => {
   it("npm run agent runs s18's program (or s19's around it); --help names --permission-mode; a bad mode or settings file is one line and exit 2", async () => {
     const script = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.agent as string;

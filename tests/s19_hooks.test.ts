@@ -139,6 +139,57 @@ describe("s19 PostToolUse and UserPromptSubmit: context for the model", () => {
   });
 });
 
+describe("s19 what each hook is told, and what the model is told of it", () => {
+  /** The JSON documents a hook wrote to `file` (one per run of the hook). */
+  const inputsIn = (root: string, file: string) =>
+    existsSync(join(root, file))
+      ? readFileSync(join(root, file), "utf8").split("\n---\n").filter((t) => t.trim()).map((t) => JSON.parse(t) as Record<string, unknown>)
+      : [];
+  const recordTo = (file: string, then = "") => `cat >> ${file}; printf '\n---\n' >> ${file}${then}`;
+
+  it("a Stop hook is given the model's last answer, and stop_hook_active once it has sent the model back", async () => {
+    const { root } = await runWith(making(), { hooks: { Stop: [{ command: recordTo("stop-input.txt", "; echo 'not yet' >&2; exit 2") }] } }, { maxStopRounds: 1 });
+    const seen = inputsIn(root, "stop-input.txt");
+    rule(seen.length === 2, "hook-stop", () => `with maxStopRounds 1 and a Stop hook that always blocks, the hook ran ${seen.length} time(s): run it after each answer, send the model back once, then end.`);
+    rule(seen[0]?.last_assistant_message === "done" && seen[0]?.stop_hook_active === false && seen[1]?.stop_hook_active === true, "hook-stop", () => `the Stop hook was given ${JSON.stringify(seen.map((v) => ({ last_assistant_message: v.last_assistant_message, stop_hook_active: v.stop_hook_active })))}: give it last_assistant_message (the text of the answer, "done") and stop_hook_active (false the first time, true once a Stop hook has sent the model back), so a hook can avoid sending it back forever.`);
+  });
+
+  it("a PostToolUse hook is given the call's input and its result, is_error included", async () => {
+    const { root } = await runWith(making(call("read_file", { path: "missing.txt" })), { hooks: { PostToolUse: [{ matcher: "read_file", command: recordTo("post-input.txt") }] } });
+    const seen = inputsIn(root, "post-input.txt")[0] as { tool_name?: unknown; tool_input?: { path?: unknown }; tool_response?: { is_error?: unknown; content?: unknown } } | undefined;
+    rule(
+      seen?.tool_name === "read_file" && seen.tool_input?.path === "missing.txt" && seen.tool_response?.is_error === true && /missing\.txt/.test(String(seen.tool_response?.content)),
+      "hook-post-context",
+      () => `a PostToolUse hook after a read_file of a missing file was given ${JSON.stringify(seen).slice(0, 300)}: give it tool_name, tool_input (the input that ran) and tool_response { is_error, content } of the result.`,
+    );
+  });
+
+  it("the model is told of a changed input and of each hook's context, one note per line; a hook with nothing to say adds no note", async () => {
+    const change = `echo '{"updatedInput":{"command":"echo changed > changed.txt"}}'`;
+    const { history } = await runWith(making(call("bash", { command: "echo original > original.txt" })), {
+      hooks: { PreToolUse: [{ matcher: "bash", command: change }], PostToolUse: [{ matcher: "bash", command: `echo '{"additionalContext":"check the file"}'` }] },
+    });
+    const answer = history.find((m) => m.role === "user" && resultsIn(m).length > 0);
+    const notes = blocksIn(answer?.content).filter((b) => b.type === "text").map((b) => String((b as { text?: unknown }).text));
+    const all = notes.join("\n");
+    rule(/\[PreToolUse hook\][^\n]*echo changed > changed\.txt/.test(all), "hook-pre-tool", () => `a PreToolUse hook changed the bash command, and the turn's answer tells the model ${JSON.stringify(all)}: add a note (hookNote("PreToolUse", …)) naming the call and its new input, so the model knows what ran.`);
+    rule(/\[PreToolUse hook\][^\n]*\n\[PostToolUse hook\] bash: check the file/.test(all), "hook-post-context", () => `the turn's notes are ${JSON.stringify(all)}: each hook's note on a line of its own, the PostToolUse one naming the tool.`);
+    const quiet = await runWith(making(call("read_file", { path: "notes.txt" })), { hooks: { PreToolUse: [{ matcher: "read_file", command: "echo '{}'" }], PostToolUse: [{ matcher: "read_file", command: "cat > /dev/null" }] } });
+    const quietAnswer = quiet.history.find((m) => m.role === "user" && resultsIn(m).length > 0);
+    const extra = blocksIn(quietAnswer?.content).filter((b) => b.type !== "tool_result");
+    rule(extra.length === 0, "hook-post-context", () => `hooks that changed nothing and said nothing added ${JSON.stringify(extra).slice(0, 200)} to the turn's answer: add a note only for a changed input or a context.`);
+  });
+
+  it("hooks in the user's own settings (opts.userConfigDir) run too", async () => {
+    const { root, userDir } = await workspace({});
+    writeFileSync(join(userDir, "settings.json"), JSON.stringify({ hooks: { UserPromptSubmit: [{ command: `echo '{"additionalContext":"from the user settings"}'` }] } }));
+    const llm = scripted({ scenario: making() });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Do the steps." }];
+    await driveLoop(llm, history, () => lesson.runAgent(llm, history, { root, userConfigDir: userDir, approve: recording(true), onHookProblem: () => {} }), { timeoutMs: 60_000 });
+    rule(/from the user settings/.test(textIn(history[0]!.content)), "hook-post-context", () => `a UserPromptSubmit hook in ${userDir}/settings.json (opts.userConfigDir) did not run (the prompt is ${JSON.stringify(textIn(history[0]!.content).slice(0, 160))}): load the hooks of both files, the user's from opts.userConfigDir when given.`);
+  });
+});
+
 describe("s19 Stop: sent back, a bounded number of times", () => {
   it("a Stop hook that always objects sends the model back maxStopRounds times, then the run ends as the model said", async () => {
     const { history, outcome } = await runWith(making(), { hooks: { Stop: [{ command: "echo 'never happy' >&2; exit 2" }] } }, { maxStopRounds: 2 });
