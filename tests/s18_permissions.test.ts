@@ -123,6 +123,10 @@ describe("s18 rules: deny beats ask beats allow, whichever file", () => {
   });
 
   it("a deny matches a command inside $(…), backquotes or a sub-shell too, even where nothing is asked", async () => {
+    // First the plain command: in bypassPermissions a deny rule must hold at all (else the mode is the cause).
+    const plain = await workspace({ deny: ["bash(rm *)"] });
+    const { results: first } = await runWith(making(call("bash", { command: "rm notes.txt" })), { root: plain.root, userConfigDir: plain.userDir, approve: recording(true), permissionMode: "bypassPermissions", sandboxed: true });
+    rule(existsSync(join(plain.root, "notes.txt")) && denied(first[0]), "permission-modes", () => `"rm notes.txt" in bypassPermissions, with the deny rule bash(rm *), was ${shown(first[0])}: deny rules hold in every mode; bypassPermissions only stops asking.`);
     for (const command of ["echo $(rm notes.txt)", "echo `rm notes.txt`", "(rm notes.txt)", "{ rm notes.txt; }"]) {
       const { root, userDir } = await workspace({ deny: ["bash(rm *)"] });
       const { results } = await runWith(making(call("bash", { command })), { root, userConfigDir: userDir, approve: recording(true), permissionMode: "bypassPermissions", sandboxed: true });
