@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { describe, it } from "vitest";
-import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
+import { call, say, text, thinking } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario, TurnContext } from "../runtime/scripted/types.ts";
 import { SAMPLE_REPOSITORY, lessonTask } from "../runtime/tasks.ts";
 import { ROOT, blocksIn, driveLoop, loadLesson, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
@@ -147,6 +147,13 @@ describe("s19 what each hook is told, and what the model is told of it", () => {
       : [];
   const recordTo = (file: string, then = "") => `cat >> ${file}; printf '\n---\n' >> ${file}${then}`;
 
+  it("a Stop hook is given the text of the model's last answer only: its text blocks, one per line", async () => {
+    const answering: Scenario = { id: "s19_test_answer", title: "answers in two blocks", reply: () => ({ content: [thinking("Let me check once more."), text("Part one."), text("Part two.")] }) };
+    const { root } = await runWith(answering, { hooks: { Stop: [{ command: recordTo("stop-input.txt") }] } });
+    const said = inputsIn(root, "stop-input.txt")[0]?.last_assistant_message;
+    rule(typeof said === "string" && /^Part one\.\s+Part two\.$/.test(said), "hook-stop", () => `the answer was a thinking block and two text blocks ("Part one.", "Part two."), and the Stop hook was given last_assistant_message ${JSON.stringify(said)}: give it the text blocks' text, one per line, and nothing of the other blocks.`);
+  });
+
   it("a Stop hook is given the model's last answer, and stop_hook_active once it has sent the model back", async () => {
     const { root } = await runWith(making(), { hooks: { Stop: [{ command: recordTo("stop-input.txt", "; echo 'not yet' >&2; exit 2") }] } }, { maxStopRounds: 1 });
     const seen = inputsIn(root, "stop-input.txt");
@@ -155,8 +162,10 @@ describe("s19 what each hook is told, and what the model is told of it", () => {
   });
 
   it("a PostToolUse hook is given the call's input and its result, is_error included", async () => {
-    const { root } = await runWith(making(call("read_file", { path: "missing.txt" })), { hooks: { PostToolUse: [{ matcher: "read_file", command: recordTo("post-input.txt") }] } });
-    const seen = inputsIn(root, "post-input.txt")[0] as { tool_name?: unknown; tool_input?: { path?: unknown }; tool_response?: { is_error?: unknown; content?: unknown } } | undefined;
+    const { root } = await runWith(making(call("read_file", { path: "missing.txt" }), call("read_file", { path: "notes.txt" })), { hooks: { PostToolUse: [{ matcher: "read_file", command: recordTo("post-input.txt") }] } });
+    type Seen = { tool_name?: unknown; tool_input?: { path?: unknown }; tool_response?: { is_error?: unknown; content?: unknown } } | undefined;
+    const [seen, ok] = inputsIn(root, "post-input.txt") as Seen[];
+    rule(ok?.tool_response?.is_error === false && /keep me/.test(String(ok?.tool_response?.content)), "hook-post-context", () => `a PostToolUse hook after a read_file that worked was given ${JSON.stringify(ok).slice(0, 300)}: its tool_response says is_error false and holds the result's text.`);
     rule(
       seen?.tool_name === "read_file" && seen.tool_input?.path === "missing.txt" && seen.tool_response?.is_error === true && /missing\.txt/.test(String(seen.tool_response?.content)),
       "hook-post-context",
