@@ -16,7 +16,7 @@ import { defineTool, SafeToolRegistry } from "../solutions/s04_tool_errors/defin
 import { approveAll } from "../solutions/s07_safe_tools/approval.ts";
 import * as reference from "../solutions/s07_safe_tools/agent.ts";
 import { assertProperty, driveLoop, expectSendable, loadLesson, quietOutput, rule, scripted, textIn } from "../runtime/testing.ts";
-import { clip } from "./support.ts";
+import { clip, readUntilStopped } from "./support.ts";
 
 /** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
 
@@ -145,18 +145,7 @@ describe("s08 a turn that does not end with tool_use runs none of its calls, eve
   for (const stop of ["refusal", "a_reason_this_loop_does_not_know"])
     it(`stop_reason ${stop}: the early read is stopped and its result thrown away; the write never runs`, async () => {
       const log: string[] = [];
-      const read = defineTool({
-        name: "read",
-        description: "read (test spy): runs until stopped",
-        input: z.object({ n: z.number() }),
-        readOnly: true,
-        timeoutMs: 2_000,
-        run: ({ n }, { signal }) =>
-          new Promise<string>((resolve) => {
-            log.push(`start read ${n}`);
-            signal.addEventListener("abort", () => (log.push(`end read ${n}`), resolve(`read ${n} ok`)), { once: true });
-          }),
-      });
+      const read = readUntilStopped(log);
       const write = defineTool({
         name: "write",
         description: "write (test spy)",

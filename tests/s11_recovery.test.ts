@@ -15,10 +15,9 @@ import { checkTranscript } from "../runtime/transcript.ts";
 import { assertProperty, blocksIn, driveLoop, expectSendable, expectTranscriptRules, loadLesson, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 import { say as sayText, text as textBlock, thinking as thinkingBlock, call as callBlock } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
-import { z } from "zod";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
-import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
-import { clip } from "./support.ts";
+import { SafeToolRegistry } from "../solutions/s04_tool_errors/define-tool.ts";
+import { clip, readUntilStopped } from "./support.ts";
 
 /** A quoted piece of output, cut with an ellipsis when it is longer than `n`. */
 
@@ -463,23 +462,8 @@ describe("s11 the loop's own tools, and the calls started early", () => {
     }
   });
 
-  /** A read-only spy that runs until its signal aborts (or 2 s); it logs when it starts and ends, with the requests sent so far. */
-  function spyRead(llm: { scripted: { exchanges: unknown[] } } | undefined, log: string[]) {
-    return defineTool({
-      name: "read",
-      description: "read (test spy): runs until stopped",
-      input: z.object({ n: z.number() }),
-      readOnly: true,
-      timeoutMs: 2_000,
-      run: ({ n }, { signal }) =>
-        new Promise<string>((resolve) => {
-          log.push(`start read ${n} @${llm?.scripted.exchanges.length}`);
-          const end = () => (log.push(`end read ${n} @${llm?.scripted.exchanges.length}`), resolve(`read ${n} ok`));
-          if (signal.aborted) end();
-          else signal.addEventListener("abort", end, { once: true });
-        }),
-    });
-  }
+  /** The read spy (tests/support.ts), its log lines marked with the requests sent so far. */
+  const spyRead = (llm: { scripted: { exchanges: unknown[] } }, log: string[]) => readUntilStopped(log, () => ` @${llm.scripted.exchanges.length}`);
 
   it("a turn that does not end with tool_use: the call started early is stopped before runAgent returns", async () => {
     const log: string[] = [];

@@ -121,10 +121,10 @@ describe("s13 breakpoints on every request: tools and system once, the newest me
       // The fixed breakpoint is the end of the stable prefix (tools, then system): a marker on the
       // system prompt's last block caches the tools before it too, so the last tool's own marker
       // is optional. A marker on an earlier tool is one the limit of four cannot spare.
-      expect(Array.isArray(r.system) && isMarked((r.system as unknown[]).at(-1)), `[cache-placement] ${where}: the system prompt went out without a marker: send it as a list of text blocks, the last one with cache_control (it caches the tools before it too)`).toBe(true);
-      expect(tools.slice(0, -1).some(isMarked), `[cache-placement] ${where}: a marker on a tool before the last one: one marker covers every tool before it, so mark only the last tool, or none (the system prompt's marker caches the tools too)`).toBe(false);
+      rule(Array.isArray(r.system) && isMarked((r.system as unknown[]).at(-1)), "cache-placement", `${where}: the system prompt went out without a marker: send it as a list of text blocks, the last one with cache_control (it caches the tools before it too)`);
+      rule(!(tools.slice(0, -1).some(isMarked)), "cache-placement", `${where}: a marker on a tool before the last one: one marker covers every tool before it, so mark only the last tool, or none (the system prompt's marker caches the tools too)`);
       const newest = r.messages[r.messages.length - 1]!;
-      expect(isMarked(blocks(newest).at(-1)), `[cache-placement] ${where}: the newest message's last block has no marker: put the moving marker on it (on a copy of the message), every turn`).toBe(true);
+      rule(isMarked(blocks(newest).at(-1)), "cache-placement", `${where}: the newest message's last block has no marker: put the moving marker on it (on a copy of the message), every turn`);
     });
   });
 
@@ -133,7 +133,7 @@ describe("s13 breakpoints on every request: tools and system once, the newest me
     const llm = scripted({ scenario });
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "Read every chunk." }];
     const { requests } = await runLoop(llm, history, { registry, guards: { maxRepeats: 100 } });
-    expect(requests.length, `[cache-placement] 12 turns of reading, then the answer, are 13 requests; the loop made ${requests.length}: keep looping while stop_reason is tool_use, and stop after the answer`).toBe(13);
+    rule(requests.length === 13, "cache-placement", `12 turns of reading, then the answer, are 13 requests; the loop made ${requests.length}: keep looping while stop_reason is tool_use, and stop after the answer`);
     requests.forEach((r, n) => {
       const last = r.messages.length - 1;
       // The markers of this turn sit on the newest messages: the newest and the two before it at most.
@@ -177,7 +177,7 @@ describe("s13 a turn that adds many blocks", () => {
     const llm = scripted({ scenario });
     const history: Anthropic.MessageParam[] = [{ role: "user", content: "Read every chunk." }];
     const { requests } = await runLoop(llm, history, { registry, guards: { maxRepeats: 100 } });
-    expect(requests.length, `[cache-placement] 3 turns of 12 calls, then the answer, are 4 requests; the loop made ${requests.length}: answer all the calls of a turn in one message and keep looping while stop_reason is tool_use`).toBe(4);
+    rule(requests.length === 4, "cache-placement", `3 turns of 12 calls, then the answer, are 4 requests; the loop made ${requests.length}: answer all the calls of a turn in one message and keep looping while stop_reason is tool_use`);
     for (let n = 1; n < requests.length; n++) {
       const wrote = Math.max(0, ...markerEnds(requests[n - 1]!));
       const ends = markerEnds(requests[n]!);

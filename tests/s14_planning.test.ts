@@ -153,7 +153,7 @@ describe("s14 the reminder: after N untouched turns, after the results, not ever
     const at = reminders(history);
     expectRemindersAfterResults(history);
     // The plan is written in turn 1; the results of turn t are messages[2t].
-    expect(at[0], `[plan-reminder] with remindAfter ${n}, the first reminder belongs in the results of turn ${1 + n} (messages[${2 * (1 + n)}])`).toBe(2 * (1 + n));
+    rule(at[0] === 2 * (1 + n), "plan-reminder", `with remindAfter ${n}, the first reminder belongs in the results of turn ${1 + n} (messages[${2 * (1 + n)}])`);
     for (let k = 1; k < at.length; k++) expect(at[k]! - at[k - 1]!, "[plan-reminder] a reminder is not repeated every turn: wait N turns again").toBeGreaterThanOrEqual(2 * n);
   });
 

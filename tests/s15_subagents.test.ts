@@ -167,7 +167,7 @@ describe("s15 a child's limits: its tools, its guards, its failures", () => {
     };
     const llm = scripted({ scenario: looping });
     const { outcome, history, children } = await run(llm, "Delegate.");
-    expect(outcome.status, `[subagent-errors] the child was stopped by its guard (repeated_call), and the parent ended ${outcome.status} instead of going on: turn the child's outcome into the task call's result`).toBe("done");
+    rule(outcome.status === "done", "subagent-errors", `the child was stopped by its guard (repeated_call), and the parent ended ${outcome.status} instead of going on: turn the child's outcome into the task call's result`);
     const r = resultsOf(history[2]!)[0]!;
     rule(r.is_error === true, "subagent-errors", () => `a child stopped by a guard (repeated_call) was answered as a success (${JSON.stringify(textOfResult(r)).slice(0, 120)}): any outcome but done is a ToolError that says how the child stopped.`);
     rule(/repeated_call|stopped/.test(textOfResult(r)), "subagent-errors", () => `a child stopped by a guard (repeated_call), and the is_error result says ${JSON.stringify(textOfResult(r)).slice(0, 120)}: say how it stopped (describeOutcome(outcome)).`);
@@ -178,7 +178,7 @@ describe("s15 a child's limits: its tools, its guards, its failures", () => {
     // Every request of the child gets a 500 (the parent's requests are answered).
     const llm = scripted({ scenario: delegating("Look around."), faults: (_i, body) => (JSON.stringify((body as { messages: unknown[] }).messages[0]).includes("Look around.") ? { kind: "server_error" } : null) });
     const { outcome, history } = await run(llm, "Delegate.");
-    expect(outcome.status, `[subagent-errors] every request of the child failed (500), and the parent ended ${outcome.status}: catch the child's failure in the task tool, so the parent goes on`).toBe("done");
+    rule(outcome.status === "done", "subagent-errors", `every request of the child failed (500), and the parent ended ${outcome.status}: catch the child's failure in the task tool, so the parent goes on`);
     const r = resultsOf(history[2]!)[0]!;
     rule(r.is_error === true, "subagent-errors", () => `every request of the child failed (500), and the task call was answered as a success (${JSON.stringify(textOfResult(r)).slice(0, 120)}): turn the child's failure into a ToolError, so it is an is_error result.`);
     rule(
@@ -390,7 +390,7 @@ describe("s15 how deep agents nest", () => {
     for (const maxDepth of [1, 2, 3]) {
       const llm = scripted({ scenario: recursive });
       const { outcome, children } = await run(llm, "Go deep.", { maxDepth });
-      expect(outcome.status, `[subagent-depth] with maxDepth ${maxDepth}, agents that always delegate ended ${outcome.status}: the agent at maxDepth gets no task tool, so it answers and the chain ends`).toBe("done");
+      rule(outcome.status === "done", "subagent-depth", `with maxDepth ${maxDepth}, agents that always delegate ended ${outcome.status}: the agent at maxDepth gets no task tool, so it answers and the chain ends`);
       const deepest = Math.max(0, ...children.map((c) => c.depth));
       rule(
         deepest === maxDepth,

@@ -194,7 +194,7 @@ describe("s17 a server that fails is an is_error result with a clear message, ne
       },
     };
     const { history, outcome } = await runFaulty(scenario, { mcpServers: notesConfig({ MCP_NOTES_FAULTS: "1" }), mcpCallTimeoutMs: 500 }, "a server that hangs, then crashes, then is gone");
-    expect(outcome.status, `[mcp-errors] the server hung, crashed and was gone, and the run ended ${outcome.status}: every server failure is a tool result, and the loop goes on`).toBe("done");
+    rule(outcome.status === "done", "mcp-errors", `the server hung, crashed and was gone, and the run ended ${outcome.status}: every server failure is a tool result, and the loop goes on`);
     const [hang, crash, after] = [2, 4, 6].map((i) => resultsOf(history[i]!)[0]!);
     const cases: Array<[Anthropic.ToolResultBlockParam, string, RegExp, string]> = [
       [hang!, "a call the server never answered (past mcpCallTimeoutMs)", /did not answer|time|too long|longer than|hang|no answer|abandon/i, "that the server did not answer in time"],

@@ -4,7 +4,9 @@
  */
 import { rm } from "node:fs/promises";
 import { afterAll, beforeAll } from "vitest";
+import { z } from "zod";
 import { quietOutput } from "../runtime/testing.ts";
+import { defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
 
 /** Call once at the top of a test file; returns `keep(root)`, which registers a scratch folder. */
 export function quietLessonFile(): (root: string) => string {
@@ -175,4 +177,26 @@ export function refusedRequest(llm: ReturnType<typeof scripted>, e: unknown): Ru
   const n = llm.scripted.exchanges.length;
   if (first) return new RuleError(first.rule as RuleId, `request ${n} the loop sent: ${first.message} (the API refused it: ${last.error.message})`);
   return new RuleError(ruleOfApiMessage(last.error.message), `the API refused request ${n} the loop sent: ${last.error.message}`);
+}
+
+/**
+ * A read-only test spy named "read" (input { n }) that runs until its signal aborts (or its 2 s
+ * timeout): it logs "start read N" and "end read N", each followed by `at()` (say, the requests
+ * sent so far). A loop that must stop a call started early shows it by the "end" line.
+ */
+export function readUntilStopped(log: string[], at: () => string = () => "") {
+  return defineTool({
+    name: "read",
+    description: "read (test spy): runs until stopped",
+    input: z.object({ n: z.number() }),
+    readOnly: true,
+    timeoutMs: 2_000,
+    run: ({ n }, { signal }) =>
+      new Promise<string>((resolve) => {
+        log.push(`start read ${n}${at()}`);
+        const end = () => (log.push(`end read ${n}${at()}`), resolve(`read ${n} ok`));
+        if (signal.aborted) end();
+        else signal.addEventListener("abort", end, { once: true });
+      }),
+  });
 }
