@@ -293,3 +293,27 @@ differentialNet("s19", {
   },
 });
 
+
+describe("s19 the run's limits hold while a hook runs (issue 31)", () => {
+  it("a PreToolUse hook that hangs: stopping the run (its signal: --timeout, Ctrl-C) kills the hook at once, and the call it was asked about does not run", async () => {
+    const { root, userDir } = await workspace({ hooks: { PreToolUse: [{ command: "touch hook-started.txt; sleep 300", timeout: 600 }] } });
+    const problems: string[] = [];
+    const llm = scripted({ scenario: making(call("bash", { command: "touch ran.txt" })) });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Do the steps." }];
+    const stop = new AbortController();
+    // Stopped once the hook runs (the file it made is the event).
+    const watch = (async () => {
+      while (!existsSync(join(root, "hook-started.txt")) && !stop.signal.aborted) await new Promise((r) => setTimeout(r, 50));
+      stop.abort();
+    })();
+    let outcome: unknown;
+    try {
+      outcome = await driveLoop(llm, history, () => lesson.runAgent(llm, history, { root, userConfigDir: userDir, approve: recording(true), signal: stop.signal, onHookProblem: (p) => problems.push(p.problem) }), { timeoutMs: 60_000 });
+    } finally {
+      stop.abort();
+      await watch;
+    }
+    rule(!existsSync(join(root, "ran.txt")), "hook-stopped", () => `the run was stopped while its PreToolUse hook ran: the call it was asked about must not run, yet ran.txt was made (outcome ${JSON.stringify(outcome)}).`);
+    rule(problems.some((p) => /stopped/.test(p)), "hook-stopped", () => `the hook still running when the run was stopped should be killed and reported; the problems reported: ${JSON.stringify(problems)}.`);
+  });
+});
