@@ -22,6 +22,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { readConfigFile } from "../../runtime/config-file.ts";
+import { promptSafe } from "../../runtime/terminal-text.ts";
 import { capOutput } from "../../runtime/tools/bash.ts";
 import { spawnTool } from "../../runtime/tools/sandbox.ts";
 import { SettingsError, projectSettings, userConfigDir } from "../../solutions/s18_permissions/permissions.ts";
@@ -128,7 +129,8 @@ export function runHook(hook: Hook, event: Record<string, unknown>, root: string
       signal?.removeEventListener("abort", onAbort);
       proc.killAll();
       proc.cleanup();
-      const said = capOutput(err.trim(), HOOK_MAX_OUTPUT);
+      // What the model will read: control and invisible characters written out (promptSafe).
+      const said = promptSafe(capOutput(err.trim(), HOOK_MAX_OUTPUT));
       if (code === 2) return resolve({ decision: "block", reason: said || `a ${hook.event} hook blocked it (${hook.command})` });
       if (code !== 0) return broken(`exited with code ${code ?? "none (killed)"}${said ? `: ${said}` : ""}`);
       if (out.trim() === "") return resolve({});
@@ -144,9 +146,9 @@ export function runHook(hook: Hook, event: Record<string, unknown>, root: string
       const decision = r.decision === "deny" || r.decision === "block" ? "block" : r.decision ? "allow" : undefined;
       resolve({
         ...(decision ? { decision } : {}),
-        ...(r.reason ? { reason: capOutput(r.reason, HOOK_MAX_OUTPUT) } : {}),
+        ...(r.reason ? { reason: promptSafe(capOutput(r.reason, HOOK_MAX_OUTPUT)) } : {}),
         ...(r.updatedInput ? { updatedInput: r.updatedInput } : {}),
-        ...(r.additionalContext ? { context: capOutput(r.additionalContext, HOOK_MAX_OUTPUT) } : {}),
+        ...(r.additionalContext ? { context: promptSafe(capOutput(r.additionalContext, HOOK_MAX_OUTPUT)) } : {}),
       });
     });
   });
