@@ -140,12 +140,12 @@ export function rewind(runId: string, n: number, what: RewindWhat = "both"): Rew
     checkpoint.commands.push(...later.commands);
   }
   const code = what !== "conversation";
-  const [restored, refused, commands]: string[][] = [[], [], [...checkpoint.commands]];
+  const [restored, refused, commands] = [[] as string[], [] as string[], [...checkpoint.commands]];
   if (code) {
     for (const [path, state] of [...checkpoint.files].sort(([a], [b]) => a.localeCompare(b))) {
       const why = putBack(timeline.root, path, state); // null: put back; else why not (a link is never followed)
       if (why === null) restored.push(path);
-      else refused!.push(`${path}: ${why}`);
+      else refused.push(`${path}: ${why}`);
     }
     [checkpoint.files.clear(), (checkpoint.commands.length = 0)];
   }
