@@ -147,7 +147,7 @@ export function rewind(runId: string, n: number, what: RewindWhat = "both"): Rew
       if (why === null) restored.push(path);
       else refused.push(`${path}: ${why}`);
     }
-    [checkpoint.files.clear(), (checkpoint.commands.length = 0)];
+    checkpoint.files.clear(); checkpoint.commands.length = 0;
   }
   if (what !== "code") {
     conversationAt(timeline.history, checkpoint);
