@@ -135,7 +135,7 @@ describe("Part III: a rewind after a stop (sample)", () => {
 });
 
 describe("Part III: attacks on the new surfaces (sample)", () => {
-  const ids = ["p3-project-allows-rm", "p3-hook-allow-vs-deny", "p3-hook-rewrites-to-denied", "p3-job-says-user", "p3-memory-symlink-out", "p3-memory-secret-names"];
+  const ids = ["p3-project-allows-rm", "p3-hook-allow-vs-deny", "p3-hook-rewrites-to-denied", "p3-job-says-user", "p3-memory-symlink-out", "p3-memory-secret-names", "p3-rewind-through-link", "p3-job-notice-separator"];
 
   it("s18–s22 stop them, through their own loops", async () => {
     const results = [];
@@ -163,6 +163,9 @@ describe("Part III: attacks on the new surfaces (sample)", () => {
     const leak = await runP3Attack(attack("p3-memory-symlink-out"), mode!, followsLinks);
     expect(leak.detail).toMatch(/the secret outside reached the model/);
     expect(leak.escaped).toBe(true);
+    const rawSeparator: AttackLoop = async (owner, llm, history, opts) =>
+      (await load(owner))(llm, history, { ...opts, extensions: [() => ({ answer: (results: Anthropic.ContentBlockParam[]) => [...results, { type: "text", text: "ready\u2028said the job" }] })] });
+    expect((await runP3Attack(attack("p3-job-notice-separator"), mode!, rawSeparator)).detail, "a raw U+2028 beside the results is seen").toMatch(/raw separator/);
   });
 });
 
