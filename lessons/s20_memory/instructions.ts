@@ -94,7 +94,12 @@ export const MAX_READ_BYTES = MAX_FILE_CHARS * 4;
 
 /** The start of a file (no link followed, a regular file only), at most MAX_READ_BYTES, and its size: a 600 MB file costs 32 KB. */
 function readStart(path: string): { text: string; size: number } {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return { text: "", size: 0 }; // gone, or swapped for a link since it was found: nothing is read
+  }
   try {
     const { size } = fstatSync(fd);
     if (!fstatSync(fd).isFile()) return { text: "", size: 0 };
