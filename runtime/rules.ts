@@ -350,8 +350,8 @@ const LISTED = {
   // ── Part II (s13–s17): the loop delegating and reaching out. Kept together, at the end. ──
   "cache-placement": r(
     "lesson",
-    ["Every request marks the end of its stable prefix (the system prompt, which caches the tools before it; a marker on the last tool may be added) and the newest message with cache_control; the message markers move forward each turn.", "Mark a copy of each request: the last tool definition, the system prompt as a text block, the newest message's last block (and the last user message before the newest one)."],
-    ["每个请求都给稳定前缀的末尾（系统提示，它连同前面的工具一起缓存；也可以再给最后一个工具加标记）和最新的消息加上 cache_control；消息上的标记每轮向前移动。", "在每个请求的副本上加标记：最后一个工具定义、作为文本块的系统提示、最新消息的最后一个块（以及最新消息之前的最后一条 user 消息）。"],
+    ["Every request marks its stable prefix (the last tool and the system prompt), the newest message and the last user message before it with cache_control; the message markers move forward each turn.", "Mark a copy of each request: the last tool definition, the system prompt as a text block, the newest message's last block (and the last user message before the newest one)."],
+    ["每个请求都给稳定前缀（最后一个工具和系统提示）、最新的消息以及它之前的最后一条 user 消息加上 cache_control；消息上的标记每轮向前移动。", "在每个请求的副本上加标记：最后一个工具定义、作为文本块的系统提示、最新消息的最后一个块（以及最新消息之前的最后一条 user 消息）。"],
   ),
   "cache-max-four": r(
     "lesson",
