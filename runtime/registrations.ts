@@ -116,3 +116,26 @@ export function registrations(): Registration[] {
 export function registrationOf(dir: string): Registration | undefined {
   return registrations().find((r) => r.dir === dir);
 }
+
+/** The course's final agent: what `npm run agent` runs and the eval calls `final`. */
+export interface FinalAgent {
+  /** The lesson: "s22". */
+  id: string;
+  /** Its folder: "s22_background". */
+  dir: string;
+  /** Its program, relative to the course: "solutions/s22_background/program.ts" (exports run(argv, deps)). */
+  program: string;
+  /** Its loop's module, relative to the course: the lesson's entry (exports runAgent). */
+  loop: string;
+}
+
+/**
+ * The LAST lesson whose course.json names a program (`"agent": "program.ts"`): a new lesson
+ * moves `npm run agent` to its own program with that one line of its own file, and nothing
+ * else (package.json runs scripts/agent.ts, which asks this).
+ */
+export function finalAgent(regs: readonly Registration[] = registrations()): FinalAgent {
+  const last = regs.filter((r) => r.agent !== undefined).at(-1);
+  if (!last) throw new RegistrationError(`no lesson's course.json names the agent's program ("agent": "program.ts"): npm run agent has nothing to run.`);
+  return { id: last.lesson.id, dir: last.dir, program: `solutions/${last.dir}/${last.agent}`, loop: `solutions/${last.dir}/${last.lesson.entry}` };
+}
