@@ -15,10 +15,10 @@ import { describe, it } from "vitest";
 import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario, TurnContext } from "../runtime/scripted/types.ts";
 import { SAMPLE_REPOSITORY, lessonTask } from "../runtime/tasks.ts";
-import { ROOT, assertProperty, driveLoop, loadLesson, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
+import { assertProperty, driveLoop, loadLesson, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 import { scratchCopy, scratchWorkspace } from "../runtime/tools/files.ts";
 import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
-import { quietLessonFile } from "./support.ts";
+import { checkFinalAgent, quietLessonFile } from "./support.ts";
 
 type Agent = typeof import("../solutions/s18_permissions/agent.ts");
 type Perms = typeof import("../solutions/s18_permissions/permissions.ts");
@@ -268,9 +268,7 @@ describe("s18 decide, call by call", () => {
 
 describe("s18 the final agent: npm run agent", () => {
   it("npm run agent runs s18's program (or s19's around it); --help names --permission-mode; a bad mode or settings file is one line and exit 2", async () => {
-    const script = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.agent as string;
-    // node itself with tsx as its loader, so a signal reaches the agent (tsx's own wrapper would SIGKILL it).
-    rule(/^node --import tsx solutions\/s(1[89]|2[0-2])_[a-z_]+\/program\.ts$/.test(script), "final-agent", `package.json's agent script is "${script}": npm run agent runs s18's program, or a later lesson's that extends it, as node --import tsx solutions/sNN_…/program.ts.`);
+    checkFinalAgent(18, "s18");
     rule(/--permission-mode/.test(program.PERMISSIONS_USAGE), "final-agent", "--help (PERMISSIONS_USAGE) does not name --permission-mode: say how to choose a mode.");
     const quiet = { llm: scripted() };
     const badMode = (await program.run(["--permission-mode", "yolo", "hi"], quiet)).exitCode;
