@@ -67,8 +67,8 @@ export interface ModelSpec {
   forcedToolChoice: boolean;
   /** With the interleaved-thinking beta, may `budget_tokens` exceed `max_tokens`? */
   interleaved: boolean;
-  /** Where a fact comes from when it is not the model's own page, or is not confirmed. */
-  note?: string;
+  /** Where a fact comes from when it is not the model's own page, or is not confirmed (English, Chinese). */
+  note?: { en: string; zh: string };
 }
 
 const K = 1000;
@@ -93,15 +93,15 @@ export const MODEL_TABLE: readonly ModelSpec[] = [
     id: "scripted-model", aliases: [], display_name: "Scripted model (offline)", created_at: at("2026-11-01"), ...live, line: null,
     contextWindow: 200 * K, maxOutput: 128 * K, thinking: THINKING_TYPES, effort: true, prefill: true, sampling: "any", forcedToolChoice: true, interleaved: true,
   },
-  { id: "claude-fable-5-2", aliases: [], display_name: named("Claude Fable 5.2"), created_at: at("2026-11-09"), ...live, line: "fable", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive, forcedToolChoice: false, note: "release day and forced tool use: not confirmed (third-party: the same rules as Fable 5.1)" },
+  { id: "claude-fable-5-2", aliases: [], display_name: named("Claude Fable 5.2"), created_at: at("2026-11-09"), ...live, line: "fable", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive, forcedToolChoice: false, note: { en: "release day and forced tool use: not confirmed (third-party: the same rules as Fable 5.1)", zh: "发布日期和强制工具：未确认（第三方资料：规则与 Fable 5.1 相同）" } },
   { id: "claude-haiku-5-5", aliases: [], display_name: named("Claude Haiku 5.5"), created_at: at("2026-10-07"), ...live, line: "haiku", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive },
   { id: "claude-sonnet-5-5", aliases: [], display_name: named("Claude Sonnet 5.5"), created_at: at("2026-09-28"), ...live, line: "sonnet", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "between_tools"], ...adaptive, forcedToolChoice: false },
-  { id: "claude-opus-5-5", aliases: [], display_name: named("Claude Opus 5.5"), created_at: at("2026-09-24"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive, note: "release day: not confirmed" },
+  { id: "claude-opus-5-5", aliases: [], display_name: named("Claude Opus 5.5"), created_at: at("2026-09-24"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive, note: { en: "release day: not confirmed", zh: "发布日期：未确认" } },
   { id: "claude-fable-5-1", aliases: [], display_name: named("Claude Fable 5.1"), created_at: at("2026-09-01"), ...live, line: "fable", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive, forcedToolChoice: false },
   { id: "claude-opus-5", aliases: [], display_name: named("Claude Opus 5"), created_at: at("2026-07-24"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive },
   { id: "claude-sonnet-5", aliases: [], display_name: named("Claude Sonnet 5"), created_at: at("2026-06-30"), ...live, line: "sonnet", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive },
   { id: "claude-fable-5", aliases: [], display_name: named("Claude Fable 5"), created_at: at("2026-06-09"), ...live, line: "fable", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive },
-  { id: "claude-opus-4-8", aliases: [], display_name: named("Claude Opus 4.8"), created_at: at("2026-05-28"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive, note: "context window and output limit: not confirmed (as Opus 4.7)" },
+  { id: "claude-opus-4-8", aliases: [], display_name: named("Claude Opus 4.8"), created_at: at("2026-05-28"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive, note: { en: "context window and output limit: not confirmed (as Opus 4.7)", zh: "上下文窗口和输出上限：未确认（按 Opus 4.7）" } },
   { id: "claude-opus-4-7", aliases: [], display_name: named("Claude Opus 4.7"), created_at: at("2026-04-16"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive },
   {
     id: "claude-sonnet-4-6", aliases: [], display_name: named("Claude Sonnet 4.6"), created_at: at("2026-02-17"), ...live, line: "sonnet",
@@ -114,7 +114,7 @@ export const MODEL_TABLE: readonly ModelSpec[] = [
   {
     id: "claude-opus-4-5-20251101", aliases: ["claude-opus-4-5"], display_name: named("Claude Opus 4.5"), created_at: at("2025-11-24"),
     lifecycle: "deprecated", deprecated_at: at("2026-11-23"), retires_at: at("2027-01-22"), line: "opus",
-    contextWindow: 200 * K, maxOutput: 64 * K, ...extended, effort: true, sampling: "one", note: "deprecation dates: third-party transcription of the deprecations page",
+    contextWindow: 200 * K, maxOutput: 64 * K, ...extended, effort: true, sampling: "one", note: { en: "deprecation dates: a third-party transcription of the deprecations page", zh: "弃用日期：来自第三方对弃用页的转录" },
   },
   {
     id: "claude-haiku-4-5-20251001", aliases: ["claude-haiku-4-5"], display_name: named("Claude Haiku 4.5"), created_at: at("2025-10-15"), ...live, line: "haiku",
@@ -124,7 +124,10 @@ export const MODEL_TABLE: readonly ModelSpec[] = [
     id: "claude-sonnet-4-5-20250929", aliases: ["claude-sonnet-4-5"], display_name: named("Claude Sonnet 4.5"), created_at: at("2025-09-29"),
     lifecycle: "deprecated", deprecated_at: at("2026-09-29"), retires_at: at("2026-11-30"), line: "sonnet",
     contextWindow: 200 * K, longContext: { beta: "context-1m-2025-08-07", tokens: M }, maxOutput: 64 * K, ...extended, sampling: "any",
-    note: "retires November 30, 2026 (its page); the API lists it as deprecated until it retires it; deprecation day not confirmed",
+    note: {
+      en: "retires November 30, 2026 (its page); listed as deprecated (the API's lifecycle, not the date, says when it is retired); deprecation day not confirmed",
+      zh: "2026 年 11 月 30 日退役（它的页面）；这里列为已弃用（是否已退役看 API 的 lifecycle，而不是日期）；弃用日期未确认",
+    },
   },
   { id: "claude-opus-4-1-20250805", aliases: ["claude-opus-4-1"], display_name: named("Claude Opus 4.1"), created_at: at("2025-08-05"), ...retired("2026-06-05", "2026-08-05"), line: "opus", contextWindow: 200 * K, maxOutput: 32 * K, ...extended, sampling: "one" },
   { id: "claude-opus-4-20250514", aliases: ["claude-opus-4-0"], display_name: named("Claude Opus 4"), created_at: at("2025-05-22"), ...retired("2026-04-14", "2026-06-15"), line: "opus", contextWindow: 200 * K, maxOutput: 32 * K, ...extended, sampling: "any" },
