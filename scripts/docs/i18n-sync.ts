@@ -192,10 +192,16 @@ export async function ruleLanguages(): Promise<Record<string, string[]>> {
   return out;
 }
 
-/** The check as one line per problem (drift followed by its diff), for `npm run verify`. */
-export async function syncProblems(root: string): Promise<string[]> {
+/**
+ * The check as one line per problem (drift followed by its diff), for `npm run verify`; with
+ * `lessonDirs`, only those lessons' pages (and every rule), as `npm run verify -- sNN` checks one lesson.
+ */
+export async function syncProblems(root: string, lessonDirs?: readonly string[]): Promise<string[]> {
   const languages = await siteLanguages();
-  return syncFindings({ root, languages, rules: await ruleLanguages() }).map((f) => (f.diff ? `${f.message}\n${indent(f.diff)}` : f.message));
+  const mine = (f: Finding) => !lessonDirs || f.kind === "missing-rule" || lessonDirs.some((d) => f.where.endsWith(`lessons/${d}.md`));
+  return syncFindings({ root, languages, rules: await ruleLanguages() })
+    .filter(mine)
+    .map((f) => (f.diff ? `${f.message}\n${indent(f.diff)}` : f.message));
 }
 
 const indent = (s: string) =>
