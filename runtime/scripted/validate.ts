@@ -605,6 +605,14 @@ function validateToolChoice(body: Obj): ApiError | null {
   return null;
 }
 
+/** The fields of each thinking type (SDK 1.14's ThinkingConfigEnabled, …Adaptive, …Disabled, …BetweenTools). */
+const THINKING_FIELDS: Record<(typeof THINKING_TYPES)[number], readonly string[]> = {
+  enabled: ["type", "budget_tokens", "display"],
+  adaptive: ["type", "display"],
+  disabled: ["type"],
+  between_tools: ["type"],
+};
+
 /** The smaller request fields, by their types in the API reference. */
 function validateOptions(body: Obj): ApiError | null {
   if (body.stream !== undefined && typeof body.stream !== "boolean") return bad("stream: Input should be a valid boolean");
@@ -629,6 +637,12 @@ function validateOptions(body: Obj): ApiError | null {
       return bad(
         `thinking: Input tag '${String(t.type)}' found using 'type' does not match any of the expected tags: ${THINKING_TYPES.map((x) => `'${x}'`).join(", ")}`,
       );
+    // Each type's own fields (SDK 1.14's ThinkingConfig*): a budget belongs to `enabled` only.
+    const type = t.type as (typeof THINKING_TYPES)[number];
+    const extra = Object.keys(t).find((k) => !THINKING_FIELDS[type].includes(k));
+    if (extra !== undefined) return bad(`thinking.${type}.${extra}: Extra inputs are not permitted`);
+    if (t.display !== undefined && t.display !== null && t.display !== "summarized" && t.display !== "omitted")
+      return bad(`thinking.${type}.display: Input should be 'summarized' or 'omitted'`);
   }
   const cc = cacheControlError(body.cache_control, "cache_control");
   if (cc) return cc;

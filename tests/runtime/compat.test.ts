@@ -348,6 +348,7 @@ const VALID_MODELS: Case[] = [
   ok("[K] interleaved thinking: a budget over max_tokens with the beta (claude-sonnet-4-5)", on("claude-sonnet-4-5", { max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 16_000 } }), { headers: INTERLEAVED }),
   ok("[K] adaptive thinking and effort xhigh on claude-opus-4-7", on("claude-opus-4-7", { thinking: { type: "adaptive" }, output_config: { effort: "xhigh" } })),
   ok("[K] thinking disabled on claude-opus-4-8", on("claude-opus-4-8", { thinking: { type: "disabled" } })),
+  ok("[K] adaptive thinking with display omitted on claude-sonnet-4-6", on("claude-sonnet-4-6", { thinking: { type: "adaptive", display: "omitted" } })),
   ok("[N] between_tools on claude-sonnet-5-5", on("claude-sonnet-5-5", { thinking: { type: "between_tools" } })),
   ok("[N] effort on claude-opus-4-5", on("claude-opus-4-5", { output_config: { effort: "low" } })),
   ok("[N] temperature with top_p on claude-sonnet-4-5 (2023-06-01)", on("claude-sonnet-4-5", { temperature: 0.5, top_p: 0.9 })),
@@ -381,6 +382,8 @@ const INVALID_MODELS: Case[] = [
   bad("[N] (ours) a forced tool on claude-sonnet-5-5", on("claude-sonnet-5-5", { tools: [bash], tool_choice: { type: "any" } }), /^tool_choice: this model does not support forcing a tool call \(`any`\)/),
   bad("[N] (ours) a forced tool on claude-fable-5-1", on("claude-fable-5-1", { tools: [bash], tool_choice: { type: "tool", name: "bash" } }), /^tool_choice: this model does not support forcing a tool call \(`tool`\)/),
   bad("[N] a prefill on claude-opus-4-8", on("claude-opus-4-8", { messages: [...ask, { role: "assistant", content: "Hello" }] }), "This model does not support assistant message prefill. The conversation must end with a user message."),
+  bad("[K] budget_tokens with adaptive thinking (a budget is `enabled`'s only)", on("claude-opus-4-7", { thinking: { type: "adaptive", budget_tokens: 4000 } }), EXTRA("thinking.adaptive.budget_tokens")),
+  bad("[K] a display value the SDK's types do not have", on("claude-sonnet-4-6", { thinking: { type: "adaptive", display: "full" } }), "thinking.adaptive.display: Input should be 'summarized' or 'omitted'"),
   bad("[N] a prefill on claude-haiku-5-5", on("claude-haiku-5-5", { messages: [...ask, { role: "assistant", content: "Hello" }] }), "This model does not support assistant message prefill. The conversation must end with a user message."),
 ];
 
