@@ -93,6 +93,8 @@ function read(source: string, out: ShellReading, depth: number): void {
 class Reader {
   private pos = 0;
   private peeked: Token | null = null;
+  /** Right after <( or >(: bash reads "((" there as two sub-shells, not arithmetic. */
+  private plainParen = false;
   private heredocs: Array<{ delimiter: string; strip: boolean; expands: boolean }> = [];
 
   constructor(
@@ -329,12 +331,16 @@ class Reader {
       this.readHeredocs();
       return { kind: "op", op: "\n" };
     }
-    if (rest.startsWith("((")) {
+    const first = this.plainParen;
+    this.plainParen = false;
+    if (rest.startsWith("((") && !first) {
+      // (( … )) is arithmetic; "((a) )" is two sub-shells, as bash reads it.
       const end = this.closing(this.pos + 2, "(", ")", 1);
-      if (this.src[end + 1] !== ")") throw new Unreadable("(( is never closed with ))");
-      const body = this.src.slice(this.pos + 2, end);
-      this.pos = end + 2;
-      return { kind: "arith", body };
+      if (this.src[end + 1] === ")") {
+        const body = this.src.slice(this.pos + 2, end);
+        this.pos = end + 2;
+        return { kind: "arith", body };
+      }
     }
     if ((rest[0] === "<" || rest[0] === ">") && rest[1] === "(") return this.word();
     const fd = /^(\d+|\{[A-Za-z_][A-Za-z0-9_]*\})(?=[<>])/.exec(this.src.slice(this.pos, this.pos + 40));
@@ -366,6 +372,7 @@ class Reader {
       if ((c === "<" || c === ">") && this.src[this.pos + 1] !== "(") break;
       if ((c === "<" || c === ">") && this.src[this.pos + 1] === "(") {
         this.pos += 2;
+        this.plainParen = true;
         this.nested(")");
         text += UNKNOWN;
       } else if (c === "\\") {
@@ -431,10 +438,11 @@ class Reader {
     const next = this.src[this.pos + 1];
     if (next === "(" && this.src[this.pos + 2] === "(") {
       const end = this.closing(this.pos + 3, "(", ")", 1);
-      if (this.src[end + 1] !== ")") throw new Unreadable("$(( is never closed with ))");
-      this.arithmetic(this.src.slice(this.pos + 3, end));
-      this.pos = end + 2;
-      return UNKNOWN;
+      if (this.src[end + 1] === ")") {
+        this.arithmetic(this.src.slice(this.pos + 3, end));
+        this.pos = end + 2;
+        return UNKNOWN;
+      }
     }
     if (next === "(") {
       this.pos += 2;
