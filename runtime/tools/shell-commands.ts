@@ -56,6 +56,13 @@ const OPERATORS = [";;&", "&>>", "<<-", "<<<", ";;", ";&", "&&", "||", "|&", "&>
 const REDIRECTS = new Set(["<", ">", ">>", ">|", "<>", "&>", "&>>", ">&", "<&", "<<", "<<-", "<<<"]);
 const WRITING = new Set([">", ">>", ">|", "<>", "&>", "&>>", ">&"]);
 const MAX_DEPTH = 12;
+const MAX_NESTING = 100;
+/** A glob's [class], a brace expansion {a,b} or {1..3}, a parameter's name after $: read where they start (sticky). */
+const GLOB_CLASS = /\[[^\s;&|()<>]{0,64}\]/y;
+const BRACE_EXPANSION = /\{[^\s;&|()<>{}]{0,64}?(,|\.\.)[^\s;&|()<>{}]{0,64}\}/y;
+/** More than the two above read: a word that long after [ or { is not read with confidence. */
+const LONG_WORD = /[^\s;&|()<>]{65}/y;
+const PARAMETER = /[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]/y;
 
 interface Word {
   kind: "word";
@@ -72,10 +79,15 @@ type Token = Word | Op | { kind: "eof" } | { kind: "arith"; body: string };
 
 class Unreadable extends Error {}
 
-/** What `command` would run; never throws (what it cannot read is a doubt). */
+let last: { command: string; reading: ShellReading } | null = null;
+
+/** What `command` would run; never throws (what it cannot read is a doubt). The reading is shared: do not change it. */
 export function readCommand(command: string): ShellReading {
+  // Each rule asks about the same command in turn: read it once.
+  if (last?.command === command) return last.reading;
   const out: ShellReading = { commands: [], doubts: [], unsure: [] };
   read(command, out, 0);
+  last = { command, reading: out };
   return out;
 }
 
@@ -85,6 +97,7 @@ function read(source: string, out: ShellReading, depth: number): void {
   try {
     new Reader(source, out, depth).all();
   } catch (e) {
+    if (e instanceof RangeError) return void out.doubts.push("commands nested too deep to follow");
     if (!(e instanceof Unreadable)) throw e;
     out.doubts.push(e.message);
   }
@@ -93,6 +106,8 @@ function read(source: string, out: ShellReading, depth: number): void {
 class Reader {
   private pos = 0;
   private peeked: Token | null = null;
+  /** How many lists deep the reader is (groups, sub-shells, $(…) inside this text). */
+  private level = 0;
   /** Right after <( or >(: bash reads "((" there as two sub-shells, not arithmetic. */
   private plainParen = false;
   private heredocs: Array<{ delimiter: string; strip: boolean; expands: boolean }> = [];
@@ -129,6 +144,15 @@ class Reader {
   }
 
   private command(stop: (t: Token) => boolean): void {
+    if (++this.level > MAX_NESTING) throw new Unreadable("commands nested too deep to follow");
+    try {
+      this.compound(stop);
+    } finally {
+      this.level--;
+    }
+  }
+
+  private compound(stop: (t: Token) => boolean): void {
     const t = this.peek();
     if (t.kind === "arith") {
       this.take();
@@ -299,12 +323,12 @@ class Reader {
     const word = words[0]!;
     const slash = word.lastIndexOf("/");
     const name = word.slice(slash + 1);
-    if (name === "" || name.includes(UNKNOWN)) return void this.out.doubts.push(`the command's name (${visible(word)}) is only known when it runs`);
+    if (name === "" || name.includes(UNKNOWN)) return void this.out.doubts.push(`the command's name (${visible(word).slice(0, 60)}) is only known when it runs`);
     const pathed = slash >= 0 && !SYSTEM_DIRS.has(word.slice(0, slash).replace(/\/+$/, "") || "/");
     this.out.commands.push({ words, name, pathed, writes });
     for (const inner of innerCommands(name, words.slice(1), this.out)) {
       if (typeof inner !== "string") this.run(inner, false, hops + 1);
-      else if (inner.includes(UNKNOWN)) this.out.doubts.push(`${name} runs text that is only known when it runs (${visible(inner)})`);
+      else if (inner.includes(UNKNOWN)) this.out.doubts.push(`${name} runs text that is only known when it runs (${visible(inner).slice(0, 60)})`);
       else read(inner, this.out, this.depth + 1);
     }
   }
@@ -391,12 +415,10 @@ class Reader {
       else if (c === "*" || c === "?") {
         text += UNKNOWN;
         this.pos++;
-      } else if (c === "[" && /^\[[^\s;&|()<>]*\]/.test(this.src.slice(this.pos)) && this.pos > start) {
-        this.pos = this.src.indexOf("]", this.pos) + 1;
+      } else if ((c === "[" && this.sticky(GLOB_CLASS)) || (c === "{" && this.sticky(BRACE_EXPANSION))) {
         text += UNKNOWN;
-      } else if (c === "{" && /^\{[^\s;&|()<>{}]*(,|\.\.)[^\s;&|()<>{}]*\}/.test(this.src.slice(this.pos))) {
-        this.pos = this.src.indexOf("}", this.pos) + 1;
-        text += UNKNOWN;
+      } else if ((c === "[" || c === "{") && ((LONG_WORD.lastIndex = this.pos), LONG_WORD.test(this.src))) {
+        throw new Unreadable(`a glob or brace expansion too long to read (${this.src.slice(this.pos, this.pos + 20)}…)`);
       } else if (c === "~" && this.pos === start) {
         this.pos++;
         while (/[A-Za-z0-9_.+-]/.test(this.src[this.pos] ?? "")) this.pos++;
@@ -408,6 +430,14 @@ class Reader {
     }
     if (this.pos === start) throw new Unreadable(`unexpected ${JSON.stringify(this.src[this.pos])}`);
     return { kind: "word", text, raw: this.src.slice(start, this.pos) };
+  }
+
+  /** Takes what `re` (sticky) matches here, if it does. */
+  private sticky(re: RegExp): boolean {
+    re.lastIndex = this.pos;
+    if (!re.test(this.src)) return false;
+    this.pos = re.lastIndex;
+    return true;
   }
 
   /** "…" (from its opening quote, `skip` characters long): the text, UNKNOWN for each expansion. */
@@ -455,9 +485,8 @@ class Reader {
       this.pos = end + 1;
       return UNKNOWN;
     }
-    const name = /^([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])/.exec(this.src.slice(this.pos + 1));
-    this.pos += 1 + (name ? name[0].length : 0);
-    return name ? UNKNOWN : "$";
+    this.pos++;
+    return this.sticky(PARAMETER) ? UNKNOWN : "$";
   }
 
   /** `…`: the commands inside read (its backslashes first undone), UNKNOWN for the text. */
@@ -485,7 +514,7 @@ class Reader {
         continue;
       }
       const e = this.src[++i] ?? "";
-      const hex = /^(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3})/.exec(this.src.slice(i));
+      const hex = /^(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3})/.exec(this.src.slice(i, i + 9));
       if (simple[e] !== undefined) text += simple[e];
       else if (hex) {
         const digits = hex[0];
@@ -773,16 +802,18 @@ function shellCommand(name: string, args: string[], out: ShellReading): string |
   return null;
 }
 
+/** Interpreters, and the flag that hands one its code inline. */
+const INLINE_FLAGS: Array<[RegExp, RegExp]> = [
+  [/^(node|nodejs|bun|deno)$/, /^(-e|--eval|-p|--print|-pe|eval)$/],
+  [/^(python|pypy)[0-9.]*$/, /^-[a-zA-Z]*c$/],
+  [/^perl[0-9.]*$/, /^-[a-zA-Z]*[eE][a-zA-Z]*$/],
+  [/^(ruby|lua|luajit|osascript)$/, /^-[a-zA-Z]*e$/],
+  [/^php[0-9.]*$/, /^-r$/],
+];
+
 /** The flag that hands an interpreter its code inline, or null. */
 function inlineCode(name: string, args: string[]): string | null {
-  const flags: Array<[RegExp, RegExp]> = [
-    [/^(node|nodejs|bun|deno)$/, /^(-e|--eval|-p|--print|-pe|eval)$/],
-    [/^(python|pypy)[0-9.]*$/, /^-[a-zA-Z]*c$/],
-    [/^perl[0-9.]*$/, /^-[a-zA-Z]*[eE][a-zA-Z]*$/],
-    [/^(ruby|lua|luajit|osascript)$/, /^-[a-zA-Z]*e$/],
-    [/^php[0-9.]*$/, /^-r$/],
-  ];
-  for (const [program, flag] of flags) {
+  for (const [program, flag] of INLINE_FLAGS) {
     if (!program.test(name)) continue;
     const found = args.find((a) => flag.test(a));
     if (found) return found;
