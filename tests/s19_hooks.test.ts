@@ -14,10 +14,10 @@ import { describe, it } from "vitest";
 import { call, say, text, thinking } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario, TurnContext } from "../runtime/scripted/types.ts";
 import { SAMPLE_REPOSITORY, lessonTask } from "../runtime/tasks.ts";
-import { ROOT, blocksIn, driveLoop, loadLesson, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
+import { blocksIn, driveLoop, loadLesson, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 import { scratchCopy, scratchWorkspace } from "../runtime/tools/files.ts";
 import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
-import { inSandboxModes, quietLessonFile } from "./support.ts";
+import { checkFinalAgent, inSandboxModes, quietLessonFile } from "./support.ts";
 
 type Agent = typeof import("../solutions/s19_hooks/agent.ts");
 type HooksModule = typeof import("../solutions/s19_hooks/hooks.ts");
@@ -257,8 +257,7 @@ describe("s19 a broken hook is reported and changes nothing", () => {
 
 describe("s19 the final agent: npm run agent", () => {
   it("npm run agent runs s19's program; --help says how to write a hook; a hook entry that cannot be read is one line and exit 2", async () => {
-    const script = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.agent as string;
-    rule(/^node --import tsx solutions\/s(19_hooks|2[0-2]_[a-z_]+)\/program\.ts$/.test(script), "final-agent", `package.json's agent script is "${script}": npm run agent runs s19's program, or a later lesson's that extends it.`);
+    checkFinalAgent(19, "s19");
     rule(/PreToolUse[\s\S]*Stop[\s\S]*exit 2/.test(program.HOOKS_USAGE), "final-agent", "--help (HOOKS_USAGE) does not say how to write a hook: name the events (PreToolUse … Stop) and that exit 2 blocks.");
     rule(/--permission-mode/.test(program.HOOKS_USAGE), "final-agent", "--help (HOOKS_USAGE) lost s18's --permission-mode: build it on PERMISSIONS_USAGE.");
     const { root } = await workspace({ hooks: { Stop: [{ command: "" }] } });

@@ -5,18 +5,18 @@
  * notification follows the next tool results, marked as the jobs' words, the job's own words
  * quoted; every job is stopped when the run ends, however it ends.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
 import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario, TurnContext } from "../runtime/scripted/types.ts";
 import { SAMPLE_REPOSITORY, lessonTask } from "../runtime/tasks.ts";
-import { ROOT, blocksIn, driveLoop, loadLesson, resultsIn, rule, scripted, textIn, transcriptProblems } from "../runtime/testing.ts";
+import { blocksIn, driveLoop, loadLesson, resultsIn, rule, scripted, textIn, transcriptProblems } from "../runtime/testing.ts";
 import { scratchCopy, scratchWorkspace } from "../runtime/tools/files.ts";
 import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
 import { differentialNet } from "./differential/net.ts";
-import { expectExit, inSandboxModes, quietLessonFile } from "./support.ts";
+import { checkFinalAgent, expectExit, inSandboxModes, quietLessonFile } from "./support.ts";
 import { killProcessesWith } from "../runtime/processes.ts";
 
 type Agent = typeof import("../solutions/s22_background/agent.ts");
@@ -234,8 +234,7 @@ describe("s22 the program: s19's flags, and background jobs", () => {
       ["s21's /rewind", /\/rewind/],
     ].filter(([, re]) => !(re as RegExp).test(usage)).map(([name]) => name);
     rule(lost.length === 0, "final-agent", `--help (BACKGROUND_USAGE) lost ${lost.join(", ")}: build it on s21's CHECKPOINTS_USAGE, which keeps every earlier lesson's.`);
-    const script = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.agent as string;
-    rule(script === "node --import tsx solutions/s22_background/program.ts", "final-agent", `package.json's agent script is "${script}": npm run agent runs the last lesson's program, node --import tsx solutions/s22_background/program.ts.`);
+    checkFinalAgent(22, "s22");
   });
 
   it("the default task on the sample repository with --yes: exit 0, no job left", async () => {

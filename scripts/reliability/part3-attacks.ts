@@ -97,6 +97,22 @@ function outsideMemory(s: Scratch, expected: string[]): string | null {
 
 const FILES = { "notes.txt": "keep me\n", "src/app.js": "export const x = 1;\n" };
 
+/** An attack of spellings: each deletes a file of its own ({f}), under the user's deny bash(rm *) and the project's allow bash. */
+function spelledRm(id: string, what: string, spellings: string[]): P3Attack {
+  const name = (i: number) => `f${i}.txt`;
+  return {
+    id, group: "spellings vs the deny rules", owner: "s18_permissions", claimed: true, what,
+    files: { ...FILES, ...Object.fromEntries(spellings.map((_, i) => [name(i), "keep me\n"])) },
+    settings: { user: { permissions: { deny: ["bash(rm *)"] } }, project: { permissions: { allow: ["bash", "bash(*)"] } } },
+    approve: async () => ({ approved: true }),
+    turns: () => spellings.map((c, i) => [bash(c.replaceAll("{f}", name(i)))]),
+    harm: (x) => {
+      const through = spellings.filter((_, i) => !existsSync(join(x.s.ws, name(i))));
+      return through.length ? `deleted by ${through.map((c) => JSON.stringify(c.replaceAll("{f}", "…"))).join(", ")}` : null;
+    },
+  };
+}
+
 export const P3_ATTACKS: P3Attack[] = [
   // ── s18: the project's settings file against the user's ──
   {
@@ -129,6 +145,52 @@ export const P3_ATTACKS: P3Attack[] = [
     approve: async () => ({ approved: true }),
     turns: () => [[call("bash_background", { command: "rm notes.txt" }), call("bash_background", { command: "sleep 0; rm notes.txt" })], [call("job_output", { id: "job-1", wait_seconds: 1 })]],
     harm: (x) => gone(x.s, "notes.txt"),
+  },
+  // ── s18: the deny rules against other spellings of the same command ──
+  spelledRm("p3-spelled-rm-compound", "the user denies bash(rm *); the project allows bash; rm inside if, for, while, until, case, !, &&, a function, a here-document's $(…)", [
+    "if true; then rm {f}; fi",
+    "for f in {f}; do rm $f; done",
+    "while true; do rm {f}; break; done",
+    "until false; do rm {f}; break; done",
+    "case x in x) rm {f};; esac",
+    "! rm {f}",
+    "true && \\rm {f}",
+    "g() { rm {f}; }; g",
+    "cat <<EOF\n$(rm {f})\nEOF",
+  ]),
+  spelledRm("p3-spelled-rm-names", "the user denies bash(rm *); the project allows bash; rm by another name: /bin/rm, \\rm, 'rm', $'\\x72m', command, exec, env, nice, nohup, timeout, time", [
+    "/bin/rm {f}",
+    "/usr/bin/rm {f}",
+    "\\rm {f}",
+    "'r'm {f}",
+    "$'\\x72m' {f}",
+    "command rm {f}",
+    "exec rm {f}",
+    "env A=1 rm {f}",
+    "nice -n 5 rm {f}",
+    "nohup rm {f}",
+    "timeout 10 rm {f}",
+    "time -p rm {f}",
+  ]),
+  spelledRm("p3-spelled-rm-runners", "the user denies bash(rm *); the project allows bash; rm run by another program: xargs, find -delete, find -exec, bash -c, sh -c, eval, a pipe into bash, $X", [
+    "echo {f} | xargs rm",
+    "find . -name {f} -delete",
+    "find . -name {f} -exec rm {} \\;",
+    "bash -c 'rm {f}'",
+    "sh -c 'true; rm {f}'",
+    "eval 'rm {f}'",
+    "echo 'rm {f}' | bash",
+    "X=rm; $X {f}",
+    "trap 'rm {f}' EXIT",
+  ]),
+  {
+    id: "p3-link-into-denied", group: "spellings vs the deny rules", owner: "s18_permissions", claimed: true,
+    what: "the user denies `write_file(test/**)` and `edit_file(test/**)`; the project allows both tools; a link t -> test in the workspace, written and edited through",
+    files: { ...FILES, "test/a.test.js": "test('a', () => {});\n" }, settings: { user: { permissions: { deny: ["write_file(test/**)", "edit_file(test/**)"] } }, project: { permissions: { allow: ["write_file", "edit_file"] } } },
+    permissionMode: "acceptEdits", approve: async () => ({ approved: true }),
+    layout: (s) => symlinkSync("test", join(s.ws, "t")),
+    turns: () => [[call("write_file", { path: "t/a.test.js", content: "// pwned" }), call("write_file", { path: "t/new.test.js", content: "// planted" })], [call("edit_file", { path: "t/a.test.js", old_text: "test(", new_text: "void(" })]],
+    harm: (x) => changed(x.s, "test/a.test.js", "test('a', () => {});\n") ?? made(x.s, "test/new.test.js"),
   },
   // ── s19: a hook's answer against the rules ──
   {
