@@ -230,7 +230,7 @@ describe("s22 nothing a job started outlives the run, even what it detached", ()
       const left = [...jobs.jobs.values()].filter((j) => j.running).length;
       const alive = inspected ?? -1;
       killProcessesWith(token, { anywhere: true });
-      rule(alive === 0, "job-cleanup", () => `sandbox ${sandbox}: job-1 ended (${left} job(s) still running) after detaching "sleep 60" with setsid; ${alive} such process(es) were alive after the run: stopAll must call killAll for ended jobs too (without a sandbox, it finds what they left by the run's marker).`);
+      rule(alive === 0, "job-cleanup", () => `sandbox ${sandbox}: job-1 ended (${left} job(s) still running) after detaching "sleep 60" with setsid; ${alive} such process(es) were alive when the run returned: in runAgent's finally call jobs.stopAll(), which kills what ENDED jobs left too (stopping each job still running is not enough), and keep stopAll's killAll for every job (without a sandbox, it finds what they left by the run's marker).`);
     });
   });
 });
