@@ -40,7 +40,7 @@ describe("a long type error, as a learner reads it", () => {
       cpSync(join(ROOT, "solutions", "s20_memory"), mine, { recursive: true });
       const context = join(mine, "context.ts");
       const text = readFileSync(context, "utf8");
-      const rebuilt = text.replace(/return messages\.map\(\(m\) => \{[\s\S]*?\n  \}\);\n/, "return messages.map((m) => (typeof m.content === \"string\" ? m : { role: m.role, content: m.content.map((b) => b) }));\n");
+      const rebuilt = text.replace(/return messages\.map\(\(m\) => \{[\s\S]*?\n {2}\}\);\n/, "return messages.map((m) => (typeof m.content === \"string\" ? m : { role: m.role, content: m.content.map((b) => b) }));\n");
       expect(rebuilt, "the test's edit applies to s20's clearOldResults").not.toBe(text);
       writeFileSync(context, rebuilt);
       process.env.COURSE_TYPECHECK_CACHE = "0";
