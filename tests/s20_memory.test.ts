@@ -123,7 +123,9 @@ describe("s20 instruction files: found, layered, capped", () => {
       { path: "/nearest/AGENTS.md", text: "m".repeat(70) },
     ];
     const layers = instructions.layerInstructions(files, 60, 100);
-    const shown = layers.map((l) => l.text.replace(/\n… \[cut:[^\]]*\]$/, "").length);
+    // What each layer keeps of its file: the file's own letter counted outside the "[cut: …]" note, so any
+    // separator before the note (a newline, "\n… ", a blank line) and any place for it are accepted.
+    const shown = layers.map((l, i) => [...l.text.replace(/\[cut:[^\]]*\]/g, "")].filter((ch) => ch === files[i]!.text[0]).length);
     rule(layers.length === 3 && layers.map((l) => l.path).join() === files.map((f) => f.path).join(), "memory-order", () => `layerInstructions should keep one layer per file in the same order; got ${JSON.stringify(layers.map((l) => l.path))}.`);
     rule(JSON.stringify(shown) === JSON.stringify([0, 40, 60]), "memory-cap", () => `with a cap of 60 per file and 100 in all, files of 100, 50 and 70 characters (the last the nearest) should keep 0, 40 and 60; they keep ${JSON.stringify(shown)}: go from the last file back, keep min(length, maxFile, room left).`);
     const nearest = layers[2]!;
@@ -269,6 +271,21 @@ describe("s20 context editing: old results leave the request, every pair intact"
     const { root, scenario } = reading();
     const { requests } = await runIn(root, scenario, { contextEditing: false });
     rule(requests.every((r) => !resultBlocks(r).some(isPlaceholder)), "context-keep", "with contextEditing false no result is ever cleared.");
+  });
+});
+
+describe("s20 context editing with keep = 0", () => {
+  const result = (id: string, size: number): Block => ({ type: "tool_result", tool_use_id: id, content: "x".repeat(size) });
+  const use = (...ids: string[]): Anthropic.MessageParam => ({ role: "assistant", content: ids.map((id) => ({ type: "tool_use" as const, id, name: "read_file", input: {} })) });
+
+  it("keep 0: past the budget every result shown goes as a placeholder, the newest too; under it, none", () => {
+    const messages: Anthropic.MessageParam[] = [{ role: "user", content: "go" }, use("t1"), { role: "user", content: [result("t1", 600)] }, use("t2", "t3"), { role: "user", content: [result("t2", 300), result("t3", 200)] }];
+    const sent = (ms: Anthropic.MessageParam[]) => ms.flatMap((m) => (m.role === "user" ? (blocksIn(m.content) as unknown as Block[]).filter((b) => b.type === "tool_result").map((b) => `${b.tool_use_id}: ${isPlaceholder(b) ? "placeholder" : "in full"}`) : []));
+    const cleared = new Map<string, number>();
+    const over = sent(context.clearOldResults(messages, cleared, { budget: 1000, keep: 0 }));
+    rule(JSON.stringify(over) === JSON.stringify(["t1: placeholder", "t2: placeholder", "t3: placeholder"]) && cleared.size === 3, "context-keep", () => `three results (600, 300 and 200 characters) are past a budget of 1000 and policy.keep is 0: every one should go as a placeholder, the newest too; it sends ${JSON.stringify(over)} (${cleared.size} in cleared). Clear all but the newest keep, and with keep 0 that is all of them: shown.slice(0, -keep) is empty when keep is 0, and keep || 1 keeps one.`);
+    const under = sent(context.clearOldResults(messages, new Map(), { budget: 1100, keep: 0 }));
+    rule(under.every((x) => x.endsWith("in full")), "context-keep", () => `the same results (1100 characters) with a budget of 1100 are not past it: nothing should be cleared, even with keep 0; it sends ${JSON.stringify(under)}.`);
   });
 });
 

@@ -210,6 +210,42 @@ describe("s21 the program", () => {
   });
 });
 
+describe("s21 recording: a new file written twice, one file by several spellings, a command that fails", () => {
+  it("a new file written twice in one turn: the rewind removes it (its state at the checkpoint is no file), it does not bring back the first write", async () => {
+    const c = await conversation(script({ twice: [[write("fresh.txt", "first\n")], [write("fresh.txt", "second\n")]] }));
+    await c.ask("twice");
+    rule(c.read("fresh.txt") === "second\n", "checkpoint-record", () => `the turn wrote fresh.txt twice ("first", then "second"); it reads ${JSON.stringify(c.read("fresh.txt"))}: pass every call on to this.inner.dispatch.`);
+    const r = lesson.rewind(c.id(), 1, "code");
+    rule(c.read("fresh.txt") === "(no file)", "checkpoint-record", () => `fresh.txt did not exist at the checkpoint; written "first" then "second" in the turn, after the rewind it reads ${JSON.stringify(c.read("fresh.txt"))}: its state at the checkpoint is null (no file), kept at the first write; the second write must not replace it. Ask checkpoint.files.has(path): a null state is falsy, so a test of the value itself (get(path) or ??) takes null for "not kept yet".`);
+    rule(JSON.stringify(r.restored) === JSON.stringify(["fresh.txt"]), "checkpoint-restore", () => `the rewind should name fresh.txt once as put back; it names ${JSON.stringify(r.restored)}.`);
+  });
+
+  it("one file by four spellings (a.txt, ./a.txt, sub/../a.txt, its absolute path): one entry, the state before the first write", async () => {
+    const files = { "a.txt": "A0\n", "sub/keep.txt": "k\n" };
+    const root = { path: "" };
+    const scenario = script({ spell: [[write("./a.txt", "A1\n")], [write("a.txt", "A2\n")], [write("sub/../a.txt", "A3\n")], [call("write_file", { path: "(absolute)", content: "A4\n" })]] });
+    // The absolute spelling names the scratch workspace, known only once it exists: the scenario's call is rewritten then.
+    const spelled: Scenario = { ...scenario, reply: (ctx) => JSON.parse(JSON.stringify(scenario.reply(ctx)).replace("(absolute)", join(root.path, "a.txt"))) as Reply };
+    const c = await conversation(spelled, files);
+    root.path = c.root;
+    await c.ask("spell");
+    rule(c.read("a.txt") === "A4\n", "checkpoint-record", () => `the four writes should all reach a.txt, the last "A4"; it reads ${JSON.stringify(c.read("a.txt"))}.`);
+    const kept = [...(lesson.timelineOf(c.id())?.checkpoints[0]?.files.keys() ?? [])];
+    rule(JSON.stringify(kept) === JSON.stringify(["a.txt"]), "checkpoint-record", () => `a.txt was written as "./a.txt", "a.txt", "sub/../a.txt" and by its absolute path: one file, so checkpoint.files should hold one entry, "a.txt"; it holds ${JSON.stringify(kept)}. Key the map by workspacePath(this.root, input.path), the path relative to the workspace, never by the words of the call.`);
+    lesson.rewind(c.id(), 1, "code");
+    rule(c.read("a.txt") === "A0\n", "checkpoint-record", () => `after the rewind a.txt reads ${JSON.stringify(c.read("a.txt"))}, not "A0" (its state at the checkpoint): every spelling of a path is one file, kept once, before its first write.`);
+  });
+
+  it("a bash command that fails (non-zero exit) is noted like any other: what it changed before failing is not restored, and the user is told", async () => {
+    const c = await conversation(script({ broken: [[write("a.txt", "A1\n"), call("bash", { command: "echo half > half.txt; exit 3" })]] }));
+    await c.ask("broken");
+    rule(existsSync(join(c.root, "half.txt")), "checkpoint-untracked", "the command \"echo half > half.txt; exit 3\" should have run (and written half.txt) before it failed: pass the call on to this.inner.dispatch.");
+    rule(c.notes.length === 1 && /exit 3/.test(c.notes[0]!), "checkpoint-untracked", () => `the command failed (exit code 3) after writing half.txt: a failed command changes files too, so the user should be told it is not recorded; told ${JSON.stringify(c.notes)}. Note every bash call, before it runs, whatever its result.`);
+    const r = lesson.rewind(c.id(), 1);
+    rule(r.commands.some((x) => /exit 3/.test(x)) && r.differ.includes("half.txt") && c.read("a.txt") === "A0\n", "checkpoint-untracked", () => `the rewind should put a.txt back, name the failed command and list half.txt as still differing: ${JSON.stringify(r)}, a.txt reads ${JSON.stringify(c.read("a.txt"))}.`);
+  });
+});
+
 // The net under the rules: this lesson's loop beside the reference, on its own task and on
 // generated model answers (tests/differential/net.ts).
 import { differentialNet } from "./differential/net.ts";

@@ -17,7 +17,7 @@ import { scratchCopy, scratchWorkspace } from "../runtime/tools/files.ts";
 import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
 import { differentialNet } from "./differential/net.ts";
 import { checkFinalAgent, expectExit, inSandboxModes, quietLessonFile } from "./support.ts";
-import { killProcessesWith } from "../runtime/processes.ts";
+import { killProcessesWith, processesWith, until } from "../runtime/processes.ts";
 
 type Agent = typeof import("../solutions/s22_background/agent.ts");
 type JobsModule = typeof import("../solutions/s22_background/jobs.ts");
@@ -42,7 +42,12 @@ const output = (id = "job-1", wait_seconds?: number) => call("job_output", { id,
 /** Every job the run left has been told to stop (the run's end called stopAll): read at once, when the run returns. */
 const allStopped = (jobs: Table) => [...jobs.jobs.values()].every((j) => !j.running || j.stopped);
 
-async function runWith(scenario: Scenario, opts: Partial<Options> = {}, files: Record<string, string> = { "notes.txt": "keep me\n" }) {
+/**
+ * One run of the learner's loop with its own job table. `inspect` looks at what the run left (the
+ * processes a job started) BEFORE this helper's own cleanup stops every job, so what it sees is
+ * what the learner's loop did.
+ */
+async function runWith<T = undefined>(scenario: Scenario, opts: Partial<Options> = {}, files: Record<string, string> = { "notes.txt": "keep me\n" }, inspect?: (jobs: Table) => Promise<T>) {
   const root = keep(await scratchWorkspace(files));
   const jobs = new jobsModule.JobTable(root, opts.jobLimits);
   const llm = scripted({ scenario });
@@ -50,7 +55,9 @@ async function runWith(scenario: Scenario, opts: Partial<Options> = {}, files: R
   try {
     const outcome = await driveLoop(llm, history, () => lesson.runAgent(llm, history, { root, userConfigDir: root, approve: yes, hooks: [], jobs, ...opts }), { timeoutMs: 60_000 });
     const results = history.flatMap((m) => (m.role === "user" ? resultsIn(m) : []));
-    return { root, history, outcome, results, jobs, llm, stopped: allStopped(jobs) };
+    const stopped = allStopped(jobs);
+    const inspected = inspect ? await inspect(jobs) : undefined;
+    return { root, history, outcome, results, jobs, llm, stopped, inspected };
   } finally {
     jobs.stopAll();
   }
@@ -214,11 +221,16 @@ describe("s22 nothing a job started outlives the run, even what it detached", ()
   it("a job that detaches a process (setsid, its output elsewhere) and ends: the run's end kills that process, with the sandbox and without", async () => {
     await inSandboxModes(async (sandbox) => {
       const token = `s22-detached-${process.pid}-${Date.now()}-${sandbox}`;
-      const { jobs } = await runWith(making([start(`(setsid sh -c 'sleep 60; : ${token}' >/dev/null 2>&1 &); echo detached`)], [output("job-1", 5)]));
+      // Read before runWith's own cleanup stops every job: what is alive then is what the loop left.
+      // A killed process takes a moment to leave /proc: wait for it (bounded), never a fixed delay.
+      const { jobs, inspected } = await runWith(making([start(`(setsid sh -c 'sleep 60; : ${token}' >/dev/null 2>&1 &); echo detached`)], [output("job-1", 5)]), {}, undefined, async () => {
+        await until(() => processesWith(token, { anywhere: true }).length === 0, 5_000);
+        return processesWith(token, { anywhere: true }).length;
+      });
       const left = [...jobs.jobs.values()].filter((j) => j.running).length;
-      await new Promise((r) => setTimeout(r, 300));
-      const alive = killProcessesWith(token, { anywhere: true });
-      rule(alive === 0, "job-cleanup", () => `sandbox ${sandbox}: job-1 ended (${left} job(s) still running) after detaching "sleep 60" with setsid; ${alive} such process(es) were alive after the run: stopAll must call killAll for ended jobs too (without a sandbox, it finds what they left by the run's marker).`);
+      const alive = inspected ?? -1;
+      killProcessesWith(token, { anywhere: true });
+      rule(alive === 0, "job-cleanup", () => `sandbox ${sandbox}: job-1 ended (${left} job(s) still running) after detaching "sleep 60" with setsid; ${alive} such process(es) were alive when the run returned: in runAgent's finally call jobs.stopAll(), which kills what ENDED jobs left too (stopping each job still running is not enough), and keep stopAll's killAll for every job (without a sandbox, it finds what they left by the run's marker).`);
     });
   });
 });
@@ -243,6 +255,53 @@ describe("s22 the program: s19's flags, and background jobs", () => {
     const { history } = result;
     expectExit(result, 0, "the default task with --yes");
     expect(notes(history).map((n) => n.text).join("\n"), "[job-notify] the program's run tells the model the tests ended").toMatch(/job-1[\s\S]*ended/);
+  });
+});
+
+/**
+ * A pipe delivers what a job prints in chunks of any size: several lines in one, one line across
+ * several. These tests hand record() the chunks themselves (the job, "sleep 30", prints nothing),
+ * so each shape is seen on every machine, not only when the timing happens to make it.
+ */
+async function chunked<T>(waitFor: string | undefined, limits: Partial<import("../solutions/s22_background/jobs.ts").JobLimits>, work: (jobs: Table, job: InstanceType<JobsModule["Job"]>) => Promise<T> | T): Promise<T> {
+  const root = keep(await scratchWorkspace({ "notes.txt": "x\n" }));
+  const jobs = new jobsModule.JobTable(root, limits);
+  try {
+    return await work(jobs, jobs.start("sleep 30", waitFor));
+  } finally {
+    jobs.stopAll();
+  }
+}
+
+describe("s22 output in chunks: several lines in one, a line across several, the cap across several", () => {
+  it("several lines in one chunk: each line is matched on its own, the first match told once", async () => {
+    const told = await chunked("^ready on \\d+$", {}, (jobs, job) => {
+      jobs.record(job, "booting\nready on 3000\nready on 3001\nstill here\n");
+      jobs.record(job, "ready on 3002\n");
+      return jobs.take().join("\n");
+    });
+    const matches = told.split("\n").filter((l) => /printed a line matching/.test(l));
+    rule(matches.length === 1 && /"ready on 3000"/.test(matches[0]!), "job-notify", () => `one chunk brought four lines, "booting", "ready on 3000", "ready on 3001", "still here"; wait_for "^ready on \\d+$" matches a line, not the chunk: the model should be told once, of "ready on 3000"; it was told ${JSON.stringify(told)}. Split the chunk on "\\n", test each line, and push one notice for the first that matches (job.matched).`);
+  });
+
+  it("a line across three chunks is matched whole, and only once it ends", async () => {
+    const seen = await chunked("^listening on 3000$", {}, (jobs, job) => {
+      jobs.record(job, "starting\nlisten");
+      const early = jobs.take().join("\n");
+      jobs.record(job, "ing on 30");
+      jobs.record(job, "00\nnext line\n");
+      return { early, told: jobs.take().join("\n") };
+    });
+    rule(!/printed a line matching/.test(seen.early) && /printed a line matching[^\n]*"listening on 3000"/.test(seen.told), "job-notify", () => `the job printed "starting\\nlisten", then "ing on 30", then "00\\nnext line\\n": one line "listening on 3000", which matches wait_for "^listening on 3000$"; the model was told ${JSON.stringify(seen.told)} (and ${JSON.stringify(seen.early)} after the first chunk). Keep the unfinished piece in job.partial, REPLACE it each time (job.partial = the last piece), and test job.partial + text split on "\\n".`);
+  });
+
+  it("the cap holds across chunks: the newest characters kept, every dropped one counted", async () => {
+    const read = await chunked(undefined, { outputCap: 10 }, async (jobs, job) => {
+      for (const chunk of ["one-1234\n", "two-1234\n", "three-12\n"]) jobs.record(job, chunk);
+      return { unread: job.unread, dropped: job.dropped, output: await jobs.output(job.id) };
+    });
+    rule(read.unread === "\nthree-12\n", "job-output", () => `three chunks of 9 characters with outputCap 10: job.unread should be the newest 10 characters of all of them ("\\nthree-12\\n"); it is ${JSON.stringify(read.unread)}. Append the chunk to job.unread first, then cut job.unread (not the chunk) to the cap, keeping its end.`);
+    rule(read.dropped === 17 && /\b17\b[^\n]*dropped/.test(read.output), "job-output", () => `27 characters arrived with outputCap 10: 17 were dropped, over two chunks; job.dropped is ${read.dropped} and job_output said ${JSON.stringify(read.output)}. Add each cut to job.dropped (+=), never set it.`);
   });
 });
 

@@ -14,7 +14,7 @@ import { describe, it } from "vitest";
 import { EVAL_SUITE, lessonTask } from "../runtime/tasks.ts";
 import { assertProperty, loadLesson, resultsIn, rule, scripted, textIn, transcriptProblems } from "../runtime/testing.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
-import { quietLessonFile } from "./support.ts";
+import { inSandboxModes, quietLessonFile } from "./support.ts";
 
 type Agent = typeof import("../solutions/s23_evals/agent.ts");
 type Grade = typeof import("../solutions/s23_evals/grade.ts");
@@ -231,6 +231,69 @@ describe("s23 comparing two agents: the tasks that flip first", () => {
         const both = c.unmatched.filter((task) => ra.some(([t]) => t === task) === rb.some(([t]) => t === task));
         rule(both.length === 0, "eval-compare", () => `unmatched holds ${JSON.stringify(both)}, which A and B both ran or neither did (${said}): unmatched is only the tasks one of the two ran.`);
         rule(close(c.pass_rate, b.pass_rate - a.pass_rate) && close(c.pass_at_k, b.pass_at_k - a.pass_at_k) && close(c.pass_hat_k, b.pass_hat_k - a.pass_hat_k), "eval-compare", () => `the totals are ${JSON.stringify([c.pass_rate, c.pass_at_k, c.pass_hat_k])}, not B's minus A's (${b.pass_rate - a.pass_rate}, ${b.pass_at_k - a.pass_at_k}, ${b.pass_hat_k - a.pass_hat_k}).`);
+      }),
+      {},
+      "eval-compare",
+    );
+  });
+});
+
+describe("s23 grading one run: an error without words, a check killed by a signal", () => {
+  it("a run that threw an error with no message (new Error()) is an error all the same, never a pass", async () => {
+    const root = keep(await scratchWorkspace(REPO("a + b")));
+    const g = await grade.gradeRun("t", CHECK, root, grade.fingerprint(root, CHECK.unchanged), { answer: "", error: "" });
+    rule(g.outcome === "error", "eval-outcome", () => `the run threw an Error with no message (end.error is "", an empty string) and its workspace would pass; it was graded ${shown(g)}: a run broke when end.error is set at all (end.error !== undefined), whatever its words. An empty string is falsy: never test it with if (end.error).`);
+    rule(g.reasons.length > 0, "eval-outcome", () => `the run broke, but the grade gives no reason: ${shown(g)}. Say that the run did not finish, even when the error has no words.`);
+  });
+
+  it("a check command killed by a signal (no exit code without a sandbox, 128 + the signal in one) fails, naming the command", async () => {
+    await inSandboxModes(async (sandbox) => {
+      const check = { command: "kill -9 $$" };
+      const g = await graded(REPO("a + b"), "", undefined, check);
+      rule(g.outcome === "fail" && g.reasons.some((r) => r.includes("kill -9")), "eval-final-state", () => `sandbox ${sandbox}: the check "kill -9 $$" was killed by SIGKILL: it did not exit 0 (its exit code is null without a sandbox, 137 in one), so the run fails with a reason naming it; it was graded ${shown(g)}. Pass only on exitCode === 0: null is not 0, and (exitCode ?? 0) or Number(exitCode) make it one.`);
+    });
+  });
+});
+
+describe("s23 comparing two agents with k > 1: flips by the pass rate, not by pass@k", () => {
+  /** Figures as score() gives them for k, each estimator counted from the draws (not the learner's passAtK). */
+  const scoresAt = (agent: string, k: number, rows: Array<[string, number, number]>): Scores => {
+    const tasks = rows.map(([task, passed, n]) => {
+      const d = countDraws(n, passed, k);
+      return { task, runs: n, passed, errors: 0, pass_at_k: d.any / d.draws, pass_hat_k: d.all / d.draws };
+    });
+    const runs = rows.reduce((a, [, , n]) => a + n, 0);
+    const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+    return { agent, k, runs, pass_rate: rows.reduce((a, [, c]) => a + c, 0) / Math.max(1, runs), pass_at_k: mean(tasks.map((t) => t.pass_at_k)), pass_hat_k: mean(tasks.map((t) => t.pass_hat_k)), tasks };
+  };
+
+  it("with k = 2 a task that goes from 2 of 3 runs to 3 of 3 (pass@2 is 1 both times) is better, with its pass rates", () => {
+    const a = scoresAt("A", 2, [["steady", 2, 3], ["rare", 0, 3], ["same", 1, 3]]);
+    const b = scoresAt("B", 2, [["steady", 3, 3], ["rare", 1, 3], ["same", 1, 3]]);
+    const c = stats.compare(a, b);
+    const named = (f: { task: string; before: number; after: number }) => `${f.task} ${f.before.toFixed(3)}→${f.after.toFixed(3)}`;
+    const said = JSON.stringify({ better: c.better.map(named), worse: c.worse.map(named) });
+    rule(c.better.length === 2 && c.worse.length === 0 && c.better.some((f) => f.task === "steady") && c.better.some((f) => f.task === "rare"), "eval-compare", () => `with k = 2, "steady" passes 2 of 3 runs with A and 3 of 3 with B (pass@2 is 1 for both), "rare" 0 of 3, then 1 of 3 (pass^2 is 0 for both): both are better; the comparison says ${said}. A task flips by its pass rate, passed / runs, not by pass@k or pass^k (equal to the rate only when k = 1).`);
+    const steady = c.better.find((f) => f.task === "steady");
+    rule(!steady || (close(steady.before, 2 / 3) && close(steady.after, 1)), "eval-compare", () => `"steady"'s flip is ${JSON.stringify(steady)}: before and after are the pass rates (2/3 and 1), not pass@2.`);
+    rule(close(c.pass_at_k, b.pass_at_k - a.pass_at_k) && close(c.pass_hat_k, b.pass_hat_k - a.pass_hat_k) && close(c.pass_rate, b.pass_rate - a.pass_rate), "eval-compare", () => `the totals are ${JSON.stringify([c.pass_rate, c.pass_at_k, c.pass_hat_k])}, not B's minus A's (${b.pass_rate - a.pass_rate}, ${b.pass_at_k - a.pass_at_k}, ${b.pass_hat_k - a.pass_hat_k}).`);
+  });
+
+  it("property: for k from 2 to 4, every task whose pass rate differs flips, with both rates", () => {
+    const rows = (k: number) =>
+      fc.uniqueArray(fc.tuple(fc.constantFrom("t1", "t2", "t3"), fc.integer({ min: k, max: 6 }).chain((n) => fc.tuple(fc.integer({ min: 0, max: n }), fc.constant(n)))), { selector: ([t]) => t, minLength: 1, maxLength: 3 }).map((xs) => xs.map(([t, [c, n]]) => [t, c, n] as [string, number, number]));
+    assertProperty(
+      fc.property(fc.integer({ min: 2, max: 4 }).chain((k) => fc.tuple(fc.constant(k), rows(k), rows(k))), ([k, ra, rb]) => {
+        const c = stats.compare(scoresAt("A", k, ra), scoresAt("B", k, rb));
+        for (const [task, ca, na] of ra) {
+          const other = rb.find(([t]) => t === task);
+          if (!other) continue;
+          const [x, y] = [ca / na, other[1] / other[2]];
+          const f = c.better.find((t) => t.task === task) ?? c.worse.find((t) => t.task === task);
+          const want = y > x ? "better" : y < x ? "worse" : "neither";
+          const got = c.better.some((t) => t.task === task) ? "better" : c.worse.some((t) => t.task === task) ? "worse" : "neither";
+          rule(want === got && (!f || (close(f.before, x) && close(f.after, y))), "eval-compare", () => `k = ${k}: ${task} passes ${ca}/${na} with A and ${other[1]}/${other[2]} with B: it belongs in ${want} with the rates ${x} and ${y}; the comparison puts it in ${got} (${JSON.stringify(f)}). Compare passed / runs, whatever k is.`);
+        }
       }),
       {},
       "eval-compare",

@@ -43,14 +43,18 @@ export const sizeOf = (r: Result) => (typeof r.content === "string" ? r.content.
  * result is sent as a placeholder in its own block. Returns copies; `messages` is not changed.
  */
 export function clearOldResults(messages: readonly Anthropic.MessageParam[], cleared: Map<string, number>, policy: ClearPolicy): Anthropic.MessageParam[] {
-  // TODO: decide. The tool_result blocks of the user messages, oldest first; those not in `cleared` are shown
-  //       in full. When their sizes (sizeOf) add up past policy.budget, every shown one but the newest
-  //       policy.keep joins `cleared` (cleared.set(r.tool_use_id, sizeOf(r))). A cleared one stays cleared.
-  // TODO: send. Return the messages as the request sends them: a cleared block keeps its type, tool_use_id and
-  //       is_error, only its content becomes placeholder(size) ({ ...b, content: … }). Build new messages and
-  //       blocks: `messages` (the history) must not change.
-  void [isResult, sizeOf, placeholder, messages, cleared]; // (delete this line when you use them)
-  return todo(`s20 clearOldResults: old tool results past ${policy.budget} characters, the newest ${policy.keep} kept`);
+  // TODO: decide which results leave the request. The tool_result blocks of the user messages, oldest first;
+  //       those not in `cleared` are shown in full. When their sizes (sizeOf) add up to MORE than policy.budget,
+  //       every shown one but the newest policy.keep joins `cleared` (cleared.set(r.tool_use_id, sizeOf(r))):
+  //       keep 0 clears them all, the newest too. A cleared one stays cleared (the cache prefix moves rarely).
+  todo(`s20 clearOldResults: old tool results past ${policy.budget} characters, the newest ${policy.keep} kept`);
+  // Given: the request's copy. A cleared block keeps its type, tool_use_id and is_error; only its content
+  // becomes the placeholder. New messages and blocks: `messages` (the history) does not change.
+  return messages.map((m) => {
+    if (m.role !== "user" || typeof m.content === "string" || !m.content.some((b) => isResult(b) && cleared.has(b.tool_use_id))) return m;
+    // The block stays, with its id and is_error: only its content is replaced.
+    return { ...m, content: m.content.map((b) => (isResult(b) && cleared.has(b.tool_use_id) ? { ...b, content: placeholder(cleared.get(b.tool_use_id)!) } : b)) };
+  });
 }
 // #endregion clear
 

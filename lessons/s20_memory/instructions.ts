@@ -64,14 +64,13 @@ export function repositoryRoot(workspace: string): string | null {
  * CLAUDE.md in each). Only regular files count.
  */
 export function findInstructions(workspace: string, userDir: string): string[] {
-  // TODO: the folders, in layer order: resolve(userDir) first; then from the repository root
-  //       (repositoryRoot(workspace), or resolve(workspace) when it is in none) down to the workspace.
-  //       Walk up from resolve(workspace) with dirname, putting each folder in FRONT (the nearest ends last),
-  //       and stop at that top folder: a folder above the repository is not this project's.
-  // TODO: in each folder, the names of INSTRUCTION_FILES (AGENTS.md, then CLAUDE.md) that are regular
-  //       files (isFile: a link is not followed), as absolute paths: join(folder, name).
-  void [isFile, dirname, join, INSTRUCTION_FILES]; // (delete this line when you use them)
-  return todo(`s20 findInstructions: the instruction files for ${workspace}, the user's (${userDir}) first, the nearest last`);
+  // TODO: the folders from the repository root down to the workspace: the top folder is
+  //       repositoryRoot(workspace), or resolve(workspace) when it is in none. Walk up from resolve(workspace)
+  //       with dirname, putting each folder in FRONT (the nearest ends last), and stop at that top folder
+  //       (or at the filesystem's root): a folder above the repository is not this project's.
+  const folders: string[] = todo(`s20 findInstructions: the folders from the repository root down to ${workspace}`);
+  // Given: the user's folder first, then those folders; in each, AGENTS.md then CLAUDE.md, regular files only.
+  return [resolve(userDir), ...folders].flatMap((dir) => INSTRUCTION_FILES.map((name) => join(dir, name)).filter(isFile));
 }
 // #endregion discover
 
@@ -83,8 +82,11 @@ export function findInstructions(workspace: string, userDir: string): string[] {
 export function layerInstructions(files: readonly { path: string; text: string }[], maxFile = MAX_FILE_CHARS, maxTotal = MAX_TOTAL_CHARS): Layer[] {
   // TODO: one Layer per file, in the same order ({ path, text, size: text.length, cut }).
   //       Go from the LAST file back (the nearest gets its room first): keep = min(text.length, maxFile, room
-  //       left of maxTotal). A file cut (keep < its length) keeps its first `keep` characters and ends with a
-  //       note the model reads: `[cut: ${path} has ${text.length} characters; only the first ${keep} are here (…why…)]`.
+  //       left of maxTotal). A file under both caps goes in whole (cut: false, no note). A file cut (keep < its
+  //       length) keeps its first `keep` characters, then (after a newline, or any separator) this note:
+  //         [cut: ${path} has ${text.length} characters; only the first ${keep} are here (${why})]
+  //       where `why` names the cap that cut it, by its number: `one file is capped at ${maxFile} characters`,
+  //       or, when the room left was smaller than both, `the instruction files together are capped at ${maxTotal} characters`.
   return todo(`s20 layerInstructions: ${files.length} file(s), each cut at ${maxFile} characters and all at ${maxTotal}`);
 }
 // #endregion layer

@@ -132,10 +132,13 @@ export class CheckpointedTools extends SafeToolRegistry {
     const checkpoint = this.current();
     const input = call.input as { path?: unknown; command?: unknown };
     // TODO: a write_file or edit_file call (FILE_TOOLS) while there is a checkpoint: the path it names,
-    //       workspacePath(this.root, input.path) (null: outside the workspace, nothing to keep). Keep the file's
-    //       state AT THE CHECKPOINT in checkpoint.files: stateOf(this.root, path) (null when there is no file),
-    //       taken before the call runs, and only for the turn's first change to that path (a later write keeps it).
-    // TODO: a bash call: push its command (String(input.command)) to checkpoint.commands: what it changes is not
+    //       workspacePath(this.root, input.path) (null: outside the workspace, nothing to keep; "./a.txt",
+    //       "sub/../a.txt" and the absolute path all give "a.txt", one file). Keep the file's state AT THE
+    //       CHECKPOINT in checkpoint.files: stateOf(this.root, path) (null when there is no file), taken before the
+    //       call runs, and only for the turn's first change to that path: ask checkpoint.files.has(path) (a kept
+    //       null is falsy, so get(path) would take a new file's second write for its first).
+    // TODO: a bash call: push its command (String(input.command)) to checkpoint.commands, before it runs and
+    //       whatever it returns (a command that fails may have changed files too): what it changes is not
     //       recorded, and the user must be told. Then pass the call on: return this.inner.dispatch(call, ctx).
     void [checkpoint, input, ctx, workspacePath, stateOf, FILE_TOOLS]; // (delete this line when you use them)
     return todo(`s21 CheckpointedTools: keep the state before a ${call.name} call`);

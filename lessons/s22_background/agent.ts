@@ -14,7 +14,7 @@
  * jobs wraps the run, as s17 wraps its MCP servers around the loop.
  *
  * Run: npm run lesson s22 ["your task"]    Check: npm run check s22
- * Your work is here (the answer hook, and stopping the jobs when the run ends) and in jobs.ts (record, ended, take).
+ * Your work is here (the answer hook, and stopping the jobs when the run ends) and in jobs.ts (record: the cap, then wait_for).
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import { z } from "zod";

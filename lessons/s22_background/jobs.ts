@@ -66,13 +66,18 @@ export class JobTable {
   /** New output: kept for the model (the newest, up to the cap); the first line matching wait_for is a notification. */
   record(job: Job, text: string): void {
     // TODO: keep the output for job_output: append text to job.unread; past this.limits.outputCap keep the NEWEST
-    //       characters (drop the oldest) and add how many were dropped to job.dropped.
-    // TODO: wait_for: the text ends lines begun in job.partial: split job.partial + text on "\n", keep the last
-    //       (unfinished) piece in job.partial (cut to NOTICE_LINE_CAP). The FIRST line that matches job.waitFor, once
-    //       per job (job.matched), becomes a notification: this.pending.push(noticeLine(job, `printed a line matching
-    //       ${JSON.stringify(job.waitFor.source)}: ${JSON.stringify(line.slice(0, NOTICE_LINE_CAP))}`)): the job's words quoted as data (JSON), cut.
-    void [NOTICE_LINE_CAP, noticeLine]; // (delete this line when you use them)
-    todo(`s22 JobTable.record: ${job.id} printed ${text.length} characters`);
+    //       characters (drop the oldest) and add how many were dropped to job.dropped (+=: a cut in every chunk
+    //       counts). Cap job.unread after adding, not each chunk: many small chunks add up past the cap.
+    todo(`s22 JobTable.record (the cap): keep what ${job.id} printed (${text.length} characters), the newest ${this.limits.outputCap} at most`);
+    // The lines this text ends: a line may arrive in pieces, over several chunks; the unfinished
+    // piece waits in job.partial (cut to NOTICE_LINE_CAP) and goes in front of the next chunk.
+    const lines = (job.partial + text).split("\n");
+    job.partial = lines.pop()!.slice(-NOTICE_LINE_CAP);
+    // TODO: wait_for, line by line (one chunk may hold several lines): the FIRST of `lines` that matches
+    //       job.waitFor, once per job (job.matched), becomes a notification: this.pending.push(noticeLine(job,
+    //       `printed a line matching ${JSON.stringify(job.waitFor.source)}: ${JSON.stringify(line.slice(0, NOTICE_LINE_CAP))}`)):
+    //       the job's words quoted as data (JSON), cut.
+    todo(`s22 JobTable.record (wait_for): match ${lines.length} line(s) of ${job.id} against wait_for`);
     job.wake();
   }
   // #endregion record
@@ -83,9 +88,7 @@ export class JobTable {
     if (job.partial) this.record(job, "\n");
     job.exit = code;
     job.proc.cleanup();
-    // TODO: tell the model the job ended: unless it was stopped (job.stopped: job_stop, or the run's end),
-    //       this.pending.push(noticeLine(job, `ended: exit code ${code}`)) ("killed" when code is null).
-    todo(`s22 JobTable.ended: ${job.id} ended (exit code ${code})`);
+    if (!job.stopped) this.pending.push(noticeLine(job, `ended: ${code === null ? "killed" : `exit code ${code}`}`));
     job.wake();
   }
   // #endregion ended
@@ -94,8 +97,7 @@ export class JobTable {
   /** The notifications not delivered yet, each once: the loop sends them beside the next tool results. */
   take(): string[] {
     this.rethrow();
-    // TODO: return the pending notifications and empty this.pending, so each one is delivered once.
-    return todo(`s22 JobTable.take: ${this.pending.length} notification(s) waiting`);
+    return this.pending.splice(0);
   }
   // #endregion take
 

@@ -62,11 +62,13 @@ export function fingerprint(root: string, files: readonly string[]): Record<stri
 /** Applies `check` to the workspace `root` the run left (`before`: fingerprint of check.unchanged before it). */
 export async function gradeRun(task: string, check: Check, root: string, before: Record<string, string | null>, end: RunEnd): Promise<Graded> {
   // TODO: grade the run by what it left, and classify it.
-  //   - end.error set: the run broke → outcome "error" (never a pass), the error in the reasons.
-  //   - each file of check.unchanged whose fingerprint(root, …) differs from `before` → a reason.
-  //   - each pattern of check.answer that end.answer does not match → a reason.
-  //   - check.command: run it in root with runSafeBash (timeoutMs: CHECK_TIMEOUT_MS); timed out or a
-  //     non-zero exit code → a reason. Never read the transcript, never trust what the answer claims.
+  //   - end.error set (end.error !== undefined; "" from new Error() counts): the run broke → outcome "error"
+  //     (never a pass), the error in the reasons.
+  //   - each file of check.unchanged whose fingerprint(root, …) differs from `before` → a reason naming the file.
+  //   - each pattern of check.answer that end.answer does not match → a reason naming the pattern.
+  //   - check.command: run it in root with runSafeBash (timeoutMs: CHECK_TIMEOUT_MS); timed out or an
+  //     exit code other than 0 → a reason naming the command and how it ended (its exit code, or that it
+  //     timed out; exitCode is null when a signal killed it, and null is not 0). Never read the transcript, never trust what the answer claims.
   //   - no reason → "pass"; otherwise "fail" with the reasons.
   return todo("gradeRun: apply the check to the final workspace and classify the outcome");
 }

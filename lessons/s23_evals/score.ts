@@ -100,7 +100,8 @@ export interface Comparison {
 // #region compare
 /** What changed from agent `a` to agent `b`, task by task first (a total can hide a task that broke). */
 export function compare(a: Scores, b: Scores): Comparison {
-  // TODO: task by task first. For each task in both results, compare its pass rate (passed / runs):
+  // TODO: task by task first. For each task in both results, compare its pass rate (passed / runs; not
+  // pass@k or pass^k, which equal it only when k = 1):
   // higher with b → better, lower → worse, each as { task, before: a's rate, after: b's rate }.
   // A task in one result only → unmatched. Then the totals: pass_rate, pass_at_k and pass_hat_k as
   // b's figure minus a's.

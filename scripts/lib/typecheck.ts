@@ -117,6 +117,24 @@ export function typeErrors(dir: string, max = 5): TypeProblem[] {
   return found;
 }
 
+/** Type texts longer than this are cut in a message (a union of ten SDK types says nothing more at 900 characters). */
+const TYPE_TEXT = 60;
+
+/**
+ * TypeScript's message in a length a learner reads: a short one as it is; a long chain (a value
+ * that is not assignable, ten levels down through the SDK's unions) as its first sentence, what is
+ * wrong where it was written, and its last, the root cause, with long type texts cut.
+ */
+export function readable(t: typeof ts, text: string | ts.DiagnosticMessageChain): string {
+  const whole = t.flattenDiagnosticMessageText(text, " ").replace(/\s+/g, " ");
+  if (typeof text === "string" || whole.length <= 300) return whole;
+  let root = text;
+  while (root.next?.[0]) root = root.next[0];
+  const cut = (s: string) => s.replace(/\s+/g, " ").replace(new RegExp(`'([^']{${TYPE_TEXT},})'`, "g"), (_, type: string) => `'${type.slice(0, TYPE_TEXT - 20)}…'`);
+  if (root === text) return cut(whole);
+  return `this value does not have the type this place needs: ${cut(text.messageText)} At the root of it: ${cut(root.messageText)}`;
+}
+
 function diagnose(program: ts.Program, roots: string[], max: number): TypeProblem[] {
   const t = typescript();
   const problems: TypeProblem[] = [];
@@ -128,7 +146,7 @@ function diagnose(program: ts.Program, roots: string[], max: number): TypeProble
       const pos = d.start !== undefined ? sf.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
       problems.push({
         where: `${relative(ROOT, file)}:${pos.line + 1}:${pos.character + 1}`,
-        message: `${t.flattenDiagnosticMessageText(d.messageText, " ").replace(/\s+/g, " ")} (TS${d.code})`,
+        message: `${readable(t, d.messageText)} (TS${d.code})`,
       });
       if (problems.length >= max) return problems;
     }

@@ -70,6 +70,8 @@ export class JobTable {
       job.unread = job.unread.slice(over);
       job.dropped += over;
     }
+    // The lines this text ends: a line may arrive in pieces, over several chunks; the unfinished
+    // piece waits in job.partial (cut to NOTICE_LINE_CAP) and goes in front of the next chunk.
     const lines = (job.partial + text).split("\n");
     job.partial = lines.pop()!.slice(-NOTICE_LINE_CAP);
     const hit = job.waitFor && !job.matched ? lines.find((l) => job.waitFor!.test(l)) : undefined;

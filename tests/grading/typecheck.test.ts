@@ -32,3 +32,25 @@ describe("the lesson's type check", () => {
     }
   }, 300_000);
 });
+
+describe("a long type error, as a learner reads it", () => {
+  it("s20's results rebuilt with { role: m.role, content }: the first sentence and the root cause, in a few lines, not TypeScript's whole chain", () => {
+    const mine = mkdtempSync(join(ROOT, "lessons", ".typecheck-long-"));
+    try {
+      cpSync(join(ROOT, "solutions", "s20_memory"), mine, { recursive: true });
+      const context = join(mine, "context.ts");
+      const text = readFileSync(context, "utf8");
+      const rebuilt = text.replace(/return messages\.map\(\(m\) => \{[\s\S]*?\n {2}\}\);\n/, "return messages.map((m) => (typeof m.content === \"string\" ? m : { role: m.role, content: m.content.map((b) => b) }));\n");
+      expect(rebuilt, "the test's edit applies to s20's clearOldResults").not.toBe(text);
+      writeFileSync(context, rebuilt);
+      process.env.COURSE_TYPECHECK_CACHE = "0";
+      const [problem] = typeErrors(mine);
+      expect(problem?.message, "one TS2322, in under 400 characters").toMatch(/\(TS2322\)$/);
+      expect(problem!.message.length, `the message is ${problem!.message.length} characters: ${problem!.message}`).toBeLessThan(400);
+      expect(problem!.message, "it says what is wrong where it was written, and the root cause").toMatch(/not assignable to type 'MessageParam\[\]'[\s\S]*At the root of it: /);
+    } finally {
+      delete process.env.COURSE_TYPECHECK_CACHE;
+      rmSync(mine, { recursive: true, force: true });
+    }
+  }, 300_000);
+});
