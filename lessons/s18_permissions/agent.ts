@@ -71,34 +71,31 @@ export class PermissionGate extends SafeToolRegistry {
 
   override async dispatch(call: Anthropic.ToolUseBlock, ctx?: ToolContext): Promise<Anthropic.ToolResultBlockParam> {
     const judged = await this.judge(call);
-    if ("refused" in judged) return { type: "tool_result", tool_use_id: call.id, is_error: true, content: `Not run: ${judged.refused}.` };
+    if (judged.type === "tool_result") return judged;
     this.policy.let(commandOf(judged));
     return this.inner.dispatch(judged, ctx);
   }
 
-  /** The rules, then the mode, then the screen (s19's hooks), then the question: the call that runs, or why not. */
-  async judge(call: Anthropic.ToolUseBlock): Promise<Anthropic.ToolUseBlock | { refused: string }> {
+  /** The rules, then the mode, then the screen (s19's hooks), then the question: the call that runs, or the result that answers it. */
+  async judge(call: Anthropic.ToolUseBlock): Promise<Anthropic.ToolUseBlock | Anthropic.ToolResultBlockParam> {
     let verdict = this.policy.verdict(call, this.inner.get(call.name));
-    let refused = await this.refusal(call, verdict, false);
-    if (refused !== null) return { refused };
+    const denied = await this.refusal(call, verdict, false);
+    if (denied) return denied;
     const screened = (await this.policy.screen?.(call)) ?? {};
-    if (screened.refused) return { refused: screened.refused };
+    if (screened.refused) return { type: "tool_result", tool_use_id: call.id, is_error: true, content: `Not run: ${screened.refused}.` };
     // A changed input is judged again: the rules hold for what runs.
     const judged = screened.input ? { ...call, input: screened.input } : call;
     if (screened.input) verdict = this.policy.verdict(judged, this.inner.get(call.name));
-    refused = await this.refusal(judged, verdict, screened.allow !== true);
-    return refused === null ? judged : { refused };
+    return (await this.refusal(judged, verdict, screened.allow !== true)) ?? judged;
   }
 
-  /** null when the call may run; otherwise why not (`ask`: put the question now). */
-  async refusal(call: Anthropic.ToolUseBlock, verdict: Verdict, ask: boolean): Promise<string | null> {
-    // NEW: a denied call is not run, and still answered: an is_error result that says why (the rule
-    // and its file), so the pairing holds and the model can choose another way.
-    // TODO: "deny" → return verdict.reason: the call is not run, and dispatch answers it with an is_error
-    //       tool_result "Not run: <reason>." (never drop the call: its tool_use needs this result).
+  /** null when the call may run; otherwise the result that answers it instead (`ask`: put the question now). */
+  async refusal(call: Anthropic.ToolUseBlock, verdict: Verdict, ask: boolean): Promise<Anthropic.ToolResultBlockParam | null> {
+    // TODO: "deny" → return a tool_result for call.id with is_error: true and the content
+    //       `Not run: ${verdict.reason}.` (never drop the call: its tool_use needs this result).
     // TODO: "ask" (and `ask` is true: no hook spared the question) → await this.policy.approve({ command:
-    //       describeCall(call), reason: verdict.reason }); when it is not approved, return why: `the user did not
-    //       allow it (${answer.why})`. "allow", or an approved "ask" → return null: the gate runs the call.
+    //       describeCall(call), reason: verdict.reason }); when it is not approved, return an is_error result that
+    //       says the user did not allow it (answer.why). "allow", or an approved "ask" → return null: the gate runs the call.
     void [describeCall, ask]; // (delete this line when you use them)
     return todo(`s18 PermissionGate: a ${verdict.behavior} verdict on ${call.name} (${verdict.reason})`);
   }
