@@ -109,7 +109,7 @@ export const hooked =
 export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
   const root = opts.root ?? process.cwd();
   const userDir = opts.userConfigDir ?? userConfigDir();
-  const hooks = new Hooks(opts.hooks ?? loadHooks(root, userDir), root, opts.onHookProblem ?? ((p) => say(yellow(`  hook: ${describeProblem(p)}`))));
+  const hooks = new Hooks(opts.hooks ?? loadHooks(root, userDir), root, opts.onHookProblem ?? ((p) => say(yellow(`  hook: ${describeProblem(p)}`))), opts.signal);
   const run = new HookRun(hooks);
   await promptSubmitted(hooks, history);
   // The rules are read once: a settings file changed during the run (a Stop round) changes nothing until the next.
