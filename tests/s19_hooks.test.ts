@@ -99,14 +99,29 @@ describe("s19 PreToolUse: block, change the input, or spare the question", () =>
   it("a hook's updatedInput is what runs", async () => {
     const hook = `echo '{"updatedInput":{"command":"echo changed > changed.txt"}}'`;
     const { root, results } = await runWith(making(call("bash", { command: "echo original > original.txt" })), pre(hook));
-    rule(existsSync(join(root, "changed.txt")) && !existsSync(join(root, "original.txt")), "hook-pre-tool", () => `the hook changed the command to "echo changed > changed.txt"; the workspace has ${existsSync(join(root, "original.txt")) ? "original.txt" : "neither file"} (${shown(results[0])}): dispatch { ...call, input: pre.updatedInput }.`);
+    rule(existsSync(join(root, "changed.txt")) && !existsSync(join(root, "original.txt")), "hook-pre-tool", () => `the hook changed the command to "echo changed > changed.txt"; the workspace has ${existsSync(join(root, "original.txt")) ? "original.txt" : "neither file"} (${shown(results[0])}): return { input: pre.updatedInput } from HookRun.pre.`);
+  });
+
+  it("a changed input with an allow: the changed call runs, unasked", async () => {
+    const hook = `echo '{"decision":"allow","updatedInput":{"command":"echo changed > changed.txt"}}'`;
+    const approve = recording(false);
+    const { root, results } = await runWith(making(call("bash", { command: "echo original > original.txt" })), pre(hook), { approve });
+    rule(existsSync(join(root, "changed.txt")) && !existsSync(join(root, "original.txt")) && approve.asked.length === 0, "hook-pre-tool", () => `a hook answered allow AND a changed command ("echo changed > changed.txt"); the approver (who says no) was asked ${JSON.stringify(approve.asked)}, the workspace has ${["changed.txt", "original.txt"].filter((f) => existsSync(join(root, f))).join(", ") || "neither file"} (${shown(results[0])}): return both, { input: pre.updatedInput, allow: true }: one does not drop the other.`);
+  });
+
+  it("a block with a PostToolUse hook: the blocked call never ran, so the PostToolUse hook does not run for it", async () => {
+    const settings = { hooks: { PreToolUse: [{ matcher: "bash", command: "echo 'not here' >&2; exit 2" }], PostToolUse: [{ command: "touch post.ran; echo '{\"additionalContext\":\"POST SAW IT\"}'" }] } };
+    const { root, results, history } = await runWith(making(call("bash", { command: "touch ran.txt" }), call("read_file", { path: "notes.txt" })), settings);
+    const all = JSON.stringify(history);
+    const posts = (all.match(/POST SAW IT/g) ?? []).length;
+    rule(results[0]?.is_error === true && !existsSync(join(root, "ran.txt")) && posts === 1, "hook-post-context", () => `a PreToolUse hook blocked bash (${shown(results[0])}) and a read_file ran after it; the PostToolUse hook's context reached the model ${posts} time(s): once, for the call that ran. A call a hook (or a rule) refused did not run: no PostToolUse for it.`);
   });
 
   it("a hook's allow spares the question, and nothing else: deny rules still hold, for the model's input and for the hook's", async () => {
     const allow = `echo '{"decision":"allow"}'`;
     const approve = recording(false);
     const spared = await runWith(making(call("bash", { command: "touch allowed.txt" })), pre(allow), { approve });
-    rule(existsSync(join(spared.root, "allowed.txt")) && approve.asked.length === 0, "hook-no-approval", () => `a PreToolUse hook allowed "touch allowed.txt" (no rule speaks, default mode): the approver (who says no) was asked ${JSON.stringify(approve.asked)} and the call was ${shown(spared.results[0])}: for an allow, add describeCall(call) to allowed, so the gate's question is answered yes.`);
+    rule(existsSync(join(spared.root, "allowed.txt")) && approve.asked.length === 0, "hook-no-approval", () => `a PreToolUse hook allowed "touch allowed.txt" (no rule speaks, default mode): the approver (who says no) was asked ${JSON.stringify(approve.asked)} and the call was ${shown(spared.results[0])}: for an allow, return allow: true from HookRun.pre, so s18's gate does not ask.`);
     const asks = recording(false);
     const silent = await runWith(making(call("bash", { command: "touch asked.txt" })), pre("cat > /dev/null"), { approve: asks });
     rule(asks.asked.length === 1 && !existsSync(join(silent.root, "asked.txt")), "hook-no-approval", () => `a PreToolUse hook that says nothing allows nothing: "touch asked.txt" should be asked about (and refused); the approver was asked ${JSON.stringify(asks.asked)} and the call was ${shown(silent.results[0])}. Spare the question only when the hook's decision is "allow".`);
@@ -115,7 +130,7 @@ describe("s19 PreToolUse: block, change the input, or spare the question", () =>
       [`echo '{"updatedInput":{"command":"rm notes.txt"}}'`, "ls"],
     ] as const) {
       const { root, results } = await runWith(making(call("bash", { command })), { ...pre(hook), permissions: { deny: ["bash(rm *)"] } });
-      rule(existsSync(join(root, "notes.txt")) && results[0]?.is_error === true, "hook-no-approval", () => `the rule deny bash(rm *) holds whatever a hook says: with the hook ${JSON.stringify(hook)} and the model's "${command}", notes.txt is ${existsSync(join(root, "notes.txt")) ? "kept" : "gone"} and the call was ${shown(results[0])}. Pass the (changed) call to this.inner, s18's gate, never run the tool yourself.`);
+      rule(existsSync(join(root, "notes.txt")) && results[0]?.is_error === true, "hook-no-approval", () => `the rule deny bash(rm *) holds whatever a hook says: with the hook ${JSON.stringify(hook)} and the model's "${command}", notes.txt is ${existsSync(join(root, "notes.txt")) ? "kept" : "gone"} and the call was ${shown(results[0])}. Return the change as \`input\` from HookRun.pre: s18's gate judges it again; never run the tool yourself.`);
     }
   });
 });
@@ -207,6 +222,12 @@ describe("s19 Stop: sent back, a bounded number of times", () => {
     rule(outcome.status === "done" && history.at(-1)?.role === "assistant", "hook-stop", () => `the run should end done, on the model's answer; it ended ${outcome.status}, last message ${history.at(-1)?.role}.`);
   });
 
+  it("without maxStopRounds, the agent's own bound holds: MAX_STOP_ROUNDS rounds, then the run ends", async () => {
+    const { history, outcome } = await runWith(making(), { hooks: { Stop: [{ command: "echo 'never happy' >&2; exit 2" }] } });
+    const notes = stopNotes(history);
+    rule(lesson.MAX_STOP_ROUNDS === 3 && notes.length === lesson.MAX_STOP_ROUNDS && outcome.status === "done", "hook-stop", () => `with no maxStopRounds given and a Stop hook that always blocks, the model was sent back ${notes.length} time(s) (MAX_STOP_ROUNDS is ${lesson.MAX_STOP_ROUNDS}, the run ended ${outcome.status}): bound the rounds by opts.maxStopRounds ?? MAX_STOP_ROUNDS (3), never forever.`);
+  });
+
   it("a Stop hook that says nothing lets the run end", async () => {
     const { history } = await runWith(making(), { hooks: { Stop: [{ command: "cat > /dev/null" }] } });
     rule(stopNotes(history).length === 0 && history.length === 2, "hook-stop", () => `the Stop hook exited 0 with nothing to say, yet the history has ${history.length} messages: only a block sends the model back.`);
@@ -223,6 +244,23 @@ describe("s19 a broken hook is reported and changes nothing", () => {
     rule(stopNotes(history).length === 0 && history.at(-1)?.role === "assistant", "hook-broken", "a Stop hook that prints garbage says nothing: the run ends on the model's answer, with no Stop note.");
     const hung = problems.find((p) => p.startsWith("sleep"));
     rule(hung !== undefined && /did not answer within 1 s/.test(hung), "hook-broken", () => `the hook that hangs (sleep 20, timeout 1 s) was reported as ${JSON.stringify(hung)}: run hooks through the sandboxed runner with the hook's timeout, which kills it and says it did not answer in time.`);
+  });
+
+  it("by default a broken hook is reported to the person, on the terminal, naming the hook and its file", async () => {
+    const { output } = await import("../runtime/print.ts");
+    const printed: string[] = [];
+    const original = output.write;
+    output.write = (line: string) => void printed.push(line);
+    try {
+      const { root, userDir } = await workspace({ hooks: { PreToolUse: [{ command: "echo broken-hook-here; exit 1" }] } });
+      const llm = scripted({ scenario: making(call("read_file", { path: "notes.txt" })) });
+      const history: Anthropic.MessageParam[] = [{ role: "user", content: "Do the steps." }];
+      await driveLoop(llm, history, () => lesson.runAgent(llm, history, { root, userConfigDir: userDir, approve: recording(true) }), { timeoutMs: 60_000 });
+    } finally {
+      output.write = original;
+    }
+    const line = printed.find((l) => /broken-hook-here/.test(l));
+    rule(line !== undefined && /\.agent\/settings\.json/.test(line) && /exit|code 1/.test(line), "hook-broken", () => `a PreToolUse hook that exits 1 ran with no onHookProblem given; the terminal showed ${JSON.stringify(printed.slice(0, 6))}: by default, say each broken hook (describeProblem: the hook, its file, what went wrong).`);
   });
 
   it("a hook that leaves a process behind (in the background, or detached with setsid): it goes with the hook, with the sandbox and without", async () => {

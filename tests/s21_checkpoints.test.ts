@@ -180,6 +180,15 @@ describe("s21 what bash changed is not recorded, and the user is told", () => {
     rule(r.commands.some((x) => /echo made/.test(x)) && r.differ.includes("made.txt") && !r.differ.includes("a.txt"), "checkpoint-untracked", () => `the rewind should name the bash command and list made.txt (made by bash, still there) as differing, a.txt (put back) not: ${JSON.stringify(r)}.`);
     expect(lesson.describeRewind(r), "[checkpoint-untracked] the rewind's words say what was not restored").toMatch(/not restored[\s\S]*made\.txt/);
   });
+
+  it("a command or a write the gate refused is never listed as run: checkpoints record what passed s18's gate and s19's hooks", async () => {
+    const denied = { permissions: { deny: ["bash(rm *)", "write_file(b.txt)"] } };
+    const c = await conversation(script({ tidy: [[call("bash", { command: "rm a.txt" }), write("b.txt", "B1\n")]] }), { "a.txt": "A0\n", "b.txt": "B0\n", ".agent/settings.json": JSON.stringify(denied) });
+    await c.ask("tidy");
+    const checkpoint = lesson.timelineOf(c.id())?.checkpoints[0];
+    rule(c.notes.length === 0 && checkpoint?.commands.length === 0, "checkpoint-untracked", () => `"rm a.txt" was denied by the rule bash(rm *) and never ran, yet the user was told ${JSON.stringify(c.notes)} (commands ${JSON.stringify(checkpoint?.commands)}): record a call where it runs, inside the gate (s21's recorder is a tools hook; the gate sits at dispatch, outside it).`);
+    rule(checkpoint !== undefined && !checkpoint.files.has("b.txt") && c.read("a.txt") === "A0\n", "checkpoint-record", () => `the denied write_file b.txt was kept as a change (${JSON.stringify([...(checkpoint?.files.keys() ?? [])])}): only calls that ran are recorded.`);
+  });
 });
 
 describe("s21 /rewind in the conversation", () => {

@@ -9,14 +9,15 @@
  * every tool_use still has its result and the model can change course. An "ask" goes to the
  * approver (s07's terminal question, or --yes). In plan mode the model may only read until the
  * user approves the plan it sends with exit_plan_mode; the run then goes on, the plan in its context.
- * The gate reaches s17's loop through one hook (s11's extend.ts), `tools`, wrapping every tool
- * added before it (the MCP servers' included), and wraps the base tools too, so a registry
- * rebuilt from them (s15's subagents) keeps the rules.
+ * The gate reaches s17's loop through s11's `dispatch` hook: it wraps the run's registry once
+ * every extension has added its tools, so every call passes it (MCP's, memory's, jobs', a
+ * subagent's, a tool a later lesson adds), under its own name; a tool that runs a command
+ * (bash_background) meets bash's rules too. The base tools keep their own questions (a file
+ * planted for later, tests run with no sandbox): they go to the same person, in every mode.
  *
  * Run: npm run lesson s18 ["your task"]    Check: npm run check s18
  * Your work is here (the gate's answer to a verdict) and in permissions.ts (decide: the rules, then the mode).
  */
-import { randomUUID } from "node:crypto";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
 import { CourseError } from "../../runtime/env.ts";
@@ -27,14 +28,16 @@ import { ToolError } from "../../runtime/tools/files.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import type { ToolContext, ToolRegistry, ToolSpec } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
-import { approveAll, classify, refuseAll, terminalApprover, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
+import { refuseAll, terminalApprover } from "../../solutions/s07_safe_tools/approval.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import { withTools, type Extension } from "../../solutions/s11_recovery/extend.ts";
 import { capstoneTools } from "../../solutions/s12_guarded_agent/agent.ts";
 import { runAgent as mcpLoop, DEFAULT_MAX_TOKENS, system, type RecoveredOutcome, type RunOptions as McpOptions } from "../../solutions/s17_mcp/agent.ts";
-import { EXIT_PLAN, MODES, decide, loadRules, userConfigDir, type Mode, type Rule, type Verdict } from "./permissions.ts";
+import { EXIT_PLAN, MODES, loadRules, userConfigDir, type Mode, type Rule, type Verdict } from "./permissions.ts";
+import { Policy, commandOf, describeCall, type Screen } from "./policy.ts";
 
 export { system, DEFAULT_MAX_TOKENS, type RecoveredOutcome };
+export { Policy, commandOf, describeCall, type Screen };
 
 export const TASK = lessonTask("s18_permissions");
 
@@ -49,39 +52,12 @@ export interface RunOptions extends McpOptions {
   sandboxed?: boolean;
   /** Each verdict, as it is given (to show it). */
   onVerdict?: (call: Anthropic.ToolUseBlock, verdict: Verdict) => void;
+  /** Run after the rules and the mode, before the question (s19's PreToolUse hooks). */
+  screen?: Screen;
 }
 
 /** A mode the run cannot take: bypassPermissions without the sandbox, or a name that is no mode. */
 export class PermissionModeError extends CourseError {}
-
-/** The run's permissions: its rules, its mode (plan mode ends when a plan is approved) and who is asked. */
-export class Policy {
-  /** Calls the outer gate has decided: the gate over the base tools lets them through unasked. */
-  readonly decided = new Set<string>();
-
-  constructor(
-    public mode: Mode,
-    readonly rules: readonly Rule[],
-    readonly approve: Approver,
-    readonly root: string,
-    readonly onVerdict?: (call: Anthropic.ToolUseBlock, verdict: Verdict) => void,
-  ) {}
-
-  /** The verdict on a call of `tool` (s07 classifies a bash command as read-only or not). */
-  verdict(call: Anthropic.ToolUseBlock, tool: ToolSpec | undefined): Verdict {
-    const input = inputOf(call);
-    const readOnly = call.name === "bash" && typeof input.command === "string" ? classify(input.command, this.root).readOnly : tool?.readOnly === true;
-    const verdict = decide(call.name, input, this.rules, this.mode, { readOnly, root: this.root });
-    this.onVerdict?.(call, verdict);
-    return verdict;
-  }
-}
-
-const inputOf = (call: Anthropic.ToolUseBlock): Record<string, unknown> =>
-  typeof call.input === "object" && call.input !== null && !Array.isArray(call.input) ? (call.input as Record<string, unknown>) : {};
-
-/** One line for the person asked: the call as the model made it. */
-export const describeCall = (call: Anthropic.ToolUseBlock) => `${call.name} ${JSON.stringify(call.input)}`;
 
 // #region gate
 /** `inner`'s tools, each call judged first: denied, asked about, or passed on to `inner`. */
@@ -94,38 +70,34 @@ export class PermissionGate extends SafeToolRegistry {
   }
 
   override async dispatch(call: Anthropic.ToolUseBlock, ctx?: ToolContext): Promise<Anthropic.ToolResultBlockParam> {
-    // A call the outer gate already judged runs as it decided (it is never asked about twice).
-    if (this.policy.decided.has(call.id)) return this.inner.dispatch(call, ctx);
-    const refused = await this.refusal(call);
-    if (refused) return refused;
-    this.policy.decided.add(call.id);
-    return this.inner.dispatch(call, ctx);
+    const judged = await this.judge(call);
+    if (judged.type === "tool_result") return judged;
+    this.policy.let(commandOf(judged));
+    return this.inner.dispatch(judged, ctx);
   }
 
-  /** null when the call may run; otherwise the result that answers it instead. */
-  async refusal(call: Anthropic.ToolUseBlock): Promise<Anthropic.ToolResultBlockParam | null> {
-    const verdict = this.policy.verdict(call, this.inner.get(call.name));
-    // NEW: a denied call is not run, and still answered: an is_error result that says why (the rule
-    // and its file), so the pairing holds and the model can choose another way.
+  /** The rules, then the mode, then the screen (s19's hooks), then the question: the call that runs, or the result that answers it. */
+  async judge(call: Anthropic.ToolUseBlock): Promise<Anthropic.ToolUseBlock | Anthropic.ToolResultBlockParam> {
+    let verdict = this.policy.verdict(call, this.inner.get(call.name));
+    const denied = await this.refusal(call, verdict, false);
+    if (denied) return denied;
+    const screened = (await this.policy.screen?.(call)) ?? {};
+    if (screened.refused) return { type: "tool_result", tool_use_id: call.id, is_error: true, content: `Not run: ${screened.refused}.` };
+    // A changed input is judged again: the rules hold for what runs.
+    const judged = screened.input ? { ...call, input: screened.input } : call;
+    if (screened.input) verdict = this.policy.verdict(judged, this.inner.get(call.name));
+    return (await this.refusal(judged, verdict, screened.allow !== true)) ?? judged;
+  }
+
+  /** null when the call may run; otherwise the result that answers it instead (`ask`: put the question now). */
+  async refusal(call: Anthropic.ToolUseBlock, verdict: Verdict, ask: boolean): Promise<Anthropic.ToolResultBlockParam | null> {
     // TODO: "deny" → return a tool_result for call.id with is_error: true and the content
     //       `Not run: ${verdict.reason}.` (never drop the call: its tool_use needs this result).
-    // TODO: "ask" → await this.policy.approve({ command: describeCall(call), reason: verdict.reason });
-    //       when it is not approved, return an is_error result that says the user did not allow it (answer.why).
-    //       "allow", or an approved "ask" → return null: the gate runs the call.
-    void describeCall; // (delete this line when you use it)
+    // TODO: "ask" (and `ask` is true: no hook spared the question) → await this.policy.approve({ command:
+    //       describeCall(call), reason: verdict.reason }); when it is not approved, return an is_error result that
+    //       says the user did not allow it (answer.why). "allow", or an approved "ask" → return null: the gate runs the call.
+    void [describeCall, ask]; // (delete this line when you use them)
     return todo(`s18 PermissionGate: a ${verdict.behavior} verdict on ${call.name} (${verdict.reason})`);
-  }
-
-  /** A tool taken out of this registry (s15 builds a child's from them) keeps the gate: it is judged when it runs. */
-  override get(name: string): ToolSpec | undefined {
-    const tool = super.get(name);
-    if (!tool) return undefined;
-    const run: ToolSpec["run"] = async (input, ctx) => {
-      const refused = await this.refusal({ type: "tool_use", id: `toolu_${randomUUID().replaceAll("-", "")}`, name, input } as Anthropic.ToolUseBlock);
-      if (refused) throw new ToolError(typeof refused.content === "string" ? refused.content : (refused.content ?? []).map((b) => (b.type === "text" ? b.text : "")).join(" "));
-      return tool.run(input, ctx);
-    };
-    return { ...tool, run };
   }
 }
 // #endregion gate
@@ -156,22 +128,24 @@ export function policyFor(opts: RunOptions, root: string): Policy {
   if (!MODES.includes(mode)) throw new PermissionModeError(`"${String(mode)}" is not a permission mode: use one of ${MODES.join(", ")}`);
   if (mode === "bypassPermissions" && !(opts.sandboxed ?? sandboxInfo().kind !== "none"))
     throw new PermissionModeError(`bypassPermissions never asks, so it runs only inside the OS sandbox, and there is none here (${sandboxInfo().why ?? "COURSE_SANDBOX is off"}): use acceptEdits or default`);
-  return new Policy(mode, opts.rules ?? loadRules(root, opts.userConfigDir ?? userConfigDir()), opts.approve ?? terminalApprover(), root, opts.onVerdict);
+  return new Policy(mode, opts.rules ?? loadRules(root, opts.userConfigDir ?? userConfigDir()), opts.approve ?? terminalApprover(), root, opts.onVerdict, opts.screen);
 }
 
 // #region loop
-/** NEW: every tool added so far (the MCP servers' too) behind the gate; in plan mode, the way out of it. */
+/** NEW: in plan mode, the way out of it; and at dispatch, every call of the run behind the gate. */
 export const permissions =
   (policy: Policy): Extension =>
-  () => ({ tools: (tools) => new PermissionGate(policy.mode === "plan" ? withTools(tools, exitPlanTool(policy)) : tools, policy) });
+  () => ({
+    tools: (tools) => (policy.mode === "plan" ? withTools(tools, exitPlanTool(policy)) : tools),
+    dispatch: (tools) => new PermissionGate(tools, policy),
+  });
 
 /** s17's loop, with permissions. `history` grows in place; returns how the run ended. */
 export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
   const root = opts.root ?? process.cwd();
   const policy = policyFor(opts, root);
-  // The base tools behind the gate too, so a registry rebuilt from their specs (s15's children)
-  // keeps the rules; s07's own question is not asked again for a call the gate let through.
-  const registry = new PermissionGate(opts.registry ?? new SafeToolRegistry(capstoneTools(root, approveAll)), policy);
+  // The base tools ask their own questions (planted files, tests with no sandbox) of the same person.
+  const registry = opts.registry ?? new SafeToolRegistry(capstoneTools(root, policy.toolApprover));
   return mcpLoop(llm, history, { ...opts, root, registry, extensions: [permissions(policy), ...(opts.extensions ?? [])] });
 }
 // #endregion loop

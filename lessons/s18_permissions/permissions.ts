@@ -159,7 +159,8 @@ export function decide(name: string, input: Record<string, unknown>, rules: read
   const first = (b: Behavior) => rules.find((r) => r.behavior === b && ruleMatches(r, name, input, facts.root));
   // TODO: the rules first, in this order, whichever file each came from (the project cannot widen the user's):
   //       - a deny rule → { behavior: "deny", rule, reason: `denied by the rule "${rule.text}" of ${rule.source}` };
-  //       - plan mode and a call that is not read-only → deny, with a reason that says to call EXIT_PLAN with the plan;
+  //       - plan mode and a call that is not read-only → deny, with a reason that says to call EXIT_PLAN with the plan
+  //         (EXIT_PLAN itself passes, though it is not read-only: it is how the plan gets approved);
   //       - an ask rule → ask, naming the rule (in bypassPermissions: allow, nothing is asked);
   //       - an allow rule → allow, naming the rule.
   // TODO: then the mode: read-only → allow; acceptEdits and one of EDIT_TOOLS → allow;

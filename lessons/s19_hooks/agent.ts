@@ -7,14 +7,16 @@
  * hook may deny it with a reason, change its input or allow it unasked; after it (PostToolUse) a
  * hook may add context for the model; when the user's prompt is submitted (UserPromptSubmit) it
  * may add context too; and when the model says it is done (Stop) a hook may send it back with a
- * reason ("the tests still fail"), a bounded number of times. A hook's answer never gets past
- * s18's gate: a changed input is judged by the rules, and an "allow" only spares the question, so
- * what a deny rule denies stays denied. A broken hook is reported and changes nothing.
- * The calls reach s18's loop through one hook of s11's extend.ts, `tools` (a wrapper around the
- * gate) and `answer`; the Stop hook wraps the run, as s17 wraps its MCP servers around the loop.
+ * reason ("the tests still fail"), a bounded number of times. A hook never gets past s18's gate:
+ * PreToolUse runs after the rules and the mode (s18's Screen), only for a call they let through;
+ * a changed input is judged by the rules again, and an "allow" only spares the question. A hook
+ * for `bash` sees every tool that runs a command (bash_background). A broken hook is reported
+ * and changes nothing. The tool hooks reach s18's loop through s11's `dispatch` hook (inside the
+ * gate, whatever extension added the tool) and `answer`; the Stop hook wraps the run, as s17
+ * wraps its MCP servers around the loop. The rules and hooks are read once, when the run starts.
  *
  * Run: npm run lesson s19 ["your task"]    Check: npm run check s19
- * Your work is here: HookedTools.dispatch (the tool hooks) and runAgent (the Stop hook); hooks.ts runs them.
+ * Your work is here: HookRun.pre and HookedTools.dispatch (the tool hooks) and runAgent (the Stop hook); hooks.ts runs them.
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
@@ -23,11 +25,11 @@ import { dim, say, yellow } from "../../runtime/print.ts";
 import { lessonTask, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
-import { refuseAll, terminalApprover, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
+import { refuseAll } from "../../solutions/s07_safe_tools/approval.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import type { Extension } from "../../solutions/s11_recovery/extend.ts";
-import { runAgent as permissionLoop, describeCall, DEFAULT_MAX_TOKENS, system, type RecoveredOutcome, type RunOptions as PermissionOptions } from "../../solutions/s18_permissions/agent.ts";
-import { userConfigDir } from "../../solutions/s18_permissions/permissions.ts";
+import { runAgent as permissionLoop, commandOf, DEFAULT_MAX_TOKENS, type Screen, system, type RecoveredOutcome, type RunOptions as PermissionOptions } from "../../solutions/s18_permissions/agent.ts";
+import { loadRules, userConfigDir } from "../../solutions/s18_permissions/permissions.ts";
 import { Hooks, describeProblem, loadHooks, type Hook, type HookProblem } from "./hooks.ts";
 
 export { system, DEFAULT_MAX_TOKENS, type RecoveredOutcome };
@@ -51,18 +53,30 @@ const textOf = (content: Anthropic.ToolResultBlockParam["content"]) => (typeof c
 /** What the model is told that a hook said: marked as a hook's, never as the user's words. */
 export const hookNote = (event: string, text: string) => `[${event} hook] ${text}`;
 
+/** The names a tool hook's matcher is tried on: the tool's own, and "bash" for a tool that runs a command. */
+export const hookNames = (call: Anthropic.ToolUseBlock): string[] => (commandOf(call) !== undefined && call.name !== "bash" ? [call.name, "bash"] : [call.name]);
+
 /** The run's hooks, and what they said during a turn that goes with its results. */
 export class HookRun {
-  /** Calls a PreToolUse hook allowed: s18's gate does not ask about them (its rules still apply). */
-  readonly allowed = new Set<string>();
   /** Notes for the model, sent after this turn's results. */
   readonly notes: string[] = [];
 
   constructor(readonly hooks: Hooks) {}
+
+  // #region gate
+  /** PreToolUse, s18's Screen: after the rules and the mode let the call through, before the question. */
+  readonly pre: Screen = async (call) => {
+    // TODO: const pre = await this.hooks.run("PreToolUse", { tool_name: call.name, tool_input: call.input }, hookNames(call)).
+    //       pre.decision "block" → return { refused: <a reason that says a PreToolUse hook blocked it, with pre.reason> }
+    //       (s18's gate answers "Not run: …" and never runs it). pre.updatedInput → return it as `input` (the gate judges
+    //       and runs that input instead) and tell the model in this.notes, with hookNote. pre.decision "allow" → allow: true
+    //       (the gate does not ask; its deny rules still hold). Never run the tool yourself.
+    void [hookNames, hookNote]; // (delete this line when you use them)
+    return todo(`s19 HookRun.pre: the PreToolUse hooks on a ${call.name} call`);
+  };
 }
 
-// #region gate
-/** `inner`'s tools (s18's gate among them), each call passed through the PreToolUse and PostToolUse hooks. */
+/** `inner`'s tools, inside s18's gate: each call that ran passed to the PostToolUse hooks. */
 export class HookedTools extends SafeToolRegistry {
   constructor(
     private readonly inner: ToolRegistry,
@@ -72,43 +86,35 @@ export class HookedTools extends SafeToolRegistry {
   }
 
   override async dispatch(call: Anthropic.ToolUseBlock, ctx?: ToolContext): Promise<Anthropic.ToolResultBlockParam> {
-    const { hooks, allowed, notes } = this.run;
-    // TODO: PreToolUse: const pre = await hooks.run("PreToolUse", { tool_name: call.name, tool_input: call.input }, call.name).
-    //       pre.decision "block" → do not run the call: return an is_error tool_result for call.id whose content
-    //       starts "Not run:" and carries pre.reason. pre.updatedInput → the call runs with that input instead (tell
-    //       the model in notes, with hookNote). pre.decision "allow" → allowed.add(describeCall(<the call that runs>)),
-    //       so s18's gate does not ask; never run the tool yourself: this.inner (s18's gate) still judges the call.
-    // TODO: PostToolUse: after this.inner.dispatch, await hooks.run("PostToolUse", { tool_name, tool_input,
-    //       tool_response: { is_error, content: textOf(result.content) } }, call.name); when it returns a context,
-    //       push hookNote("PostToolUse", `${call.name}: ${context}`) to notes (sent after the turn's results). Return the result.
-    void [hooks, allowed, notes, textOf, ctx]; // (delete this line when you use them)
-    return todo(`s19 HookedTools: the PreToolUse and PostToolUse hooks around a ${call.name} call`);
+    // TODO: PostToolUse: const result = await this.inner.dispatch(call, ctx); then await this.run.hooks.run("PostToolUse",
+    //       { tool_name, tool_input, tool_response: { is_error, content: textOf(result.content) } }, hookNames(call)); when it
+    //       returns a context, push hookNote("PostToolUse", `${call.name}: ${context}`) to this.run.notes (sent after the
+    //       turn's results). Return the result.
+    void [textOf, ctx]; // (delete this line when you use them)
+    return todo(`s19 HookedTools: the PostToolUse hooks after a ${call.name} call`);
   }
+  // #endregion gate
 }
-// #endregion gate
-
-/** s18's approver, except for a call a PreToolUse hook allowed: it is not asked about. */
-const sparing =
-  (run: HookRun, approve: Approver): Approver =>
-  async (q) =>
-    run.allowed.has(q.command) ? { approved: true } : approve(q);
 
 // #region loop
-/** NEW: every tool (s18's gate included) behind the tool hooks; their notes after the turn's results. */
+/** NEW: at dispatch (inside s18's gate, whatever extension added the tool), the PostToolUse hooks; their notes after the turn's results. */
 export const hooked =
   (run: HookRun): Extension =>
   () => ({
-    tools: (tools) => (run.hooks.has("PreToolUse") || run.hooks.has("PostToolUse") ? new HookedTools(tools, run) : tools),
+    dispatch: (tools) => (run.hooks.has("PostToolUse") ? new HookedTools(tools, run) : tools),
     answer: (results) => (run.notes.length ? [...results, { type: "text", text: run.notes.splice(0).join("\n") }] : results),
   });
 
 /** s18's loop, with hooks. `history` grows in place; returns how the run ended. */
 export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
   const root = opts.root ?? process.cwd();
-  const hooks = new Hooks(opts.hooks ?? loadHooks(root, opts.userConfigDir ?? userConfigDir()), root, opts.onHookProblem ?? ((p) => say(yellow(`  hook: ${describeProblem(p)}`))), opts.signal);
+  const userDir = opts.userConfigDir ?? userConfigDir();
+  const hooks = new Hooks(opts.hooks ?? loadHooks(root, userDir), root, opts.onHookProblem ?? ((p) => say(yellow(`  hook: ${describeProblem(p)}`))), opts.signal);
   const run = new HookRun(hooks);
   await promptSubmitted(hooks, history);
-  const loopOpts = { ...opts, root, approve: sparing(run, opts.approve ?? terminalApprover()), extensions: [hooked(run), ...(opts.extensions ?? [])] };
+  // The rules are read once: a settings file changed during the run (a Stop round) changes nothing until the next.
+  const screen = hooks.has("PreToolUse") ? { screen: run.pre } : {};
+  const loopOpts: PermissionOptions = { ...opts, root, rules: opts.rules ?? loadRules(root, userDir), ...screen, extensions: [hooked(run), ...(opts.extensions ?? [])] };
   for (let round = 0; ; round++) {
     const outcome = await permissionLoop(llm, history, loopOpts);
     if (outcome.status !== "done" || !hooks.has("Stop")) return outcome;

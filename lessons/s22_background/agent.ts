@@ -9,9 +9,10 @@
  * notification reaches the model in the next user message that answers tool calls, after the
  * results, marked as the jobs' words: never a user message of its own, never the user's voice,
  * approving nothing. Every job still running is stopped when the run ends, however it ends.
- * The tools join the base tools, so s18's gate and s19's hooks judge every start like any command;
- * the notifications reach the loop through one hook of s11's extend.ts, `answer`; stopping the
- * jobs wraps the run, as s17 wraps its MCP servers around the loop.
+ * The tools and the notifications reach the loop through two hooks of s11's extend.ts, `tools`
+ * and `answer`; s18's gate and s19's hooks sit at dispatch, so they judge every start like a bash
+ * command (bash's rules and hooks cover bash_background); stopping the jobs wraps the run, as
+ * s17 wraps its MCP servers around the loop.
  *
  * Run: npm run lesson s22 ["your task"]    Check: npm run check s22
  * Your work is here (the answer hook, and stopping the jobs when the run ends) and in jobs.ts (record: the cap, then wait_for).
@@ -23,13 +24,11 @@ import { lesson, todo, transcriptOf } from "../../runtime/lesson.ts";
 import { dim, say } from "../../runtime/print.ts";
 import { lessonTask, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
 import { ToolError } from "../../runtime/tools/files.ts";
-import { SafeToolRegistry, defineTool, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
-import { approveAll } from "../../solutions/s07_safe_tools/approval.ts";
+import { defineTool, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
+import { refuseAll } from "../../solutions/s07_safe_tools/approval.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import { withTools, type Extension } from "../../solutions/s11_recovery/extend.ts";
-import { capstoneTools } from "../../solutions/s12_guarded_agent/agent.ts";
 import { runAgent as previousLoop, DEFAULT_MAX_TOKENS, system, type RecoveredOutcome, type RunOptions as HookOptions } from "../../solutions/s21_checkpoints/agent.ts";
-import { decide, loadRules, userConfigDir } from "../../solutions/s18_permissions/permissions.ts";
 import { JobTable, MAX_WAIT_SECONDS, notificationText, type JobLimits } from "./jobs.ts";
 
 export { system, DEFAULT_MAX_TOKENS, type RecoveredOutcome };
@@ -43,17 +42,8 @@ export interface RunOptions extends HookOptions {
   jobLimits?: Partial<JobLimits>;
 }
 
-/** Why a command may not start in the background (a deny rule for bash holds for it too), or null. */
+/** Why a command may not start in the background, or null (s18's gate judges it first, as bash). */
 export type Judge = (command: string) => string | null;
-
-/** s18's deny rules for bash, applied to a background command: bash_background is no way around `bash(rm *)`. */
-export function bashDenies(opts: RunOptions, root: string): Judge {
-  const rules = opts.rules ?? loadRules(root, opts.userConfigDir ?? userConfigDir());
-  return (command) => {
-    const verdict = decide("bash", { command }, rules, "default", { readOnly: false, root });
-    return verdict.behavior === "deny" ? verdict.reason : null;
-  };
-}
 
 /** The three tools over the run's job table. Starting one is not read-only: s18's gate asks about it like a command. */
 export function jobTools(jobs: JobTable, judge: Judge = () => null): CheckedTool[] {
@@ -90,10 +80,11 @@ export function jobTools(jobs: JobTable, judge: Judge = () => null): CheckedTool
 }
 
 // #region loop
-/** NEW: what the jobs did since the last turn goes after the turn's results, in the same user message. */
+/** NEW: the job tools, and what the jobs did since the last turn after the turn's results, in the same user message. */
 export const background =
   (jobs: JobTable): Extension =>
   () => ({
+    tools: (tools) => withTools(tools, ...jobTools(jobs)),
     answer: (results) => {
       // TODO: const notes = jobs.take(). None → return results unchanged. Some → return the results FIRST, then ONE
       //       text block, notificationText(notes): the jobs' words under a header that says they are not the user's.
@@ -107,19 +98,17 @@ export const background =
 export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
   const root = opts.root ?? process.cwd();
   const jobs = opts.jobs ?? new JobTable(root, opts.jobLimits);
-  // The job tools join the base tools: s18's gate and s19's hooks wrap them like any other.
-  const registry = withTools(opts.registry ?? new SafeToolRegistry(capstoneTools(root, approveAll)), ...jobTools(jobs, bashDenies(opts, root)));
   // TODO: the run is over however it ends (done, a guard's stop, an abort, or an exception): no job may outlive it.
   //       Wrap the call below in try { return await … } finally { jobs.stopAll() } (say how many were stopped, dim).
-  const outcome = await previousLoop(llm, history, { ...opts, root, registry, extensions: [background(jobs), ...(opts.extensions ?? [])] });
+  const outcome = await previousLoop(llm, history, { ...opts, root, extensions: [background(jobs), ...(opts.extensions ?? [])] });
   void [outcome, dim]; // (delete this line when you use them)
   return todo(`s22 runAgent: stop the jobs still running (${jobs.running().length}) when the run ends`);
 }
 // #endregion loop
 
-/** The default task on a scratch copy of the sample repository: the tests run in the background while the model reads the code. */
+/** The default task on a scratch copy of the sample repository: the tests run in the background while the model reads the code (its rules allow them). */
 export const demo = (llm: Llm, task = TASK) =>
-  transcriptOf(task, SAMPLE_REPOSITORY, (history, root) => runAgent(llm, history, { root, approve: approveAll, userConfigDir: root, hooks: [], onHookProblem: () => {} }));
+  transcriptOf(task, SAMPLE_REPOSITORY, (history, root) => runAgent(llm, history, { root, approve: refuseAll, userConfigDir: root, hooks: [], onHookProblem: () => {} }));
 
 lesson(import.meta.url, {
   task: TASK,

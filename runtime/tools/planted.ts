@@ -7,6 +7,7 @@
  *   .npmrc, .yarnrc*, .pnpmfile.cjs      npm/yarn/pnpm configuration (script shell, node options, install hooks)
  *   .envrc                               direnv runs it on cd
  *   .vscode/, .husky/, .claude/          editor tasks, git hooks by husky, an agent's hooks and skills
+ *   .agent/, AGENTS.md, CLAUDE.md        this agent's settings, hooks and memory; the instruction files (s18–s20)
  *   .mcp.json, the --mcp-config file     the next run starts the commands it names…
  *   …and the sources it starts, --skills  …and reads skills into its prompt
  *
@@ -45,6 +46,8 @@ export function plantedKind(relPath: string, root?: string): string | undefined 
   if (parts.includes(".vscode")) return "editor tasks and settings (they may run when the folder is opened)";
   if (parts.includes(".husky")) return "git hook (husky)";
   if (parts.includes(".claude")) return "agent hooks and skills (they run or enter the prompt in the next session)";
+  if (parts.includes(".agent")) return "the agent's own settings, hooks or memory (rules and hooks take effect, notes enter the prompt, in the next run)";
+  if (["AGENTS.md", "CLAUDE.md", "AGENTS.override.md", "CLAUDE.local.md"].includes(name)) return "instruction file (it enters the next run's system prompt)";
   return undefined;
 }
 

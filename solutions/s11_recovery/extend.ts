@@ -1,5 +1,5 @@
 /**
- * The places where a later lesson changes s11's loop without writing it again (Part II, s13–s17).
+ * The places where a later lesson changes s11's loop without writing it again (Parts II and III).
  *
  * A lesson passes its change as an Extension: a function the loop calls once per run, with the
  * run's guards, that returns the hooks it needs. Each hook is one step of the loop, handed what
@@ -11,6 +11,10 @@
  * applied before it (s17's MCP servers, s18's permission gate) still runs. And `request` returns
  * only the fields it changes, any field of the request (a tool_choice, a max_tokens), which the
  * loop lays over what it would have sent.
+ *
+ * One hook is not a position in that chain: `dispatch` (s18's gate, s19's hooks) wraps the
+ * registry once every extension's `tools` has run, so every call passes it whichever extension
+ * added the tool, and a subagent's tools pass it too (Run.gated).
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import type { ToolContext, ToolRegistry, ToolSpec } from "../../solutions/s02_tool_dispatch/registry.ts";
@@ -28,6 +32,8 @@ export type TurnRequest = Omit<Anthropic.MessageStreamParams, "stream"> & Prompt
 export interface LoopHooks {
   /** The run's tools: add some, or wrap them (s14 todo, s15 task, s16 load_skill, s17 MCP). */
   tools?(tools: ToolRegistry): ToolRegistry;
+  /** Every call, at dispatch: wraps the registry after EVERY extension's `tools` (s18's gate, s19's hooks); the first extension's wrapper is the outermost, the first to see a call. */
+  dispatch?(tools: ToolRegistry): ToolRegistry;
   /** The system prompt: add to it (s16 lists the skills). */
   system?(text: string): string;
   /** This turn's request: return the fields it changes, as copies, any field (s13 cache breakpoints, a tool_choice); the history itself is never changed. */
@@ -42,6 +48,8 @@ export interface LoopHooks {
 export interface Run {
   guard: RunGuards;
   root: string;
+  /** The run's `dispatch` wrappers around another registry: a subagent's tools (s15) pass the same gate. */
+  gated(tools: ToolRegistry): ToolRegistry;
 }
 
 /** A lesson's change, made once per run. */
@@ -52,12 +60,17 @@ export type Extension = (run: Run) => LoopHooks;
 export class Extensions implements Required<LoopHooks> {
   private readonly hooks: LoopHooks[];
 
-  constructor(extensions: readonly Extension[] = [], run: Run) {
-    this.hooks = extensions.map((make) => make(run));
+  constructor(extensions: readonly Extension[] = [], run: Omit<Run, "gated">) {
+    this.hooks = extensions.map((make) => make({ ...run, gated: (t) => this.dispatch(t) }));
   }
 
+  /** Every `tools` hook in order, then the `dispatch` wrappers around the result. */
   tools(tools: ToolRegistry): ToolRegistry {
-    return this.hooks.reduce((t, h) => h.tools?.(t) ?? t, tools);
+    return this.dispatch(this.hooks.reduce((t, h) => h.tools?.(t) ?? t, tools));
+  }
+
+  dispatch(tools: ToolRegistry): ToolRegistry {
+    return this.hooks.reduceRight((t, h) => h.dispatch?.(t) ?? t, tools);
   }
 
   system(text: string): string {

@@ -44,17 +44,18 @@ export interface RunOptions extends PlanningOptions {
 /** NEW: above maxDepth, a task tool: this same loop as a child, fresh history, some read-only tools, its own guards and a share of this budget. */
 export const delegating =
   (llm: Llm, opts: RunOptions): Extension =>
-  ({ guard, root }) => ({
+  ({ guard, root, gated }) => ({
     tools: (own) => {
       const depth = opts.depth ?? 0;
       const maxDepth = opts.maxDepth ?? MAX_DEPTH;
+      // A child's calls pass this run's gate (its `dispatch` wrappers: s18's rules, s19's hooks).
       // A child's tokens count here as they are spent, and go on up to this agent's own parent.
       const spend = (n: number) => {
         guard.used += n;
         opts.onTokens?.(n);
       };
       const onChild = opts.onChild ? { onChild: opts.onChild } : {};
-      const task = taskTool({ parent: own, guard, depth, spend, ...onChild, runChild: (h, child) => runAgent(llm, h, { root, maxDepth, cache: opts.cache ?? true, ...onChild, ...child }) });
+      const task = taskTool({ parent: own, guard, depth, spend, ...onChild, runChild: (h, child) => runAgent(llm, h, { root, maxDepth, cache: opts.cache ?? true, ...onChild, ...child, extensions: [() => ({ dispatch: gated })] }) });
       return depth < maxDepth ? withTool(own, task) : own;
     },
     // NEW: this agent's own responses, passed up to its parent's budget (cache tokens included).

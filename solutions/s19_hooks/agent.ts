@@ -7,11 +7,13 @@
  * hook may deny it with a reason, change its input or allow it unasked; after it (PostToolUse) a
  * hook may add context for the model; when the user's prompt is submitted (UserPromptSubmit) it
  * may add context too; and when the model says it is done (Stop) a hook may send it back with a
- * reason ("the tests still fail"), a bounded number of times. A hook's answer never gets past
- * s18's gate: a changed input is judged by the rules, and an "allow" only spares the question, so
- * what a deny rule denies stays denied. A broken hook is reported and changes nothing.
- * The calls reach s18's loop through one hook of s11's extend.ts, `tools` (a wrapper around the
- * gate) and `answer`; the Stop hook wraps the run, as s17 wraps its MCP servers around the loop.
+ * reason ("the tests still fail"), a bounded number of times. A hook never gets past s18's gate:
+ * PreToolUse runs after the rules and the mode (s18's Screen), only for a call they let through;
+ * a changed input is judged by the rules again, and an "allow" only spares the question. A hook
+ * for `bash` sees every tool that runs a command (bash_background). A broken hook is reported
+ * and changes nothing. The tool hooks reach s18's loop through s11's `dispatch` hook (inside the
+ * gate, whatever extension added the tool) and `answer`; the Stop hook wraps the run, as s17
+ * wraps its MCP servers around the loop. The rules and hooks are read once, when the run starts.
  *
  * Run: npx tsx solutions/s19_hooks/agent.ts ["your task"]   (the hooks of examples/login-service/.agent/settings.json)
  */
@@ -22,11 +24,11 @@ import { dim, say, yellow } from "../../runtime/print.ts";
 import { lessonTask, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
-import { refuseAll, terminalApprover, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
+import { refuseAll } from "../../solutions/s07_safe_tools/approval.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import type { Extension } from "../../solutions/s11_recovery/extend.ts";
-import { runAgent as permissionLoop, describeCall, DEFAULT_MAX_TOKENS, system, type RecoveredOutcome, type RunOptions as PermissionOptions } from "../../solutions/s18_permissions/agent.ts";
-import { userConfigDir } from "../../solutions/s18_permissions/permissions.ts";
+import { runAgent as permissionLoop, commandOf, DEFAULT_MAX_TOKENS, type Screen, system, type RecoveredOutcome, type RunOptions as PermissionOptions } from "../../solutions/s18_permissions/agent.ts";
+import { loadRules, userConfigDir } from "../../solutions/s18_permissions/permissions.ts";
 import { Hooks, describeProblem, loadHooks, type Hook, type HookProblem } from "./hooks.ts";
 
 export { system, DEFAULT_MAX_TOKENS, type RecoveredOutcome };
@@ -50,18 +52,30 @@ const textOf = (content: Anthropic.ToolResultBlockParam["content"]) => (typeof c
 /** What the model is told that a hook said: marked as a hook's, never as the user's words. */
 export const hookNote = (event: string, text: string) => `[${event} hook] ${text}`;
 
+/** The names a tool hook's matcher is tried on: the tool's own, and "bash" for a tool that runs a command. */
+export const hookNames = (call: Anthropic.ToolUseBlock): string[] => (commandOf(call) !== undefined && call.name !== "bash" ? [call.name, "bash"] : [call.name]);
+
 /** The run's hooks, and what they said during a turn that goes with its results. */
 export class HookRun {
-  /** Calls a PreToolUse hook allowed: s18's gate does not ask about them (its rules still apply). */
-  readonly allowed = new Set<string>();
   /** Notes for the model, sent after this turn's results. */
   readonly notes: string[] = [];
 
   constructor(readonly hooks: Hooks) {}
+
+  // #region gate
+  /** PreToolUse, s18's Screen: after the rules and the mode let the call through, before the question. */
+  readonly pre: Screen = async (call) => {
+    const pre = await this.hooks.run("PreToolUse", { tool_name: call.name, tool_input: call.input }, hookNames(call));
+    // NEW: a block is the call's answer: not run, an is_error result with the hook's reason (the pairing holds).
+    if (pre.decision === "block") return { refused: `a PreToolUse hook blocked it: ${pre.reason ?? "no reason given"}` };
+    // A changed input is what runs, and what s18's gate judges again; the model is told it was changed.
+    if (pre.updatedInput) this.notes.push(hookNote("PreToolUse", `the input of ${call.name} (${call.id}) was changed to ${JSON.stringify(pre.updatedInput)}`));
+    // An allow spares the question only: the gate's deny rules still decide.
+    return { ...(pre.updatedInput ? { input: pre.updatedInput } : {}), allow: pre.decision === "allow" };
+  };
 }
 
-// #region gate
-/** `inner`'s tools (s18's gate among them), each call passed through the PreToolUse and PostToolUse hooks. */
+/** `inner`'s tools, inside s18's gate: each call that ran passed to the PostToolUse hooks. */
 export class HookedTools extends SafeToolRegistry {
   constructor(
     private readonly inner: ToolRegistry,
@@ -71,45 +85,33 @@ export class HookedTools extends SafeToolRegistry {
   }
 
   override async dispatch(call: Anthropic.ToolUseBlock, ctx?: ToolContext): Promise<Anthropic.ToolResultBlockParam> {
-    const { hooks, allowed, notes } = this.run;
-    const pre = await hooks.run("PreToolUse", { tool_name: call.name, tool_input: call.input }, call.name);
-    // NEW: a block is the call's answer: not run, an is_error result with the hook's reason (the pairing holds).
-    if (pre.decision === "block") return { type: "tool_result", tool_use_id: call.id, is_error: true, content: `Not run: a PreToolUse hook blocked it: ${pre.reason ?? "no reason given"}.` };
-    // A changed input is what runs, and what s18's gate judges; the model is told it was changed.
-    const judged: Anthropic.ToolUseBlock = pre.updatedInput ? { ...call, input: pre.updatedInput } : call;
-    if (pre.updatedInput) notes.push(hookNote("PreToolUse", `the input of ${call.name} (${call.id}) was changed to ${JSON.stringify(pre.updatedInput)}`));
-    // An allow spares the question only: the gate's deny rules still decide.
-    if (pre.decision === "allow") allowed.add(describeCall(judged));
-    const result = await this.inner.dispatch(judged, ctx);
-    const post = await hooks.run("PostToolUse", { tool_name: call.name, tool_input: judged.input, tool_response: { is_error: result.is_error === true, content: textOf(result.content) } }, call.name);
-    if (post.context) notes.push(hookNote("PostToolUse", `${call.name}: ${post.context}`));
+    const result = await this.inner.dispatch(call, ctx);
+    const post = await this.run.hooks.run("PostToolUse", { tool_name: call.name, tool_input: call.input, tool_response: { is_error: result.is_error === true, content: textOf(result.content) } }, hookNames(call));
+    if (post.context) this.run.notes.push(hookNote("PostToolUse", `${call.name}: ${post.context}`));
     return result;
   }
+  // #endregion gate
 }
-// #endregion gate
-
-/** s18's approver, except for a call a PreToolUse hook allowed: it is not asked about. */
-const sparing =
-  (run: HookRun, approve: Approver): Approver =>
-  async (q) =>
-    run.allowed.has(q.command) ? { approved: true } : approve(q);
 
 // #region loop
-/** NEW: every tool (s18's gate included) behind the tool hooks; their notes after the turn's results. */
+/** NEW: at dispatch (inside s18's gate, whatever extension added the tool), the PostToolUse hooks; their notes after the turn's results. */
 export const hooked =
   (run: HookRun): Extension =>
   () => ({
-    tools: (tools) => (run.hooks.has("PreToolUse") || run.hooks.has("PostToolUse") ? new HookedTools(tools, run) : tools),
+    dispatch: (tools) => (run.hooks.has("PostToolUse") ? new HookedTools(tools, run) : tools),
     answer: (results) => (run.notes.length ? [...results, { type: "text", text: run.notes.splice(0).join("\n") }] : results),
   });
 
 /** s18's loop, with hooks. `history` grows in place; returns how the run ended. */
 export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
   const root = opts.root ?? process.cwd();
-  const hooks = new Hooks(opts.hooks ?? loadHooks(root, opts.userConfigDir ?? userConfigDir()), root, opts.onHookProblem ?? ((p) => say(yellow(`  hook: ${describeProblem(p)}`))), opts.signal);
+  const userDir = opts.userConfigDir ?? userConfigDir();
+  const hooks = new Hooks(opts.hooks ?? loadHooks(root, userDir), root, opts.onHookProblem ?? ((p) => say(yellow(`  hook: ${describeProblem(p)}`))), opts.signal);
   const run = new HookRun(hooks);
   await promptSubmitted(hooks, history);
-  const loopOpts = { ...opts, root, approve: sparing(run, opts.approve ?? terminalApprover()), extensions: [hooked(run), ...(opts.extensions ?? [])] };
+  // The rules are read once: a settings file changed during the run (a Stop round) changes nothing until the next.
+  const screen = hooks.has("PreToolUse") ? { screen: run.pre } : {};
+  const loopOpts: PermissionOptions = { ...opts, root, rules: opts.rules ?? loadRules(root, userDir), ...screen, extensions: [hooked(run), ...(opts.extensions ?? [])] };
   for (let round = 0; ; round++) {
     const outcome = await permissionLoop(llm, history, loopOpts);
     if (outcome.status !== "done" || !hooks.has("Stop")) return outcome;

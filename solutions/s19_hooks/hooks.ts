@@ -169,11 +169,13 @@ export class Hooks {
     return this.list.some((h) => h.event === event);
   }
 
-  async run(event: HookEvent, payload: Record<string, unknown>, tool?: string): Promise<HookAnswer> {
+  /** `tool`: the names a matcher is tried on (a tool that runs a command is "bash" too). */
+  async run(event: HookEvent, payload: Record<string, unknown>, tool?: string | readonly string[]): Promise<HookAnswer> {
+    const names = tool === undefined ? [] : typeof tool === "string" ? [tool] : tool;
     const merged: HookAnswer = {};
     const reasons: string[] = [];
     const contexts: string[] = [];
-    for (const hook of this.list.filter((h) => h.event === event && (!h.matcher || (tool !== undefined && h.matcher.test(tool))))) {
+    for (const hook of this.list.filter((h) => h.event === event && (!h.matcher || names.some((n) => h.matcher!.test(n))))) {
       // The run was stopped: no more hooks, and a tool call their answer was for does not run.
       if (this.signal?.aborted) return event === "PreToolUse" ? { decision: "block", reason: "the run was stopped (--timeout or Ctrl-C) before the hooks answered" } : {};
       const a = await runHook(hook, payload, this.root, this.signal);
