@@ -56,7 +56,8 @@ function closedPort(): Promise<number> {
   });
 }
 
-describe.concurrent("runMain: short messages, non-zero exits, no stack traces (real processes)", { timeout: 60_000 }, () => {
+// Five tsx processes at once: on a shared 2-core machine each takes far longer than alone; the limit is a cap, not a wait.
+describe.concurrent("runMain: short messages, non-zero exits, no stack traces (real processes)", { timeout: 240_000 }, () => {
   it("offline (COURSE_OFFLINE=1 beats a key): the banner first, then the answer, exit 0", async () => {
     const r = await run("ok", { ANTHROPIC_API_KEY: SECRET, COURSE_OFFLINE: "1" });
     expect(r.stderr).toBe("");
