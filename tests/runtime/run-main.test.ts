@@ -12,6 +12,7 @@ import { createServer as createTcpServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULT_MODEL } from "../../runtime/client.ts";
 import { ROOT } from "../../runtime/testing.ts";
 
 const SECRET = "sk-ant-api03-TESTSECRET-0123456789";
