@@ -63,6 +63,10 @@ import {
   type ContextEditingFigures,
   type HookCostFigures,
 } from "./part3-report.ts";
+import { reportFailures } from "../lib/failure.ts";
+
+// What nothing else catches ends the run in words, with what to do (scripts/lib/failure.ts).
+reportFailures("npm run bench");
 
 const ONLY = ["learner_cycle", "eval", "context_editing", "hook_cost"] as const;
 const USAGE = `usage: npm run bench -- [--json] [--skip-cycle] [--update-docs] [--only ${ONLY.join("|")}]`;

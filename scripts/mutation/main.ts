@@ -34,6 +34,10 @@ import { ROOT } from "../lib/paths.ts";
 import { loadEquivalents, type Equivalent } from "./equivalents.ts";
 import { todoRegions } from "./regions.ts";
 import { docsBlock, loadScores, pct, saveScore, SCORES_DIR, table, type LessonScore } from "./scores.ts";
+import { reportFailures } from "../lib/failure.ts";
+
+// What nothing else catches ends the run in words, with what to do (scripts/lib/failure.ts).
+reportFailures("npm run mutation");
 
 type Result = Awaited<ReturnType<Stryker["runMutationTest"]>>[number];
 
