@@ -10,10 +10,12 @@ const root = dirname(fileURLToPath(import.meta.url));
  * Two suites (docs/guide/commands.md):
  *
  *   npm test           the "learner" project: every lesson's tests on the reference solutions, the
- *                      runtime's tests, the tools' tests. About a minute on a 2-core machine.
+ *                      runtime's tests, the tools' tests in process. Under a minute on a 2-core
+ *                      machine (npm run bench, learner_cycle.test_s).
  *   npm run test:all   both projects, then verify and the browser tests (scripts/test-all.ts):
  *                      adds the course command line, reliability samples, mutants, the offline
- *                      model as a process, the appendix.
+ *                      model as a process, the appendix, and the process-level checks of the
+ *                      runtime and the tools (NOT_LEARNER below).
  *
  * Nothing in either suite depends on how fast the machine is: waits are on events, with limits
  * far above what any test needs (a busy machine is slower, never red).
@@ -21,8 +23,26 @@ const root = dirname(fileURLToPath(import.meta.url));
 const ALL = "tests/**/*.test.ts";
 /** The learner's suite: lessons (tests/sNN_*.test.ts), runtime, tools, the docs generators. */
 const LEARNER = /^tests\/(s\d\d_[^/]+|runtime\/.+|tools\/.+|e2e\/generators)\.test\.ts$/;
-/** In runtime/, but they run the course as processes or grade mutants: test:all only. */
-const NOT_LEARNER = new Set(["tests/runtime/mutants.test.ts", "tests/runtime/offline-model.test.ts"]);
+/**
+ * In runtime/ or tools/, but they run the course as processes, send signals to process trees or
+ * grade mutants: test:all only (CI runs it), so `npm test` stays about the lessons and under a minute.
+ */
+const NOT_LEARNER = new Set([
+  "tests/runtime/mutants.test.ts",
+  "tests/runtime/offline-model.test.ts",
+  // the lesson net's full sweep: every early lesson's runaway loop, as a process
+  "tests/runtime/lesson-net.test.ts",
+  // runMain's messages, from real processes
+  "tests/runtime/run-main.test.ts",
+  // SIGINT, SIGTERM, SIGHUP to the agent, its wrapper and its group: every process of the tree killed
+  "tests/tools/signals.test.ts",
+  // MCP servers as processes: their environment, their output cap, nothing left running
+  "tests/tools/mcp-launch.test.ts",
+  // the scratch folders of killed processes swept
+  "tests/tools/orphans.test.ts",
+  // run_tests with and without the sandbox, as the program runs it
+  "tests/tools/boundary.test.ts",
+]);
 
 /** Every test file, relative to the root; those not in the learner's suite are in test:all's. */
 const testFiles = readdirSync(join(root, "tests"), { recursive: true, encoding: "utf8" })

@@ -18,9 +18,14 @@ export class NotDoneOffline extends CourseError {
   override name = "NotDoneOffline";
 }
 
+/** Is this answer the offline model's to a task it has no script for? */
+export function unscriptedAnswer(content: Anthropic.MessageParam["content"]): boolean {
+  return textOf(content).trimStart().startsWith(UNSCRIPTED_MARK);
+}
+
 /** Did the offline model answer this conversation as a task it has no script for? */
 export function unscriptedRun(history: readonly Anthropic.MessageParam[]): boolean {
-  return history.some((m) => m.role === "assistant" && textOf(m.content).trimStart().startsWith(UNSCRIPTED_MARK));
+  return history.some((m) => m.role === "assistant" && unscriptedAnswer(m.content));
 }
 
 /** Does the offline model have a script for this task (a scenario whose task it is, word for word)? */

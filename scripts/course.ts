@@ -456,7 +456,9 @@ export async function runCourse(argv: string[]): Promise<number> {
       console.error(red(e.message));
       return 2;
     }
-    console.error(red(`The course command line failed: ${e instanceof Error ? e.message : String(e)}`));
+    // A raw Node error (a process past its time limit, a program missing) is said in words (scripts/lib/failure.ts).
+    const { failureWords } = await import("./lib/failure.ts");
+    console.error(red(failureWords(`npm run ${command}`, e)));
     if (process.env.DEBUG) console.error(e);
     else console.error(dim("  (run with DEBUG=1 to see where it came from)"));
     return 1;

@@ -9,9 +9,10 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
 import { runMain } from "../../runtime/lesson.ts";
-import { NOT_DONE_OFFLINE, scenarioList, unscriptedRun } from "../../runtime/offline.ts";
+import { NOT_DONE_OFFLINE, scenarioList, unscriptedAnswer, unscriptedRun } from "../../runtime/offline.ts";
 import { red, say, yellow } from "../../runtime/print.ts";
 import { protectMcpConfig, protectPath } from "../../runtime/tools/planted.ts";
+import type { EventSink } from "../../solutions/s09_observability/events.ts";
 import { replOver } from "../../solutions/s10_conversation/agent.ts";
 import { optionsFrom as capstoneOptions } from "../../solutions/s12_guarded_agent/agent.ts";
 import { USAGE, UsageError, parseFlags } from "../../solutions/s12_guarded_agent/cli.ts";
@@ -95,7 +96,7 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
   const extra: Partial<RunOptions> = { ...(skills.length > 0 ? { skills } : {}), ...(mcpServers ? { mcpServers } : {}), ...loop.options };
   const program = capstoneProgram<RunOptions>({
     runAgent: (llm, history, opts) => loop.runAgent(llm, history, opts),
-    optionsFrom: (flags, onEvent) => ({ ...capstoneOptions(flags, onEvent), ...extra }),
+    optionsFrom: (flags, onEvent) => ({ ...capstoneOptions(flags, onEvent && notDoneWhenUnscripted(onEvent)), ...extra }),
     createRepl: loop.createRepl ?? replOver<RunOptions>((llm, history, opts) => loop.runAgent(llm, history, opts)),
     lesson: loop.lesson,
   });
@@ -106,6 +107,22 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
     return { ...result, exitCode: 1 };
   }
   return result;
+}
+
+/**
+ * Offline, a round the scripted model answered as a task it has no script for ends "stopped
+ * (no_script)", not "done", in the line that says how it ended and in the run log (each turn of a
+ * conversation, and each round a Stop hook asks for, is judged on its own answers).
+ */
+function notDoneWhenUnscripted(sink: EventSink): EventSink {
+  let unscripted = false;
+  return (e) => {
+    if (e.type === "think" && unscriptedAnswer(e.message.content)) unscripted = true;
+    if (e.type !== "stop" || !unscripted) return sink(e);
+    unscripted = false;
+    const o = e.outcome;
+    sink(o.status !== "done" ? e : { ...e, outcome: { status: "stopped", reason: "no_script", detail: "the scripted model (offline) has no script for this task", turns: o.turns, message: o.message } });
+  };
 }
 
 /** Whether argv names one task (not the conversation). */

@@ -148,6 +148,13 @@ let bwrapPath: { path: string } | { why: string } | undefined;
 /** bwrap, resolved ONCE to an absolute path the running user cannot write (checked), or why not. */
 export function trustedBwrap(): { path: string } | { why: string } {
   if (bwrapPath) return bwrapPath;
+  // COURSE_HIDE_BWRAP=1: act as a machine where bubblewrap is not installed (.ci/run's first
+  // `npm test`, as on a fresh clone). Unlike COURSE_SANDBOX=off, a test that clears COURSE_SANDBOX
+  // to reach the sandbox still finds none.
+  if (/^(1|true|yes)$/i.test((process.env.COURSE_HIDE_BWRAP ?? "").trim())) {
+    bwrapPath = { why: "bwrap is not installed (apt-get install -y bubblewrap)" };
+    return bwrapPath;
+  }
   for (const dir of SYSTEM_BIN) {
     const path = join(dir, "bwrap");
     if (!existsSync(path)) continue;

@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --json] [--skip-cycle] [--update-docs] [--only learner_cycle|eval|context_editing|hook_cost]
+ * npm run bench [-- --json] [--skip-cycle] [--update-docs] [--only learner_cycle|npm_test|eval|context_editing|hook_cost]
  *
  * What the course's agent costs, measured side by side in one run against the scripted model
  * with set latencies, so the figures are ratios that hold on a noisy machine:
@@ -13,7 +13,10 @@
  *                    (typecheck_s cold, typecheck_warm_s on the previous program, typecheck_cached_s
  *                    from .course/), watch's re-check (watch_recheck_s): medians of 3; `npm test`
  *                    alone and two side by side (test_s, test_beside_s). `--only learner_cycle`
- *                    measures the check's figures alone (not npm test) and prints them.
+ *                    measures the check's figures alone (not npm test) and prints them;
+ *                    `--only npm_test` runs npm test once: its wall time and CPU time (test_cpu_s,
+ *                    every process of it), and the CPU time over the cores, the least wall time
+ *                    it can take on this machine however busy it is.
  *   context growth   input tokens per turn over a 20-turn session that reads a 30 000-character
  *                    file each turn: without and with read_file's output cap, and with
  *                    cache_control on the last message (the share of input read from cache)
@@ -63,8 +66,12 @@ import {
   type ContextEditingFigures,
   type HookCostFigures,
 } from "./part3-report.ts";
+import { reportFailures } from "../lib/failure.ts";
 
-const ONLY = ["learner_cycle", "eval", "context_editing", "hook_cost"] as const;
+// What nothing else catches ends the run in words, with what to do (scripts/lib/failure.ts).
+reportFailures("npm run bench");
+
+const ONLY = ["learner_cycle", "npm_test", "eval", "context_editing", "hook_cost"] as const;
 const USAGE = `usage: npm run bench -- [--json] [--skip-cycle] [--update-docs] [--only ${ONLY.join("|")}]`;
 let values;
 try {
@@ -168,6 +175,39 @@ async function checkFigures(): Promise<CheckFigures> {
     else process.env.COURSE_TYPECHECK_CACHE = cacheSetting;
   }
   return { check_s, check_types_changed_s, typecheck_s, typecheck_warm_s, typecheck_cached_s, typecheck_native_s, watch_recheck_s };
+}
+
+const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+/** CPU seconds of this process's finished children (Linux: /proc/self/stat's cutime + cstime), or null elsewhere. */
+function childCpuS(): number | null {
+  try {
+    const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ");
+    // After "pid (comm) ": state is field 3, so cutime (16) and cstime (17) are at 13 and 14; ticks of 1/100 s.
+    return (Number(fields[13]) + Number(fields[14])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+// `--only npm_test`: npm test once, its wall time and its CPU time (every process of it): the CPU
+// time over the cores is the least wall time it can take on this machine, whatever the load.
+if (values.only === "npm_test") {
+  const cpuBefore = childCpuS();
+  const t = performance.now();
+  const ok = await new Promise<boolean>((resolve) => {
+    const child = spawn("npm", ["test", "--silent"], { cwd: ROOT, stdio: "ignore", env: { ...process.env, CI: "1" } });
+    child.on("close", (code) => resolve(code === 0));
+    child.on("error", () => resolve(false));
+  });
+  const test_s = round((performance.now() - t) / 1000, 1);
+  const cpuAfter = childCpuS();
+  const test_cpu_s = cpuBefore === null || cpuAfter === null ? null : round(cpuAfter - cpuBefore, 1);
+  const cores = cpus().length;
+  const figures = { test_s, test_ok: ok, test_cpu_s, test_cpu_over_cores_s: test_cpu_s === null ? null : round(test_cpu_s / cores, 1), cores, load_1m: round(loadavg()[0] ?? 0, 2) };
+  if (values.json) console.log(JSON.stringify({ npm_test: figures }));
+  else for (const [k, v] of Object.entries(figures)) console.log(`${k}: ${v}`);
+  process.exit(ok ? 0 : 1);
 }
 
 if (values.only === "learner_cycle") {
@@ -282,7 +322,6 @@ async function timeRun(a: LessonAdapter, p: Plan, tools: FuzzTool[], options: Sc
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
 const restore = output.write;
 output.write = () => {};

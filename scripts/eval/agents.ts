@@ -15,12 +15,12 @@
  * mcpServers, cache }); options a lesson does not know it ignores. Inside the OS sandbox every
  * command is approved (the kernel is the boundary); without one, only read-only ones are.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
-import { findLesson } from "../../runtime/manifest.ts";
+import { LESSONS, findLesson } from "../../runtime/manifest.ts";
 import { finalAgent } from "../../runtime/registrations.ts";
 import { ROOT } from "../lib/paths.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
@@ -67,8 +67,20 @@ export class AgentSpecError extends Error {
   override name = "AgentSpecError";
 }
 
-export const AGENT_HELP =
-  "an agent is final, final:nocache, sNN (s07…s17, the reference loops), lessons/sNN (your own), a path to a .ts file exporting runAgent, oracle or null";
+/**
+ * The lessons whose reference loop an eval can run, from the manifest: s07 and later (their tools
+ * are confined to a workspace), with an agent.ts that exports runAgent.
+ */
+export function evalLessons(): string[] {
+  return LESSONS.filter((l) => Number(l.id.slice(1)) >= 7)
+    .filter((l) => {
+      const file = join(ROOT, "solutions", l.dir, "agent.ts");
+      return existsSync(file) && /export (async function|function|const) runAgent\b/.test(readFileSync(file, "utf8"));
+    })
+    .map((l) => l.id);
+}
+
+export const AGENT_HELP = `an agent is final, final:nocache, sNN (${evalLessons().join(", ")}: the reference loops), lessons/sNN (your own), a path to a .ts file exporting runAgent, oracle or null`;
 
 /** The text of the last assistant message: the agent's answer. */
 export function answerOf(history: readonly Anthropic.MessageParam[]): string {

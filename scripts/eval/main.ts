@@ -20,12 +20,16 @@ import { ROOT } from "../lib/paths.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import { RETRIES } from "../../solutions/s11_recovery/recovery.ts";
 import { strictArgs, UsageError } from "../lib/args.ts";
-import { AgentSpecError, resolveAgent, type EvalAgent } from "./agents.ts";
+import { AgentSpecError, evalLessons, resolveAgent, type EvalAgent } from "./agents.ts";
 import { estimateCost } from "./estimate.ts";
 import { compareLines, compareTable, failures, headline, htmlReport, jsonLine, markdownReport, measures, resultTable } from "./report.ts";
 import { EVALS_OUT, runEval, type EvalResult, type ModelChoice } from "./run.ts";
 import type { RunRecord } from "./stats.ts";
 import { loadSuite, type EvalTask } from "./suite.ts";
+import { reportFailures } from "../lib/failure.ts";
+
+// What nothing else catches ends the run in words, with what to do (scripts/lib/failure.ts).
+reportFailures("npm run eval");
 
 const SPEC = {
   command: "npm run eval --",
@@ -47,12 +51,13 @@ const SPEC = {
 
 const HELP = `${SPEC.command} ${SPEC.usage}
 
-  --agent NAME     final (default), final:nocache, sNN (s07…s17), lessons/sNN (yours), a .ts file exporting runAgent,
+  --agent NAME     final (default), final:nocache, sNN (${evalLessons().join(" ")}), lessons/sNN (yours), a .ts file exporting runAgent,
                    oracle (the reference solutions) or null (does nothing). Twice: both run, then compared.
   --runs k         runs per task (default 1); pass@k and pass^k use k
   --tasks a,b      only these tasks (ids of evals/tasks)
   --jobs n         runs at the same time (default 2)
-  --json           print the result as one JSON line, last
+  --json           print the result as one JSON line, the only line on stdout (the rest goes to stderr;
+                   \`npm run -s eval -- --json\` keeps npm's own lines off stdout too)
   --compare        with two result.json files: compare them (no run); with two --agent: the same after running
   --yes            with a real model: do not ask before a run estimated above --max-cost
   --max-cost USD   the estimate above which a run with a real model asks first (default 1)

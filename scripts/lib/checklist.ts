@@ -24,6 +24,8 @@ export interface Item {
   what: string;
   /** What to do when it is missing (or what is wrong). */
   fix: string;
+  /** Read from the exercise in lessons/, which the learner changes: true on a pristine tree only (verify checks it; npm test does not). */
+  exercise?: boolean;
 }
 
 /** A run of this many code lines found in two lessons' solutions is a copy (import it instead). */
@@ -69,7 +71,7 @@ export function sharedRun(dir: string, lessons: readonly Lesson[] = LESSONS): st
 export function lessonChecklist(lesson: Lesson): Item[] {
   const { id, dir, entry } = lesson;
   const items: Item[] = [];
-  const add = (ok: boolean, what: string, fix: string) => items.push({ ok, what, fix });
+  const add = (ok: boolean, what: string, fix: string, exercise = false) => items.push({ ok, what, fix, ...(exercise ? { exercise } : {}) });
   const number = Number(id.slice(1));
   const reg = registrationOf(dir);
 
@@ -80,11 +82,11 @@ export function lessonChecklist(lesson: Lesson): Item[] {
   const solFiles = lessonFiles("solutions", dir);
   add(exFiles.includes(entry), `lessons/${dir}/${entry} (the exercise)`, "write the exercise: the solution's files with // TODO: markers, each followed by a todo(\"…\") call");
   add(solFiles.includes(entry), `solutions/${dir}/${entry} (the solution)`, "write the reference solution at the same paths as the exercise");
-  add(exFiles.join() === solFiles.join(), "lessons/ and solutions/ hold the same files", `make them match (exercise: ${exFiles.join(", ") || "none"}; solution: ${solFiles.join(", ") || "none"})`);
+  add(exFiles.join() === solFiles.join(), "lessons/ and solutions/ hold the same files", `make them match (exercise: ${exFiles.join(", ") || "none"}; solution: ${solFiles.join(", ") || "none"})`, true);
   const exText = exFiles.map((f) => read(`lessons/${dir}/${f}`)).join("\n");
   const solText = solFiles.map((f) => read(`solutions/${dir}/${f}`)).join("\n");
   const todos = (exText.match(/\/\/ TODO:/g) ?? []).length;
-  add(todos > 0 && /\btodo\(/.test(exText), "the exercise's TODOs say which is left when run", "mark each place the learner works with // TODO: and follow it with a todo(\"…\") call");
+  add(todos > 0 && /\btodo\(/.test(exText), "the exercise's TODOs say which is left when run", "mark each place the learner works with // TODO: and follow it with a todo(\"…\") call", true);
   add(!/\/\/ TODO:|\btodo\(/.test(solText), "the solution has no TODO", "finish the solution: no // TODO: and no todo( call");
   const main = read(`solutions/${dir}/${entry}`);
   add(/export (const|async function|function) demo\b/.test(main), "the entry exports demo(llm)", "export demo(llm) = transcriptOf(task, workspace, run): the docs record its run");

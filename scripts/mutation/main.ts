@@ -35,6 +35,10 @@ import { loadEquivalents, type Equivalent } from "./equivalents.ts";
 import { todoRegions } from "./regions.ts";
 import { listMutants, placeOf } from "./mutants.ts";
 import { compute, docsBlock, loadScores, measure, pct, saveScore, SCORES_DIR, staleness, table, type LessonScore } from "./scores.ts";
+import { reportFailures } from "../lib/failure.ts";
+
+// What nothing else catches ends the run in words, with what to do (scripts/lib/failure.ts).
+reportFailures("npm run mutation");
 
 type Result = Awaited<ReturnType<Stryker["runMutationTest"]>>[number];
 

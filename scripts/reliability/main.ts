@@ -37,6 +37,10 @@ import { fuzzLesson, type FuzzStats } from "./fuzz.ts";
 import { presentAdapters } from "./lessons.ts";
 import { part3Ok, part3Summary, runPart3 } from "./part3.ts";
 import { figuresOf, reliabilityBlock, renderReliability, replaceBlock, type AttackCell, type ClaimKey, type FaultCell, type ReliabilityFigures } from "./report.ts";
+import { reportFailures } from "../lib/failure.ts";
+
+// What nothing else catches ends the run in words, with what to do (scripts/lib/failure.ts).
+reportFailures("npm run reliability");
 
 function usage(message: string): never {
   console.error(`${message}\nusage: npm run reliability -- [--json] [--runs N] [--seed N] [--only fuzz,faults,attacks,bad,part3] [--update-docs]`);

@@ -20,7 +20,7 @@ import { bold, dim, green, red, say } from "../../runtime/print.ts";
 import { EVAL_SUITE, lessonTask } from "../../runtime/tasks.ts";
 import { scratchCopy } from "../../runtime/tools/files.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
-import { approveAll, refuseAll } from "../../solutions/s07_safe_tools/approval.ts";
+import { approveAll, refuseAll, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
 import { runAgent } from "../../solutions/s18_permissions/agent.ts";
 import { fingerprint, gradeRun, type Check, type Graded, type RunEnd } from "./grade.ts";
 import { compare, score, type Comparison, type Scores } from "./score.ts";
@@ -57,14 +57,14 @@ export interface Agent {
   run(llm: Llm, history: Anthropic.MessageParam[], root: string, maxTurns: number): Promise<unknown>;
 }
 
-/** s18's agent as an eval runs it: edits allowed, commands approved only inside the OS sandbox (the kernel holds). */
-export const finalAgent = (name = "s18", turns?: number): Agent => ({
+/** s18's agent as an eval runs it: edits allowed, commands approved only inside the OS sandbox (the kernel holds), unless `approve` says otherwise. */
+export const finalAgent = (name = "s18", turns?: number, approve?: Approver): Agent => ({
   name,
   run: (llm, history, root, maxTurns) =>
     runAgent(llm, history, {
       root,
       permissionMode: "acceptEdits",
-      approve: sandboxInfo().kind === "bubblewrap" ? approveAll : refuseAll,
+      approve: approve ?? (sandboxInfo().kind === "bubblewrap" ? approveAll : refuseAll),
       userConfigDir: root,
       guards: { maxTurns: turns ?? maxTurns },
       onEvent: () => {},
@@ -126,8 +126,9 @@ export function comparisonLines(a: Scores, b: Scores, c: Comparison): string[] {
   ];
 }
 
-/** The default task (fix-range's repository, s18's agent), as the docs record it. */
-export const demo = (llm: Llm, task = TASK) => transcriptOf(task, SUITE[0]!.repo, (history, root) => finalAgent().run(llm, history, root, SUITE[0]!.turns));
+/** The default task (fix-range's repository, s18's agent), as the docs record it; `approve` for a machine with no sandbox (a test's own). */
+export const demo = (llm: Llm, task = TASK, approve?: Approver) =>
+  transcriptOf(task, SUITE[0]!.repo, (history, root) => finalAgent("s18", undefined, approve).run(llm, history, root, SUITE[0]!.turns));
 
 /** How many runs per task the lesson's eval makes. */
 export const RUNS = 2;

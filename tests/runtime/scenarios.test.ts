@@ -4,11 +4,22 @@
  * an honest notice that it is the offline model. It never calls itself Claude.
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { scriptedLlm } from "../../runtime/client.ts";
 import { readConversation } from "../../runtime/scripted/conversation.ts";
 import { OFFLINE_NOTICE } from "../../runtime/scripted/scenarios/intents.ts";
 import { S01_TASK } from "../../runtime/scripted/scenarios/s01_agent_loop.ts";
+import { PLAN_TASK } from "../../runtime/scripted/scenarios/plan_mode.ts";
+import { S12_TASK } from "../../runtime/scripted/scenarios/s12_guarded_agent.ts";
+import { unscriptedRun } from "../../runtime/offline.ts";
+import { output } from "../../runtime/print.ts";
+import { stripAnsi } from "../cli/course-copy.ts";
+import { ROOT, scripted } from "../../runtime/testing.ts";
+import { scratchCopy } from "../../runtime/tools/files.ts";
+import { textOf } from "../../runtime/transcript.ts";
+import * as finalProgram from "../../solutions/s22_background/program.ts";
 
 const tool = (name: string): Anthropic.Tool => ({ name, input_schema: { type: "object", properties: {} } });
 
@@ -144,5 +155,68 @@ describe("the scripted model's answers", () => {
     const m = await ask("hello", []);
     expect(m.model).toBe("scripted-model");
     expect(JSON.stringify(m)).not.toMatch(/claude/i);
+  });
+});
+
+describe("the README's offline tasks reach their designed end (npm run agent's program, in process)", () => {
+  const sample = () => scratchCopy(join(ROOT, "examples", "login-service"));
+  const answerText = (h: Anthropic.MessageParam[]) => h.filter((m) => m.role === "assistant").map((m) => textOf(m.content)).join("\n");
+
+  it("plan mode: reads, sends the plan with exit_plan_mode, and once approved (--yes) fixes the lockout and runs the tests", async () => {
+    const dir = await sample();
+    try {
+      const r = await finalProgram.run(["--permission-mode", "plan", "--yes", "--workspace", dir, PLAN_TASK], { llm: scripted() });
+      const calls = r.history.flatMap((m) => (m.role === "assistant" && typeof m.content !== "string" ? m.content.filter((b) => b.type === "tool_use").map((b) => b.name) : []));
+      expect(calls, "the order plan mode needs: read, plan, edit, test").toEqual(["read_file", "exit_plan_mode", "edit_file", "run_tests"]);
+      expect(answerText(r.history)).toMatch(/Fixed src\/login\.js[\s\S]*3 passed, 0 failed/);
+      expect(r.exitCode).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("an edit the rules refuse is said to be refused, never claimed as made", async () => {
+    const dir = await sample();
+    try {
+      const settings = join(dir, ".agent", "settings.json");
+      writeFileSync(settings, readFileSync(settings, "utf8").replace('"deny": [', '"deny": ["edit_file(src/**)", '));
+      const r = await finalProgram.run(["--permission-mode", "plan", "--yes", "--workspace", dir, PLAN_TASK], { llm: scripted() });
+      const said = answerText(r.history);
+      expect(said).toMatch(/I could not make the edit[\s\S]*unchanged/);
+      expect(said).not.toMatch(/Fixed src/);
+      expect(readFileSync(join(dir, "src", "login.js"), "utf8")).toContain("attempts > MAX_FAILED_ATTEMPTS");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a task with no script never ends \"done\": each round's last line says stopped (no_script), then Not done, exit 1", async () => {
+    const dir = await sample();
+    const lines: string[] = [];
+    const write = output.write;
+    output.write = (line) => void lines.push(stripAnsi(line));
+    try {
+      const r = await finalProgram.run(["--workspace", dir, "What is the weather like?"], { llm: scripted() });
+      expect(lines.filter((l) => l.startsWith("■ ")).length, lines.join("\n")).toBeGreaterThan(0);
+      expect(lines.filter((l) => /^■ done/.test(l)), "an unscripted round says done").toEqual([]);
+      expect(lines.filter((l) => l.startsWith("■ ")).every((l) => l.startsWith("■ stopped (no_script)")), lines.join("\n")).toBe(true);
+      expect(lines.at(-1)).toMatch(/^Not done: /);
+      expect(r.exitCode).toBe(1);
+    } finally {
+      output.write = write;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the sample task: the Stop hook's second round is answered, and the run ends done, exit 0", async () => {
+    const dir = await sample();
+    try {
+      const r = await finalProgram.run(["--workspace", dir, S12_TASK], { llm: scripted() });
+      expect(answerText(r.history)).toMatch(/off-by-one[\s\S]*The Stop hook sent me back/);
+      expect(unscriptedRun(r.history), "no round of the sample task is unscripted").toBe(false);
+      expect(r.exitCode).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -28,11 +28,12 @@ import { s15ChildLog, s15ChildSource, s15Subagents } from "./s15_subagents.ts";
 import { s16Skills } from "./s16_skills.ts";
 import { s17Mcp } from "./s17_mcp.ts";
 import { EVAL_SCENARIOS } from "./evals.ts";
+import { planMode } from "./plan_mode.ts";
 
 /** Answers "ok": used to ask "would the API accept this transcript?" without a real turn. */
 export const echo: Scenario = { id: "echo", title: "Answers ok to anything", reply: () => say("ok") };
 
-export const SCENARIOS: Scenario[] = [intents, echo, s01AgentLoop, s02ToolDispatch, s03ParallelTools, s04ToolErrors, s05StopReasons, s06Guards, s07SafeTools, s08Streaming, s10Conversation, s11Recovery, s12GuardedAgent, s12GuardedAgentZh, ...S05_TOUR.map((t) => t.scenario), s13Caching, s14Planning, s15Subagents, s15ChildSource, s15ChildLog, s16Skills, s17Mcp, ...EVAL_SCENARIOS, ...(await registeredScenarios())];
+export const SCENARIOS: Scenario[] = [intents, echo, s01AgentLoop, s02ToolDispatch, s03ParallelTools, s04ToolErrors, s05StopReasons, s06Guards, s07SafeTools, s08Streaming, s10Conversation, s11Recovery, s12GuardedAgent, s12GuardedAgentZh, ...S05_TOUR.map((t) => t.scenario), s13Caching, s14Planning, s15Subagents, s15ChildSource, s15ChildLog, s16Skills, s17Mcp, planMode, ...EVAL_SCENARIOS, ...(await registeredScenarios())];
 
 /** The scenarios of the lessons that register themselves: the Scenario exports of ./<dir>.ts. */
 async function registeredScenarios(): Promise<Scenario[]> {

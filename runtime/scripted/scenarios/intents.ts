@@ -27,6 +27,17 @@ export const UNSCRIPTED =
   "and quote what comes back, but I cannot reason about it, change anything or finish the task: this run will not be done. " +
   "For a real answer, put ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) in .env and run again.";
 
+const isHookNote = (m: TurnContext["messages"][number]) => m.role === "user" && (typeof m.content === "string" ? m.content : m.content.map((b) => (b.type === "text" ? b.text : "")).join("")).trimStart().startsWith("[");
+const textOfAnswer = (m: TurnContext["messages"][number]) => (typeof m.content === "string" ? m.content : m.content.map((b) => (b.type === "text" ? b.text : "")).join("\n"));
+const isQuestion = (m: TurnContext["messages"][number]) =>
+  m.role === "user" && !isHookNote(m) && (typeof m.content === "string" || m.content.some((b) => b.type === "text"));
+
+/** Was the question the Stop hook answers (the last one asked) answered as unscripted? */
+function unscriptedQuestion(ctx: TurnContext): boolean {
+  const asked = ctx.messages.findLastIndex(isQuestion);
+  return ctx.messages.slice(asked + 1).some((m) => m.role === "assistant" && textOfAnswer(m).trimStart().startsWith(UNSCRIPTED_MARK));
+}
+
 type Intent = { name: string; input: Record<string, unknown>; say: string };
 
 function pick(ctx: TurnContext, ...names: string[]): string | undefined {
@@ -69,6 +80,14 @@ export const intents: Scenario = {
   id: "intents",
   title: "Free-form prompts: a few recognised intents, else an honest offline notice",
   reply(ctx): Reply {
+    // A Stop hook sent the model back (s19): the offline model cannot act on its reason, and says
+    // so; its answer to the question before stands (done or not, as that answer was).
+    if (ctx.prompt.trimStart().startsWith("[Stop hook]")) {
+      const why = ctx.prompt.trim().replace(/^\[Stop hook\]\s*/, "").slice(0, 200);
+      // An unscripted question stays unscripted (its round ends not done, runtime/offline.ts).
+      if (unscriptedQuestion(ctx)) return say(`${UNSCRIPTED_MARK}: a Stop hook sent me back (${why}), and I cannot act on that; this task is not done.`);
+      return say(`A Stop hook sent me back (${why}). Offline, the scripted model cannot act on that: my answer above stands.`);
+    }
     const intent = intentOf(ctx);
     // A question about the team's notes, with an MCP notes server connected (s17, the final
     // agent): any wording that is not one of the intents above is searched in the notes.

@@ -103,8 +103,23 @@ function explain(ctx: TurnContext): Reply {
   return say(parts.join("\n"));
 }
 
+/**
+ * The sample repository's Stop hook (it runs the tests) sends the model back once while they
+ * fail: the task was to find out why, not to change the code, so the answer says so and stands.
+ */
+function afterStopHook(ctx: TurnContext): Reply {
+  const zh = ctx.firstPrompt.trim() === S12_TASK_ZH;
+  if (zh) return say("Stop 钩子让我回来：测试仍然失败。确实如此，原因就是上面说的差一错误。任务是找出原因，不是改代码，所以我没有改 src/login.js；修复方法是改成 `attempts >= MAX_FAILED_ATTEMPTS`。");
+  return say(
+    "The Stop hook sent me back: the tests still fail. They do, for the off-by-one above. The task was to find out why, not to change the code, " +
+      "so I have left src/login.js as it is; the fix is `attempts >= MAX_FAILED_ATTEMPTS`.",
+  );
+}
+
 function reply(ctx: TurnContext): Reply {
   const task = ctx.prompt.trim();
+  const first = ctx.firstPrompt.trim();
+  if (task.startsWith("[Stop hook]") && (first === S12_TASK || first === S12_TASK_ZH)) return afterStopHook(ctx);
   if (task !== S12_TASK && task !== S12_TASK_ZH) return intents.reply(ctx);
   if (ctx.step === 0) return { content: [thinking("Start from the failing tests."), text("First I'll run the login module's tests."), runTestsCall(ctx)] };
   if (ctx.step === 1) return afterTests(ctx);

@@ -1,0 +1,171 @@
+/**
+ * Every command README.md and docs/guide/commands.md show runs as written, on a fresh clone
+ * (a temporary git copy of the course), offline, each with a time limit: its exit code and its
+ * output are checked. A command is what a ```sh block holds, a `$ ` line of a ```text block, or
+ * an inline `npm …` with no placeholder in it (`sNN`, `[…]`, `…`, `NAME`: those are usage lines).
+ * A command the pages gain without an entry in EXPECTED fails here, naming it: say what it does.
+ *
+ * Commands that run for many minutes are run by a step of their own in .ci/run (`ci`), or only
+ * started here, their first line checked within the limit (`starts`).
+ */
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../../runtime/testing.ts";
+import { courseEnv, hasCommand, makeCopy, stripAnsi, type CourseCopy } from "./course-copy.ts";
+
+type Expect =
+  | { exit: number; out?: RegExp; not?: RegExp; limitS?: number }
+  | { starts: RegExp; limitS?: number }
+  | { ci: string };
+
+const SAMPLE = "npm run agent -- --workspace examples/login-service";
+const FLAGSHIP = `"Run the login module's tests and find out why one fails."`;
+
+/** What each command does on a fresh clone, offline, with no terminal (stdin is empty). */
+const EXPECTED: Record<string, Expect> = {
+  "npm install": { ci: ".ci/run's first step (npm ci)" },
+  "npm test": { ci: ".ci/run runs it twice: as on a fresh machine (no bubblewrap, no Chromium), then with both" },
+  "npm run test:all": { ci: ".ci/run's test:all step" },
+  "npm run typecheck": { ci: ".ci/run's typecheck step" },
+  "npm run lint": { ci: ".ci/run's lint step" },
+  "npm run docs:build": { ci: ".ci/run's docs step" },
+  "npm run test:e2e": { ci: "test:all's last step" },
+  "npm run verify": { ci: ".ci/run's test:all (verify --sample); all of it takes over 20 minutes" },
+  "npm run docs:dev": { starts: /transcript|VitePress|localhost/i, limitS: 180 },
+  "npm run watch": { starts: /s01/, limitS: 180 },
+  "npm run offline-model -- --port 8787": { starts: /127\.0\.0\.1:8787|in use/i, limitS: 120 },
+  "npm run bench -- --only npm_test": { ci: "it runs npm test, which .ci/run runs in steps of its own" },
+  "npm run -s eval -- --json": { exit: 0, out: /"pass_rate":/, limitS: 900 },
+  "npm run -s eval -- --json | jq .pass_rate": { ci: "the line before, piped to jq (not installed everywhere)" },
+  "npm run bench": { starts: /parallel|streaming|loop|cycle/i, limitS: 180 },
+  "npm run eval": { starts: /fix-range|explain-port|pass/i, limitS: 180 },
+  "npm start": { exit: 0, out: /model: scripted \(offline\)[\s\S]*lessons\/s01_agent_loop\/agent\.ts/ },
+  "npm run list": { exit: 0, out: /s01\s+The agent loop/ },
+  "npm run lesson s01": { exit: 2, out: /TODO/ },
+  'npm run lesson s01 "read package.json"': { exit: 2, out: /TODO/ },
+  "npm run lesson s01 -- --solution": { exit: 0, out: /model: scripted \(offline\)/ },
+  "npm run lesson s01 -- --verbos": { exit: 2, out: /--verbos/ },
+  "npm run check": { exit: 1, out: /s01/ },
+  "npm run check s01": { exit: 1, out: /✗ s01[\s\S]*TODO/ },
+  "npm run check s01 -- --verbose": { exit: 1, out: /✗ s01/ },
+  "npm run check s01 -- --verbos": { exit: 2, out: /unknown flag --verbos/ },
+  "npm run check s01 --verbose": { exit: 1, out: /-- --verbose/ },
+  "npm run hint s01": { exit: 0, out: /\S/ },
+  "npm run hint s01 -- --more": { exit: 0, out: /\S/ },
+  "npm run solution s01": { exit: 0, out: /agent\.ts/ },
+  // On a fresh clone the exercise is pristine: reset has nothing to do, and --undo no backup.
+  "npm run reset s01": { exit: 0, out: /already pristine: nothing to reset/ },
+  "npm run reset s01 --yes": { exit: 0, out: /already pristine: nothing to reset/ },
+  "npm run reset s01 --frobnicate": { exit: 2, out: /--frobnicate/ },
+  "npm run reset s01 -- --yes": { exit: 0, out: /already pristine: nothing to reset/ },
+  "npm run reset s01 -- --undo": { exit: 1, out: /no backup of lessons\/s01_agent_loop[\s\S]*nothing to undo/ },
+  "npm run agent": { exit: 2, out: /--workspace/ },
+  "npm run agent -- --help": { exit: 0, out: /--workspace[\s\S]*--mcp-config/ },
+  "npm run agent -- --scenarios": { exit: 0, out: /Fix the login lockout so the tests pass\./ },
+  [`${SAMPLE} ${FLAGSHIP}`]: { exit: 0, out: /off-by-one[\s\S]*Stop hook sent me back/, not: /Not done|stopped \(no_script\)/ },
+  [SAMPLE]: { exit: 0, out: /workspace: / },
+  [`${SAMPLE} --mcp-config examples/mcp-notes/mcp.json "What do our team notes say about account lockouts?"`]: { exit: 0, out: /→ mcp__notes__search[\s\S]*locks after 3 failed logins/, not: /Not done|Not run/ },
+  [`npm run agent -- --skills examples/skills --workspace examples/login-service ${FLAGSHIP}`]: { exit: 0, out: /off-by-one/, not: /Not done/ },
+  [`npm run agent -- --permission-mode plan --workspace examples/login-service "Fix the login lockout so the tests pass."`]: { exit: 0, out: /→ read_file[\s\S]*→ exit_plan_mode[\s\S]*The plan was not approved[\s\S]*I changed nothing/, not: /Fixed src|Not done/ },
+  [`npm run agent -- --context-budget 40000 --workspace examples/login-service ${FLAGSHIP}`]: { exit: 0, out: /off-by-one/, not: /Not done/ },
+  "npx tsx examples/tool-runner/agent.ts": { exit: 0, out: /\S/ },
+  "npx tsx examples/structured-output/extract.ts": { exit: 0, out: /\S/ },
+};
+
+/** The output without npm's own lines ("> agent-loop-course@0.1.0 watch"), which would match anything. */
+const own = (out: string) =>
+  stripAnsi(out)
+    .split("\n")
+    .filter((l) => !l.startsWith("> "))
+    .join("\n");
+
+const PLACEHOLDER = /sNN|\[|…|NAME|\\\||<|\bk\b|path\/to/;
+
+/** The commands a page shows, in order, each once (comments after `#` dropped). */
+export function commandsOf(markdown: string): string[] {
+  const found: string[] = [];
+  let block: string | null = null;
+  for (const line of markdown.split("\n")) {
+    const fence = /^```(\w*)/.exec(line);
+    if (fence) {
+      block = block === null ? fence[1]! : null;
+      continue;
+    }
+    if (block !== null) {
+      const l = line.trim();
+      const cmd = block === "text" ? (l.startsWith("$ ") ? l.slice(2) : null) : l;
+      if (cmd && /^(npm|npx) /.test(cmd)) found.push(cmd.replace(/\s+#.*$/, "").trim());
+    } else for (const m of line.matchAll(/`((?:npm|npx) [^`]+)`/g)) if (!PLACEHOLDER.test(m[1]!)) found.push(m[1]!.trim());
+  }
+  return [...new Set(found)].filter((c) => !PLACEHOLDER.test(c));
+}
+
+const pages = ["README.md", "docs/guide/commands.md"];
+const commands = [...new Set(pages.flatMap((p) => commandsOf(readFileSync(join(ROOT, p), "utf8"))))];
+
+/** Runs one command line in the copy with bash, stdin empty; killed (its group) at the limit, or once its output matches `until`. */
+function run(root: string, command: string, limitS: number, until?: RegExp): Promise<{ code: number | null; out: string; timedOut: boolean }> {
+  return new Promise((resolve) => {
+    const env = { ...courseEnv(), ...(process.env.COURSE_HIDE_BWRAP ? { COURSE_HIDE_BWRAP: process.env.COURSE_HIDE_BWRAP } : {}) };
+    const child = spawn("bash", ["-c", command], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let timedOut = false;
+    const stop = () => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // gone already
+      }
+    };
+    const seen = (c: Buffer) => {
+      out += c.toString();
+      if (until?.test(own(out))) stop();
+    };
+    child.stdout.on("data", seen);
+    child.stderr.on("data", seen);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, limitS * 1000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, out: stripAnsi(out), timedOut });
+    });
+  });
+}
+
+describe("the pages' commands", () => {
+  it("every command README.md and docs/guide/commands.md show has an expectation here", () => {
+    const missing = commands.filter((c) => !(c in EXPECTED));
+    expect(missing, `commands on the pages with no entry in EXPECTED (tests/cli/docs-commands.test.ts): say what each does on a fresh clone`).toEqual([]);
+    expect(commands).toContain(`${SAMPLE} ${FLAGSHIP}`);
+  });
+});
+
+describe.skipIf(!hasCommand("git") || !hasCommand("bash"))("the pages' commands, run as written on a fresh clone, offline", () => {
+  let copy: CourseCopy;
+  beforeAll(() => {
+    copy = makeCopy({ git: true });
+  }, 120_000);
+  afterAll(() => copy?.remove());
+
+  for (const command of commands) {
+    const want = EXPECTED[command];
+    if (!want || "ci" in want) continue;
+    const limitS = want.limitS ?? 300;
+    it(command, { timeout: (limitS + 60) * 1000 }, async () => {
+      const r = await run(copy.root, command, limitS, "starts" in want ? want.starts : undefined);
+      const shown = `${command} (exit ${r.code}${r.timedOut ? `, stopped at the ${limitS} s limit` : ""}) printed:\n${r.out.slice(0, 1500)}`;
+      if ("starts" in want) {
+        expect(own(r.out), `${shown}\n\nit should start, printing its first lines within ${limitS} s`).toMatch(want.starts);
+        return;
+      }
+      expect(r.timedOut, `${shown}\n\nit should end within ${limitS} s`).toBe(false);
+      expect(r.code, shown).toBe(want.exit);
+      if (want.out) expect(r.out, shown).toMatch(want.out);
+      if (want.not) expect(r.out, shown).not.toMatch(want.not);
+    });
+  }
+});
