@@ -46,10 +46,12 @@ export interface SyncOptions {
   languages: readonly string[];
   /** Each rule id with the languages its words are written in. */
   rules?: Record<string, readonly string[]>;
+  /** The languages `npm run check` and `npm run hint` speak (runtime/rules.ts COURSE_LANGS). */
+  courseLanguages?: readonly string[];
 }
 
 export interface Finding {
-  kind: "missing-page" | "orphan-page" | "no-record" | "drift" | "missing-rule";
+  kind: "missing-page" | "orphan-page" | "no-record" | "drift" | "missing-rule" | "cli-language";
   /** The page (relative to docs/) or the rule id. */
   where: string;
   message: string;
@@ -148,6 +150,12 @@ export function syncFindings(opts: SyncOptions): Finding[] {
     for (const page of translated)
       if (!english.includes(page)) out.push({ kind: "orphan-page", where: `${lang}/${page}`, message: `docs/${lang}/${page} translates no English page (docs/${page} does not exist): remove it, or write the English page` });
   }
+  for (const lang of ["en", ...languages])
+    if (opts.courseLanguages && !opts.courseLanguages.includes(lang))
+      out.push({ kind: "cli-language", where: lang, message: `the site speaks ${lang} but npm run check and hint do not: add "${lang}" to COURSE_LANGS in runtime/rules.ts, and its words` });
+  for (const lang of opts.courseLanguages ?? [])
+    if (lang !== "en" && !languages.includes(lang))
+      out.push({ kind: "cli-language", where: lang, message: `npm run check speaks ${lang} but the site does not: add its locale to docs/.vitepress/config.ts and its pages` });
   for (const [id, has] of Object.entries(opts.rules ?? {}))
     for (const lang of ["en", ...languages])
       if (!has.includes(lang)) out.push({ kind: "missing-rule", where: id, message: `rule "${id}" has no ${lang} words (what, fix): add them in runtime/rules.ts or the lesson's course.json` });
@@ -181,6 +189,11 @@ export async function siteLanguages(): Promise<string[]> {
   return Object.keys(config.locales ?? {}).filter((k) => k !== "root");
 }
 
+/** The languages the CLI speaks (runtime/rules.ts COURSE_LANGS). */
+export async function courseLanguages(): Promise<string[]> {
+  return [...(await import("../../runtime/rules.ts")).COURSE_LANGS];
+}
+
 /** Every rule id with the languages its words are written in (runtime/rules.ts and the lessons' course.json). */
 export async function ruleLanguages(): Promise<Record<string, string[]>> {
   const { RULES } = await import("../../runtime/rules.ts");
@@ -198,8 +211,8 @@ export async function ruleLanguages(): Promise<Record<string, string[]>> {
  */
 export async function syncProblems(root: string, lessonDirs?: readonly string[]): Promise<string[]> {
   const languages = await siteLanguages();
-  const mine = (f: Finding) => !lessonDirs || f.kind === "missing-rule" || lessonDirs.some((d) => f.where.endsWith(`lessons/${d}.md`));
-  return syncFindings({ root, languages, rules: await ruleLanguages() })
+  const mine = (f: Finding) => !lessonDirs || f.kind === "missing-rule" || f.kind === "cli-language" || lessonDirs.some((d) => f.where.endsWith(`lessons/${d}.md`));
+  return syncFindings({ root, languages, rules: await ruleLanguages(), courseLanguages: await courseLanguages() })
     .filter(mine)
     .map((f) => (f.diff ? `${f.message}\n${indent(f.diff)}` : f.message));
 }
@@ -230,7 +243,7 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
       process.exit(2);
     }
   } else {
-    const findings = syncFindings({ root: ROOT, languages, rules: await ruleLanguages() });
+    const findings = syncFindings({ root: ROOT, languages, rules: await ruleLanguages(), courseLanguages: await courseLanguages() });
     for (const f of findings) console.log(`${f.kind}: ${f.message}${f.diff ? `\n${indent(f.diff)}` : ""}`);
     const pages = englishPages(ROOT, languages).length;
     console.log(

@@ -89,6 +89,17 @@ describe("the translations' sync check", () => {
     expect(ja.some((f) => f.kind === "missing-rule" && f.message.includes("no ja words"))).toBe(true);
   });
 
+  it("names a language the site has and npm run check does not speak, and the other way round", () => {
+    markTranslated(root, ["zh/guide/commands.md", "zh/index.md"], ["zh"]);
+    expect(syncFindings({ root, languages: ["zh"], courseLanguages: ["en", "zh"] })).toEqual([]);
+    const got = syncFindings({ root, languages: ["zh"], courseLanguages: ["en", "ru"] });
+    expect(got.map((f) => [f.kind, f.where])).toEqual([
+      ["cli-language", "zh"],
+      ["cli-language", "ru"],
+    ]);
+    expect(got[0]!.message).toMatch(/COURSE_LANGS in runtime\/rules\.ts/);
+  });
+
   it("refuses to mark a page of a language the site does not have, or one without its English page", () => {
     expect(() => markTranslated(root, ["ja/index.md"], ["zh"])).toThrow(/not a page of a translated language/);
     write("docs/zh/guide/only-zh.md", "# 只有中文\n");
