@@ -59,7 +59,7 @@ export function explainError(e: unknown): string | null {
     return "The server refused your key (401). Check ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN in .env, or remove them to run offline.";
   if (e instanceof Anthropic.PermissionDeniedError) return `Your key may not use this model or endpoint (403): ${apiMessage(e)}`;
   if (e instanceof Anthropic.NotFoundError)
-    return `Not found (404): ${apiMessage(e)}. Check MODEL_ID and ANTHROPIC_BASE_URL (without /v1).`;
+    return `Not found (404): ${apiMessage(e)}. Check MODEL_ID (a model the endpoint serves: GET /v1/models lists them; a retired model answers 404 too) and ANTHROPIC_BASE_URL (without /v1).`;
   if (e instanceof Anthropic.RateLimitError) return "Rate limited (429) even after the SDK's retries. Wait a minute and run again.";
   if (e instanceof Anthropic.BadRequestError)
     return `The API rejected the request (400): ${apiMessage(e)}\n  If it names messages.N, your loop broke a message rule; \`npm run check\` shows which.`;

@@ -14,7 +14,13 @@
 
 import { registrations } from "./registrations.ts";
 
-export type Lang = "en" | "zh";
+/**
+ * The languages the course speaks (its rule catalog, `npm run check` and `npm run hint`): English,
+ * and every language listed after it. A new language (ja, ru) is one more entry here, then its
+ * words wherever `say()` is given words (English is the fallback for any it lacks).
+ */
+export const COURSE_LANGS = ["en", "zh"] as const;
+export type Lang = (typeof COURSE_LANGS)[number];
 
 export const STAGES = ["syntax", "types", "hang", "growth", "pairing", "lesson", "net"] as const;
 export type Stage = (typeof STAGES)[number];
@@ -350,8 +356,8 @@ const LISTED = {
   // ── Part II (s13–s17): the loop delegating and reaching out. Kept together, at the end. ──
   "cache-placement": r(
     "lesson",
-    ["Every request marks the end of its stable prefix (the system prompt, which caches the tools before it; a marker on the last tool may be added) and the newest message with cache_control; the message markers move forward each turn.", "Mark a copy of each request: the last tool definition, the system prompt as a text block, the newest message's last block (and the last user message before the newest one)."],
-    ["每个请求都给稳定前缀的末尾（系统提示，它连同前面的工具一起缓存；也可以再给最后一个工具加标记）和最新的消息加上 cache_control；消息上的标记每轮向前移动。", "在每个请求的副本上加标记：最后一个工具定义、作为文本块的系统提示、最新消息的最后一个块（以及最新消息之前的最后一条 user 消息）。"],
+    ["Every request marks its stable prefix (the last tool and the system prompt), the newest message and the last user message before it with cache_control; the message markers move forward each turn.", "Mark a copy of each request: the last tool definition, the system prompt as a text block, the newest message's last block (and the last user message before the newest one)."],
+    ["每个请求都给稳定前缀（最后一个工具和系统提示）、最新的消息以及它之前的最后一条 user 消息加上 cache_control；消息上的标记每轮向前移动。", "在每个请求的副本上加标记：最后一个工具定义、作为文本块的系统提示、最新消息的最后一个块（以及最新消息之前的最后一条 user 消息）。"],
   ),
   "cache-max-four": r(
     "lesson",
@@ -378,6 +384,11 @@ const LISTED = {
     ["A plan left untouched for N turns is recalled once, in a text block after that turn's tool results; not every turn, and not when nothing is open.", "Remind only when the plan has open items and N turns passed since it was written or last recalled; put the text after every tool_result of the message."],
     ["计划 N 轮未更新时提醒一次，放在该轮工具结果之后的文本块中；不是每轮都提醒，没有未完成项时也不提醒。", "只在计划有未完成项、且距上次写入或提醒已过 N 轮时提醒；把文本放在消息中所有 tool_result 之后。"],
   ),
+  "plan-reminder-state": r(
+    "lesson",
+    ["A reminder carries the plan as it is at that turn: every item with its status (plan.render() then), not only that the plan is stale, nor an older copy of it.", "Build the reminder's text when it is sent, from the plan the loop holds now: the turns since it was written, then plan.render()."],
+    ["提醒带着计划在那一轮的样子：每一项及其状态（当时的 plan.render()），而不只是说计划过时了，也不是它的旧副本。", "在发送提醒时，用循环此刻持有的计划来构造提醒文本：先说自写入以来过了几轮，再附上 plan.render()。"],
+  ),
   "plan-owned": r(
     "lesson",
     ["The loop owns the plan: each good list from the todo tool replaces it, and the tool's result shows the plan back as the loop now holds it.", "In Plan.update, store the checked list (contents trimmed), note the turn, and return render(): the model reads its plan from the result."],
@@ -402,6 +413,11 @@ const LISTED = {
     "lesson",
     ["The parent's budget counts every token its children spend, as they spend it, cache tokens included; a child may spend only its share of what is left.", "Pass each response's tokensOf(usage) up through onTokens, add what a child spends to the parent's guard.used, and give each child guards.tokenBudget = its share (CHILD_SHARE) of what the parent has left."],
     ["父循环的预算统计子循环花掉的每个 token，边花边算，包括缓存 token；子循环只能花掉剩余预算中属于它的那一份。", "通过 onTokens 把每个响应的 tokensOf(usage) 向上传，把子循环的花费加到父循环的 guard.used，并给每个子循环设置 guards.tokenBudget = 父循环剩余预算中它的份额（CHILD_SHARE）。"],
+  ),
+  "subagent-tokens-nested": r(
+    "lesson",
+    ["Counts add up across nested agents: every token a child, grandchild or deeper agent spends reaches each agent above it, once (its guard.used and what it passes up), at any depth.", "In the task tool's onTokens, add to the child's share (mine.spent) AND call opts.spend(n), which counts it in this agent's guard.used and passes it on up; never count a child's tokens in the guard alone."],
+    ["嵌套的代理之间计数要对得上：子代理、孙代理或更深层代理花的每个 token，都要恰好一次地到达它上面的每个代理（它的 guard.used 以及它向上传的数），无论嵌套多深。", "在 task 工具的 onTokens 中，既要加到子代理的份额（mine.spent），也要调用 opts.spend(n)：它计入本代理的 guard.used 并继续向上传；不要只把子代理的 token 记在 guard 里。"],
   ),
   "subagent-depth": r(
     "lesson",
@@ -437,6 +453,11 @@ const LISTED = {
     "lesson",
     ["A server that hangs, crashes or does not start is an is_error result or a reported problem, never an exception in the loop.", "Give each call a time limit, catch the client's errors and turn them into is_error results; report a server that did not start and go on."],
     ["挂起、崩溃或无法启动的服务器成为 is_error 结果或被报告的问题，绝不在循环中抛出异常。", "给每个调用设置时间限制，捕获客户端错误并转成 is_error 结果；报告无法启动的服务器，然后继续。"],
+  ),
+  "mcp-released": r(
+    "lesson",
+    ["Resources the run started are released before it returns: by the time runAgent settles (done, stopped or thrown), every MCP server it started has stopped; a close still under way is a server left running.", "In runAgent's finally, await started?.close() (and anything else the run opened), so the run's promise settles only after they are gone."],
+    ["运行启动的资源在它返回之前释放：runAgent 结束时（完成、停止或抛错），它启动的每个 MCP 服务器都已经停止；仍在关闭中的服务器就是还在运行的服务器。", "在 runAgent 的 finally 中 await started?.close()（以及运行打开的其他资源），这样运行的 promise 只在它们都结束之后才完成。"],
   ),
   "mcp-close": r(
     "lesson",
@@ -496,10 +517,19 @@ export function isRuleId(id: string): id is RuleId {
   return Object.hasOwn(RULES, id);
 }
 
-/** The learner's language: COURSE_LANG, else the locale (LC_ALL, LC_MESSAGES, LANG); zh* → Chinese. */
+/**
+ * The learner's language, the one place it is chosen: COURSE_LANG, else the locale (LC_ALL,
+ * LC_MESSAGES, LANG), the first of them that is set; a language of COURSE_LANGS by its code
+ * (`zh`, `zh_CN.UTF-8`, `zh-TW` → zh), anything else English.
+ */
 export function courseLang(env: NodeJS.ProcessEnv = process.env): Lang {
-  const pick = env.COURSE_LANG || env.LC_ALL || env.LC_MESSAGES || env.LANG || "";
-  return /^zh/i.test(pick) ? "zh" : "en";
+  const pick = (env.COURSE_LANG || env.LC_ALL || env.LC_MESSAGES || env.LANG || "").toLowerCase();
+  return COURSE_LANGS.find((l) => pick === l || new RegExp(`^${l}[-_.@]`).test(pick)) ?? "en";
+}
+
+/** Words in the learner's language: `say({ en: "…", zh: "…" })`; English where a language has none. */
+export function say<T>(words: { en: T } & Partial<Record<Lang, T>>, lang: Lang = courseLang()): T {
+  return words[lang] ?? words.en;
 }
 
 /** A rule's entry; an id in no catalog is a mistake in the course, named. */
@@ -510,7 +540,7 @@ export function ruleEntry(id: RuleId): RuleEntry {
 }
 
 export function ruleWords(id: RuleId, lang: Lang = courseLang()): Words {
-  return ruleEntry(id)[lang];
+  return say(ruleEntry(id), lang);
 }
 
 export function ruleStage(id: string): Stage | undefined {

@@ -5,11 +5,13 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
+import AnthropicClient from "@anthropic-ai/sdk";
 import fc from "fast-check";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { call, say, steps, text, thinking } from "../runtime/scripted/scenarios/script.ts";
 import { S08_TASK, S08_WORKSPACE } from "../runtime/scripted/scenarios/s08_streaming.ts";
+import { encodeEvent, messageEvents } from "../runtime/scripted/sse.ts";
 import type { Reply, Scenario } from "../runtime/scripted/types.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 import { defineTool, SafeToolRegistry } from "../solutions/s04_tool_errors/define-tool.ts";
@@ -58,6 +60,31 @@ describe("s08 streamTurn: one request, streamed", () => {
     const final = message.content.filter((b): b is Anthropic.ToolUseBlock => b.type === "tool_use");
     rule(JSON.stringify(noticed.map((c) => c.id)) === JSON.stringify(final.map((c) => c.id)), "streaming", `onToolUse was given the ids ${noticed.map((c) => c.id).join(", ")}, but the message's calls are ${final.map((c) => c.id).join(", ")}: hand on each call once, with its own id.`);
     rule(isDeepStrictEqual(final.map((c) => c.input), [input, {}]), "streaming", `the returned message's calls have the inputs ${JSON.stringify(final.map((c) => c.input))}: the message must be the one the API sent (finalMessage()).`);
+  });
+
+  it("a call cut off by max_tokens (its JSON never whole) is not handed to onToolUse", async () => {
+    // The page's promise (docs/lessons/s08: "A call cut off by max_tokens never has whole JSON: it
+    // is not announced"). The API streams what the model wrote before the limit: the call's JSON
+    // stops mid-way. Built here as raw server-sent events, since the scripted model never cuts a call.
+    const whole = { path: "src/deeply/nested/file.ts", note: "a long input that the limit cuts" };
+    const message = {
+      id: "msg_cut", type: "message", role: "assistant", model: "scripted-model", stop_reason: "max_tokens", stop_sequence: null,
+      content: [{ type: "tool_use", id: "toolu_whole", name: "lookup", input: { q: 1 } }, { type: "tool_use", id: "toolu_cut", name: "lookup", input: whole }],
+      usage: { input_tokens: 20, output_tokens: 40 },
+    } as unknown as Anthropic.Message;
+    const cut = JSON.stringify(whole).slice(0, 30);
+    const piece = { type: "content_block_delta", index: 1, delta: { type: "input_json_delta", partial_json: cut } } as const;
+    const events = messageEvents(message).flatMap((e) => (e.type === "content_block_delta" && e.index === 1 ? [] : e.type === "content_block_start" && e.index === 1 ? [e, piece] : [e]));
+    const body = events.map((e) => encodeEvent(e.type, e)).join("");
+    const client = new AnthropicClient({ apiKey: "test-key", maxRetries: 0, fetch: async () => new Response(body, { headers: { "content-type": "text/event-stream" } }) });
+    const noticed: Anthropic.ToolUseBlock[] = [];
+    const final = await streaming.streamTurn(client, params([TOOL]), { onToolUse: (c) => noticed.push(c) });
+    rule(final.stop_reason === "max_tokens", "streaming", `streamTurn returned stop_reason ${final.stop_reason} for a message cut off by max_tokens: return the message as finalMessage() gives it.`);
+    rule(
+      isDeepStrictEqual(noticed.map((c) => c.id), ["toolu_whole"]),
+      "streaming",
+      () => `onToolUse was handed ${JSON.stringify(noticed.map((c) => ({ id: c.id, input: c.input })))}; of the two calls, only toolu_whole is whole: toolu_cut's JSON stops at ${JSON.stringify(cut)} (max_tokens). A call whose JSON does not parse is not handed on (it is not announced, and nothing may start a call the model never finished).`,
+    );
   });
 
   it("notices a tool call while the message is still streaming", async () => {

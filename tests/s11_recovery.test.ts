@@ -169,6 +169,8 @@ describe("s11 compaction keeps every tool_use/tool_result pair whole", () => {
     const wrong = points.filter((k) => history[k]?.role !== "assistant");
     rule(wrong.length === 0, "recovery", `cutPoints of [user, assistant, user, assistant, user, assistant, user] gave ${JSON.stringify(points)}: ${JSON.stringify(wrong)} ${wrong.length === 1 ? "is not the index of an assistant message" : "are not indices of assistant messages"}. Cut only where an assistant message begins what is kept: a user message there would follow the summary, another user message, and may be results whose calls were cut away.`);
     rule([3, 5].every((k) => points.includes(k)), "recovery", `cutPoints of [user, assistant, user, assistant, user, assistant, user] gave ${JSON.stringify(points)}, without ${JSON.stringify([3, 5].filter((k) => !points.includes(k)))}: every assistant message after the first turn is a place to cut, so compaction can drop as much as it needs.`);
+    // The TODO: "Skip k < 2: nothing worth dropping." Cutting at 1 would summarise the task alone.
+    rule(!points.includes(1), "recovery", `cutPoints of [user, assistant, user, assistant, user, assistant, user] gave ${JSON.stringify(points)}, with 1: the first answer is never a cut point (skip k < 2): before it there is only the task, nothing worth dropping.`);
   });
 
   it("property: any valid transcript, any target: the result keeps every rule and the newest turn", () => {

@@ -118,11 +118,12 @@ describe("s13 breakpoints on every request: tools and system once, the newest me
       const where = `request ${n + 1} of ${requests.length}`;
       rule(cache.countBreakpoints(r) <= 4, "cache-max-four", () => `${where}: ${whereMarked(r)}; the API takes at most 4. ${markerAdvice(r)}`);
       const tools = r.tools ?? [];
-      // The fixed breakpoint is the end of the stable prefix (tools, then system): a marker on the
-      // system prompt's last block caches the tools before it too, so the last tool's own marker
-      // is optional. A marker on an earlier tool is one the limit of four cannot spare.
+      // The fixed breakpoints end the stable prefix (tools, then system): the last tool's marker
+      // (the TODO and the page ask for it) and the system prompt's. A marker on an earlier tool is
+      // one the limit of four cannot spare.
       rule(Array.isArray(r.system) && isMarked((r.system as unknown[]).at(-1)), "cache-placement", `${where}: the system prompt went out without a marker: send it as a list of text blocks, the last one with cache_control (it caches the tools before it too)`);
-      rule(!(tools.slice(0, -1).some(isMarked)), "cache-placement", `${where}: a marker on a tool before the last one: one marker covers every tool before it, so mark only the last tool, or none (the system prompt's marker caches the tools too)`);
+      rule(!(tools.slice(0, -1).some(isMarked)), "cache-placement", `${where}: a marker on a tool before the last one: one marker covers every tool before it, so mark only the last tool`);
+      rule(tools.length === 0 || isMarked(tools.at(-1)), "cache-placement", () => `${where}: the last tool (${(tools.at(-1) as { name?: string }).name}) went out without a marker: mark the LAST tool of the list (on a copy), so the tools stay cached as one prefix of their own`);
       const newest = r.messages[r.messages.length - 1]!;
       rule(isMarked(blocks(newest).at(-1)), "cache-placement", `${where}: the newest message's last block has no marker: put the moving marker on it (on a copy of the message), every turn`);
     });
@@ -202,6 +203,26 @@ describe("s13 the transcript is unchanged by caching", () => {
     expect(shape(cached.history), "[cache-not-in-history] the transcript with caching differs from the one without: caching changes the requests, never what the history holds").toEqual(shape(plain.history));
     const markedPlain = plain.requests.flatMap((r, n) => (cache.countBreakpoints(r) > 0 ? [n + 1] : []));
     rule(markedPlain.length === 0, "cache-placement", () => `a run with cache: false still sent cache_control markers (requests ${markedPlain.join(", ")}): with cache false, send each request as it is, unmarked.`);
+  });
+
+  it("withCacheBreakpoints marks the last tool, and the newest message with the last USER message before it", () => {
+    const tools: Anthropic.Tool[] = ["read_file", "list_files", "grep"].map((name) => ({ name, input_schema: { type: "object" } }));
+    const m = (role: "user" | "assistant", text: string): Anthropic.MessageParam => ({ role, content: [{ type: "text", text }] });
+    const marked = (out: ReturnType<Cache["withCacheBreakpoints"]>) => out.messages.flatMap((x, i) => (blocks(x).some(isMarked) ? [i] : []));
+    const usual = cache.withCacheBreakpoints({ system: "You are an agent.", tools, messages: [m("user", "task"), m("assistant", "call 1"), m("user", "results 1"), m("assistant", "call 2"), m("user", "results 2")] });
+    rule(
+      JSON.stringify(usual.tools.map((t) => isMarked(t))) === "[false,false,true]",
+      "cache-placement",
+      () => `withCacheBreakpoints marked the tools ${JSON.stringify(usual.tools.map((t) => isMarked(t)))} (read_file, list_files, grep): mark the LAST tool only; its marker caches every tool before it.`,
+    );
+    rule(
+      JSON.stringify(marked(usual)) === "[2,4]",
+      "cache-placement",
+      () => `of [user task, assistant, user results, assistant, user results] withCacheBreakpoints marked messages ${JSON.stringify(marked(usual))}, not [2, 4]: the newest message, and the last USER message before it (where the previous request ended, with its results), not the model's turn between them.`,
+    );
+    // A paused turn sent back: the newest message is the assistant's, the user message just before it carries the second marker.
+    const paused = cache.withCacheBreakpoints({ system: "You are an agent.", tools, messages: [m("user", "task"), m("assistant", "call 1"), m("user", "results 1"), m("assistant", "paused turn")] });
+    rule(JSON.stringify(marked(paused)) === "[2,3]", "cache-placement", () => `of [user task, assistant, user results, assistant (a paused turn sent back)] withCacheBreakpoints marked messages ${JSON.stringify(marked(paused))}, not [2, 3]: the newest message, and the last user message before it.`);
   });
 
   it("withCacheBreakpoints changes nothing it is given, and marks a copy (any history shape)", () => {

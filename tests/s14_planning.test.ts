@@ -174,6 +174,59 @@ describe("s14 the reminder and the plan's items, in the plan's own code", () => 
     rule(/\b4 turns?\b/.test(reminder) && !/\b(?:8|6|2) turns?\b/.test(reminder), "plan-reminder", () => `the plan was written in turn 2 and the reminder of turn 6 says ${JSON.stringify(reminder.split("\n")[0])}: count the turns since the model last wrote it (6 − 2 = 4), so it knows how stale the plan is.`);
   });
 
+  it("a list with two items in progress is refused with a message that names them, apart", () => {
+    // The TODO: "throw a ToolError that names them and says the plan was not changed".
+    const plan = new Plan();
+    let said = "";
+    try {
+      plan.update([{ content: "Read the code", status: "in_progress" }, { content: "Write the fix", status: "in_progress" }, { content: "Run the tests", status: "pending" }], 1);
+    } catch (e) {
+      said = (e as Error).message;
+    }
+    rule(said !== "", "plan-one-in-progress", "Plan.update took a list with two items in progress: throw a ToolError instead, and keep the old plan.");
+    const a = said.indexOf("Read the code");
+    const b = said.indexOf("Write the fix");
+    rule(a >= 0 && b >= 0, "plan-one-in-progress", () => `the refusal of two items in progress says ${JSON.stringify(said)}: name the items in progress ("Read the code", "Write the fix"), so the model knows which to set back.`);
+    const between = said.slice(Math.min(a, b) + (a < b ? "Read the code" : "Write the fix").length, Math.max(a, b));
+    rule(/[^"'\s]/.test(between), "plan-one-in-progress", () => `the refusal says ${JSON.stringify(said)}: the two items run together; set them apart (a comma, "and"…) so the model reads two items.`);
+    rule(!said.includes("Run the tests"), "plan-one-in-progress", () => `the refusal says ${JSON.stringify(said)}: name only the items in progress, not the pending one.`);
+  });
+
+  it("property: a reminder carries the plan as it is at that turn: each open item, and a change of status shows", () => {
+    // The class of bug: a reminder that says "the plan is stale" but not what the plan holds, or
+    // holds an older copy, or the items without their statuses. Whatever lists the model wrote
+    // before, the reminder names every open item of the last one, and two plans that differ only in
+    // one item's status give two different reminders (its wording is the loop's own).
+    const status = fc.constantFrom("pending" as const, "in_progress" as const, "completed" as const);
+    const list = fc.uniqueArray(fc.record({ content: fc.stringMatching(/^[A-Z][a-z]{3,8} [a-z]{3,8}$/), status }), { minLength: 1, maxLength: 5, selector: (i) => i.content }).filter((l) => l.filter((i) => i.status === "in_progress").length <= 1);
+    const remind = (lists: Item[][], after: number) => {
+      const plan = new Plan();
+      lists.forEach((l, i) => plan.update(l, i + 1));
+      return staleReminder(plan, lists.length + after, after);
+    };
+    assertProperty(
+      fc.property(fc.array(list, { minLength: 1, maxLength: 3 }), fc.integer({ min: 1, max: 4 }), fc.nat(), (lists, after, pick) => {
+        const last = lists.at(-1)!;
+        const reminder = remind(lists, after);
+        const open = last.filter((i) => i.status !== "completed");
+        if (open.length === 0) return rule(reminder === null, "plan-reminder", () => `every item is completed and staleReminder gave ${JSON.stringify(reminder)}: nothing is open, so no reminder (null).`);
+        rule(reminder !== null, "plan-reminder", () => `the plan has open items and was written ${after} turns ago (remindAfter ${after}), and staleReminder gave null: remind now.`);
+        const missing = open.filter((i) => !reminder.includes(i.content)).map((i) => i.content);
+        rule(missing.length === 0, "plan-reminder-state", () => `the reminder says ${JSON.stringify(reminder)}, without the open item(s) ${JSON.stringify(missing)}: a reminder carries the plan as it is at that turn (plan.render() shows it), every open item, not only that it is stale nor an older copy.`);
+        // The same plan with one item's status changed (still one open item at least, one in progress at most).
+        const j = pick % last.length;
+        const other = last.map((it, k) => (k !== j ? it : { ...it, status: it.status === "completed" ? ("pending" as const) : ("completed" as const) }));
+        if (!other.some((i) => i.status !== "completed")) return;
+        const changed = remind([...lists.slice(0, -1), other], after);
+        rule(
+          changed !== reminder,
+          "plan-reminder-state",
+          () => `the plan ${JSON.stringify(last.map((i) => `${i.content}: ${i.status}`))} and the same plan with ${JSON.stringify(last[j]!.content)} ${other[j]!.status} gave the same reminder ${JSON.stringify(reminder)}: a reminder carries each item's status (plan.render() shows it), so the model can tell what is done from what is left.`,
+        );
+      }),
+    );
+  });
+
   it("items are kept as the model meant them: spaces around an item's text are not part of it", () => {
     const plan = new Plan();
     plan.update([{ content: "  Read the code \n", status: "pending" }], 1);

@@ -7,16 +7,17 @@
  * gets a tool its parent lacks, and nesting stops at maxDepth.
  */
 import type Anthropic from "@anthropic-ai/sdk";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../runtime/scripted/types.ts";
 import { S15_TASK } from "../runtime/tasks.ts";
-import { ROOT, driveLoop, loadLesson, rule, scripted, transcriptProblems, textIn } from "../runtime/testing.ts";
+import { ROOT, assertProperty, driveLoop, loadLesson, rule, scripted, transcriptProblems, textIn } from "../runtime/testing.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
 import { z } from "zod";
 import { SafeToolRegistry, defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
-import { RunGuards } from "../solutions/s06_guards/guards.ts";
+import { RunGuards, tokensOf } from "../solutions/s06_guards/guards.ts";
 import { clip, quietLessonFile } from "./support.ts";
 
 type Agent = typeof import("../solutions/s15_subagents/agent.ts");
@@ -311,6 +312,45 @@ describe("s15 the parent's budget", () => {
     );
   });
 
+});
+
+describe("s15 counts that add up across nested agents", () => {
+  it("property: at any nesting depth, the top agent's count holds every token of every agent below it", async () => {
+    // The class of bug: a count kept at one level and not passed on (a child's tokens added to its
+    // parent's guard but not sent up, so a grandchild's never reach the top). Agents that delegate
+    // to `fanout` children each, down to maxDepth; every response's tokens (tokensOf: cache too)
+    // must reach the top agent's guard.used and its onTokens, once each.
+    await assertProperty(
+      fc.asyncProperty(fc.integer({ min: 1, max: MAX_DEPTH }), fc.integer({ min: 1, max: 2 }), async (maxDepth, fanout) => {
+        const nested: Scenario = {
+          id: `test-nested-${maxDepth}-${fanout}`,
+          title: "delegates to every level",
+          reply: (ctx) =>
+            ctx.step === 0 && ctx.tools.includes("task")
+              ? { content: Array.from({ length: fanout }, (_, i) => call("task", { description: `level ${i}`, prompt: `${ctx.firstPrompt} > part ${i}` })) }
+              : say(ctx.step === 0 ? "the deepest agent answers" : `got ${ctx.results.length} answers`),
+        };
+        const llm = scripted({ scenario: nested });
+        let top: RunGuards | undefined;
+        let passedUp = 0;
+        const children: ChildRun[] = [];
+        const history: Anthropic.MessageParam[] = [{ role: "user", content: "Count." }];
+        // runAgent itself (no driveLoop, whose own checks of the transcript send requests too).
+        const outcome = await lesson.runAgent(llm, history, { root: process.cwd(), approve: refuseAll, maxDepth, onChild: (c) => children.push(c), onTokens: (n) => (passedUp += n), extensions: [({ guard }) => ((top = guard as RunGuards), {})] });
+        rule(outcome.status === "done", "subagent-depth", () => `agents nested ${maxDepth} deep ended ${outcome.status}`);
+        const agents = 1 + children.length;
+        const every = llm.scripted.exchanges.reduce((n, e) => n + (e.response ? tokensOf(e.response.usage) : 0), 0);
+        rule(
+          top !== undefined && top.used === every && passedUp === every,
+          "subagent-tokens-nested",
+          () =>
+            `${agents} agents nested ${maxDepth} deep (${fanout} child(ren) each) spent ${every} tokens in all; the top agent's guard.used is ${top?.used} and it passed up ${passedUp}: every agent passes its own tokens AND its children's up (spend(n): guard.used += n and onTokens(n)), so a grandchild's tokens reach the top, once.`,
+        );
+      }),
+      { numRuns: 6 },
+      "subagent-tokens-nested",
+    );
+  });
 });
 
 describe("s15 a child's share of the budget", () => {

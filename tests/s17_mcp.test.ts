@@ -127,6 +127,35 @@ describe("s17 the example MCP server's tools, through the loop", () => {
     rule(await gone(pid), "mcp-close", `every request failed, the run ${ended}, and the server's process (pid ${pid}) is still running: close the servers in a finally, so a run that throws stops them too.`);
   });
 
+  it("the servers are stopped BEFORE the run returns (done, stopped or thrown), not after it", async () => {
+    // The class of bug: a resource released without waiting (close() not awaited, or left to a
+    // callback), so the run returns with its servers still running. Checked at the very moment
+    // runAgent settles: no waiting here, so a close still under way is seen.
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const endings: Array<{ name: string; guards?: Options["guards"]; faults?: boolean }> = [{ name: "done" }, { name: "stopped by maxTurns 1", guards: { maxTurns: 1 } }, { name: "thrown (the API fails every request)", faults: true }];
+    for (const ending of endings) {
+      const pidFile = join(keep(mkdtempSync(join(tmpdir(), "mcp-pid-"))), "pid");
+      const llm = scripted({ scenario: "s17_mcp", ...(ending.faults ? { faults: () => ({ kind: "server_error" as const }) } : {}) });
+      const history: Anthropic.MessageParam[] = [{ role: "user", content: S17_TASK }];
+      let running = false;
+      await lesson
+        .runAgent(llm, history, { approve: refuseAll, mcpServers: notesConfig({ MCP_NOTES_PIDFILE: pidFile }), ...(ending.guards ? { guards: ending.guards } : {}) })
+        .then(
+          () => (running = alive(Number(readFileSync(pidFile, "utf8")))),
+          () => (running = alive(Number(readFileSync(pidFile, "utf8")))),
+        );
+      rule(!running, "mcp-released", () => `the run ended (${ending.name}) while the server's process was still running: await the servers' close() in the finally, so they are gone before the run returns.`);
+      await gone(Number(readFileSync(pidFile, "utf8")));
+    }
+  });
+
   it("maps results: text, an image block, isError → is_error", async () => {
     const scenario: Scenario = {
       id: "test-mcp-results",
@@ -269,6 +298,9 @@ describe("s17 the pieces: config, names, results", () => {
     const audio = Array.isArray(r.content) ? r.content[2] : undefined;
     const said = audio?.type === "text" ? audio.text : "";
     rule(/audio/.test(said) && /audio\/wav/.test(said), "mcp-results", () => `an audio item (audio/wav) became the text ${show(said)}: say what the content was, its type and its mimeType (audio/wav), so the model knows what it did not get.`);
+    // Only an image item is an image: the protocol lets audio name any mimeType, an image one too.
+    const odd = mcp.toToolResult("toolu_8", { content: [{ type: "audio", data: "AAAA", mimeType: "image/png" }] });
+    rule(JSON.stringify(types(odd)) === JSON.stringify(["text"]), "mcp-results", () => `an audio item whose mimeType says image/png became blocks of ${JSON.stringify(types(odd))}: only an item of type "image" (with a PNG/JPEG/GIF/WebP mimeType) becomes an image block; check the item's type, not its mimeType alone.`);
     const link = mcp.toToolResult("toolu_7", { content: [{ type: "resource_link", uri: "file:///notes/1", name: "note 1" }] });
     rule(/resource_link/.test(textOf(link)) && !/undefined/.test(textOf(link)), "mcp-results", () => `a resource_link item (no mimeType) became the text ${show(textOf(link))}: say what it was; a content without a mimeType has none to name (never "undefined").`);
     rule(r.is_error !== true, "mcp-results", () => `a result without isError became is_error: set is_error only when isError is true (it returned ${shown(r)}).`);

@@ -27,7 +27,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parsePatch, structuredPatch } from "diff";
 import { LESSONS, findLesson, type Lesson } from "../../runtime/manifest.ts";
-import { loadScores, scoreLine, type LessonScore } from "../mutation/scores.ts";
+import { loadEquivalents } from "../mutation/equivalents.ts";
+import { compute, loadScores, scoreLine, type LessonScore } from "../mutation/scores.ts";
 import { findPatches, type Mutant, type MutantResult } from "./mutants.ts";
 import { ROOT, filesUnder } from "./paths.ts";
 
@@ -178,6 +179,8 @@ export const isNetMutant = (m: Mutant) => m.kind === "mutant" && (m.rule ?? "").
  */
 export function verifySummary(maps: readonly LessonMap[], results: readonly MutantResult[], scores: Record<string, LessonScore> = loadScores()): string[] {
   const lines: string[] = [];
+  const equivalents = loadEquivalents();
+  const sweep = (id: string) => (scores[id] ? scoreLine(id, compute(scores[id], equivalents[id] ?? []), scores[id].date) : scoreLine(id, undefined));
   for (const map of maps) {
     const mine = results.filter((r) => r.mutant.lesson.id === map.lesson.id);
     const rules = mine.filter((r) => r.mutant.kind === "mutant" && !isNetMutant(r.mutant));
@@ -186,7 +189,7 @@ export function verifySummary(maps: readonly LessonMap[], results: readonly Muta
     const caught = (rs: MutantResult[]) => `${rs.filter((r) => r.caught).length}/${rs.length}`;
     const covered = map.regions.filter((r) => r.mutants.length > 0).length;
     lines.push(
-      `${map.lesson.id.padEnd(4)} TODO regions with mutants ${covered}/${map.regions.length} · rule mutants caught ${caught(rules)} · the net's own mutants caught ${caught(net)}${net.length > 0 ? ` (${net.map((r) => r.mutant.name).join(", ")})` : ""} · alternatives passing ${caught(alts)} · ${scoreLine(map.lesson.id, scores[map.lesson.id])}`,
+      `${map.lesson.id.padEnd(4)} TODO regions with mutants ${covered}/${map.regions.length} · rule mutants caught ${caught(rules)} · the net's own mutants caught ${caught(net)}${net.length > 0 ? ` (${net.map((r) => r.mutant.name).join(", ")})` : ""} · alternatives passing ${caught(alts)} · ${sweep(map.lesson.id)}`,
     );
   }
   return lines;

@@ -1,7 +1,9 @@
 /**
  * The equivalent mutants of the mutation sweep, read from tests/mutation/equivalent.yaml: per
- * lesson, each with its file, Stryker's mutator name, the trimmed line it starts on, the
- * replacement, and why it changes nothing a test could see.
+ * lesson, each names ONE mutant, by its file, its place (Stryker's line:column-line:column), its
+ * mutator and its replacement, with the trimmed line it starts on (for the reader, and checked),
+ * and why it changes nothing observable: nothing sent to the model, nothing that runs, nothing
+ * returned or written, nothing a page promises the person (docs/guide/reliability.md).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,8 +15,10 @@ export const EQUIVALENT_FILE = "tests/mutation/equivalent.yaml";
 
 const Equivalent = z.object({
   file: z.string(),
+  /** Stryker's place of the mutant: line:column-line:column (lines 1-based, columns 0-based, end exclusive). */
+  at: z.string().regex(/^\d+:\d+-\d+:\d+$/),
   mutator: z.string(),
-  /** The line the mutant starts on, trimmed: it finds the mutant again when lines move. */
+  /** The line the mutant starts on, trimmed (checked against the file: when it moved, the entry is looked at again). */
   line: z.string(),
   replacement: z.string(),
   why: z.string().min(10),

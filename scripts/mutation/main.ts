@@ -33,14 +33,13 @@ import { dim } from "../../runtime/print.ts";
 import { ROOT } from "../lib/paths.ts";
 import { loadEquivalents, type Equivalent } from "./equivalents.ts";
 import { todoRegions } from "./regions.ts";
-import { docsBlock, loadScores, pct, saveScore, SCORES_DIR, table, type LessonScore } from "./scores.ts";
+import { listMutants, placeOf } from "./mutants.ts";
+import { compute, docsBlock, loadScores, measure, pct, saveScore, SCORES_DIR, staleness, table, type LessonScore } from "./scores.ts";
 
 type Result = Awaited<ReturnType<Stryker["runMutationTest"]>>[number];
 
 
-const lineOf = (file: string, line: number) => readFileSync(join(ROOT, file), "utf8").split("\n")[line - 1]?.trim() ?? "";
-
-async function sweep(lesson: Lesson, opts: { concurrency: number; check: boolean; fresh: boolean }, equivalents: Equivalent[]): Promise<LessonScore> {
+async function sweep(lesson: Lesson, opts: { concurrency: number; check: boolean; fresh: boolean }): Promise<LessonScore> {
   const regions = todoRegions(lesson);
   const out = join(ROOT, ".course", "mutation", lesson.id);
   mkdirSync(out, { recursive: true });
@@ -51,7 +50,8 @@ async function sweep(lesson: Lesson, opts: { concurrency: number; check: boolean
     vitest: { configFile: "scripts/mutation/vitest.config.ts", related: false },
     plugins: ["@stryker-mutator/vitest-runner", ...(opts.check ? ["@stryker-mutator/typescript-checker"] : [])],
     ...(opts.check ? { checkers: ["typescript"], tsconfigFile: "scripts/mutation/tsconfig.json", typescriptChecker: { prioritizePerformanceOverAccuracy: true } } : {}),
-    mutate: regions.map((r) => `${r.file}:${r.from}-${r.to}`),
+    // Only the lines the learner writes: what the exercise gives as it is (a print, a description) is not mutated.
+    mutate: regions.flatMap((r) => r.written.map((w) => `${r.file}:${w.from}-${w.to}`)),
     coverageAnalysis: "perTest",
     incremental: !opts.fresh,
     force: opts.fresh,
@@ -71,6 +71,8 @@ async function sweep(lesson: Lesson, opts: { concurrency: number; check: boolean
     logLevel: "warn" as PartialStrykerOptions["logLevel"],
     fileLogLevel: "off" as PartialStrykerOptions["fileLogLevel"],
   };
+  // What this sweep measures, taken before it starts (a file changed during the sweep makes the score stale).
+  const measured = measure(lesson.id);
   const started = performance.now();
   const results: Result[] = await new Stryker(options).runMutationTest();
   const seconds = Math.round((performance.now() - started) / 1000);
@@ -81,31 +83,24 @@ async function sweep(lesson: Lesson, opts: { concurrency: number; check: boolean
   console.log(`${lesson.id}: ${results.length} mutants: ${statuses.join(", ")}`);
   const counted = results.filter((r) => r.status !== "CompileError" && r.status !== "Ignored" && r.status !== "Pending");
   const killed = counted.filter((r) => r.status === "Killed" || r.status === "Timeout").length;
-  const alive = counted.filter((r) => r.status === "Survived" || r.status === "NoCoverage");
-  const isEquivalent = (r: Result) => {
-    const file = relative(ROOT, r.fileName);
-    const line = lineOf(file, r.location.start.line);
-    return equivalents.some((e) => e.file === file && e.mutator === r.mutatorName && e.replacement === r.replacement && e.line === line);
-  };
-  const equivalent = alive.filter(isEquivalent);
-  const unexplained = alive
-    .filter((r) => !isEquivalent(r))
-    .map((r) => {
-      const file = relative(ROOT, r.fileName);
-      return { file, line: r.location.start.line, mutator: r.mutatorName, replacement: r.replacement, code: lineOf(file, r.location.start.line) };
-    });
-  const real = counted.length - equivalent.length;
+  const survivors = counted
+    .filter((r) => r.status === "Survived" || r.status === "NoCoverage")
+    .map((r) => ({
+      file: relative(ROOT, r.fileName),
+      at: placeOf({ start: { line: r.location.start.line, column: r.location.start.column }, end: { line: r.location.end.line, column: r.location.end.column } }),
+      mutator: r.mutatorName,
+      replacement: r.replacement,
+      status: r.status as "Survived" | "NoCoverage",
+    }));
   return {
     lesson: lesson.id,
     date: new Date().toISOString().slice(0, 10),
+    measured,
     typeErrors: results.filter((r) => r.status === "CompileError").length,
     mutants: counted.length,
     killed,
-    survived: alive.length,
-    equivalent: equivalent.length,
-    unexplained,
-    score: counted.length ? killed / counted.length : 1,
-    net: real ? killed / real : 1,
+    survived: survivors.length,
+    survivors,
     seconds,
   };
 }
@@ -113,15 +108,15 @@ async function sweep(lesson: Lesson, opts: { concurrency: number; check: boolean
 const PAGES = { en: "docs/guide/reliability.md", zh: "docs/zh/guide/reliability.md" } as const;
 
 /** Writes the table of every lesson's last sweep (tests/mutation/scores/) between the pages' mutation markers. */
-function writeDocs(all: Record<string, LessonScore>): void {
-  const scores = Object.values(all).sort((a, b) => a.lesson.localeCompare(b.lesson));
+function writeDocs(all: Record<string, LessonScore>, equivalents: Record<string, Equivalent[]>): void {
+  const scores = Object.values(all);
   const start = "<!-- mutation:start -->";
   const end = "<!-- mutation:end -->";
   for (const [lang, page] of Object.entries(PAGES) as Array<["en" | "zh", string]>) {
     const path = join(ROOT, page);
     const text = readFileSync(path, "utf8");
     if (!text.includes(start) || !text.includes(end)) throw new Error(`${page} has no ${start} … ${end} markers for the table`);
-    writeFileSync(path, text.slice(0, text.indexOf(start)) + docsBlock(scores, lang) + text.slice(text.indexOf(end) + end.length));
+    writeFileSync(path, text.slice(0, text.indexOf(start)) + docsBlock(scores, equivalents, lang) + text.slice(text.indexOf(end) + end.length));
   }
 }
 
@@ -129,11 +124,15 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
   const args = process.argv.slice(2);
   const flag = (name: string) => args.includes(name);
   const value = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
-  const ids = args.filter((a, i) => !a.startsWith("--") && !["--concurrency", "--one"].includes(args[i - 1] ?? ""));
-  const lessons = ids.length > 0 ? ids.map((id) => findLesson(id) ?? (console.error(`no lesson ${id}: use s01 … s17`), process.exit(2))) : LESSONS;
+  const ids = args.filter((a, i) => !a.startsWith("--") && !["--concurrency", "--one", "--at-most"].includes(args[i - 1] ?? ""));
   const concurrency = Number(value("--concurrency") ?? 2);
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     console.error(`--concurrency takes a whole number of 1 or more, not ${value("--concurrency")}`);
+    process.exit(2);
+  }
+  const atMost = Number(value("--at-most") ?? Infinity);
+  if (!(atMost >= 1)) {
+    console.error(`--at-most takes a whole number of 1 or more, not ${value("--at-most")}`);
     process.exit(2);
   }
   let equivalents: Record<string, Equivalent[]>;
@@ -150,15 +149,25 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
   const one = value("--one");
   if (one) {
     const lesson = findLesson(one)!;
-    writeFileSync(scoreFile(one), JSON.stringify(await sweep(lesson, sweepOpts, equivalents[lesson.id] ?? [])));
+    writeFileSync(scoreFile(one), JSON.stringify(await sweep(lesson, sweepOpts)));
     process.exit(0);
   }
+  const before = loadScores();
   // `--docs` alone: the table of every lesson's last sweep, into the pages, without sweeping again.
-  if (flag("--docs") && ids.length === 0) {
-    const all = loadScores();
-    writeDocs(all);
-    console.log(`${table(Object.values(all))}\n\nwritten to ${Object.values(PAGES).join(" and ")}`);
+  if (flag("--docs") && ids.length === 0 && !flag("--stale")) {
+    writeDocs(before, equivalents);
+    console.log(`${table(Object.values(before).map((s) => compute(s, equivalents[s.lesson] ?? [])))}\n\nwritten to ${Object.values(PAGES).join(" and ")}`);
     process.exit(0);
+  }
+  let lessons: Lesson[] = ids.length > 0 ? ids.map((id) => findLesson(id) ?? (console.error(`no lesson ${id}: use ${LESSONS[0]!.id} … ${LESSONS.at(-1)!.id}`), process.exit(2))) : LESSONS;
+  // --stale: only the lessons whose score no longer describes their files (or that have none),
+  // the smallest first (fewest mutants), at most --at-most of them: what CI sweeps for a change.
+  if (flag("--stale")) {
+    const stale = lessons.filter((l) => !before[l.id] || staleness(before[l.id]!) !== undefined);
+    const size = new Map(await Promise.all(stale.map(async (l) => [l.id, (await listMutants(l)).length] as const)));
+    lessons = stale.sort((a, b) => size.get(a.id)! - size.get(b.id)! || a.id.localeCompare(b.id)).slice(0, atMost);
+    const left = stale.length - lessons.length;
+    console.log(stale.length === 0 ? "every lesson's score describes its files: nothing to sweep" : `stale: ${stale.map((l) => l.id).join(", ")}; sweeping ${lessons.map((l) => l.id).join(", ")}${left > 0 ? ` (${left} left for later: npm run mutation -- --stale)` : ""}`);
   }
   const scores: LessonScore[] = [];
   for (const lesson of lessons) {
@@ -174,11 +183,14 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
     const s = JSON.parse(readFileSync(scoreFile(lesson.id), "utf8")) as LessonScore;
     scores.push(s);
     saveScore(s);
-    console.log(`${lesson.id}: ${s.killed} of ${s.mutants} killed, ${s.equivalent} equivalent (listed), ${s.unexplained.length} to explain; score ${pct(s.score)}, net ${pct(s.net)} (${s.seconds} s). Report: .course/mutation/${lesson.id}/index.html`);
-    for (const u of s.unexplained) console.log(`  survived: ${u.file}:${u.line} ${u.mutator} → ${JSON.stringify(u.replacement)}   (${u.code})`);
+    const c = compute(s, equivalents[lesson.id] ?? []);
+    console.log(`${lesson.id}: ${c.killed} of ${c.mutants} killed, ${c.equivalent} equivalent (listed), ${c.unexplained.length} to explain; score ${pct(c.score)}, net ${pct(c.net)} (${s.seconds} s). Report: .course/mutation/${lesson.id}/index.html`);
+    if (c.stale) console.log(`  ${lesson.id}: ${c.stale}: a file changed while it was swept; sweep it again`);
+    for (const u of c.unexplained) console.log(`  survived: ${u.file}:${u.at} ${u.mutator} → ${JSON.stringify(u.replacement)}`);
   }
-  console.log(`\n${table(scores)}`);
+  const computed = scores.map((s) => compute(s, equivalents[s.lesson] ?? []));
+  console.log(`\n${table(computed)}`);
   console.log(dim(`scores written to ${SCORES_DIR}/ (commit them: the reliability page and npm run verify read them)`));
-  if (flag("--docs")) writeDocs(loadScores());
-  if (!scores.every((s) => s.net >= 0.95)) process.exitCode = 1;
+  if (flag("--docs")) writeDocs(loadScores(), equivalents);
+  if (!computed.every((s) => s.net >= 0.95)) process.exitCode = 1;
 }
