@@ -25,6 +25,20 @@ export function quietLessonFile(): (root: string) => string {
   };
 }
 
+/** For a test file of its own scratch folders: `ws(files)` makes a workspace (runtime/tools/files.ts), `keep(dir)` registers any other; all are removed when the file ends. */
+export function scratchWorkspaces(prefix: string) {
+  const roots: string[] = [];
+  afterAll(async () => {
+    await Promise.all(roots.map((r) => rm(r, { recursive: true, force: true })));
+  });
+  const keep = (root: string): string => {
+    roots.push(root);
+    return root;
+  };
+  const ws = async (files: Record<string, string> = {}): Promise<string> => keep(await scratchWorkspace(files, prefix));
+  return { ws, keep };
+}
+
 // ── the stop reasons, before s05 makes them outcomes ─────────────────────────────────────────
 
 import type Anthropic from "@anthropic-ai/sdk";
@@ -71,7 +85,7 @@ export async function expectStopsAt(stop: string, loop: (llm: ReturnType<typeof 
 // ── a loop that throws ───────────────────────────────────────────────────────────────────────
 
 import Anthropic_ from "@anthropic-ai/sdk";
-import { ToolError } from "../runtime/tools/files.ts";
+import { scratchWorkspace, ToolError } from "../runtime/tools/files.ts";
 import { RuleError, errorText, messageTable, textIn } from "../runtime/testing.ts";
 import type { RuleId } from "../runtime/rules.ts";
 

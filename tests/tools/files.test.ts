@@ -4,11 +4,12 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile as fsReadFile, link, mkdtemp, rm, symlink, writeFile as fsWriteFile } from "node:fs/promises";
+import { readFile as fsReadFile, link, mkdtemp, symlink, writeFile as fsWriteFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { scratchWorkspaces } from "../support.ts";
 import {
   READ_MAX_CHARS,
   ToolError,
@@ -18,19 +19,10 @@ import {
   listFiles,
   readFile,
   scratchCopy,
-  scratchWorkspace,
   writeFile,
 } from "../../runtime/tools/files.ts";
 
-const roots: string[] = [];
-async function ws(files: Record<string, string> = {}): Promise<string> {
-  const root = await scratchWorkspace(files, "files-test-");
-  roots.push(root);
-  return root;
-}
-afterAll(async () => {
-  await Promise.all(roots.map((r) => rm(r, { recursive: true, force: true })));
-});
+const { ws, keep } = scratchWorkspaces("files-test-");
 
 describe("readFile", () => {
   it("reads a file relative to the root", async () => {
@@ -160,7 +152,7 @@ describe("scratch workspaces", () => {
   it("scratchCopy copies a folder without node_modules, and the copy is independent", async () => {
     const src = await ws({ "a.txt": "original", "node_modules/m/i.js": "" });
     const copy = await scratchCopy(src, "files-test-copy-");
-    roots.push(copy);
+    keep(copy);
     expect(copy).not.toBe(src);
     expect(await listFiles(copy)).not.toContain("node_modules");
     await writeFile(copy, "a.txt", "changed");
@@ -172,7 +164,7 @@ describe("every open is checked on the opened file, not on the path string", () 
   const execFileSync = (cmd: string, args: string[]) => spawnSync(cmd, args, { stdio: "ignore" });
   async function outside(): Promise<string> {
     const dir = await mkdtemp(join(tmpdir(), "files-outside-"));
-    roots.push(dir);
+    keep(dir);
     await fsWriteFile(join(dir, "secret.txt"), "SECRET-OUTSIDE\n");
     return dir;
   }

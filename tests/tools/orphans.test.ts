@@ -6,21 +6,14 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { scratchWorkspace, sweepOrphanScratch } from "../../runtime/tools/files.ts";
+import { describe, expect, it } from "vitest";
+import { scratchWorkspaces } from "../support.ts";
+import { sweepOrphanScratch } from "../../runtime/tools/files.ts";
 
-const roots: string[] = [];
-async function ws(files: Record<string, string> = {}): Promise<string> {
-  const root = await scratchWorkspace(files, "files-test-");
-  roots.push(root);
-  return root;
-}
-afterAll(async () => {
-  await Promise.all(roots.map((r) => rm(r, { recursive: true, force: true })));
-});
+const { ws, keep } = scratchWorkspaces("files-test-");
 
 describe("scratch folders of dead processes", () => {
   it("a process killed before it could clean up leaves folders the next process removes; a running one's stay", async () => {
@@ -48,7 +41,7 @@ describe("scratch folders of dead processes", () => {
   it("the sandbox's own folder (its /etc/hosts) of a killed process is swept the same way", async () => {
     // The child builds sandbox arguments (which makes the folder once per process) and is killed.
     const tmp = await mkdtemp(join(tmpdir(), "files-test-sandbox-tmp-"));
-    roots.push(tmp);
+    keep(tmp);
     const sandbox = join(import.meta.dirname, "../../runtime/tools/sandbox.ts");
     const code = `const { bwrapArgs } = await import(${JSON.stringify(sandbox)}); bwrapArgs(process.env.TMPDIR); process.kill(process.pid, "SIGKILL");`;
     spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { encoding: "utf8", env: { ...process.env, TMPDIR: tmp } });
