@@ -7,6 +7,7 @@
  */
 import { realpathSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import { basename, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
 import { CourseError } from "./env.ts";
@@ -14,6 +15,7 @@ import { TranscriptError } from "./transcript.ts";
 import { selectModel, type SelectOptions, type Selection } from "./client.ts";
 import { terminalSafe } from "./terminal-text.ts";
 import { requestLimit, withRequestNet } from "./net.ts";
+import { registrationOf } from "./registrations.ts";
 import { NO_SCRIPT, NOT_DONE_OFFLINE, NotDoneOffline, hasScript, unscriptedRun } from "./offline.ts";
 import { bold, dim, heading, printFinal, red, say, sendableLine, yellow } from "./print.ts";
 import { keepScratch, scratchCopy, scratchWorkspace } from "./tools/files.ts";
@@ -57,7 +59,7 @@ export function explainError(e: unknown): string | null {
     return "The server refused your key (401). Check ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN in .env, or remove them to run offline.";
   if (e instanceof Anthropic.PermissionDeniedError) return `Your key may not use this model or endpoint (403): ${apiMessage(e)}`;
   if (e instanceof Anthropic.NotFoundError)
-    return `Not found (404): ${apiMessage(e)}. Check MODEL_ID and ANTHROPIC_BASE_URL (without /v1).`;
+    return `Not found (404): ${apiMessage(e)}. Check MODEL_ID (a model the endpoint serves: GET /v1/models lists them; a retired model answers 404 too) and ANTHROPIC_BASE_URL (without /v1).`;
   if (e instanceof Anthropic.RateLimitError) return "Rate limited (429) even after the SDK's retries. Wait a minute and run again.";
   if (e instanceof Anthropic.BadRequestError)
     return `The API rejected the request (400): ${apiMessage(e)}\n  If it names messages.N, your loop broke a message rule; \`npm run check\` shows which.`;
@@ -168,6 +170,8 @@ export interface LessonSpec<R> {
   printAnswer?: boolean;
   /** Requests one run may make before the harness's net stops it (runtime/net.ts; default 50). */
   requestLimit?: number;
+  /** Answers saying "done" one run may go on after before the net stops it (default: course.json's doneAnswers, else 5). */
+  doneAnswers?: number;
   /** After the run: a tour of the lesson's other cases, a table, a log. */
   after?(result: R, ctx: LessonContext): void | Promise<void>;
 }
@@ -191,7 +195,7 @@ export async function runLesson<R>(spec: LessonSpec<R>, argv = process.argv.slic
   const limit = requestLimit(argv, spec.requestLimit);
   const selected = selectModel(spec.model);
   // The net under a loop that never stops (runtime/net.ts): every request of this run is counted.
-  const llm: Selection = { ...selected, client: withRequestNet(selected.client, limit) };
+  const llm: Selection = { ...selected, client: withRequestNet(selected.client, limit, spec.doneAnswers) };
   say(llm.banner);
   const task = taskFromArgs(spec.task, argv);
   const isDefault = task === spec.task;
@@ -249,7 +253,9 @@ async function runIn<R>(spec: LessonSpec<R>, llm: Selection, task: string, isDef
 
 /** A lesson file's last lines: run the lesson when the file is executed, not when it is imported. */
 export function lesson<R>(metaUrl: string, spec: LessonSpec<R>): void {
-  runMain(metaUrl, () => runLesson(spec));
+  // A registered lesson may raise the net's count of "done" answers in its course.json.
+  const doneAnswers = spec.doneAnswers ?? registrationOf(basename(dirname(fileURLToPath(metaUrl))))?.doneAnswers;
+  runMain(metaUrl, () => runLesson(doneAnswers === undefined ? spec : { ...spec, doneAnswers }));
 }
 
 /** One run of a task in a fresh scratch workspace (removed after); returns its transcript (a lesson's `demo`, recorded for the docs). */

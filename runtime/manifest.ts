@@ -19,6 +19,8 @@ export interface Lesson {
   /** The lesson's runnable script inside its folder. */
   entry: string;
   hints: [string, string];
+  /** The lesson it builds on, when not the one before (course.json's `base`): its page diffs against it. */
+  base?: string;
 }
 
 const LISTED: Lesson[] = [
@@ -269,7 +271,7 @@ const LISTED: Lesson[] = [
 ];
 
 /** Every lesson, in id order: those listed above, then those registered in their folders. */
-export const LESSONS: Lesson[] = [...LISTED, ...registrations().map((r): Lesson => ({ ...r.lesson, dir: r.dir }))];
+export const LESSONS: Lesson[] = [...LISTED, ...registrations().map((r): Lesson => ({ ...r.lesson, dir: r.dir, ...(r.base ? { base: r.base } : {}) }))];
 {
   const ids = new Set<string>();
   for (const l of LESSONS) {
@@ -285,4 +287,11 @@ export function findLesson(key: string): Lesson | undefined {
   // The folder's name without its number is the lesson's slug ("agent_loop", "agent-loop" too).
   const slug = k.replace(/-/g, "_");
   return LESSONS.find((l) => l.dir === k || l.id === k || l.dir.slice(l.id.length + 1) === slug || (n !== undefined && Number(l.id.slice(1)) === Number(n)));
+}
+
+/** The lesson `lesson` builds on: its declared base (course.json), else the one before it in `lessons`. */
+export function baseOf(lesson: Lesson, lessons: readonly Lesson[] = LESSONS): Lesson | undefined {
+  if (lesson.base) return lessons.find((l) => l.id === lesson.base);
+  const index = lessons.findIndex((l) => l.dir === lesson.dir);
+  return index > 0 ? lessons[index - 1] : undefined;
 }

@@ -21,7 +21,10 @@ export const DEFAULT_REQUEST_LIMIT = 50;
 /** Requests sent in a row after the model said it was done, before the net calls it a runaway. */
 export const RUNAWAY_REPEATS = 3;
 
-/** Answers saying "done" that one run may go on after, before the net calls it a runaway. */
+/**
+ * Answers saying "done" that one run may go on after, before the net calls it a runaway. A lesson
+ * whose loop sends the model back on purpose raises it in its course.json (`doneAnswers`).
+ */
 export const DONE_ANSWERS = 5;
 
 /** The net stopped a run: what happened, the question to ask of the loop, how to raise the limit. */
@@ -63,11 +66,11 @@ interface Conversation {
 /**
  * A client that counts the requests sent through `messages.create` and `messages.stream` and
  * throws RunawayError (before sending) when the net trips; `limit` 0 counts nothing. The limit
- * is on the run's requests; the runaway patterns are read per conversation (known by its first
+ * is on the run's requests (`doneAnswers` the answers saying done a run may go on after); the runaway patterns are read per conversation (known by its first
  * message), so a subagent's conversation ending "done" is not its parent's. Once tripped, every
  * later request throws the same error (a loop that swallows it stops anyway).
  */
-export function withRequestNet(client: Anthropic, limit: number): Anthropic {
+export function withRequestNet(client: Anthropic, limit: number, doneAnswers = DONE_ANSWERS): Anthropic {
   if (limit <= 0) return client;
   let requests = 0;
   let tripped: RunawayError | null = null;
@@ -89,7 +92,7 @@ export function withRequestNet(client: Anthropic, limit: number): Anthropic {
         `Stopped: the model answered that it was done (stop_reason "${c.lastStop}", no tool to run) and your loop asked it again, ${c.repeats} times in a row. ` +
           `Does your loop return when stop_reason is not "tool_use"?\n  If it means to ask again, run with --max-requests=0 (or COURSE_MAX_REQUESTS=0) to turn this check off.`,
       );
-    else if (c.afterDone >= DONE_ANSWERS)
+    else if (c.afterDone >= doneAnswers)
       tripped = new RunawayError(
         `Stopped: the model answered that it was done (stop_reason "${c.lastStop}", no tool to run) ${c.afterDone} times in this run, and each time your loop went on. ` +
           `Does your loop return when stop_reason is not "tool_use"?\n  If it means to go on, run with --max-requests=0 (or COURSE_MAX_REQUESTS=0) to turn this check off.`,

@@ -12,7 +12,8 @@
  *   docs (diagrams, syllabus)     the picture comes from here when diagrams.ts has none
  *
  * The file is checked when the course starts (zod): a mistake is one line naming the file, the
- * field and what is wrong. `npm run new-lesson -- --check sNN` lists what else a lesson still lacks.
+ * field and what is wrong. `npm run new-lesson -- sNN --from sMM` writes a new lesson's files (this one
+ * first); `npm run new-lesson -- sNN` lists what it still lacks.
  * Lessons s01–s17 were written before this file existed and are still listed in the central files.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -40,6 +41,22 @@ export const RegistrationSchema = z.strictObject({
     entry: z.string().regex(/\.ts$/, "a .ts file of the folder"),
     hints: z.tuple([z.string().min(1), z.string().min(1)]),
   }),
+  /**
+   * The lesson this one builds on ("s22"): the page's "What changed since …" diffs against its
+   * solution (default: the lesson before in id order). `npm run new-lesson -- sNN --from sMM` writes it.
+   */
+  base: z.string().regex(/^s\d\d$/, 'a lesson id like "s22"').optional(),
+  /**
+   * This lesson's program is the course's final agent: `npm run agent` (scripts/agent.ts) runs the
+   * program file named here of the LAST lesson that names one, and the eval's `final` agent its loop.
+   */
+  agent: z.string().regex(/^[\w./-]+\.ts$/, 'the program file of the folder, like "program.ts"').optional(),
+  /**
+   * How many answers saying "done" one run of the lesson may go on after before the harness's net
+   * calls it a runaway (runtime/net.ts DONE_ANSWERS, 5): a lesson whose loop sends the model back
+   * on purpose (a goal loop, a Stop hook) raises it.
+   */
+  doneAnswers: z.number().int().min(1).max(100).optional(),
   /** Named tasks: "task" is the lesson's default task. */
   tasks: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), z.string().min(1)).default({}),
   rules: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/, "a rule id in kebab-case"), z.strictObject({ stage: z.literal("lesson"), en: sentence, zh: sentence })).default({}),
@@ -98,4 +115,27 @@ export function registrations(): Registration[] {
 /** One lesson's registration, by folder name. */
 export function registrationOf(dir: string): Registration | undefined {
   return registrations().find((r) => r.dir === dir);
+}
+
+/** The course's final agent: what `npm run agent` runs and the eval calls `final`. */
+export interface FinalAgent {
+  /** The lesson: "s22". */
+  id: string;
+  /** Its folder: "s22_background". */
+  dir: string;
+  /** Its program, relative to the course: "solutions/s22_background/program.ts" (exports run(argv, deps)). */
+  program: string;
+  /** Its loop's module, relative to the course: the lesson's entry (exports runAgent). */
+  loop: string;
+}
+
+/**
+ * The LAST lesson whose course.json names a program (`"agent": "program.ts"`): a new lesson
+ * moves `npm run agent` to its own program with that one line of its own file, and nothing
+ * else (package.json runs scripts/agent.ts, which asks this).
+ */
+export function finalAgent(regs: readonly Registration[] = registrations()): FinalAgent {
+  const last = regs.filter((r) => r.agent !== undefined).at(-1);
+  if (!last) throw new RegistrationError(`no lesson's course.json names the agent's program ("agent": "program.ts"): npm run agent has nothing to run.`);
+  return { id: last.lesson.id, dir: last.dir, program: `solutions/${last.dir}/${last.agent}`, loop: `solutions/${last.dir}/${last.lesson.entry}` };
 }

@@ -14,7 +14,13 @@
 
 import { registrations } from "./registrations.ts";
 
-export type Lang = "en" | "zh";
+/**
+ * The languages the course speaks (its rule catalog, `npm run check` and `npm run hint`): English,
+ * and every language listed after it. A new language (ja, ru) is one more entry here, then its
+ * words wherever `say()` is given words (English is the fallback for any it lacks).
+ */
+export const COURSE_LANGS = ["en", "zh"] as const;
+export type Lang = (typeof COURSE_LANGS)[number];
 
 export const STAGES = ["syntax", "types", "hang", "growth", "pairing", "lesson", "net"] as const;
 export type Stage = (typeof STAGES)[number];
@@ -511,10 +517,19 @@ export function isRuleId(id: string): id is RuleId {
   return Object.hasOwn(RULES, id);
 }
 
-/** The learner's language: COURSE_LANG, else the locale (LC_ALL, LC_MESSAGES, LANG); zh* → Chinese. */
+/**
+ * The learner's language, the one place it is chosen: COURSE_LANG, else the locale (LC_ALL,
+ * LC_MESSAGES, LANG), the first of them that is set; a language of COURSE_LANGS by its code
+ * (`zh`, `zh_CN.UTF-8`, `zh-TW` → zh), anything else English.
+ */
 export function courseLang(env: NodeJS.ProcessEnv = process.env): Lang {
-  const pick = env.COURSE_LANG || env.LC_ALL || env.LC_MESSAGES || env.LANG || "";
-  return /^zh/i.test(pick) ? "zh" : "en";
+  const pick = (env.COURSE_LANG || env.LC_ALL || env.LC_MESSAGES || env.LANG || "").toLowerCase();
+  return COURSE_LANGS.find((l) => pick === l || new RegExp(`^${l}[-_.@]`).test(pick)) ?? "en";
+}
+
+/** Words in the learner's language: `say({ en: "…", zh: "…" })`; English where a language has none. */
+export function say<T>(words: { en: T } & Partial<Record<Lang, T>>, lang: Lang = courseLang()): T {
+  return words[lang] ?? words.en;
 }
 
 /** A rule's entry; an id in no catalog is a mistake in the course, named. */
@@ -525,7 +540,7 @@ export function ruleEntry(id: RuleId): RuleEntry {
 }
 
 export function ruleWords(id: RuleId, lang: Lang = courseLang()): Words {
-  return ruleEntry(id)[lang];
+  return say(ruleEntry(id), lang);
 }
 
 export function ruleStage(id: string): Stage | undefined {

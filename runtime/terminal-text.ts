@@ -64,3 +64,17 @@ export function shownCommand(command: string, reason: string): string {
 export function approvalQuestion(command: string, reason: string): string {
   return `The model wants to run: ${shownCommand(command, reason)}\nAllow it? [y/N] `;
 }
+
+/**
+ * Text from outside (a job's output, a hook's words, a note's name, an instruction file) as it goes
+ * into the system prompt or a notice for the model: every control character but the newline and
+ * the tab, DEL, the C1 controls, and every invisible character (line and paragraph separators
+ * U+2028/U+2029, bidi overrides and isolates, zero-width marks, BOM) written out as \uXXXX, so
+ * nothing in it can start a line of its own or change how the text around it reads. With
+ * `oneLine`, newlines and tabs are written out too (a name, a title).
+ */
+export function promptSafe(text: string, oneLine = false): string {
+  const control = oneLine ? /[\x00-\x1f\x7f-\x9f]/g : /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+  const hex = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+  return text.replace(/\r\n/g, "\n").replace(control, hex).replace(INVISIBLE, hex);
+}

@@ -368,6 +368,9 @@ async function cmdVerify(argv: string[]): Promise<number> {
   // Every piece the contributing guide asks for (scripts/lib/checklist.ts; `npm run new-lesson -- sNN` shows the list).
   const { checklistProblems } = await import("./lib/checklist.ts");
   for (const l of lessons) problems.push(...checklistProblems(l));
+  // Every page and rule in every language of the site, no translation behind its English page (npm run docs:sync).
+  const { syncProblems } = await import("./docs/i18n-sync.ts");
+  problems.push(...(await syncProblems(ROOT, lessons === LESSONS ? undefined : lessons.map((l) => l.dir))).map((p) => `translations: ${p}`));
   for (const l of lessons) {
     const ex = join(ROOT, "lessons", l.dir);
     const sol = join(ROOT, "solutions", l.dir);

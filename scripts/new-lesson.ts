@@ -1,24 +1,81 @@
 /**
+ * `npm run new-lesson -- sNN_slug --from sMM [--title "Title"]`: writes a new lesson built on sMM
+ * (scripts/lib/scaffold.ts: course.json with its base, the exercise and the solution, the test,
+ * the scenario, the pages in both languages, a mutant and an alternative), then the rules pages.
+ *
  * `npm run new-lesson -- sNN` (or the folder name): what the lesson still lacks, one line per
  * piece of docs/guide/contributing.md, each with what to do. Exit 0 when nothing is missing.
  * Without a lesson id: every lesson. `npm run verify -- sNN` runs the same list.
  */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { LESSONS, findLesson } from "../runtime/manifest.ts";
-import { green, red } from "../runtime/print.ts";
+import { dim, green, red } from "../runtime/print.ts";
 import { lessonChecklist } from "./lib/checklist.ts";
+import { ROOT } from "./lib/paths.ts";
+import { ScaffoldError, parseLessonName, scaffoldLesson } from "./lib/scaffold.ts";
 
-const keys = process.argv.slice(2).filter((a) => a !== "--");
-const lessons = keys.length === 0 ? LESSONS : keys.map((k) => findLesson(k));
-const missing = keys.filter((_, i) => !lessons[i]);
-if (missing.length > 0) {
-  console.error(
-    red(
-      `not a lesson yet: ${missing.join(", ")}. A lesson after s17 is found by its solutions/sNN_slug/course.json: write it first ` +
-        `(docs/guide/contributing.md, "A lesson registers itself"), then run this again for the rest of the list.`,
-    ),
-  );
-  process.exitCode = 2;
-} else {
+const USAGE = 'usage: npm run new-lesson -- sNN_slug --from sMM [--title "Title"]   (write a new lesson)\n       npm run new-lesson -- [sNN]                               (what a lesson still lacks)';
+
+const args = process.argv.slice(2).filter((a) => a !== "--");
+const option = (name: string): string | undefined => {
+  const i = args.indexOf(name);
+  if (i === -1) return undefined;
+  const value = args[i + 1];
+  args.splice(i, 2);
+  return value ?? "";
+};
+const from = option("--from");
+const title = option("--title");
+
+if (from !== undefined) scaffold();
+else checklist();
+
+function scaffold(): void {
+  const name = parseLessonName(args[0] ?? "", title);
+  const base = findLesson(from ?? "");
+  if (args.length !== 1 || !name || !base) {
+    const why = !name ? `name the new lesson by its folder, sNN_slug (e.g. s24_headless), or give --title` : !base ? `--from ${from}: no such lesson` : "one lesson at a time";
+    console.error(red(`${why}.\n${USAGE}`));
+    process.exitCode = 2;
+    return;
+  }
+  try {
+    const files = scaffoldLesson({ root: ROOT, ...name, base, lessons: LESSONS, ...(title ? { title } : {}) });
+    for (const f of files) console.log(`${green("+")} ${f}`);
+  } catch (e) {
+    if (!(e instanceof ScaffoldError)) throw e;
+    console.error(red(e.message));
+    process.exitCode = 2;
+    return;
+  }
+  // The rules pages list every rule (a test fails while they are out of date): written again in a
+  // process of its own, which reads the new course.json.
+  const rules = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts/lib/rules-doc.ts")], { cwd: ROOT, encoding: "utf8" });
+  if (rules.status !== 0) console.error(red(`the rules pages were not written again: ${rules.stderr.trim()}\n  run npx tsx scripts/lib/rules-doc.ts`));
+  else console.log(`${green("~")} docs/guide/message-rules.md, docs/zh/guide/message-rules.md ${dim("(the catalog, generated)")}`);
+  const id = `${name.id}_${name.slug}`;
+  console.log(`\n${name.id} builds on ${base.id}. Its exercise fails its test and its solution passes it already:\n` +
+    `  npm run check ${name.id}                 # the exercise: fails on the rule, naming the TODO\n` +
+    `  npx vitest run --project learner tests/${id}.test.ts   # the solution: passes\n` +
+    `Now replace the stub idea (a note in the system prompt) with the lesson's own, and every WRITE: with words;\n` +
+    `npm run new-lesson -- ${name.id} lists what is left, npm run verify -- ${name.id} grades it all (docs/guide/contributing.md).`);
+}
+
+function checklist(): void {
+  const keys = args;
+  const lessons = keys.length === 0 ? LESSONS : keys.map((k) => findLesson(k));
+  const missing = keys.filter((_, i) => !lessons[i]);
+  if (missing.length > 0) {
+    console.error(
+      red(
+        `not a lesson yet: ${missing.join(", ")}. Write one with npm run new-lesson -- sNN_slug --from sMM (a lesson after s17 is found by its ` +
+          `solutions/sNN_slug/course.json; docs/guide/contributing.md), then run this again for the rest of the list.`,
+      ),
+    );
+    process.exitCode = 2;
+    return;
+  }
   let bad = 0;
   for (const lesson of lessons) {
     const items = lessonChecklist(lesson!);

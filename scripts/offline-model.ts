@@ -77,7 +77,7 @@ try {
   });
   console.log(`scripted model (offline) listening on ${running.url}  (POST /v1/messages, /v1/messages/count_tokens, GET /v1/models)`);
   console.log(`use it: ANTHROPIC_BASE_URL=${running.url} ANTHROPIC_API_KEY=offline npm run lesson s01`);
-  console.log(`any client: base URL as above (some want /v1 after it), any API key, a model of its table: ${MODEL_TABLE.map((m) => m.id).join(", ")}`);
+  console.log(`any client: base URL as above (some want /v1 after it), any API key, a model the API serves (GET /v1/models lists them; retired ones get the API's 404): ${MODEL_TABLE.filter((m) => m.lifecycle !== "retired").flatMap((m) => [m.id, ...m.aliases]).join(", ")}`);
   const stop = () => void running.close().then(() => process.exit(0));
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

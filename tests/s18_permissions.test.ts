@@ -6,7 +6,7 @@
  * in the turn's one user message; an "ask" runs only when the approver says yes; plan mode lets
  * only read-only tools run until the plan is approved, then the same run goes on.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
@@ -15,10 +15,10 @@ import { describe, it } from "vitest";
 import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario, TurnContext } from "../runtime/scripted/types.ts";
 import { SAMPLE_REPOSITORY, lessonTask } from "../runtime/tasks.ts";
-import { ROOT, assertProperty, driveLoop, loadLesson, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
+import { assertProperty, driveLoop, loadLesson, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 import { scratchCopy, scratchWorkspace } from "../runtime/tools/files.ts";
 import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
-import { quietLessonFile } from "./support.ts";
+import { checkFinalAgent, quietLessonFile } from "./support.ts";
 
 type Agent = typeof import("../solutions/s18_permissions/agent.ts");
 type Perms = typeof import("../solutions/s18_permissions/permissions.ts");
@@ -132,6 +132,23 @@ describe("s18 rules: deny beats ask beats allow, whichever file", () => {
       const { results } = await runWith(making(call("bash", { command })), { root, userConfigDir: userDir, approve: recording(true), permissionMode: "bypassPermissions", sandboxed: true });
       rule(existsSync(join(root, "notes.txt")) && denied(results[0]), "permission-precedence", () => `"${command}" in bypassPermissions was ${shown(results[0])}: the rm inside it is a part of the command, and the deny rule bash(rm *) needs only one part to match.`);
     }
+  });
+
+  it("a deny is judged on what would run, not how it is spelt: compound commands, /bin/rm, \\rm, env, find -delete, bash -c", async () => {
+    // The matcher (ruleMatches over runtime/tools/shell-commands.ts) is given; decide must use it for every kind of rule.
+    const spellings = ["if true; then rm notes.txt; fi", "for f in notes.txt; do rm $f; done", "true && \\rm notes.txt", "/bin/rm notes.txt", "env rm notes.txt", "find . -name notes.txt -delete", "bash -c 'rm notes.txt'", "X=rm; $X notes.txt"];
+    const { root, userDir } = await workspace({ deny: ["bash(rm *)"], allow: ["bash"] });
+    const { results } = await runWith(making(...spellings.map((command) => call("bash", { command }))), { root, userConfigDir: userDir, approve: recording(true), permissionMode: "bypassPermissions", sandboxed: true });
+    const through = spellings.filter((_, i) => !denied(results[i]));
+    rule(existsSync(join(root, "notes.txt")) && through.length === 0, "permission-precedence", () => `with deny bash(rm *) (and allow bash), these ran: ${JSON.stringify(through)}: a deny rule matches any command the call would run, however it is spelt, and deny comes before allow.`);
+  });
+
+  it("a file rule meets the path where it lands: t -> test, write_file t/a.test.js meets deny write_file(test/**)", async () => {
+    const { root, userDir } = await workspace({ deny: ["write_file(test/**)"] });
+    mkdirSync(join(root, "test"));
+    symlinkSync("test", join(root, "t"));
+    const { results } = await runWith(making(call("write_file", { path: "t/a.test.js", content: "x" })), { root, userConfigDir: userDir, approve: recording(true), permissionMode: "acceptEdits" });
+    rule(denied(results[0]) && !existsSync(join(root, "test", "a.test.js")), "permission-precedence", () => `write_file t/a.test.js, with t a link to test and deny write_file(test/**), was ${shown(results[0])}: a path's rule is matched where it lands.`);
   });
 
   it("a path is matched as the workspace sees it: lib/../src/app.js and ./src/app.js meet the rule read_file(src/app.js)", async () => {
@@ -268,9 +285,7 @@ describe("s18 decide, call by call", () => {
 
 describe("s18 the final agent: npm run agent", () => {
   it("npm run agent runs s18's program (or s19's around it); --help names --permission-mode; a bad mode or settings file is one line and exit 2", async () => {
-    const script = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.agent as string;
-    // node itself with tsx as its loader, so a signal reaches the agent (tsx's own wrapper would SIGKILL it).
-    rule(/^node --import tsx solutions\/s(1[89]|2[0-2])_[a-z_]+\/program\.ts$/.test(script), "final-agent", `package.json's agent script is "${script}": npm run agent runs s18's program, or a later lesson's that extends it, as node --import tsx solutions/sNN_…/program.ts.`);
+    checkFinalAgent(18, "s18");
     rule(/--permission-mode/.test(program.PERMISSIONS_USAGE), "final-agent", "--help (PERMISSIONS_USAGE) does not name --permission-mode: say how to choose a mode.");
     const quiet = { llm: scripted() };
     const badMode = (await program.run(["--permission-mode", "yolo", "hi"], quiet)).exitCode;

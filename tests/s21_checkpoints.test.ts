@@ -5,7 +5,7 @@
  * the history: the files as they were at the checkpoint, the history cut just before its prompt and
  * still sendable, what bash did named and never claimed restored.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
@@ -214,3 +214,25 @@ describe("s21 the program", () => {
 // generated model answers (tests/differential/net.ts).
 import { differentialNet } from "./differential/net.ts";
 differentialNet("s21");
+
+describe("s21 a rewind never follows a link a command made (issue 31)", () => {
+  it("b.txt, a.txt and the folder d/ swapped for links outside: the rewind neither overwrites nor deletes the files outside, and says what it did not put back", async () => {
+    const c = await conversation(script({ change: [[edit("b.txt", "B0", "B1"), write("a.txt", "A1\n"), write("d/x.txt", "X1\n")]] }), { "b.txt": "B0\n" });
+    await c.ask("change");
+    rule(c.read("b.txt") === "B1\n" && c.read("d/x.txt") === "X1\n", "checkpoint-record", () => `the turn should have run its calls; b.txt and d/x.txt read ${JSON.stringify([c.read("b.txt"), c.read("d/x.txt")])}.`);
+    // What a command could leave (bash runs in the workspace): links in place of a file and of a folder.
+    const out = keep(mkdtempSync(join(tmpdir(), "s21-outside-")));
+    mkdirSync(join(out, "dir"));
+    for (const [f, t] of [["victim.txt", "victim\n"], ["kept.txt", "kept\n"], ["dir/x.txt", "outside x\n"]]) writeFileSync(join(out, f!), t!);
+    for (const p of ["b.txt", "a.txt"]) rmSync(join(c.root, p));
+    rmSync(join(c.root, "d"), { recursive: true });
+    symlinkSync(join(out, "victim.txt"), join(c.root, "b.txt"));
+    symlinkSync(join(out, "kept.txt"), join(c.root, "a.txt"));
+    symlinkSync(join(out, "dir"), join(c.root, "d"));
+    const r = lesson.rewind(c.id(), 1, "code");
+    const outside = ["victim.txt", "kept.txt", "dir/x.txt"].map((f) => (existsSync(join(out, f)) ? readFileSync(join(out, f), "utf8") : "(deleted)"));
+    rule(JSON.stringify(outside) === JSON.stringify(["victim\n", "kept\n", "outside x\n"]), "checkpoint-links", () => `the rewind reached outside the workspace through links a command made: the files outside read ${JSON.stringify(outside)} (expected "victim", "kept", "outside x"). putBack and stateOf go through runtime/tools/inside.ts (lstat on every folder, O_NOFOLLOW): keep them as given.`);
+    rule(lstatSync(join(c.root, "d")).isSymbolicLink() && r.refused.some((x) => x.startsWith("b.txt:")) && r.refused.some((x) => x.startsWith("d/x.txt:")) && !r.restored.includes("b.txt"), "checkpoint-links", () => `the rewind should say which files it did not put back (b.txt, d/x.txt: links) and not name them as restored; it returned ${JSON.stringify({ restored: r.restored, refused: r.refused })}.`);
+    expect(lesson.describeRewind(r), "[checkpoint-links] the rewind's words name what was not put back").toMatch(/not put back: b\.txt/);
+  });
+});

@@ -6,7 +6,8 @@
  * 1 − C(n−c, k)/C(n, k), pass^k is C(c, k)/C(n, k), both checked against counting every draw of
  * k runs; the comparison names the tasks that flip.
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, it } from "vitest";
@@ -59,6 +60,19 @@ describe("s23 grading one run: the final workspace, not the transcript", () => {
     rule(g.outcome === "fail" && g.reasons.some((r) => r.includes("test/add.test.js")), "eval-final-state", () => `the agent emptied the test (so node --test passes) and the run was graded ${shown(g)}: compare fingerprint(root, check.unchanged) with the one taken before the run, and name the changed file.`);
     const gone = await graded(REPO("a + b"), "Done.", (root) => rmSync(join(root, "test/add.test.js")));
     rule(gone.outcome === "fail" && gone.reasons.some((r) => r.includes("test/add.test.js")), "eval-final-state", () => `the agent deleted a file the check protects and the run was graded ${shown(gone)}: a file that is gone has changed.`);
+  });
+
+  it("a protected test swapped for a link to the same text outside, beside a right add.js, fails, naming the file (issue 31)", async () => {
+    const out = keep(mkdtempSync(join(tmpdir(), "s23-outside-")));
+    const g = await graded(REPO("a - b"), "Done.", (root) => {
+      for (const [f, t] of Object.entries(REPO("a + b"))) {
+        mkdirSync(join(out, f, ".."), { recursive: true });
+        writeFileSync(join(out, f), t);
+      }
+      rmSync(join(root, "test/add.test.js"));
+      symlinkSync(join(out, "test/add.test.js"), join(root, "test/add.test.js"));
+    });
+    rule(g.outcome === "fail" && g.reasons.some((r) => r.includes("test/add.test.js")), "eval-final-state", () => `the agent swapped the protected test for a link to the same text in a folder where add() adds, and the run was graded ${shown(g)}: a link is not the file (fingerprint is given: it reads through runtime/tools/inside.ts and never follows a link).`);
   });
 
   it("a run that broke is an error, never a pass, even when its workspace would pass", async () => {

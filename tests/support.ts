@@ -200,3 +200,21 @@ export function readUntilStopped(log: string[], at: () => string = () => "") {
       }),
   });
 }
+
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { finalAgent } from "../runtime/registrations.ts";
+import { ROOT } from "../runtime/testing.ts";
+
+/**
+ * `npm run agent` runs the final agent through one indirection (package.json → scripts/agent.ts →
+ * the last course.json with an "agent" field), so no lesson's test names the folder it runs: a
+ * lesson checks that it is its own program or a later lesson's (`from`: its number).
+ */
+export function checkFinalAgent(from: number, lesson: string): void {
+  const script = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.agent as string;
+  // node itself with tsx as its loader, so a signal reaches the agent (tsx's own wrapper would SIGKILL it).
+  rule(script === "node --import tsx scripts/agent.ts", "final-agent", `package.json's agent script is "${script}": it runs node --import tsx scripts/agent.ts, which runs the program of the last lesson whose course.json says "agent": "program.ts".`);
+  const agent = finalAgent();
+  rule(Number(agent.id.slice(1)) >= from, "final-agent", `npm run agent runs ${agent.program}: it should run ${lesson}'s program, or a later lesson's that extends it (course.json "agent": "program.ts").`);
+}

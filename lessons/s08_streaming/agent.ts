@@ -39,7 +39,7 @@ export interface RunOptions extends SafeOptions {
 /** The loop. `history` grows in place; returns how the run ended. */
 export async function runAgent({ client, model }: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<GuardedOutcome> {
   const registry = opts.registry ?? new SafeToolRegistry(safeTools({ workspace: opts.root ?? process.cwd(), approve: opts.approve ?? terminalApprover() }));
-  const guard = new RunGuards(opts.guards, opts.signal);
+  const guard = new RunGuards(opts.guards, opts.signal, opts.clock);
   const ctx: ToolContext = { root: opts.root ?? process.cwd(), signal: guard.signal };
   let maxTokens = opts.maxTokens ?? DEFAULT_MAX_TOKENS;
   let retried = false;

@@ -41,7 +41,7 @@ export interface RunOptions extends StreamingOptions {
 // #region loop
 /** The loop. `history` grows in place; returns how the run ended. */
 export async function runAgent({ client, model }: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<GuardedOutcome> {
-  const guard = new RunGuards(opts.guards, opts.signal);
+  const guard = new RunGuards(opts.guards, opts.signal, opts.clock);
   // THINK, ACT, OBSERVE and STOP (events.ts): the loop says when, RunEvents says what.
   const events = new RunEvents(model, opts.onEvent, () => guard.turns);
   const tools = opts.registry ?? new SafeToolRegistry(safeTools({ workspace: opts.root ?? process.cwd(), approve: opts.approve ?? terminalApprover() }));

@@ -51,7 +51,7 @@ export type RecoveredOutcome = Outcome<ModelStop | GuardStop | "prompt_too_long"
 // #region loop
 /** The loop. `history` grows in place; returns how the run ended. */
 export async function runAgent({ client, model }: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
-  const guard = new RunGuards(opts.guards, opts.signal);
+  const guard = new RunGuards(opts.guards, opts.signal, opts.clock);
   const events = new RunEvents(model, opts.onEvent, () => guard.turns);
   const recovery = new Recovery(history, opts.recovery, opts.maxTokens ?? DEFAULT_MAX_TOKENS);
   const ctx: ToolContext = { root: opts.root ?? process.cwd(), signal: guard.signal };

@@ -4,10 +4,15 @@
  * A rule names a tool, and for bash a command pattern, for the file tools a path pattern:
  *
  *   "read_file"            every call of read_file
- *   "bash(node --test*)"   bash commands that match (`*` is any text); every part of a
- *                          compound command must match for an allow, any part for a deny
- *   "write_file(test/**)"  a file tool on a path of the workspace (s07's globs: `*` within a
- *                          folder, `**` across them; a pattern without "/" at any depth)
+ *   "bash(node --test*)"   bash commands that match (`*` is any text), judged on what would RUN:
+ *                          every command the shell would start (runtime/tools/shell-commands.ts
+ *                          reads if/for/while/case, $(…), sh -c, env, xargs, find -exec, /bin/rm,
+ *                          \rm …); an allow needs every one to match, a deny or an ask any one;
+ *                          a command it cannot read is never allowed, and a deny for commands
+ *                          holds against it (it could be hiding what the rule denies)
+ *   "write_file(test/**)"  a file tool on a path of the workspace, as written and as it resolves
+ *                          through links (s07's globs: `*` within a folder, `**` across them; a
+ *                          pattern without "/" at any depth)
  *   "mcp__notes__*"        a tool name may be a glob too
  *
  * Rules come from two settings files, the user's (their config folder) and the project's
@@ -22,13 +27,14 @@
  * process: the boundary that holds whatever they decide is s07's sandbox.
  */
 import { homedir } from "node:os";
-import { isAbsolute, join, posix, relative } from "node:path";
+import { isAbsolute, join, posix, relative, resolve } from "node:path";
 import { z } from "zod";
 import { readConfigFile } from "../../runtime/config-file.ts";
 import { CourseError } from "../../runtime/env.ts";
 import { todo } from "../../runtime/lesson.ts";
 import { globToRegExp } from "../../runtime/tools/files.ts";
-import { words } from "../../solutions/s07_safe_tools/command-words.ts";
+import { mayMatch, mustMatch, readCommand } from "../../runtime/tools/shell-commands.ts";
+import { realLocation } from "../../solutions/s07_safe_tools/workspace.ts";
 
 export const MODES = ["default", "acceptEdits", "plan", "bypassPermissions"] as const;
 export type Mode = (typeof MODES)[number];
@@ -102,8 +108,8 @@ export function loadRules(root: string, userDir = userConfigDir()): Rule[] {
   return [...readSettings(user, `the user's ${user}`), ...readSettings(projectSettings(root), "the project's .agent/settings.json")];
 }
 
-/** A command pattern as a regular expression: `*` is any text. */
-const commandPattern = (p: string) => new RegExp(`^${p.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replaceAll("*", ".*")}$`, "s");
+/** The tools whose input is a shell command (`command`). */
+export const COMMAND_TOOLS = new Set(["bash", "bash_background"]);
 
 /** A path of the input as the rules see it: relative to the workspace, "/" separated, normalized. */
 export function rulePath(path: string, root: string): string {
@@ -111,28 +117,32 @@ export function rulePath(path: string, root: string): string {
   return posix.normalize(p.split("\\").join("/")).replace(/^\.\//, "");
 }
 
-/** What a rule's pattern is matched against: each part of a bash command, or the call's path. */
-export function subjects(name: string, input: Record<string, unknown>, root: string): { parts: string[]; plain: boolean } {
-  if (name === "bash" && typeof input.command === "string") {
-    const parsed = words(input.command);
-    // A command s07 can read is matched stage by stage; any other (&&, ;, $(…), `…`, (…), >) part by
-    // part, split loosely: enough for a deny, never enough for an allow.
-    if ("stages" in parsed) return { parts: parsed.stages.map((s) => s.join(" ")), plain: true };
-    return { parts: [input.command.trim(), ...input.command.split(/&&|\|\||\$\(|[;|&\n`(){}]/).map((s) => s.trim()).filter(Boolean)], plain: false };
-  }
-  if (PATH_TOOLS.has(name)) return { parts: [rulePath(typeof input.path === "string" ? input.path : ".", root)], plain: true };
-  return { parts: [], plain: true };
+/** The same path where it lands: through the workspace's links (t -> test makes t/a.js test/a.js). */
+export function landingPath(path: string, root: string): string {
+  return rulePath(relative(realLocation(root), realLocation(resolve(root, path))) || ".", ".");
 }
 
-/** Does `rule` apply to this call? A deny needs one part to match; an allow or ask, every part. */
+/** Does a command pattern match the command? Deny and ask: any command it would run; allow: every one, and all of them read. */
+export function commandMatches(pattern: string, command: string, behavior: Behavior): boolean {
+  const reading = readCommand(command);
+  const subject = (c: (typeof reading.commands)[number], named: boolean) => [named ? c.name : c.words[0], ...c.words.slice(1)].join(" ");
+  if (behavior === "allow")
+    return reading.doubts.length === 0 && reading.unsure.length === 0 && reading.commands.length > 0 && reading.commands.every((c) => !c.writes && mustMatch(pattern, subject(c, !c.pathed)));
+  // What cannot be read could be anything, the denied command too.
+  if (reading.doubts.length > 0 || mustMatch(pattern, command.trim())) return true;
+  return reading.commands.some((c) => mayMatch(pattern, subject(c, true)) || mayMatch(pattern, subject(c, false)));
+}
+
+/** Does `rule` apply to this call? A deny or an ask needs one part to match; an allow, every part. */
 export function ruleMatches(rule: Rule, name: string, input: Record<string, unknown>, root: string): boolean {
   if (!rule.tool.test(name)) return false;
   if (rule.pattern === undefined) return true;
-  const { parts, plain } = subjects(name, input, root);
-  if (parts.length === 0) return false;
-  const one = (part: string) => (name === "bash" ? commandPattern(rule.pattern!) : globToRegExp(rule.pattern!)).test(part);
-  if (rule.behavior === "deny") return parts.some(one);
-  return plain && parts.every(one);
+  if (COMMAND_TOOLS.has(name) && typeof input.command === "string") return commandMatches(rule.pattern, input.command, rule.behavior);
+  if (!PATH_TOOLS.has(name)) return false;
+  const path = typeof input.path === "string" ? input.path : ".";
+  const paths = [rulePath(path, root), landingPath(path, root)];
+  const glob = globToRegExp(rule.pattern);
+  return rule.behavior === "allow" ? paths.every((p) => glob.test(p)) : paths.some((p) => glob.test(p));
 }
 
 /** What the gate knows about a call besides its name and input. */

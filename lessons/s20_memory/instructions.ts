@@ -9,8 +9,9 @@
  * MAX_TOTAL_CHARS (the nearest keep their room first), with a note saying what was cut. A
  * symbolic link is not followed (it could point anywhere, or at a file already read).
  */
-import { lstatSync, readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { promptSafe } from "../../runtime/terminal-text.ts";
 import { todo } from "../../runtime/lesson.ts";
 
 /** The names looked for in each folder, in this order. */
@@ -88,9 +89,29 @@ export function layerInstructions(files: readonly { path: string; text: string }
 }
 // #endregion layer
 
-/** The instruction files of `workspace` and `userDir`, read and capped. */
+/** At most this many bytes of one file are read (a UTF-8 character is at most 4 bytes): the size is known BEFORE reading. */
+export const MAX_READ_BYTES = MAX_FILE_CHARS * 4;
+
+/** The start of a file (no link followed, a regular file only), at most MAX_READ_BYTES, and its size: a 600 MB file costs 32 KB. */
+function readStart(path: string): { text: string; size: number } {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const { size } = fstatSync(fd);
+    if (!fstatSync(fd).isFile()) return { text: "", size: 0 };
+    const buf = Buffer.alloc(Math.min(size, MAX_READ_BYTES));
+    const got = buf.length > 0 ? readSync(fd, buf, 0, buf.length, 0) : 0;
+    return { text: buf.subarray(0, got).toString("utf8").replace(/\uFFFD$/, ""), size };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The instruction files of `workspace` and `userDir`, read (each cut BEFORE reading, at MAX_READ_BYTES) and capped. */
 export function loadInstructions(workspace: string, userDir: string): Layer[] {
-  return layerInstructions(findInstructions(workspace, userDir).map((path) => ({ path, text: readFileSync(path, "utf8") })));
+  const read = findInstructions(workspace, userDir).map((path) => ({ path, ...readStart(path) }));
+  return layerInstructions(read).map((layer, i) =>
+    read[i]!.size > MAX_READ_BYTES ? { ...layer, size: read[i]!.size, cut: true, text: `${layer.text}\n… [the file has ${read[i]!.size} bytes: only its first ${MAX_READ_BYTES} were read]` } : layer,
+  );
 }
 
 /** Where a layer comes from, the way the model reads it. */
@@ -103,6 +124,7 @@ function origin(path: string, workspace: string, userDir: string): string {
 /** The part of the system prompt that holds the instructions ("" when there are none). */
 export function instructionsPrompt(layers: readonly Layer[], workspace: string, userDir: string): string {
   if (layers.length === 0) return "";
-  const parts = layers.map((l) => `## ${origin(l.path, workspace, userDir)}\n\n${l.text.trim()}`);
+  // A file any command could write: control and invisible characters written out (promptSafe), never raw.
+  const parts = layers.map((l) => `## ${promptSafe(origin(l.path, workspace, userDir), true)}\n\n${promptSafe(l.text.trim())}`);
   return `\n\n# Instructions from the project and the user\n\nFollow them. They are layered: a later one is nearer the workspace and wins where they disagree.\n\n${parts.join("\n\n")}`;
 }

@@ -18,7 +18,7 @@ import { estimateTokens } from "../tokens.ts";
 
 export { estimateTokens };
 import { signThinking } from "./signature.ts";
-import { findModel, listModels, MODEL_TABLE, retrieveModel } from "./models.ts";
+import { contextWindowOf, findModel, listModels, MODEL_TABLE, retrieveModel } from "./models.ts";
 import { obeyRequest } from "./tool-choice.ts";
 import { Message as MessageSchema, CountTokens, ModelInfo, ModelList, StreamEvent as StreamEventSchema, shapeProblems } from "./schema.ts";
 import { messageEvents, encodeEvent, type StreamEvent } from "./sse.ts";
@@ -213,7 +213,7 @@ export class ScriptedModel {
     }
     const request = body as ScriptedRequest;
     const inputTokens = this.inputTokens(request);
-    const window = this.options.contextWindow ?? findModel(request.model)?.contextWindow ?? MODEL_TABLE[0]!.contextWindow;
+    const window = this.options.contextWindow ?? contextWindowOf(findModel(request.model) ?? MODEL_TABLE[0]!, betas);
     if (inputTokens > window || fault?.kind === "prompt_too_long") {
       const err: ApiError = {
         status: 400,

@@ -1,40 +1,87 @@
 /**
- * The model table: every model id the scripted model answers, with the facts a loop meets online
- * (context window, output limit, which thinking types it takes, whether it accepts a prefilled
- * assistant answer, whether it takes `temperature` together with `top_p`). A request naming any
- * other id gets the API's 404 `not_found_error`, with the known ids and how to add one.
+ * The model table: every model id the Claude API serves (and the retired ones it still lists), with
+ * the facts a loop meets online: context window, output limit, which `thinking.type` values it
+ * takes, whether it takes `output_config.effort`, a prefilled answer, sampling parameters, a forced
+ * tool call, and the interleaved-thinking beta. A request naming an id outside the table, or a
+ * retired model, gets the API's 404 `not_found_error` (`model: <id>`, the API's words).
  *
- * GET /v1/models and GET /v1/models/{id} serve the same table, paged as the API pages them: newest
- * first, `limit` (1–1000, default 20), `after_id` / `before_id` cursors, and `data`, `has_more`,
- * `first_id`, `last_id` in the answer.
+ * GET /v1/models and GET /v1/models/{id} serve the same table as the API does: newest first, one
+ * entry per model under its canonical id (an alias such as `claude-sonnet-4-5` resolves to
+ * `claude-sonnet-4-5-20250929`), active and deprecated models unless `lifecycle` asks for retired
+ * ones, paged by `limit` (1–1000, default 20), `after_id` / `before_id`.
  *
- * Sources (each model's overview page on platform.claude.com, "Context window · Max output", and
- * the Claude 4.6 migration notes: "Prefilling assistant messages returns a 400 error on Claude 4.6
- * models"; Haiku 4.5's migration guide: "Use only temperature OR top_p, not both"; adaptive
- * thinking came with the 4.6 models).
+ * Sources (read December 2026): each model's overview page on platform.claude.com ("Context window
+ * · Max output", lifecycle, release date), the model deprecations page (lifecycle and dates), the
+ * thinking troubleshooting page ("Claude 4.7 and later models do not support [extended thinking]
+ * and reject requests that use it"; 4.5 and earlier take extended thinking only), each newer
+ * model's migration notes (4.6: prefill refused; Opus 4.7 and later: sampling parameters refused;
+ * Sonnet 5.5: `between_tools` turns thinking off, forced tool use refused; Fable 5.1 and 5.2:
+ * thinking always on, forced tool use refused), Haiku 4.5's migration notes (`temperature` or
+ * `top_p`, not both), and public reports of the API's 404 for retired ids. `not confirmed` in
+ * `note` marks a fact read in third-party material only. docs/guide/compatibility.md shows this
+ * table (generated from it by scripts/lib/models-doc.ts).
  */
 import type { ApiError } from "./validate.ts";
 
 /** The thinking types of SDK 1.14's ThinkingConfigParam. */
 export const THINKING_TYPES = ["enabled", "disabled", "adaptive", "between_tools"] as const;
 export type ThinkingType = (typeof THINKING_TYPES)[number];
+/** The effort levels of SDK 1.14's OutputConfig. */
+export const EFFORT_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const;
+/** The beta that lets `budget_tokens` exceed `max_tokens` (the budget then spans the whole turn). */
+export const INTERLEAVED_BETA = "interleaved-thinking-2025-05-14";
+
+export type Lifecycle = "active" | "deprecated" | "retired";
+type Line = "haiku" | "sonnet" | "opus" | "fable" | "mythos";
 
 /** What a model accepts and how far it goes: the per-model rules the validator applies. */
 export interface ModelSpec {
+  /** The canonical id, as GET /v1/models lists it. */
   id: string;
+  /** Other ids that name this model (an undated alias, or the dated snapshot of an alias). */
+  aliases: readonly string[];
   display_name: string;
   created_at: string;
+  lifecycle: Lifecycle;
+  deprecated_at: string | null;
+  retires_at: string | null;
+  line: Line | null;
   /** Input tokens the model reads at most (the scripted model's option `contextWindow` wins). */
   contextWindow: number;
+  /** A larger window with a beta header (Sonnet 4.5's 1M with `context-1m-2025-08-07`). */
+  longContext?: { beta: string; tokens: number };
   /** The largest `max_tokens` the model takes. */
   maxOutput: number;
   /** The `thinking.type` values the model takes. */
   thinking: readonly ThinkingType[];
+  /** Does it take `output_config.effort`? */
+  effort: boolean;
   /** Does it accept a final assistant message (a prefilled answer)? */
   prefill: boolean;
-  /** Does it accept `temperature` and `top_p` in one request (under API version 2023-06-01)? */
-  temperatureWithTopP: boolean;
+  /**
+   * Sampling parameters under API version 2023-06-01: `any` (each within its range), `one`
+   * (`temperature` or `top_p`, not both), `none` (only at their defaults: temperature 1, top_p 1, no top_k).
+   */
+  sampling: "any" | "one" | "none";
+  /** Does it take `tool_choice` `any` / `tool` (a forced call)? */
+  forcedToolChoice: boolean;
+  /** With the interleaved-thinking beta, may `budget_tokens` exceed `max_tokens`? */
+  interleaved: boolean;
+  /** Where a fact comes from when it is not the model's own page, or is not confirmed (English, Chinese). */
+  note?: { en: string; zh: string };
 }
+
+const K = 1000;
+const M = 1_000_000;
+const at = (day: string) => `${day}T00:00:00Z`;
+const named = (name: string) => `${name} (answered by the scripted model, offline)`;
+
+/** Models of the Claude 4.7 generation and later: adaptive thinking only, no sampling parameters, no prefill. */
+const adaptive = { effort: true, prefill: false, sampling: "none", forcedToolChoice: true, interleaved: false } as const;
+/** Claude 4.5 and earlier: extended thinking (a budget) only, prefill accepted. */
+const extended = { thinking: ["enabled", "disabled"], effort: false, prefill: true, forcedToolChoice: true, interleaved: true } as const;
+const live = { lifecycle: "active", deprecated_at: null, retires_at: null } as const;
+const retired = (deprecated: string, gone: string) => ({ lifecycle: "retired", deprecated_at: at(deprecated), retires_at: at(gone) }) as const;
 
 /**
  * Newest first, as the API lists them. `scripted-model` is this model's own id: the course's
@@ -43,76 +90,80 @@ export interface ModelSpec {
  */
 export const MODEL_TABLE: readonly ModelSpec[] = [
   {
-    id: "scripted-model",
-    display_name: "Scripted model (offline)",
-    created_at: "2026-11-01T00:00:00Z",
-    contextWindow: 200_000,
-    maxOutput: 128_000,
-    thinking: THINKING_TYPES,
-    prefill: true,
-    temperatureWithTopP: true,
+    id: "scripted-model", aliases: [], display_name: "Scripted model (offline)", created_at: at("2026-11-01"), ...live, line: null,
+    contextWindow: 200 * K, maxOutput: 128 * K, thinking: THINKING_TYPES, effort: true, prefill: true, sampling: "any", forcedToolChoice: true, interleaved: true,
+  },
+  { id: "claude-fable-5-2", aliases: [], display_name: named("Claude Fable 5.2"), created_at: at("2026-11-09"), ...live, line: "fable", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive, forcedToolChoice: false, note: { en: "release day and forced tool use: not confirmed (third-party: the same rules as Fable 5.1)", zh: "发布日期和强制工具：未确认（第三方资料：规则与 Fable 5.1 相同）" } },
+  { id: "claude-haiku-5-5", aliases: [], display_name: named("Claude Haiku 5.5"), created_at: at("2026-10-07"), ...live, line: "haiku", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive },
+  { id: "claude-sonnet-5-5", aliases: [], display_name: named("Claude Sonnet 5.5"), created_at: at("2026-09-28"), ...live, line: "sonnet", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "between_tools"], ...adaptive, forcedToolChoice: false },
+  { id: "claude-opus-5-5", aliases: [], display_name: named("Claude Opus 5.5"), created_at: at("2026-09-24"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive, note: { en: "release day: not confirmed", zh: "发布日期：未确认" } },
+  { id: "claude-fable-5-1", aliases: [], display_name: named("Claude Fable 5.1"), created_at: at("2026-09-01"), ...live, line: "fable", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive, forcedToolChoice: false },
+  { id: "claude-opus-5", aliases: [], display_name: named("Claude Opus 5"), created_at: at("2026-07-24"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive },
+  { id: "claude-sonnet-5", aliases: [], display_name: named("Claude Sonnet 5"), created_at: at("2026-06-30"), ...live, line: "sonnet", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive },
+  { id: "claude-fable-5", aliases: [], display_name: named("Claude Fable 5"), created_at: at("2026-06-09"), ...live, line: "fable", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive },
+  { id: "claude-opus-4-8", aliases: [], display_name: named("Claude Opus 4.8"), created_at: at("2026-05-28"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive, note: { en: "context window and output limit: not confirmed (as Opus 4.7)", zh: "上下文窗口和输出上限：未确认（按 Opus 4.7）" } },
+  { id: "claude-opus-4-7", aliases: [], display_name: named("Claude Opus 4.7"), created_at: at("2026-04-16"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive },
+  {
+    id: "claude-sonnet-4-6", aliases: [], display_name: named("Claude Sonnet 4.6"), created_at: at("2026-02-17"), ...live, line: "sonnet",
+    contextWindow: M, maxOutput: 128 * K, thinking: ["enabled", "disabled", "adaptive"], effort: true, prefill: false, sampling: "one", forcedToolChoice: true, interleaved: true,
   },
   {
-    id: "claude-sonnet-4-6",
-    display_name: "claude-sonnet-4-6 (answered by the scripted model, offline)",
-    created_at: "2026-02-17T00:00:00Z",
-    contextWindow: 1_000_000,
-    maxOutput: 128_000,
-    thinking: ["enabled", "disabled", "adaptive"],
-    prefill: false,
-    temperatureWithTopP: false,
+    id: "claude-opus-4-6", aliases: [], display_name: named("Claude Opus 4.6"), created_at: at("2026-02-05"), ...live, line: "opus",
+    contextWindow: M, maxOutput: 128 * K, thinking: ["enabled", "disabled", "adaptive"], effort: true, prefill: false, sampling: "one", forcedToolChoice: true, interleaved: true,
   },
   {
-    id: "claude-opus-4-6",
-    display_name: "claude-opus-4-6 (answered by the scripted model, offline)",
-    created_at: "2026-02-05T00:00:00Z",
-    contextWindow: 1_000_000,
-    maxOutput: 128_000,
-    thinking: ["enabled", "disabled", "adaptive"],
-    prefill: false,
-    temperatureWithTopP: false,
+    id: "claude-opus-4-5-20251101", aliases: ["claude-opus-4-5"], display_name: named("Claude Opus 4.5"), created_at: at("2025-11-24"),
+    lifecycle: "deprecated", deprecated_at: at("2026-11-23"), retires_at: at("2027-01-22"), line: "opus",
+    contextWindow: 200 * K, maxOutput: 64 * K, ...extended, effort: true, sampling: "one", note: { en: "deprecation dates: a third-party transcription of the deprecations page", zh: "弃用日期：来自第三方对弃用页的转录" },
   },
   {
-    id: "claude-haiku-4-5-20251001",
-    display_name: "claude-haiku-4-5-20251001 (answered by the scripted model, offline)",
-    created_at: "2025-10-15T00:00:00Z",
-    contextWindow: 200_000,
-    maxOutput: 64_000,
-    thinking: ["enabled", "disabled"],
-    prefill: true,
-    temperatureWithTopP: false,
+    id: "claude-haiku-4-5-20251001", aliases: ["claude-haiku-4-5"], display_name: named("Claude Haiku 4.5"), created_at: at("2025-10-15"), ...live, line: "haiku",
+    contextWindow: 200 * K, maxOutput: 64 * K, ...extended, sampling: "one",
   },
   {
-    id: "claude-haiku-4-5",
-    display_name: "claude-haiku-4-5 (answered by the scripted model, offline)",
-    created_at: "2025-10-15T00:00:00Z",
-    contextWindow: 200_000,
-    maxOutput: 64_000,
-    thinking: ["enabled", "disabled"],
-    prefill: true,
-    temperatureWithTopP: false,
+    id: "claude-sonnet-4-5-20250929", aliases: ["claude-sonnet-4-5"], display_name: named("Claude Sonnet 4.5"), created_at: at("2025-09-29"),
+    lifecycle: "deprecated", deprecated_at: at("2026-09-29"), retires_at: at("2026-11-30"), line: "sonnet",
+    contextWindow: 200 * K, longContext: { beta: "context-1m-2025-08-07", tokens: M }, maxOutput: 64 * K, ...extended, sampling: "any",
+    note: {
+      en: "retires November 30, 2026 (its page); listed as deprecated (the API's lifecycle, not the date, says when it is retired); deprecation day not confirmed",
+      zh: "2026 年 11 月 30 日退役（它的页面）；这里列为已弃用（是否已退役看 API 的 lifecycle，而不是日期）；弃用日期未确认",
+    },
   },
+  { id: "claude-opus-4-1-20250805", aliases: ["claude-opus-4-1"], display_name: named("Claude Opus 4.1"), created_at: at("2025-08-05"), ...retired("2026-06-05", "2026-08-05"), line: "opus", contextWindow: 200 * K, maxOutput: 32 * K, ...extended, sampling: "one" },
+  { id: "claude-opus-4-20250514", aliases: ["claude-opus-4-0"], display_name: named("Claude Opus 4"), created_at: at("2025-05-22"), ...retired("2026-04-14", "2026-06-15"), line: "opus", contextWindow: 200 * K, maxOutput: 32 * K, ...extended, sampling: "any" },
+  { id: "claude-sonnet-4-20250514", aliases: ["claude-sonnet-4-0"], display_name: named("Claude Sonnet 4"), created_at: at("2025-05-22"), ...retired("2026-04-14", "2026-06-15"), line: "sonnet", contextWindow: 200 * K, maxOutput: 64 * K, ...extended, sampling: "any" },
+  { id: "claude-3-7-sonnet-20250219", aliases: ["claude-3-7-sonnet-latest"], display_name: named("Claude Sonnet 3.7"), created_at: at("2025-02-24"), ...retired("2025-10-28", "2026-02-19"), line: "sonnet", contextWindow: 200 * K, maxOutput: 64 * K, ...extended, interleaved: false, sampling: "any" },
 ];
 
+/** The model an id names (its canonical id or an alias), retired ones included. */
 export function findModel(id: string, table: readonly ModelSpec[] = MODEL_TABLE): ModelSpec | undefined {
-  return table.find((m) => m.id === id);
+  return table.find((m) => m.id === id || m.aliases.includes(id));
+}
+
+/** A model a request may name: in the table and not retired. */
+export function servedModel(id: string, table: readonly ModelSpec[] = MODEL_TABLE): ModelSpec | undefined {
+  const m = findModel(id, table);
+  return m && m.lifecycle !== "retired" ? m : undefined;
+}
+
+/** The input tokens a request to this model may hold: its window, or the larger one its beta opens. */
+export function contextWindowOf(model: ModelSpec, betas: readonly string[]): number {
+  return model.longContext && betas.includes(model.longContext.beta) ? model.longContext.tokens : model.contextWindow;
 }
 
 /**
- * The API's 404 for a model it does not have (`model: <id>`), with what the scripted model
- * knows and how to add one, so the learner can act on it.
+ * The API's 404 for a model it does not serve, in its words (`model: <id>`, as public reports
+ * quote it for unknown and for retired ids alike). What the scripted model knows is for the
+ * lesson runner's hint and GET /v1/models to say, not the error.
  */
-export function unknownModel(id: string, table: readonly ModelSpec[] = MODEL_TABLE): ApiError {
-  return {
-    status: 404,
-    type: "not_found_error",
-    message: `model: ${id}. The scripted model (offline) knows: ${table.map((m) => m.id).join(", ")}. Ask for one of them (a lesson pointed here with ANTHROPIC_BASE_URL asks for MODEL_ID: set it to one of them, or leave it unset), or add the id to MODEL_TABLE in runtime/scripted/models.ts.`,
-  };
+export function unknownModel(id: string): ApiError {
+  return { status: 404, type: "not_found_error", message: `model: ${id}` };
 }
 
 /**
  * A model as the API describes it: every key is always there, null where it does not apply.
- * The scripted model has no capabilities to report (null).
+ * The scripted model reports no capabilities object (null, as the SDK's type allows): the table's
+ * thinking types and limits are the rules it applies.
  */
 export interface ModelInfo {
   type: "model";
@@ -122,10 +173,10 @@ export interface ModelInfo {
   capabilities: null;
   max_input_tokens: number;
   max_tokens: number;
-  lifecycle: "active" | "deprecated" | "retired";
-  line: null;
-  deprecated_at: null;
-  retires_at: null;
+  lifecycle: Lifecycle;
+  line: Line | null;
+  deprecated_at: string | null;
+  retires_at: string | null;
 }
 
 const LIFECYCLES = ["active", "deprecated", "retired"] as const;
@@ -138,10 +189,10 @@ export const modelInfo = (m: ModelSpec): ModelInfo => ({
   capabilities: null,
   max_input_tokens: m.contextWindow,
   max_tokens: m.maxOutput,
-  lifecycle: "active",
-  line: null,
-  deprecated_at: null,
-  retires_at: null,
+  lifecycle: m.lifecycle,
+  line: m.line,
+  deprecated_at: m.deprecated_at,
+  retires_at: m.retires_at,
 });
 
 /** The table as /v1/models serves it. */
@@ -188,7 +239,8 @@ export function listModels(query: URLSearchParams, all: readonly ModelInfo[] = M
   };
 }
 
-export function retrieveModel(id: string, models: readonly ModelInfo[] = MODELS): Answer {
-  const model = models.find((m) => m.id === id);
-  return model ? { body: model } : { error: unknownModel(id) };
+/** One model by its id or an alias (the API resolves an alias to its model), retired ones included. */
+export function retrieveModel(id: string, table: readonly ModelSpec[] = MODEL_TABLE): Answer {
+  const model = findModel(id, table);
+  return model ? { body: modelInfo(model) } : { error: unknownModel(id) };
 }

@@ -7,7 +7,7 @@
  * result whose content is an array of blocks, a final assistant message (prefill).
  */
 import { verifySignature } from "./signature.ts";
-import { findModel, THINKING_TYPES, unknownModel, type ModelSpec } from "./models.ts";
+import { EFFORT_LEVELS, INTERLEAVED_BETA, servedModel, THINKING_TYPES, unknownModel, type ModelSpec } from "./models.ts";
 
 export interface ApiError {
   status: number;
@@ -238,8 +238,8 @@ export function validateRequest(body: unknown, opts: ValidateOptions): ApiError 
   if (typeof body.model !== "string" || body.model.length === 0) return bad("model: Input should be a valid string");
   let model: ModelSpec | undefined;
   if (opts.models) {
-    model = findModel(body.model, opts.models);
-    if (!model) return unknownModel(body.model, opts.models);
+    model = servedModel(body.model, opts.models);
+    if (!model) return unknownModel(body.model);
   }
   if (!counting) {
     if (body.max_tokens === undefined) return bad("max_tokens: Field required");
@@ -262,7 +262,7 @@ export function validateRequest(body: unknown, opts: ValidateOptions): ApiError 
     for (const b of body.system as unknown[])
       if (isObj(b) && b.type === "text" && (typeof b.text !== "string" || b.text.length === 0))
         return bad("system: text content blocks must be non-empty");
-  const rangeError = validateSampling(body) ?? modelRulesError(body, model);
+  const rangeError = validateSampling(body, model, opts.betas ?? []) ?? modelRulesError(body, model, version);
   if (rangeError) return rangeError;
 
   const breakpoints = countCacheControl(body);
@@ -358,11 +358,16 @@ function thinkingTurnError(body: Obj, messages: Obj[]): ApiError | null {
 }
 
 /**
- * The named model's rules: the thinking types it takes, and (where the version still takes
- * sampling parameters) `temperature` with `top_p`. Texts: the thinking one as public reports quote
- * it for a type a model does not take; the sampling one is this model's words.
+ * The named model's rules: the thinking types it takes, `output_config.effort`, sampling
+ * parameters (where the version still takes them) and a forced tool call. Texts: the thinking one
+ * as public reports quote it for a type a model does not take; the others are this model's words
+ * (the API's status and type).
  */
-function modelRulesError(body: Obj, model: ModelSpec | undefined): ApiError | null {
+function modelRulesError(body: Obj, model: ModelSpec | undefined, version: string): ApiError | null {
+  const config = body.output_config;
+  const effort = isObj(config) ? config.effort : undefined;
+  if (effort !== undefined && effort !== null && !(EFFORT_LEVELS as readonly unknown[]).includes(effort))
+    return bad(`output_config.effort: Input should be ${EFFORT_LEVELS.slice(0, -1).map((e) => `'${e}'`).join(", ")} or '${EFFORT_LEVELS[EFFORT_LEVELS.length - 1]}'`);
   if (!model) return null;
   const t = isObj(body.thinking) ? body.thinking.type : undefined;
   if (typeof t === "string" && !(model.thinking as readonly string[]).includes(t)) {
@@ -371,9 +376,20 @@ function modelRulesError(body: Obj, model: ModelSpec | undefined): ApiError | nu
       : ` This model takes: ${model.thinking.map((x) => `"thinking.type.${x}"`).join(", ")}.`;
     return bad(`"thinking.type.${t}" is not supported for this model.${instead}`);
   }
+  if (effort !== undefined && effort !== null && !model.effort)
+    return bad("output_config.effort: this model does not support the effort parameter. Remove `output_config.effort`, or use a model that takes it.");
   const set = (k: string) => body[k] !== undefined && body[k] !== null;
-  if (!model.temperatureWithTopP && set("temperature") && set("top_p"))
-    return bad("`temperature` and `top_p` cannot both be specified for this model. Please use only one.");
+  if (!strictVersion(version)) {
+    if (model.sampling === "one" && set("temperature") && set("top_p"))
+      return bad("`temperature` and `top_p` cannot both be specified for this model. Please use only one.");
+    if (model.sampling === "none") {
+      const odd = (["temperature", "top_p"] as const).find((k) => set(k) && body[k] !== 1) ?? (set("top_k") ? "top_k" : undefined);
+      if (odd) return bad(`\`${odd}\` is not supported for this model: sampling parameters may only be left at their defaults. Remove \`${odd}\`.`);
+    }
+  }
+  const choice = body.tool_choice;
+  if (!model.forcedToolChoice && isObj(choice) && (choice.type === "any" || choice.type === "tool"))
+    return bad(`tool_choice: this model does not support forcing a tool call (\`${choice.type}\`). Use \`auto\` (or \`none\`) and ask for the tool in the prompt.`);
   return null;
 }
 
@@ -409,8 +425,13 @@ function ttlOrderError(body: Obj): ApiError | null {
   return null;
 }
 
-/** temperature, top_p, top_k and extended thinking's budget, as the API bounds them. */
-function validateSampling(body: Obj): ApiError | null {
+/**
+ * temperature, top_p, top_k and extended thinking's budget, as the API bounds them. The budget
+ * stays under `max_tokens`, except with the interleaved-thinking beta on a model that takes it:
+ * the budget then spans every thinking block of the turn and may exceed `max_tokens` (the
+ * extended-thinking docs), up to the context window.
+ */
+function validateSampling(body: Obj, model: ModelSpec | undefined, betas: readonly string[]): ApiError | null {
   for (const key of ["temperature", "top_p"] as const) {
     const v = body[key];
     if (v === undefined || v === null) continue;
@@ -430,7 +451,10 @@ function validateSampling(body: Obj): ApiError | null {
     if (budget === undefined) return bad("thinking.enabled.budget_tokens: Field required");
     if (typeof budget !== "number" || !Number.isInteger(budget)) return bad("thinking.enabled.budget_tokens: Input should be a valid integer");
     if (budget < 1024) return bad("thinking.enabled.budget_tokens: Input should be greater than or equal to 1024");
-    if (typeof body.max_tokens === "number" && body.max_tokens <= budget)
+    const interleaved = model?.interleaved === true && betas.includes(INTERLEAVED_BETA);
+    if (interleaved && budget >= model.contextWindow)
+      return bad(`thinking.enabled.budget_tokens: Input should be less than ${model.contextWindow}`);
+    if (!interleaved && typeof body.max_tokens === "number" && body.max_tokens <= budget)
       return bad("`max_tokens` must be greater than `thinking.budget_tokens`");
   }
   if (thinkingOn(body) && typeof body.temperature === "number" && body.temperature !== 1)
@@ -581,6 +605,14 @@ function validateToolChoice(body: Obj): ApiError | null {
   return null;
 }
 
+/** The fields of each thinking type (SDK 1.14's ThinkingConfigEnabled, …Adaptive, …Disabled, …BetweenTools). */
+const THINKING_FIELDS: Record<(typeof THINKING_TYPES)[number], readonly string[]> = {
+  enabled: ["type", "budget_tokens", "display"],
+  adaptive: ["type", "display"],
+  disabled: ["type"],
+  between_tools: ["type"],
+};
+
 /** The smaller request fields, by their types in the API reference. */
 function validateOptions(body: Obj): ApiError | null {
   if (body.stream !== undefined && typeof body.stream !== "boolean") return bad("stream: Input should be a valid boolean");
@@ -605,6 +637,12 @@ function validateOptions(body: Obj): ApiError | null {
       return bad(
         `thinking: Input tag '${String(t.type)}' found using 'type' does not match any of the expected tags: ${THINKING_TYPES.map((x) => `'${x}'`).join(", ")}`,
       );
+    // Each type's own fields (SDK 1.14's ThinkingConfig*): a budget belongs to `enabled` only.
+    const type = t.type as (typeof THINKING_TYPES)[number];
+    const extra = Object.keys(t).find((k) => !THINKING_FIELDS[type].includes(k));
+    if (extra !== undefined) return bad(`thinking.${type}.${extra}: Extra inputs are not permitted`);
+    if (t.display !== undefined && t.display !== null && t.display !== "summarized" && t.display !== "omitted")
+      return bad(`thinking.${type}.display: Input should be 'summarized' or 'omitted'`);
   }
   const cc = cacheControlError(body.cache_control, "cache_control");
   if (cc) return cc;

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { createTwoFilesPatch } from "diff";
-import type { Lesson } from "../../runtime/manifest.ts";
+import { baseOf, type Lesson } from "../../runtime/manifest.ts";
 import { REGISTRATION_FILE } from "../../runtime/registrations.ts";
 
 export type FileStatus = "changed" | "added" | "removed" | "unchanged";
@@ -68,12 +68,11 @@ export function diffFile(oldName: string, newName: string, oldText: string, newT
   return { path, status, patch, added, removed };
 }
 
-/** The diff of one lesson's solution against the previous lesson's (in manifest order). */
+/** The diff of one lesson's solution against its base's (course.json's `base`, else the lesson before it). */
 export function lessonDiff(root: string, lessons: Lesson[], dir: string): LessonDiff {
-  const index = lessons.findIndex((l) => l.dir === dir);
-  const lesson = lessons[index];
+  const lesson = lessons.find((l) => l.dir === dir);
   if (!lesson) throw new Error(`lesson diff: "${dir}" is not in runtime/manifest.ts`);
-  const previous = index > 0 ? lessons[index - 1] : undefined;
+  const previous = baseOf(lesson, lessons);
   if (!previous) return { lesson, previous, files: [] };
 
   const newDir = join(root, "solutions", lesson.dir);

@@ -11,7 +11,7 @@
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Lesson } from "../../runtime/manifest.ts";
+import { baseOf, type Lesson } from "../../runtime/manifest.ts";
 import { diffMarkdown, lessonDiff, type Lang } from "./diff.ts";
 import { DIAGRAMS } from "../../docs/.vitepress/theme/diagrams.ts";
 import { registrationOf } from "../../runtime/registrations.ts";
@@ -287,8 +287,7 @@ export function expandLessonPage(src: string, relativePath: string, root: string
   if ((DIAGRAMS[lesson.dir] || registrationOf(lesson.dir)) && !PICTURE_TAG.test(src)) out = withPicture(out, lesson.dir);
   const h = HEADINGS[lang];
   if (!placedDiff) {
-    const index = lessons.indexOf(lesson);
-    const previous = index > 0 ? lessons[index - 1] : undefined;
+    const previous = baseOf(lesson, lessons);
     const heading = previous ? h.diff(previous.id) : h.firstDiff;
     out += `\n\n## ${heading} {#what-changed}\n\n${safeDiff(lesson.dir, relativePath, root, lessons, lang)}\n`;
   }

@@ -1,7 +1,8 @@
 /**
  * The agents `npm run eval` can run, by name:
  *
- *   final (default)   the course's final agent: solutions/s22_background's runAgent (what `npm run agent` runs)
+ *   final (default)   the course's final agent: the runAgent of the lesson npm run agent runs (the last
+ *                     course.json with an "agent" field; runtime/registrations.ts finalAgent)
  *   final:nocache     the same without its prompt-cache breakpoints (s13's `cache: false`)
  *   sNN               that lesson's reference loop, solutions/sNN_…/agent.ts (s07 and later: the
  *                     first whose tools are confined to a workspace)
@@ -20,6 +21,7 @@ import { pathToFileURL } from "node:url";
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
 import { findLesson } from "../../runtime/manifest.ts";
+import { finalAgent } from "../../runtime/registrations.ts";
 import { ROOT } from "../lib/paths.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import { approveAll, refuseAll, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
@@ -159,7 +161,7 @@ export async function resolveAgent(spec: string): Promise<EvalAgent> {
   if (s === "oracle") return oracle;
   if (s === "null") return nullAgent;
   if (s === "final" || s === "final:nocache") {
-    const loop = await importLoop(join(ROOT, "solutions/s22_background/agent.ts"), "the final agent");
+    const loop = await importLoop(join(ROOT, finalAgent().loop), "the final agent");
     return loopAgent(s, loop, s === "final:nocache" ? { cache: false } : {});
   }
   const lessonSpec = /^(?:(lessons|solutions)\/)?(s\d{1,2})(?:_[a-z0-9_]+)?\/?(?::(nocache))?$/.exec(s);

@@ -2,31 +2,44 @@
  * Grading one run by the FINAL STATE of its workspace (and its final answer), never by the
  * transcript: how the agent got there does not count, only what it left.
  *
- *   tests           the task's hidden check/*.test.js, copied into the workspace after the agent
- *                   stopped, run with node --test: every test must pass
+ *   tests           the task's hidden check/*.test.js, run with node --test in a GRADING COPY: every
+ *                   test must pass, and every test the check defines must have run
  *   workspaceTests  the workspace's own tests (node --test): they must run and pass
  *   unchanged       files that must be byte for byte as they started (added files count too)
  *   answer          regular expressions the final answer must each match
+ *
+ * A check the agent can change cannot count. So the tests do not run in the workspace the agent
+ * left: the grader copies its regular files and folders (never a symbolic link, never
+ * node_modules or .git) into a fresh folder, puts the check's files there from the suite's own
+ * folder (evals/tasks/<id>/check, which the agent never saw), and runs node --test there with a
+ * preload of the course's (CHECK_GUARD) that freezes node:assert before any code of the workspace
+ * loads: code under test that turns assert's functions into no-ops fails as it loads. A test run
+ * that stops early (process.exit(0) in the code under test) runs fewer tests than the check
+ * defines, and fails. Out of scope: code under test that forges the test runner's own report.
  *
  * Every command runs through s07's runner, so inside the OS sandbox where the machine has one:
  * the code the agent left is run, and it is no more trusted than the agent's own commands.
  */
 import { createHash } from "node:crypto";
-import { copyFileSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import { globToRegExp } from "../../runtime/tools/files.ts";
+import { InsideError, readInside } from "../../runtime/tools/inside.ts";
 import { runSafeBash } from "../../solutions/s07_safe_tools/safe-bash.ts";
 import { shellWord } from "../../solutions/s12_guarded_agent/run-tests.ts";
 import type { EvalTask } from "./suite.ts";
 
-/** Where the hidden check is copied in the workspace (after the agent stopped). */
+/** Where the hidden check is put in the grading copy (never in the workspace the agent left). */
 export const CHECK_DIR = ".eval-check";
+/** The check's preload: node:assert frozen before the code under test loads (it cannot make them no-ops). */
+export const CHECK_GUARD = `import assert from "node:assert";\nimport strict from "node:assert/strict";\nfor (const a of [assert, strict, assert.strict]) Object.freeze(a);\n`;
 /** How long a check's test run may take. */
 export const CHECK_TIMEOUT_MS = 60_000;
 const SKIP = new Set(["node_modules", ".git", CHECK_DIR]);
 
-/** Every file of a folder (relative path → its text), node_modules and .git left out. */
+/** Every file of a folder (relative path → its text; a symbolic link → its target, marked), node_modules and .git left out. */
 export function snapshot(root: string): Map<string, string> {
   const files = new Map<string, string>();
   const walk = (dir: string) => {
@@ -35,6 +48,8 @@ export function snapshot(root: string): Map<string, string> {
       const rel = dir ? `${dir}/${e.name}` : e.name;
       if (e.isDirectory()) walk(rel);
       else if (e.isFile()) files.set(rel, readFileSync(join(root, rel), "latin1"));
+      // A link is a change too (its target, never followed): a key linked into the repository is caught by "unchanged".
+      else if (e.isSymbolicLink()) files.set(rel, `\0symbolic link to ${readlinkSync(join(root, rel))}`);
     }
   };
   walk("");
@@ -80,13 +95,52 @@ export function testSummary(out: string): { tests: number; failed: number } | un
   return tests === undefined ? undefined : { tests: Number(tests), failed: Number(failed ?? 0) };
 }
 
-async function nodeTest(ws: string, files: string[]): Promise<{ ok: boolean; detail: string; output: string }> {
-  const argv = [process.execPath, "--test", ...files.map((f) => `./${f}`)];
+/** How many tests the check's files define (each `test(` call): a run that stops early runs fewer. */
+export function definedTests(texts: readonly string[]): number {
+  return texts.reduce((n, t) => n + (t.match(/^\s*(?:test|it)\(/gm)?.length ?? 0), 0);
+}
+
+/** A file of the workspace, or null for one left out: a file with a second name (a hard link may be a file outside) is skipped like a link. */
+function readOrSkip(ws: string, path: string) {
+  try {
+    return readInside(ws, path);
+  } catch (e) {
+    if (e instanceof InsideError) return null;
+    throw e;
+  }
+}
+
+/**
+ * A fresh folder holding the workspace's regular files and folders (node_modules, .git and
+ * CHECK_DIR left out; a symbolic link is never followed nor copied): what the check runs on.
+ */
+export function gradingCopy(ws: string): string {
+  const copy = mkdtempSync(join(tmpdir(), "course-grade-"));
+  const walk = (rel: string) => {
+    for (const e of readdirSync(join(ws, rel), { withFileTypes: true })) {
+      if (SKIP.has(e.name)) continue;
+      const path = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) {
+        mkdirSync(join(copy, path));
+        walk(path);
+      } else if (e.isFile()) {
+        const read = readOrSkip(ws, path);
+        if (read && !read.cut) writeFileSync(join(copy, path), read.bytes);
+      }
+    }
+  };
+  walk("");
+  return copy;
+}
+
+async function nodeTest(ws: string, files: string[], expected = 0, guard?: string): Promise<{ ok: boolean; detail: string; output: string }> {
+  const argv = [process.execPath, "--test", ...(guard ? ["--import", `./${guard}`] : []), ...files.map((f) => `./${f}`)];
   const run = await runSafeBash(`exec ${argv.map(shellWord).join(" ")}`, { cwd: ws, timeoutMs: CHECK_TIMEOUT_MS });
   const summary = testSummary(run.text);
   if (run.timedOut) return { ok: false, detail: `the tests did not finish within ${CHECK_TIMEOUT_MS / 1000} s`, output: run.text };
   if (!summary) return { ok: false, detail: `no test summary (exit code ${run.exitCode}): ${run.text.trim().split("\n").slice(0, 3).join(" / ")}`, output: run.text };
   if (summary.tests === 0) return { ok: false, detail: "no test ran", output: run.text };
+  if (summary.tests < expected) return { ok: false, detail: `only ${summary.tests} of the check's ${expected} tests ran (the test run stopped early)`, output: run.text };
   // A test file that fails as a whole is named by its path: shown relative to the workspace.
   const failing = [...run.text.matchAll(/^not ok \d+ - (.+)$/gm)].map((m) => m[1]!.trim().replace(`${ws}/`, ""));
   // The first failure's own message ("ENOENT: no such file… TODOS.md", an assertion's words), in one line.
@@ -101,7 +155,8 @@ async function nodeTest(ws: string, files: string[]): Promise<{ ok: boolean; det
 
 /**
  * Grades the final workspace `ws` against the task's check. `before` is the snapshot of the
- * starting workspace; `answer` the agent's final text. Copies the hidden check into `ws`.
+ * starting workspace; `answer` the agent's final text. The tests run in a grading copy (gradingCopy),
+ * the check's files taken from the suite, never from `ws`.
  */
 export async function gradeRun(task: EvalTask, ws: string, before: Map<string, string>, answer: string): Promise<Grade & { testOutput: string }> {
   const criteria: Criterion[] = [];
@@ -116,17 +171,26 @@ export async function gradeRun(task: EvalTask, ws: string, before: Map<string, s
     const missing = task.check.answer.filter((re) => !new RegExp(re, "i").test(answer));
     criteria.push({ name: "answer", ok: missing.length === 0, detail: missing.length === 0 ? "the answer names what it must" : answer.trim() ? `the answer does not match /${missing.join("/, /")}/` : "no answer" });
   }
-  if (task.check.workspaceTests) {
-    const own = await nodeTest(ws, []);
-    testOutput += own.output;
-    criteria.push({ name: "workspaceTests", ok: own.ok, detail: `the workspace's tests: ${own.detail}` });
-  }
-  if (task.check.tests) {
-    mkdirSync(join(ws, CHECK_DIR), { recursive: true });
-    for (const f of task.checkFiles) copyFileSync(join(task.dir, "check", f), join(ws, CHECK_DIR, f));
-    const hidden = await nodeTest(ws, task.checkFiles.map((f) => `${CHECK_DIR}/${f}`));
-    testOutput += hidden.output;
-    criteria.push({ name: "tests", ok: hidden.ok, detail: `the hidden check: ${hidden.detail}` });
+  if (task.check.workspaceTests || task.check.tests) {
+    const copy = gradingCopy(ws);
+    try {
+      if (task.check.workspaceTests) {
+        const own = await nodeTest(copy, []);
+        testOutput += own.output;
+        criteria.push({ name: "workspaceTests", ok: own.ok, detail: `the workspace's tests: ${own.detail}` });
+      }
+      if (task.check.tests) {
+        mkdirSync(join(copy, CHECK_DIR));
+        writeFileSync(join(copy, CHECK_DIR, "guard.mjs"), CHECK_GUARD);
+        const texts = task.checkFiles.map((f) => readFileSync(join(task.dir, "check", f), "utf8"));
+        task.checkFiles.forEach((f, i) => writeFileSync(join(copy, CHECK_DIR, f), texts[i]!));
+        const hidden = await nodeTest(copy, task.checkFiles.map((f) => `${CHECK_DIR}/${f}`), definedTests(texts), `${CHECK_DIR}/guard.mjs`);
+        testOutput += hidden.output.replaceAll(copy, ws);
+        criteria.push({ name: "tests", ok: hidden.ok, detail: `the hidden check: ${hidden.detail.replaceAll(copy, ws)}` });
+      }
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   }
   return { pass: criteria.every((c) => c.ok), criteria, testOutput };
 }

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { z } from "zod";
 import type { Lesson } from "../../runtime/manifest.ts";
-import { STAGES, courseLang, isRuleId, ruleOfApiMessage, ruleStage, ruleWords, type RuleId, type Stage } from "../../runtime/rules.ts";
+import { STAGES, courseLang, isRuleId, ruleOfApiMessage, ruleStage, ruleWords, say, type RuleId, type Stage } from "../../runtime/rules.ts";
 import { ROOT, exerciseDir, filesUnder, testFile, testFileRel } from "./paths.ts";
 import { HangWatch } from "./hang.ts";
 import { typeErrorsFast } from "./typecheck.ts";
@@ -477,7 +477,7 @@ export function explain(lesson: Lesson, grade: Grade, lang = courseLang()): stri
   }
   if (first.rule) {
     const w = ruleWords(first.rule, lang);
-    lines.push("", lang === "zh" ? `规则：${w.what}` : `The rule: ${w.what}`, lang === "zh" ? `怎么做：${w.fix}` : `What to do: ${w.fix}`);
+    lines.push("", say({ en: `The rule: ${w.what}`, zh: `规则：${w.what}` }, lang), say({ en: `What to do: ${w.fix}`, zh: `怎么做：${w.fix}` }, lang));
   }
   return lines;
 }

@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { LESSONS, type Lesson } from "../../runtime/manifest.ts";
 import { bold, dim, green, red, yellow } from "../../runtime/print.ts";
-import { courseLang, ruleWords } from "../../runtime/rules.ts";
+import { courseLang, ruleWords, say } from "../../runtime/rules.ts";
 import { explain, type Grade } from "./grade.ts";
 import { exerciseDir } from "./paths.ts";
 import { cachedGrade, cachedResult, loadState } from "./state.ts";
@@ -94,13 +94,17 @@ function ruleHint(lesson: Lesson): string[] {
   if (!rule) return [];
   const lang = courseLang();
   const w = ruleWords(rule, lang);
-  const lines = ["", bold(lang === "zh" ? `上次检查违反的规则 [${rule}]：` : `The rule your last check broke [${rule}]:`), `  ${w.what}`, `  ${w.fix}`];
+  const lines = ["", bold(say({ en: `The rule your last check broke [${rule}]:`, zh: `上次检查违反的规则 [${rule}]：` }, lang)), `  ${w.what}`, `  ${w.fix}`];
   // The net compares your loop with the reference: running the reference shows what it does.
   if (rule.startsWith("net-"))
     lines.push(
-      lang === "zh"
-        ? `  参考答案在同一任务上的运行：\`npm run lesson ${lesson.id} -- --solution\`（离线时模型相同）。`
-        : `  The reference's run of the same task: \`npm run lesson ${lesson.id} -- --solution\` (offline, the same model answers).`,
+      say(
+        {
+          en: `  The reference's run of the same task: \`npm run lesson ${lesson.id} -- --solution\` (offline, the same model answers).`,
+          zh: `  参考答案在同一任务上的运行：\`npm run lesson ${lesson.id} -- --solution\`（离线时模型相同）。`,
+        },
+        lang,
+      ),
     );
   return lines;
 }

@@ -7,7 +7,9 @@
  *   user-deny-holds   the rules read from the two settings files (real files, loadRules): when a
  *                     rule of the user's file denies the call, the verdict is deny; when one asks
  *                     (and the mode is not bypassPermissions), the verdict is ask or deny. Nothing
- *                     in the project's file changes that.
+ *                     in the project's file changes that, nor another spelling of the command
+ *                     (if/for/!/&&, /bin/, \\, env, command, timeout, bash -c, eval, xargs): the
+ *                     user's deny that matches the plain command holds against the spelt one.
  *   precedence        for every tool, any rule set in any order: a matching deny gives deny, else
  *                     (plan mode aside) a matching ask gives ask, else a matching allow gives allow;
  *                     the verdict names the rule that decided it
@@ -41,9 +43,26 @@ const JOINS = [" && ", "; ", " | ", " || ", "\n"];
 const WRAPS = [(c: string) => `echo $(${c})`, (c: string) => `echo \`${c}\``, (c: string) => `(${c})`, (c: string) => `{ ${c}; }`];
 const PATHS = ["src/app.js", "./src/../src/app.js", "lib/../src/app.js", ".env", "test/a.test.js", "src//app.js", "notes.txt", ".agent/settings.json", "../outside.txt", "ROOT/src/app.js"];
 
+/** The same simple command spelt otherwise (s18 judges what would run): a compound command, a path, a backslash, a wrapper, a shell. */
+const SPELLINGS = [
+  (c: string) => `if true; then ${c}; fi`,
+  (c: string) => `for x in 1; do ${c}; done`,
+  (c: string) => `! ${c}`,
+  (c: string) => `true && \\${c}`,
+  (c: string) => `/bin/${c}`,
+  (c: string) => `env A=1 ${c}`,
+  (c: string) => `command ${c}`,
+  (c: string) => `timeout 5 ${c}`,
+  (c: string) => `bash -c '${c}'`,
+  (c: string) => `eval '${c}'`,
+  (c: string) => `echo x | xargs ${c}`,
+];
+
 export interface GenCall {
   name: string;
   input: Record<string, unknown>;
+  /** For a spelt command: the plain command it runs (a deny of the user's that matches it must hold). */
+  runs?: string;
 }
 
 const PATH_NAMES = new Set(["read_file", "write_file", "edit_file", "list_files"]);
@@ -63,8 +82,15 @@ const command: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** A call of any tool (the root's absolute spelling is filled in by the property). */
+const spelt = fc.tuple(fc.constantFrom(...PIECES), fc.nat({ max: SPELLINGS.length - 1 })).map(([c, i]) => ({ command: SPELLINGS[i]!(c), runs: c }));
+
 export const callArb: fc.Arbitrary<GenCall> = fc.constantFrom<string>(...RULE_TOOLS).chain((name): fc.Arbitrary<GenCall> =>
-  name === "bash" || name === "bash_background" ? command.map((c): GenCall => ({ name, input: { command: c } })) : PATH_NAMES.has(name) ? fc.constantFrom(...PATHS).map((p): GenCall => ({ name, input: { path: p, content: "x" } })) : fc.constant<GenCall>({ name, input: {} }),
+  name === "bash" || name === "bash_background"
+    ? fc.oneof(
+        command.map((c): GenCall => ({ name, input: { command: c } })),
+        spelt.map(({ command: c, runs }): GenCall => ({ name, input: { command: c }, runs })),
+      )
+    : PATH_NAMES.has(name) ? fc.constantFrom(...PATHS).map((p): GenCall => ({ name, input: { path: p, content: "x" } })) : fc.constant<GenCall>({ name, input: {} }),
 );
 
 const modeArb = fc.constantFrom<Mode>("default", "acceptEdits", "plan", "bypassPermissions");
@@ -118,6 +144,9 @@ export function userDenyHolds(d: RulesDeps, dir: string): fc.IProperty<[{ allow:
     const v = d.decide(c.name, c.input, rules, mode, { readOnly: readOnlyOf(d, c, root), root });
     const deny = matching("deny");
     if (deny && v.behavior !== "deny") throw new Error(`the user's rule deny "${deny.text}" matches ${shownCall(c)}, and the verdict is ${v.behavior} (${v.reason}): the project's file widened the user's deny`);
+    // A spelt command meets the deny rules its plain form meets.
+    const plain = c.runs !== undefined ? userRules.find((r) => r.behavior === "deny" && d.perms.ruleMatches(r, c.name, { command: c.runs }, root)) : undefined;
+    if (plain && v.behavior !== "deny") throw new Error(`the user's rule deny "${plain.text}" matches ${JSON.stringify(c.runs)}, which ${shownCall(c)} runs, and the verdict is ${v.behavior} (${v.reason}): a rule is judged on what runs, not how it is spelt`);
     const ask = matching("ask");
     if (!deny && ask && mode !== "bypassPermissions" && v.behavior === "allow") throw new Error(`the user's rule ask "${ask.text}" matches ${shownCall(c)}, and the verdict is allow (${v.reason}): the project's file widened the user's ask`);
     return true;

@@ -106,7 +106,7 @@ export const hooked =
 /** s18's loop, with hooks. `history` grows in place; returns how the run ended. */
 export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
   const root = opts.root ?? process.cwd();
-  const hooks = new Hooks(opts.hooks ?? loadHooks(root, opts.userConfigDir ?? userConfigDir()), root, opts.onHookProblem ?? ((p) => say(yellow(`  hook: ${describeProblem(p)}`))));
+  const hooks = new Hooks(opts.hooks ?? loadHooks(root, opts.userConfigDir ?? userConfigDir()), root, opts.onHookProblem ?? ((p) => say(yellow(`  hook: ${describeProblem(p)}`))), opts.signal);
   const run = new HookRun(hooks);
   await promptSubmitted(hooks, history);
   const loopOpts = { ...opts, root, approve: sparing(run, opts.approve ?? terminalApprover()), extensions: [hooked(run), ...(opts.extensions ?? [])] };

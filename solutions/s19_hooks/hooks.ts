@@ -22,6 +22,7 @@
 import { join } from "node:path";
 import { z } from "zod";
 import { readConfigFile } from "../../runtime/config-file.ts";
+import { promptSafe } from "../../runtime/terminal-text.ts";
 import { capOutput } from "../../runtime/tools/bash.ts";
 import { spawnTool } from "../../runtime/tools/sandbox.ts";
 import { SettingsError, projectSettings, userConfigDir } from "../../solutions/s18_permissions/permissions.ts";
@@ -92,8 +93,9 @@ const Reply = z.strictObject({
 });
 
 /** Runs one hook with `event` on stdin: its answer, or the problem (a crash, a hang, garbage). */
-export function runHook(hook: Hook, event: Record<string, unknown>, root: string): Promise<HookAnswer | HookProblem> {
+export function runHook(hook: Hook, event: Record<string, unknown>, root: string, signal?: AbortSignal): Promise<HookAnswer | HookProblem> {
   return new Promise((resolve) => {
+    if (signal?.aborted) return resolve({ hook, problem: "was not run: the run was stopped (--timeout or Ctrl-C)" });
     const proc = spawnTool(["bash", "-c", hook.command], { workspace: root, stdin: JSON.stringify({ hook_event_name: hook.event, cwd: root, ...event }) });
     let out = "";
     let err = "";
@@ -103,23 +105,32 @@ export function runHook(hook: Hook, event: Record<string, unknown>, root: string
     // The hook is done when its shell is: what it left running (`cmd &`, setsid) goes with it, as
     // s07's bash does (the sandbox takes it along; without one, killAll finds it by the run's marker).
     proc.child.on("exit", () => void proc.killAll());
-    const timer = setTimeout(() => {
+    // Its own timeout, or the run's (--timeout, Ctrl-C): a hook that hangs is stopped either way.
+    const stop = (why: string) => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
       const { note } = proc.killAll();
       proc.child.stdout.destroy();
       proc.child.stderr.destroy();
       proc.cleanup();
-      broken(`did not answer within ${hook.timeoutMs / 1000} s and was stopped (${note})`);
-    }, hook.timeoutMs);
+      broken(`${why} and was stopped (${note})`);
+    };
+    const timer = setTimeout(() => stop(`did not answer within ${hook.timeoutMs / 1000} s`), hook.timeoutMs);
+    const onAbort = () => stop("was still running when the run was stopped (--timeout or Ctrl-C)");
+    signal?.addEventListener("abort", onAbort, { once: true });
     proc.child.on("error", (e) => {
       clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
       proc.cleanup();
       broken(`could not start: ${e.message}`);
     });
     proc.child.on("close", (code) => {
       clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
       proc.killAll();
       proc.cleanup();
-      const said = capOutput(err.trim(), HOOK_MAX_OUTPUT);
+      // What the model will read: control and invisible characters written out (promptSafe).
+      const said = promptSafe(capOutput(err.trim(), HOOK_MAX_OUTPUT));
       if (code === 2) return resolve({ decision: "block", reason: said || `a ${hook.event} hook blocked it (${hook.command})` });
       if (code !== 0) return broken(`exited with code ${code ?? "none (killed)"}${said ? `: ${said}` : ""}`);
       if (out.trim() === "") return resolve({});
@@ -135,9 +146,9 @@ export function runHook(hook: Hook, event: Record<string, unknown>, root: string
       const decision = r.decision === "deny" || r.decision === "block" ? "block" : r.decision ? "allow" : undefined;
       resolve({
         ...(decision ? { decision } : {}),
-        ...(r.reason ? { reason: capOutput(r.reason, HOOK_MAX_OUTPUT) } : {}),
+        ...(r.reason ? { reason: promptSafe(capOutput(r.reason, HOOK_MAX_OUTPUT)) } : {}),
         ...(r.updatedInput ? { updatedInput: r.updatedInput } : {}),
-        ...(r.additionalContext ? { context: capOutput(r.additionalContext, HOOK_MAX_OUTPUT) } : {}),
+        ...(r.additionalContext ? { context: promptSafe(capOutput(r.additionalContext, HOOK_MAX_OUTPUT)) } : {}),
       });
     });
   });
@@ -150,6 +161,8 @@ export class Hooks {
     readonly root: string,
     /** Each broken hook, as it is found (the program prints it; tests collect it). */
     readonly onProblem: (p: HookProblem) => void = () => {},
+    /** The run's signal (--timeout, Ctrl-C): a hook still running is stopped, none is started after. */
+    readonly signal?: AbortSignal,
   ) {}
 
   has(event: HookEvent): boolean {
@@ -161,7 +174,9 @@ export class Hooks {
     const reasons: string[] = [];
     const contexts: string[] = [];
     for (const hook of this.list.filter((h) => h.event === event && (!h.matcher || (tool !== undefined && h.matcher.test(tool))))) {
-      const a = await runHook(hook, payload, this.root);
+      // The run was stopped: no more hooks, and a tool call their answer was for does not run.
+      if (this.signal?.aborted) return event === "PreToolUse" ? { decision: "block", reason: "the run was stopped (--timeout or Ctrl-C) before the hooks answered" } : {};
+      const a = await runHook(hook, payload, this.root, this.signal);
       if ("problem" in a) {
         this.onProblem(a);
         continue;
@@ -171,6 +186,7 @@ export class Hooks {
       if (a.updatedInput) merged.updatedInput = a.updatedInput;
       if (a.context) contexts.push(a.context);
     }
+    if (this.signal?.aborted && event === "PreToolUse") return { decision: "block", reason: "the run was stopped (--timeout or Ctrl-C) while the hooks ran" };
     if (reasons.length) merged.reason = reasons.join("; ");
     if (contexts.length) merged.context = contexts.join("\n");
     return merged;

@@ -10,6 +10,7 @@ import { lstatSync, mkdirSync, readdirSync } from "node:fs";
 import { lstat, realpath, unlink } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
+import { promptSafe } from "../../runtime/terminal-text.ts";
 import { ToolError, editFile, listFiles, readFile, writeFile } from "../../runtime/tools/files.ts";
 import { defineTool, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
 
@@ -35,6 +36,7 @@ function notePath(path: string): string {
   const clean = path.replace(/^\/?memories?\//, "");
   if (clean.trim() === "") throw new ToolError("the path is empty: give a note's path inside the memory folder, e.g. \"project.md\"");
   if (isAbsolute(clean) || clean.split(/[\\/]/).includes("..")) throw new ToolError(`${path}: a note's path is relative to the memory folder and stays in it (no "/" at the start, no "..")`);
+  if (promptSafe(clean, true) !== clean) throw new ToolError(`${promptSafe(JSON.stringify(path))}: a note's name is one line of visible characters (no newline, control or invisible character): it is listed in the system prompt of later runs`);
   return clean;
 }
 
@@ -89,6 +91,7 @@ export function memoryPrompt(root: string): string {
     return "";
   }
   if (names.length === 0) return "\n\n# Memory\n\nYour memory folder is empty: save with the memory tool what a later run should know.";
-  const listed = names.sort().slice(0, MAX_LISTED).join(", ");
+  // Names are quoted as data (JSON), what JSON leaves raw written out: a name made by a command cannot start a line of the prompt.
+  const listed = names.sort().slice(0, MAX_LISTED).map((n) => promptSafe(JSON.stringify(n))).join(", ");
   return `\n\n# Memory\n\nNotes you kept in earlier runs (the memory tool views them): ${listed}${names.length > MAX_LISTED ? `, and ${names.length - MAX_LISTED} more` : ""}.`;
 }

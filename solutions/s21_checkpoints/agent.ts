@@ -116,6 +116,7 @@ export interface Rewound {
   prompt: string;
   /** The files put back as they were at the checkpoint (workspace-relative), when the code was rewound. */
   restored: string[];
+  /** The files not put back, and why (a link a command made is never followed out of the workspace). */ refused: string[];
   /** The bash commands run since the checkpoint: their changes were not restored. */
   commands: string[];
   /** The files that differ from the checkpoint after the rewind. */
@@ -139,18 +140,20 @@ export function rewind(runId: string, n: number, what: RewindWhat = "both"): Rew
     checkpoint.commands.push(...later.commands);
   }
   const code = what !== "conversation";
-  const restored = code ? [...checkpoint.files.keys()].sort() : [];
-  const commands = [...checkpoint.commands];
+  const [restored, refused, commands] = [[] as string[], [] as string[], [...checkpoint.commands]];
   if (code) {
-    for (const [path, state] of checkpoint.files) putBack(timeline.root, path, state);
-    checkpoint.files.clear();
-    checkpoint.commands.length = 0;
+    for (const [path, state] of [...checkpoint.files].sort(([a], [b]) => a.localeCompare(b))) {
+      const why = putBack(timeline.root, path, state); // null: put back; else why not (a link is never followed)
+      if (why === null) restored.push(path);
+      else refused.push(`${path}: ${why}`);
+    }
+    checkpoint.files.clear(); checkpoint.commands.length = 0;
   }
   if (what !== "code") {
     conversationAt(timeline.history, checkpoint);
     checkpoint.open = true;
   }
-  return { checkpoint: n, prompt: checkpoint.prompt, restored, commands, differ: differing(checkpoint.fingerprint, fingerprint(timeline.root)), code, conversation: what !== "code" };
+  return { checkpoint: n, prompt: checkpoint.prompt, restored, refused, commands, differ: differing(checkpoint.fingerprint, fingerprint(timeline.root)), code, conversation: what !== "code" };
 }
 // #endregion rewind
 
@@ -158,6 +161,7 @@ export function rewind(runId: string, n: number, what: RewindWhat = "both"): Rew
 export function describeRewind(r: Rewound): string {
   const lines = [`rewound to checkpoint ${r.checkpoint} (before "${r.prompt.slice(0, 80)}")`];
   if (r.code) lines.push(r.restored.length ? `  code: put back ${r.restored.join(", ")}` : "  code: no file tool changed anything since");
+  for (const why of r.refused) lines.push(`  not put back: ${why}`);
   if (r.conversation) lines.push("  conversation: back to just before that prompt");
   if (r.commands.length) lines.push(`  not restored: bash ran ${r.commands.map((c) => JSON.stringify(c.slice(0, 60))).join(", ")}; its changes are not recorded`);
   lines.push(r.differ.length ? `  files that differ from the checkpoint: ${r.differ.join(", ")}` : "  every file is as it was at the checkpoint");

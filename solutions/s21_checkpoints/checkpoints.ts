@@ -10,10 +10,11 @@
  * ran and which files still differ from the checkpoint's fingerprint.
  */
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { LIST_SKIP } from "../../runtime/tools/files.ts";
+import { InsideError, readInside, removeInside, writeInside } from "../../runtime/tools/inside.ts";
 import type { ToolContext, ToolRegistry } from "../../solutions/s02_tool_dispatch/registry.ts";
 import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts";
 import { OutsideWorkspaceError, Workspace } from "../../solutions/s07_safe_tools/workspace.ts";
@@ -55,18 +56,33 @@ export function workspacePath(root: string, path: unknown): string | null {
   }
 }
 
-/** A file's bytes now, or null when there is no file. */
+/**
+ * A file's bytes now, or null when there is no file. A command may have left links in the
+ * workspace: a link (the file itself, or a folder on the way) is not followed (runtime/tools/inside.ts).
+ */
 export function stateOf(root: string, rel: string): FileState {
-  const abs = join(root, rel);
-  return existsSync(abs) && lstatSync(abs).isFile() ? readFileSync(abs) : null;
+  try {
+    return readInside(root, rel, Infinity)?.bytes ?? null;
+  } catch (e) {
+    if (e instanceof InsideError) return null;
+    throw e;
+  }
 }
 
-/** Puts a file back as it was: its bytes, or no file at all. */
-export function putBack(root: string, rel: string, state: FileState): void {
-  const abs = join(root, rel);
-  if (state === null) return rmSync(abs, { force: true });
-  mkdirSync(dirname(abs), { recursive: true });
-  writeFileSync(abs, state);
+/**
+ * Puts a file back as it was: its bytes, or no file at all. Never through a link a command made
+ * (a rewind must not overwrite or delete a file outside the workspace): returns why it was not
+ * put back, or null when it was.
+ */
+export function putBack(root: string, rel: string, state: FileState): string | null {
+  try {
+    if (state === null) removeInside(root, rel);
+    else writeInside(root, rel, state);
+    return null;
+  } catch (e) {
+    if (e instanceof InsideError) return e.message;
+    throw e;
+  }
 }
 
 /** A hash of every file under the root (node_modules and .git left out), at most FINGERPRINT_MAX_FILES. */

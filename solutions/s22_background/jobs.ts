@@ -9,9 +9,9 @@
  */
 import { ToolError } from "../../runtime/tools/files.ts";
 import { spawnTool } from "../../runtime/tools/sandbox.ts";
-import { JOB_OUTPUT_CAP, Job, MAX_JOBS, MAX_WAIT_SECONDS, NOTICE_LINE_CAP, noticeLine, type JobLimits } from "./job.ts";
+import { JOB_OUTPUT_CAP, Job, LinePattern, MAX_JOBS, MAX_WAIT_SECONDS, NOTICE_LINE_CAP, noticeLine, type JobLimits } from "./job.ts";
 
-export { JOB_OUTPUT_CAP, Job, MAX_JOBS, MAX_WAIT_SECONDS, NOTICE_HEADER, NOTICE_LINE_CAP, noticeLine, notificationText, type JobLimits } from "./job.ts";
+export { JOB_OUTPUT_CAP, Job, LinePattern, MAX_JOBS, MAX_WAIT_SECONDS, NOTICE_HEADER, NOTICE_LINE_CAP, noticeLine, notificationText, type JobLimits } from "./job.ts";
 
 export class JobTable {
   readonly jobs = new Map<string, Job>();
@@ -42,14 +42,15 @@ export class JobTable {
   start(command: string, waitFor?: string): Job {
     if (this.running().length >= this.limits.maxJobs)
       throw new ToolError(`not started: ${this.limits.maxJobs} jobs are running already (the limit); stop one with job_stop first`);
-    let pattern: RegExp | undefined;
+    let pattern: LinePattern | undefined;
     try {
-      pattern = waitFor ? new RegExp(waitFor) : undefined;
+      pattern = waitFor ? new LinePattern(waitFor) : undefined;
     } catch (e) {
       throw new ToolError(`not started: wait_for is not a regular expression (${(e as Error).message})`);
     }
     const proc = spawnTool(["bash", "-c", command], { workspace: this.root });
     const job = new Job(`job-${this.next++}`, command, pattern, proc);
+    if (pattern) pattern.onGiveUp = (why) => this.pending.push(noticeLine(job, why)); // a pattern too slow to match: told, not hung
     this.jobs.set(job.id, job);
     // The job's events arrive between turns: an error in handling one is kept for the loop (take), never thrown from a stream.
     proc.child.stdout.on("data", (chunk: Buffer) => this.safely(() => this.record(job, chunk.toString("utf8"))));

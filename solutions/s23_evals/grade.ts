@@ -8,8 +8,7 @@
  * (the run itself broke: no final state worth grading, and never a pass).
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { InsideError, readInside } from "../../runtime/tools/inside.ts";
 import { runSafeBash } from "../../solutions/s07_safe_tools/safe-bash.ts";
 
 /** What the hidden check asks of the final workspace. */
@@ -40,10 +39,22 @@ export interface RunEnd {
 /** How long the check's command may take. */
 export const CHECK_TIMEOUT_MS = 60_000;
 
-/** Each file's sha256 (null when it does not exist): taken before the run, compared after it. */
+/**
+ * Each file's sha256 (null when it does not exist): taken before the run, compared after it. A
+ * link is never followed (runtime/tools/inside.ts): a protected file swapped for a link to the same
+ * text elsewhere has changed (the check would run the file outside, beside code the agent chose).
+ */
 export function fingerprint(root: string, files: readonly string[]): Record<string, string | null> {
-  const hashOf = (path: string) => (existsSync(path) ? createHash("sha256").update(readFileSync(path)).digest("hex") : null);
-  return Object.fromEntries(files.map((f) => [f, hashOf(join(root, f))]));
+  const hashOf = (rel: string) => {
+    try {
+      const read = readInside(root, rel, Infinity);
+      return read && createHash("sha256").update(read.bytes).digest("hex");
+    } catch (e) {
+      if (e instanceof InsideError) return `not a plain file: ${e.message}`;
+      throw e;
+    }
+  };
+  return Object.fromEntries(files.map((f) => [f, hashOf(f)]));
 }
 
 // #region grade

@@ -10,7 +10,7 @@
  *     command refuses a bad flag in one line.
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -27,6 +27,7 @@ import { estimateCost } from "../../scripts/eval/estimate.ts";
 import { evalBlock, evalFiguresOf } from "../../scripts/eval/figures.ts";
 import { replaceBlock } from "../../scripts/reliability/report.ts";
 import { usageOfSse } from "../../scripts/eval/meter.ts";
+import { CHECK_DIR, gradeRun, snapshot } from "../../scripts/eval/grade.ts";
 import { applyUnifiedPatch, PatchError } from "../../scripts/eval/patch.ts";
 import { runEval, type EvalResult } from "../../scripts/eval/run.ts";
 import { passAtK, passHatK } from "../../scripts/eval/stats.ts";
@@ -304,5 +305,59 @@ describe("npm run eval", () => {
     expect(last.tasks).toBe(2);
     expect(last.pass_rate).toBe(1);
     rmSync(join(ROOT, last.result, ".."), { recursive: true, force: true });
+  });
+});
+
+describe("a check the agent can change cannot count (issue 31)", () => {
+  const fixRange = () => tasks.find((t) => t.id === "fix-range")!;
+  /** The workspace as an agent that did NOT fix the bug left it, then `plant` on top; graded. */
+  async function graded(plant: (ws: string, out: string) => void) {
+    const dir = mkdtempSync(join(tmpdir(), "eval-attack-"));
+    const ws = join(dir, "ws");
+    const out = join(dir, "out");
+    try {
+      cpSync(join(ROOT, "evals/tasks/fix-range/repo"), ws, { recursive: true });
+      mkdirSync(out);
+      const before = snapshot(ws);
+      plant(ws, out);
+      const grade = await gradeRun(fixRange(), ws, before, "Fixed.");
+      const outside = readdirSync(out, { recursive: true, encoding: "utf8" }).sort().map((f) => (statSync(join(out, f)).isFile() ? `${f}=${readFileSync(join(out, f), "utf8")}` : f));
+      return { grade, outside, tests: grade.criteria.find((c) => c.name === "tests") };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("a decoy check through a link (.eval-check → a folder outside, with a right range.js beside it) fails, and nothing outside is written", async () => {
+    const r = await graded((ws, out) => {
+      mkdirSync(join(out, "check"));
+      mkdirSync(join(out, "src"));
+      writeFileSync(join(out, "check", "range.test.js"), "// decoy\n");
+      writeFileSync(join(out, "src", "range.js"), "export const range = (a, b) => Array.from({ length: Math.max(0, b - a + 1) }, (_, i) => a + i);\n");
+      symlinkSync(join(out, "check"), join(ws, CHECK_DIR));
+    });
+    expect(r.tests?.ok, `the hidden check passed a workspace whose bug was never fixed: ${r.tests?.detail}. Run the check from the suite's own files in a fresh copy, never through the workspace.`).toBe(false);
+    expect(r.outside, "the grader wrote through the agent's link onto a file outside the workspace").toContain("check/range.test.js=// decoy\n");
+  });
+
+  it("node:assert turned into no-ops by the code under test fails", async () => {
+    const r = await graded((ws) => appendFileSync(join(ws, "src", "range.js"), '\nimport assert from "node:assert/strict";\nfor (const k of Object.keys(assert)) assert[k] = () => {};\n'));
+    expect(r.tests?.ok, `assert made a no-op passed the check: ${r.tests?.detail}. The check runs with node:assert frozen (CHECK_GUARD).`).toBe(false);
+  });
+
+  it("a test run stopped early (process.exit(0) as the code loads) fails: fewer tests ran than the check defines", async () => {
+    const r = await graded((ws) => appendFileSync(join(ws, "src", "range.js"), "\nprocess.exit(0);\n"));
+    expect(r.tests?.ok, `a run that exited before its tests passed the check: ${r.tests?.detail}`).toBe(false);
+    expect(r.tests?.detail).toMatch(/of the check's 4 tests ran/);
+  });
+
+  it("a link the agent added counts as a change (unchanged), and the right fix still passes", async () => {
+    const linked = await graded((ws, out) => {
+      writeFileSync(join(out, "key.txt"), "-----BEGIN OPENSSH PRIVATE KEY-----\n");
+      symlinkSync(join(out, "key.txt"), join(ws, "test", "key.txt"));
+    });
+    expect(linked.grade.criteria.find((c) => c.name === "unchanged")?.ok, "a link added under test/ (unchanged: test/**) must count as a change: snapshot() records a link by its target").toBe(false);
+    const fixed = await graded((ws) => writeFileSync(join(ws, "src", "range.js"), readFileSync(join(ws, "src", "range.js"), "utf8").replace("i < to", "i <= to")));
+    expect(fixed.grade.pass, `the right fix must still pass: ${JSON.stringify(fixed.grade.criteria)}`).toBe(true);
   });
 });

@@ -20,7 +20,7 @@ import { z } from "zod";
 import { MAX_REQUEST_BYTES, SDK_API_VERSION } from "../../runtime/scripted/model.ts";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { MODEL_TABLE, MODELS } from "../../runtime/scripted/models.ts";
+import { findModel, MODEL_TABLE, MODELS } from "../../runtime/scripted/models.ts";
 import {
   CountTokens,
   ErrorBody,
@@ -211,8 +211,8 @@ const INVALID_ROUND_THREE: Case[] = [
   bad("[V] a document in an assistant message under 2026-10-21", base({ messages: [{ role: "user", content: "read this" }, { role: "assistant", content: [pdfDoc, { type: "text", text: "read" }] }, { role: "user", content: "and?" }] }), /^messages\.1\.content\.0: Input tag 'document' found using 'type' does not match any of the expected tags: 'text', /, { headers: V2026 }),
   bad("[V] citations on a user's text under 2026-10-21", base({ messages: [{ role: "user", content: [cited] }] }), /^messages\.0\.content\.0\.text\.citations: /, { headers: V2026 }),
   bad("[V] an anthropic-version the API never published", base(), 'anthropic-version: "2024-01-01" is not a valid version', { headers: { "anthropic-version": "2024-01-01" } }),
-  { name: "[M] a model id the table does not have (messages)", body: base({ model: "claude-sonnet-9" }), status: 404, type: "not_found_error", message: /^model: claude-sonnet-9\. The scripted model \(offline\) knows: scripted-model, .*MODEL_TABLE in runtime\/scripted\/models\.ts/ },
-  { name: "[M] a model id the table does not have (count_tokens)", body: { model: "gpt-4o", messages: ask }, path: "/v1/messages/count_tokens", status: 404, type: "not_found_error", message: /^model: gpt-4o\. / },
+  { name: "[M] a model id the table does not have (messages)", body: base({ model: "claude-sonnet-9" }), status: 404, type: "not_found_error", message: "model: claude-sonnet-9" },
+  { name: "[M] a model id the table does not have (count_tokens)", body: { model: "gpt-4o", messages: ask }, path: "/v1/messages/count_tokens", status: 404, type: "not_found_error", message: "model: gpt-4o" },
   bad("[M] max_tokens above the model's output limit", base({ model: "claude-sonnet-4-6", max_tokens: 128_001 }), "max_tokens: 128001 > 128000, which is the maximum allowed number of output tokens for claude-sonnet-4-6"),
   bad("[M] a prefill on claude-sonnet-4-6", base({ model: "claude-sonnet-4-6", messages: [...ask, { role: "assistant", content: "Hello" }] }), "This model does not support assistant message prefill. The conversation must end with a user message."),
   bad("[M] temperature with top_p on claude-haiku-4-5", base({ model: "claude-haiku-4-5", temperature: 0.5, top_p: 0.9 }), "`temperature` and `top_p` cannot both be specified for this model. Please use only one."),
@@ -291,7 +291,7 @@ const INVALID: Case[] = [
   bad("count_tokens with stream", { model: "scripted-model", messages: ask, stream: true }, EXTRA("stream"), { path: "/v1/messages/count_tokens" }),
   bad("a lifecycle that does not exist", {}, "lifecycle.0: Input should be 'active', 'deprecated' or 'retired'", { method: "GET", path: "/v1/models?lifecycle[]=gone" }),
   bad("a page of models of size 0", {}, "limit: Input should be greater than or equal to 1", { method: "GET", path: "/v1/models?limit=0" }),
-  { name: "a model that does not exist", method: "GET", path: "/v1/models/claude-nonexistent-9", status: 404, type: "not_found_error", message: /^model: claude-nonexistent-9\. The scripted model \(offline\) knows: scripted-model, claude-sonnet-4-6, / },
+  { name: "a model that does not exist", method: "GET", path: "/v1/models/claude-nonexistent-9", status: 404, type: "not_found_error", message: "model: claude-nonexistent-9" },
   { name: "a route that does not exist", body: base(), path: "/v1/complete", status: 404, type: "not_found_error" },
 ];
 
@@ -327,6 +327,66 @@ function readSse(text: string): Array<{ event: string; data: Json }> {
     });
 }
 
+// ── Round four: the models the API serves, each with its own rules ──────────────────────────
+// Sources: [L] each model's overview page (context window, max output, lifecycle) and the model
+// deprecations page; public reports of the API's 404 for retired ids (`model: claude-sonnet-4-20250514`,
+// `model: claude-3-7-sonnet-latest`); [K] the thinking troubleshooting page (4.7 and later refuse
+// `enabled`; 4.5 and earlier take only `enabled`), public reports of the refusal's words for
+// claude-opus-4-7, and the extended-thinking docs (budget at least 1024 and under max_tokens,
+// except with the interleaved-thinking beta); [N] the newer models' migration notes (Opus 4.7
+// and later: sampling parameters refused; Sonnet 5.5: `between_tools`, forced tool use refused;
+// Fable: thinking always on). Texts marked (ours) are this model's words.
+const INTERLEAVED = { "anthropic-beta": "interleaved-thinking-2025-05-14" };
+const on = (model: string, extra: Json = {}): Json => base({ model, ...extra });
+const VALID_MODELS: Case[] = [
+  ok("[L] claude-sonnet-4-5 (an alias, as in many tutorials)", on("claude-sonnet-4-5")),
+  ok("[L] claude-sonnet-4-5-20250929 (its dated id)", on("claude-sonnet-4-5-20250929")),
+  ok("[L] claude-opus-4-5 and claude-haiku-4-5-20251001", on("claude-opus-4-5", { max_tokens: 64_000 })),
+  ok("[L] claude-haiku-5-5 at its output limit (128000)", on("claude-haiku-5-5", { max_tokens: 128_000 })),
+  ok("[K] extended thinking on claude-sonnet-4-5 (budget 1024 < max_tokens)", on("claude-sonnet-4-5", THINKING_ON)),
+  ok("[K] extended thinking on claude-opus-4-6 (deprecated there, still works)", on("claude-opus-4-6", THINKING_ON)),
+  ok("[K] interleaved thinking: a budget over max_tokens with the beta (claude-sonnet-4-5)", on("claude-sonnet-4-5", { max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 16_000 } }), { headers: INTERLEAVED }),
+  ok("[K] adaptive thinking and effort xhigh on claude-opus-4-7", on("claude-opus-4-7", { thinking: { type: "adaptive" }, output_config: { effort: "xhigh" } })),
+  ok("[K] thinking disabled on claude-opus-4-8", on("claude-opus-4-8", { thinking: { type: "disabled" } })),
+  ok("[K] adaptive thinking with display omitted on claude-sonnet-4-6", on("claude-sonnet-4-6", { thinking: { type: "adaptive", display: "omitted" } })),
+  ok("[N] between_tools on claude-sonnet-5-5", on("claude-sonnet-5-5", { thinking: { type: "between_tools" } })),
+  ok("[N] effort on claude-opus-4-5", on("claude-opus-4-5", { output_config: { effort: "low" } })),
+  ok("[N] temperature with top_p on claude-sonnet-4-5 (2023-06-01)", on("claude-sonnet-4-5", { temperature: 0.5, top_p: 0.9 })),
+  ok("[N] temperature 1 (its default) on claude-opus-4-7 (2023-06-01)", on("claude-opus-4-7", { temperature: 1 })),
+  ok("[N] a prefill on claude-sonnet-4-5", on("claude-sonnet-4-5", { messages: [...ask, { role: "assistant", content: "Hello" }] })),
+  ok("[N] tool_choice auto on claude-fable-5-1", on("claude-fable-5-1", { tools: [bash], tool_choice: { type: "auto" } })),
+  ok("[L] a retired model's own page (it stays in the catalogue)", {}, { method: "GET", path: "/v1/models/claude-opus-4-1" }),
+  ok("[L] an alias's page (the API resolves it)", {}, { method: "GET", path: "/v1/models/claude-sonnet-4-5" }),
+  ok("[L] the retired models' list", {}, { method: "GET", path: "/v1/models?lifecycle[]=retired" }),
+];
+const gone = (id: string): Case => ({ name: `[L] ${id}, retired: the API's 404`, body: on(id), status: 404, type: "not_found_error", message: `model: ${id}` });
+const INVALID_MODELS: Case[] = [
+  gone("claude-sonnet-4-20250514"),
+  gone("claude-opus-4-1"),
+  gone("claude-3-7-sonnet-latest"),
+  { name: "[L] a retired model, count_tokens", body: { model: "claude-sonnet-4-0", messages: ask }, path: "/v1/messages/count_tokens", status: 404, type: "not_found_error", message: "model: claude-sonnet-4-0" },
+  bad("[L] max_tokens above claude-sonnet-4-5's limit", on("claude-sonnet-4-5", { max_tokens: 64_001 }), "max_tokens: 64001 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-5-20250929"),
+  bad("[K] extended thinking on claude-opus-4-7", on("claude-opus-4-7", THINKING_ON), '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.'),
+  bad("[K] thinking disabled on claude-fable-5 (always on)", on("claude-fable-5", { thinking: { type: "disabled" } }), /^"thinking\.type\.disabled" is not supported for this model\./),
+  bad("[K] thinking disabled on claude-sonnet-5-5 (between_tools instead)", on("claude-sonnet-5-5", { thinking: { type: "disabled" } }), /^"thinking\.type\.disabled" is not supported for this model\./),
+  bad("[K] adaptive thinking on claude-sonnet-4-5", on("claude-sonnet-4-5", { thinking: { type: "adaptive" } }), '"thinking.type.adaptive" is not supported for this model. This model takes: "thinking.type.enabled", "thinking.type.disabled".'),
+  bad("[K] a budget under 1024 on claude-haiku-4-5", on("claude-haiku-4-5", { max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 1023 } }), "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"),
+  bad("[K] a budget over max_tokens without the interleaved beta", on("claude-sonnet-4-5", { max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 16_000 } }), "`max_tokens` must be greater than `thinking.budget_tokens`"),
+  bad("[K] a budget equal to max_tokens on claude-opus-4-6, without the beta", on("claude-opus-4-6", { max_tokens: 2048, thinking: { type: "enabled", budget_tokens: 2048 } }), "`max_tokens` must be greater than `thinking.budget_tokens`"),
+  bad("[K] (ours) an interleaved budget past the context window", on("claude-sonnet-4-5", { max_tokens: 4096, thinking: { type: "enabled", budget_tokens: 200_000 } }), "thinking.enabled.budget_tokens: Input should be less than 200000", { headers: INTERLEAVED }),
+  bad("[N] (ours) effort on claude-haiku-4-5", on("claude-haiku-4-5", { output_config: { effort: "high" } }), /^output_config\.effort: this model does not support the effort parameter\./),
+  bad("[N] (ours) effort on claude-sonnet-4-5", on("claude-sonnet-4-5", { output_config: { effort: "low" } }), /^output_config\.effort: this model does not support the effort parameter\./),
+  bad("[N] (ours) an effort level that does not exist", on("claude-opus-4-6", { output_config: { effort: "extreme" } }), "output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'"),
+  bad("[N] (ours) temperature 0.5 on claude-opus-4-7 (2023-06-01)", on("claude-opus-4-7", { temperature: 0.5 }), /^`temperature` is not supported for this model/),
+  bad("[N] (ours) top_k on claude-sonnet-5 (2023-06-01)", on("claude-sonnet-5", { top_k: 5 }), /^`top_k` is not supported for this model/),
+  bad("[N] (ours) a forced tool on claude-sonnet-5-5", on("claude-sonnet-5-5", { tools: [bash], tool_choice: { type: "any" } }), /^tool_choice: this model does not support forcing a tool call \(`any`\)/),
+  bad("[N] (ours) a forced tool on claude-fable-5-1", on("claude-fable-5-1", { tools: [bash], tool_choice: { type: "tool", name: "bash" } }), /^tool_choice: this model does not support forcing a tool call \(`tool`\)/),
+  bad("[N] a prefill on claude-opus-4-8", on("claude-opus-4-8", { messages: [...ask, { role: "assistant", content: "Hello" }] }), "This model does not support assistant message prefill. The conversation must end with a user message."),
+  bad("[K] budget_tokens with adaptive thinking (a budget is `enabled`'s only)", on("claude-opus-4-7", { thinking: { type: "adaptive", budget_tokens: 4000 } }), EXTRA("thinking.adaptive.budget_tokens")),
+  bad("[K] a display value the SDK's types do not have", on("claude-sonnet-4-6", { thinking: { type: "adaptive", display: "full" } }), "thinking.adaptive.display: Input should be 'summarized' or 'omitted'"),
+  bad("[N] a prefill on claude-haiku-5-5", on("claude-haiku-5-5", { messages: [...ask, { role: "assistant", content: "Hello" }] }), "This model does not support assistant message prefill. The conversation must end with a user message."),
+];
+
 describe("a corpus of requests: the API's status, error type and words", () => {
   it("has more than forty cases, valid and invalid", () => {
     expect(VALID.length + INVALID.length).toBeGreaterThan(40);
@@ -334,7 +394,7 @@ describe("a corpus of requests: the API's status, error type and words", () => {
     expect(INVALID.length).toBeGreaterThan(15);
   });
 
-  it.each([...VALID, ...VALID_ROUND_THREE].map((c) => [c.name, c] as const))("accepts %s", async (_name, c) => {
+  it.each([...VALID, ...VALID_ROUND_THREE, ...VALID_MODELS].map((c) => [c.name, c] as const))("accepts %s", async (_name, c) => {
     const res = await send(c);
     const text = await res.text();
     expect(res.status, `the API accepts this request; the scripted model answered ${text}`).toBe(200);
@@ -352,7 +412,7 @@ describe("a corpus of requests: the API's status, error type and words", () => {
     }
   });
 
-  it.each([...INVALID, ...INVALID_ROUND_THREE].map((c) => [c.name, c] as const))("refuses %s", async (_name, c) => {
+  it.each([...INVALID, ...INVALID_ROUND_THREE, ...INVALID_MODELS].map((c) => [c.name, c] as const))("refuses %s", async (_name, c) => {
     const res = await send(c);
     const body = (await res.json()) as { type: string; error: { type: string; message: string }; request_id: string };
     expect(res.status, `the API answers ${c.status}: ${JSON.stringify(body)}`).toBe(c.status);
@@ -502,7 +562,7 @@ describe("the official SDK against the standalone server", () => {
       expect(m.max_tokens).toBe(spec.maxOutput);
     }
     // And the table is what requests are held to: one token over a model's limit is refused.
-    const haiku = MODEL_TABLE.find((m) => m.id === "claude-haiku-4-5")!;
+    const haiku = findModel("claude-haiku-4-5")!;
     // (Raw, as curl would: the SDK itself refuses a large max_tokens without streaming.)
     const res = await send({ name: "", body: base({ model: haiku.id, max_tokens: haiku.maxOutput + 1 }), status: 400 });
     expect(res.status).toBe(400);
@@ -513,18 +573,42 @@ describe("the official SDK against the standalone server", () => {
 
   it("models.list pages through every model (after_id), and retrieve finds one", async () => {
     const client = sdk();
+    const served = MODELS.filter((m) => m.lifecycle !== "retired");
     const ids: string[] = [];
     for await (const m of client.models.list({ limit: 1 })) ids.push(m.id);
-    expect(ids).toEqual(MODELS.map((m) => m.id));
+    expect(ids, "by default the list holds the active and deprecated models, newest first").toEqual(served.map((m) => m.id));
     const page = await client.models.list({ limit: 2 });
-    expect(page.data.map((m) => m.id)).toEqual(MODELS.slice(0, 2).map((m) => m.id));
+    expect(page.data.map((m) => m.id)).toEqual(served.slice(0, 2).map((m) => m.id));
     expect(page.has_more).toBe(true);
-    const back = await client.models.list({ before_id: MODELS[2]!.id, limit: 5 });
-    expect(back.data.map((m) => m.id)).toEqual(MODELS.slice(0, 2).map((m) => m.id));
+    const back = await client.models.list({ before_id: served[2]!.id, limit: 5 });
+    expect(back.data.map((m) => m.id)).toEqual(served.slice(0, 2).map((m) => m.id));
     expect((await client.models.retrieve("scripted-model")).display_name).toMatch(/scripted/i);
-    expect((await client.models.list({ lifecycle: ["retired"] })).data).toEqual([]);
-    expect((await client.beta.models.list({ lifecycle: ["active"] })).data.map((m) => m.id)).toEqual(MODELS.map((m) => m.id));
+    const retired = (await client.models.list({ lifecycle: ["retired"] })).data;
+    expect(retired.map((m) => m.id)).toEqual(MODELS.filter((m) => m.lifecycle === "retired").map((m) => m.id));
+    expect(retired.map((m) => m.id)).toContain("claude-sonnet-4-20250514");
+    expect((await client.beta.models.list({ lifecycle: ["active"] })).data.map((m) => m.id)).toEqual(MODELS.filter((m) => m.lifecycle === "active").map((m) => m.id));
     await expect(client.models.retrieve("nope")).rejects.toBeInstanceOf(Anthropic.NotFoundError);
+  });
+
+  it("one entry per model: an alias is not listed, and retrieving it answers its dated id", async () => {
+    const client = sdk();
+    const all = (await client.models.list({ lifecycle: ["active", "deprecated", "retired"], limit: 1000 })).data.map((m) => m.id);
+    expect(all).toContain("claude-sonnet-4-5-20250929");
+    expect(all).not.toContain("claude-sonnet-4-5");
+    expect(new Set(all).size).toBe(all.length);
+    const alias = await client.models.retrieve("claude-sonnet-4-5");
+    expect(alias.id).toBe("claude-sonnet-4-5-20250929");
+    expect(alias.lifecycle).toBe("deprecated");
+    expect(alias.retires_at).toBe("2026-11-30T00:00:00Z");
+    const gone = await client.models.retrieve("claude-opus-4-1");
+    expect([gone.id, gone.lifecycle]).toEqual(["claude-opus-4-1-20250805", "retired"]);
+    // Every id of the SDK's own Model type that the API serves to every key is in the table
+    // (the Mythos models are offered to approved organisations only).
+    const sdkModels = readFileSync(join(process.cwd(), "node_modules/@anthropic-ai/sdk/resources/messages/messages.d.ts"), "utf8");
+    const union = /export type Model = ([^;]+);/.exec(sdkModels)?.[1] ?? "";
+    const named = [...union.matchAll(/'([^']+)'/g)].map((m) => m[1]!).filter((id) => !id.includes("mythos"));
+    expect(named.length, "the SDK's Model type was not found: has the SDK moved it?").toBeGreaterThan(10);
+    expect(named.filter((id) => !findModel(id))).toEqual([]);
   });
 
   it("an auth token (Authorization: Bearer) works as a key does; no key at all is a 401", async () => {

@@ -172,6 +172,19 @@ describe("withRequestNet", () => {
     expect(g.calls(), "the first answer and two asks again are sent; the third is stopped before it goes").toBe(RUNAWAY_REPEATS);
   });
 
+  it("a lesson raises the count of done answers (course.json doneAnswers): the net goes on that many times, then trips", async () => {
+    const raised = DONE_ANSWERS + 3;
+    const f = fake(["end_turn"]);
+    const net = withRequestNet(f.client, 100, raised);
+    const history: Anthropic.MessageParam[] = [user("q1")];
+    for (let i = 0; i < raised; i++) {
+      await ask(net, history);
+      history.push({ role: "assistant", content: [] }, user(`q${i + 2}`));
+    }
+    expect(f.calls(), `a lesson that raised doneAnswers to ${raised} may go on ${raised} times`).toBe(raised);
+    await expect(ask(net, history), `going on after ${raised} answers that said done is still`).rejects.toThrow(new RegExp(`${raised} times in this run`));
+  });
+
   it("conversations are told apart by their first message: subagents that each end done do not trip their parent", async () => {
     // Answers: the parent asks for a tool (task) each time, every child is done at once.
     let calls = 0;

@@ -11,7 +11,7 @@ import { scriptedLlm } from "../../runtime/client.ts";
 import { call, text, thinking } from "../../runtime/scripted/scenarios/script.ts";
 import { signThinking } from "../../runtime/scripted/signature.ts";
 import type { Scenario } from "../../runtime/scripted/types.ts";
-import { MODEL_TABLE } from "../../runtime/scripted/models.ts";
+import { contextWindowOf, findModel, MODEL_TABLE } from "../../runtime/scripted/models.ts";
 import { PREFILL_UNSUPPORTED, validateRequest } from "../../runtime/scripted/validate.ts";
 import { checkTranscript } from "../../runtime/transcript.ts";
 
@@ -461,6 +461,33 @@ describe("validation options: the API version, the model table, a paused turn", 
     expect(validateRequest(unknown, { secret, models: MODEL_TABLE })).toMatchObject({ status: 404, type: "not_found_error" });
     expect(errorOf(prefill)).toBeNull();
     expect(validateRequest(prefill, { secret, models: MODEL_TABLE })?.message).toBe(PREFILL_UNSUPPORTED);
+  });
+
+  it("an alias and its dated id name one model; a retired model is the API's 404, word for word", () => {
+    const alias = findModel("claude-sonnet-4-5");
+    expect(alias?.id).toBe("claude-sonnet-4-5-20250929");
+    expect(findModel("claude-sonnet-4-5-20250929")).toBe(alias);
+    expect(validateRequest(body([ask], { model: "claude-sonnet-4-5" }), { secret, models: MODEL_TABLE })).toBeNull();
+    expect(findModel("claude-sonnet-4-0")?.lifecycle).toBe("retired");
+    expect(validateRequest(body([ask], { model: "claude-sonnet-4-0" }), { secret, models: MODEL_TABLE })).toEqual({ status: 404, type: "not_found_error", message: "model: claude-sonnet-4-0" });
+  });
+
+  it("Sonnet 4.5 reads 200K tokens, 1M with the context-1m beta; a model without that beta keeps its window", () => {
+    const sonnet = findModel("claude-sonnet-4-5")!;
+    expect(contextWindowOf(sonnet, [])).toBe(200_000);
+    expect(contextWindowOf(sonnet, ["context-1m-2025-08-07"])).toBe(1_000_000);
+    expect(contextWindowOf(findModel("claude-haiku-4-5")!, ["context-1m-2025-08-07"])).toBe(200_000);
+  });
+
+  it("every served id is unique across ids and aliases, and every rule field is set", () => {
+    const ids = MODEL_TABLE.flatMap((m) => [m.id, ...m.aliases]);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const m of MODEL_TABLE) {
+      expect(m.maxOutput, m.id).toBeGreaterThan(0);
+      expect(m.contextWindow, m.id).toBeGreaterThan(m.maxOutput);
+      const dated = m.deprecated_at !== null && m.retires_at !== null;
+      expect(m.lifecycle === "active" ? !dated : dated, `${m.id}: an active model has no deprecation dates, a deprecated or retired one has both`).toBe(true);
+    }
   });
 
   it("a final assistant message the model issued as a paused turn is a continuation, not a prefill", () => {

@@ -1,0 +1,243 @@
+/**
+ * The translations' sync check: every page and every rule exists in every language of the site,
+ * and a translated page whose English source changed after it was translated is reported with the
+ * English lines that changed since.
+ *
+ *   npm run docs:sync                         report (exit 1 on a missing page or rule, or drift)
+ *   npm run docs:sync -- --mark zh/guide/x.md  record that zh/guide/x.md is up to date with the English page now
+ *   npm run docs:sync -- --mark-all           record every translation as up to date (after checking them)
+ *
+ * The record is docs/i18n.json: per translated page, the English page it translates, a hash of
+ * that page's text as it was translated (generated blocks, between `<!-- name:start -->` and
+ * `<!-- name:end -->` markers, left out: their generator writes every language) and its git blob,
+ * so the check can show the lines that changed since (`git cat-file`; without that blob, it says
+ * so and names the page all the same). `npm run verify` runs the same check.
+ *
+ * The languages are the site's (docs/.vitepress/config.ts `locales`: the root is English, every
+ * other locale is a folder docs/<lang>/). A new language (ja, ru) needs its locale in the config,
+ * its pages, its words for each rule (runtime/rules.ts and each course.json) and its records here.
+ */
+import { createHash } from "node:crypto";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join, relative, sep } from "node:path";
+import { structuredPatch } from "diff";
+
+export const LOCK_FILE = "docs/i18n.json";
+
+export interface PageRecord {
+  /** The English page this one translates, relative to docs/. */
+  source: string;
+  /** sha256 of the English page's text (generated blocks left out) when it was translated. */
+  hash: string;
+  /** Its git blob (`git hash-object`), to show what changed since. */
+  blob: string;
+}
+
+export interface Lock {
+  /** Translated page (relative to docs/, e.g. "zh/guide/commands.md") → what it was translated from. */
+  pages: Record<string, PageRecord>;
+}
+
+export interface SyncOptions {
+  /** The repository root. */
+  root: string;
+  /** The site's languages other than English (their folders under docs/). */
+  languages: readonly string[];
+  /** Each rule id with the languages its words are written in. */
+  rules?: Record<string, readonly string[]>;
+}
+
+export interface Finding {
+  kind: "missing-page" | "orphan-page" | "no-record" | "drift" | "missing-rule";
+  /** The page (relative to docs/) or the rule id. */
+  where: string;
+  message: string;
+  /** For drift: the English lines changed since the translation (a unified diff), or why there is none. */
+  diff?: string;
+}
+
+/** A generated block: its start and end markers, each on a line of its own. */
+const GENERATED = /^([ \t]*<!--\s*([\w-]+):(?:start|latest:start)\s*-->[ \t]*)$[\s\S]*?^([ \t]*<!--\s*\2:(?:end|latest:end)\s*-->[ \t]*)$/gm;
+
+/** A page's text as the check compares it: generated blocks emptied, line ends and trailing blanks ignored. */
+export function normalize(text: string): string {
+  return text
+    .replace(/\r\n/g, "\n")
+    .replace(GENERATED, "$1\n$3")
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .join("\n")
+    .trim();
+}
+
+export const textHash = (text: string) => createHash("sha256").update(normalize(text)).digest("hex").slice(0, 16);
+
+/** Markdown pages under a folder, relative to it, sorted. */
+function markdownUnder(dir: string, skip: (rel: string) => boolean): string[] {
+  if (!existsSync(dir)) return [];
+  return (readdirSync(dir, { recursive: true, encoding: "utf8" }) as string[])
+    .map((f) => f.split(sep).join("/"))
+    .filter((f) => f.endsWith(".md") && !skip(f))
+    .sort();
+}
+
+/** The English pages: every .md under docs/ but the other languages' folders, the theme and public files. */
+export function englishPages(root: string, languages: readonly string[]): string[] {
+  const other = new Set([...languages, ".vitepress", "public", "node_modules"]);
+  return markdownUnder(join(root, "docs"), (f) => other.has(f.split("/")[0]!));
+}
+
+export function readLock(root: string): Lock {
+  const file = join(root, LOCK_FILE);
+  if (!existsSync(file)) return { pages: {} };
+  const raw = JSON.parse(readFileSync(file, "utf8")) as Partial<Lock>;
+  return { pages: raw.pages ?? {} };
+}
+
+export function writeLock(root: string, lock: Lock): void {
+  const pages = Object.fromEntries(Object.entries(lock.pages).sort(([a], [b]) => a.localeCompare(b)));
+  writeFileSync(join(root, LOCK_FILE), `${JSON.stringify({ pages }, null, 2)}\n`);
+}
+
+function git(root: string, args: string[], input?: string): string | null {
+  try {
+    return execFileSync("git", args, { cwd: root, encoding: "utf8", stdio: ["pipe", "pipe", "ignore"], ...(input !== undefined ? { input } : {}) });
+  } catch {
+    return null;
+  }
+}
+
+/** The English lines changed since the recorded blob, as a unified diff (at most `max` lines). */
+function changedLines(root: string, record: PageRecord, now: string, max = 60): string {
+  const then = git(root, ["cat-file", "-p", record.blob]);
+  if (then === null) return `(the English page as it was translated, git blob ${record.blob.slice(0, 10)}, is not in this clone: fetch the full history to see the lines)`;
+  const patch = structuredPatch(`docs/${record.source} (translated)`, `docs/${record.source} (now)`, normalize(then) + "\n", normalize(now) + "\n", "", "", { context: 1 });
+  const lines = patch.hunks.flatMap((h) => [`@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, ...h.lines]);
+  return lines.length > max ? [...lines.slice(0, max), `… ${lines.length - max} more diff lines`].join("\n") : lines.join("\n");
+}
+
+/** Everything out of sync: missing pages and rules, translations never recorded, and drift. */
+export function syncFindings(opts: SyncOptions): Finding[] {
+  const { root, languages } = opts;
+  const lock = readLock(root);
+  const english = englishPages(root, languages);
+  const out: Finding[] = [];
+  for (const lang of languages) {
+    const translated = new Set(markdownUnder(join(root, "docs", lang), () => false));
+    for (const page of english) {
+      const path = `${lang}/${page}`;
+      if (!translated.has(page)) {
+        out.push({ kind: "missing-page", where: path, message: `docs/${path} is missing: translate docs/${page}, then npm run docs:sync -- --mark ${path}` });
+        continue;
+      }
+      const record = lock.pages[path];
+      const now = readFileSync(join(root, "docs", page), "utf8");
+      if (!record) {
+        out.push({ kind: "no-record", where: path, message: `docs/${path} has no record of the English page it translates: check it against docs/${page}, then npm run docs:sync -- --mark ${path}` });
+        continue;
+      }
+      if (record.hash !== textHash(now))
+        out.push({
+          kind: "drift",
+          where: path,
+          message: `docs/${page} changed after docs/${path} was translated: bring the translation up to date with the lines below, then npm run docs:sync -- --mark ${path}`,
+          diff: changedLines(root, record, now),
+        });
+    }
+    for (const page of translated)
+      if (!english.includes(page)) out.push({ kind: "orphan-page", where: `${lang}/${page}`, message: `docs/${lang}/${page} translates no English page (docs/${page} does not exist): remove it, or write the English page` });
+  }
+  for (const [id, has] of Object.entries(opts.rules ?? {}))
+    for (const lang of ["en", ...languages])
+      if (!has.includes(lang)) out.push({ kind: "missing-rule", where: id, message: `rule "${id}" has no ${lang} words (what, fix): add them in runtime/rules.ts or the lesson's course.json` });
+  return out;
+}
+
+/** Records translated pages as up to date with their English pages as they are now. */
+export function markTranslated(root: string, paths: readonly string[], languages: readonly string[]): string[] {
+  const lock = readLock(root);
+  const done: string[] = [];
+  for (const raw of paths) {
+    const path = raw.replace(/^docs\//, "");
+    const lang = path.split("/")[0]!;
+    const source = path.slice(lang.length + 1);
+    if (!languages.includes(lang)) throw new Error(`${raw}: not a page of a translated language (${languages.join(", ")}): give it as <lang>/<page>.md`);
+    if (!existsSync(join(root, "docs", path))) throw new Error(`docs/${path} does not exist`);
+    if (!existsSync(join(root, "docs", source))) throw new Error(`docs/${source} (its English page) does not exist`);
+    const text = readFileSync(join(root, "docs", source), "utf8");
+    // -w keeps the blob in the repository's objects, so the diff works before the page is committed.
+    const blob = (git(root, ["hash-object", "-w", "--stdin"], text) ?? "").trim();
+    lock.pages[path] = { source, hash: textHash(text), blob };
+    done.push(path);
+  }
+  writeLock(root, lock);
+  return done;
+}
+
+/** The site's other languages, from the VitePress config's locales (the root locale is English). */
+export async function siteLanguages(): Promise<string[]> {
+  const config = (await import("../../docs/.vitepress/config.ts")).default as { locales?: Record<string, unknown> };
+  return Object.keys(config.locales ?? {}).filter((k) => k !== "root");
+}
+
+/** Every rule id with the languages its words are written in (runtime/rules.ts and the lessons' course.json). */
+export async function ruleLanguages(): Promise<Record<string, string[]>> {
+  const { RULES } = await import("../../runtime/rules.ts");
+  const out: Record<string, string[]> = {};
+  for (const [id, entry] of Object.entries(RULES)) {
+    const e = entry as unknown as Record<string, { what?: string; fix?: string } | string>;
+    out[id] = Object.keys(e).filter((k) => k !== "stage" && typeof e[k] === "object" && Boolean((e[k] as { what?: string }).what?.trim()) && Boolean((e[k] as { fix?: string }).fix?.trim()));
+  }
+  return out;
+}
+
+/**
+ * The check as one line per problem (drift followed by its diff), for `npm run verify`; with
+ * `lessonDirs`, only those lessons' pages (and every rule), as `npm run verify -- sNN` checks one lesson.
+ */
+export async function syncProblems(root: string, lessonDirs?: readonly string[]): Promise<string[]> {
+  const languages = await siteLanguages();
+  const mine = (f: Finding) => !lessonDirs || f.kind === "missing-rule" || lessonDirs.some((d) => f.where.endsWith(`lessons/${d}.md`));
+  return syncFindings({ root, languages, rules: await ruleLanguages() })
+    .filter(mine)
+    .map((f) => (f.diff ? `${f.message}\n${indent(f.diff)}` : f.message));
+}
+
+const indent = (s: string) =>
+  s
+    .split("\n")
+    .map((l) => `      ${l}`)
+    .join("\n");
+
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  const { ROOT } = await import("../lib/paths.ts");
+  const args = process.argv.slice(2);
+  const languages = await siteLanguages();
+  if (args[0] === "--mark" || args[0] === "--mark-all") {
+    const pages =
+      args[0] === "--mark-all"
+        ? languages.flatMap((lang) => englishPages(ROOT, languages).map((p) => `${lang}/${p}`).filter((p) => existsSync(join(ROOT, "docs", p))))
+        : args.slice(1);
+    if (pages.length === 0) {
+      console.error("which page? npm run docs:sync -- --mark zh/guide/commands.md");
+      process.exit(2);
+    }
+    try {
+      for (const p of markTranslated(ROOT, pages, languages)) console.log(`recorded: docs/${p} is up to date with docs/${p.slice(p.indexOf("/") + 1)}`);
+    } catch (e) {
+      console.error((e as Error).message);
+      process.exit(2);
+    }
+  } else {
+    const findings = syncFindings({ root: ROOT, languages, rules: await ruleLanguages() });
+    for (const f of findings) console.log(`${f.kind}: ${f.message}${f.diff ? `\n${indent(f.diff)}` : ""}`);
+    const pages = englishPages(ROOT, languages).length;
+    console.log(
+      findings.length === 0
+        ? `docs:sync: ${pages} English page(s), each translated into ${languages.join(", ")} and up to date; every rule in every language`
+        : `docs:sync: ${findings.length} problem(s) in ${relative(ROOT, join(ROOT, LOCK_FILE))}'s languages (${["en", ...languages].join(", ")})`,
+    );
+    process.exitCode = findings.length === 0 ? 0 : 1;
+  }
+}

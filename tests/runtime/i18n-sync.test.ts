@@ -1,0 +1,97 @@
+/**
+ * The translations' sync check (scripts/docs/i18n-sync.ts) on a small site of its own: a page
+ * whose English source changed after its translation is reported, with the English lines that
+ * changed, until the translation's record is updated; a missing page or rule is named.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { markTranslated, normalize, readLock, syncFindings } from "../../scripts/docs/i18n-sync.ts";
+
+let root = "";
+const write = (rel: string, text: string) => {
+  mkdirSync(dirname(join(root, rel)), { recursive: true });
+  writeFileSync(join(root, rel), text);
+};
+const ENGLISH = "# Commands\n\nRun `npm run check s01`.\n\nIt prints the rule.\n\n<!-- bench:latest:start -->\n| a | 1 |\n<!-- bench:latest:end -->\n";
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "i18n-sync-"));
+  execFileSync("git", ["init", "-q"], { cwd: root });
+  write("docs/guide/commands.md", ENGLISH);
+  write("docs/zh/guide/commands.md", "# 课程命令\n\n运行 `npm run check s01`。\n");
+  write("docs/index.md", "# Home\n");
+  write("docs/zh/index.md", "# 首页\n");
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const findings = (rules?: Record<string, string[]>) => syncFindings({ root, languages: ["zh"], ...(rules ? { rules } : {}) });
+
+describe("the translations' sync check", () => {
+  it("a translation with no record is reported until it is marked; then the site is in sync", () => {
+    expect(findings().map((f) => [f.kind, f.where])).toEqual([
+      ["no-record", "zh/guide/commands.md"],
+      ["no-record", "zh/index.md"],
+    ]);
+    markTranslated(root, ["zh/guide/commands.md", "docs/zh/index.md"], ["zh"]);
+    expect(findings()).toEqual([]);
+    expect(readLock(root).pages["zh/guide/commands.md"]?.source).toBe("guide/commands.md");
+  });
+
+  it("fails on a changed English page, shows the lines that changed, and passes once the record is updated", () => {
+    markTranslated(root, ["zh/guide/commands.md", "zh/index.md"], ["zh"]);
+    write("docs/guide/commands.md", ENGLISH.replace("It prints the rule.", "It prints the rule and where it broke."));
+    const drift = findings();
+    expect(drift.map((f) => [f.kind, f.where])).toEqual([["drift", "zh/guide/commands.md"]]);
+    expect(drift[0]!.message).toContain("npm run docs:sync -- --mark zh/guide/commands.md");
+    expect(drift[0]!.diff).toContain("-It prints the rule.");
+    expect(drift[0]!.diff).toContain("+It prints the rule and where it broke.");
+    markTranslated(root, ["zh/guide/commands.md"], ["zh"]);
+    expect(findings()).toEqual([]);
+  });
+
+  it("a generated block that changes (its generator writes every language) is not drift", () => {
+    markTranslated(root, ["zh/guide/commands.md", "zh/index.md"], ["zh"]);
+    write("docs/guide/commands.md", ENGLISH.replace("| a | 1 |", "| a | 2 |\n| b | 3 |"));
+    expect(findings()).toEqual([]);
+    expect(normalize(ENGLISH)).not.toContain("| a | 1 |");
+    // Markers named in prose are words, not a block: a change between them is drift.
+    const prose = "Generated blocks (between `<!-- name:start -->` and `<!-- name:end -->`) are left out.";
+    expect(normalize(prose)).toBe(prose);
+  });
+
+  it("without the old blob in the clone, drift is still reported, and says why there is no diff", () => {
+    markTranslated(root, ["zh/guide/commands.md", "zh/index.md"], ["zh"]);
+    const lock = readLock(root);
+    writeFileSync(join(root, "docs/i18n.json"), JSON.stringify({ pages: { ...lock.pages, "zh/guide/commands.md": { ...lock.pages["zh/guide/commands.md"]!, blob: "0".repeat(40) } } }));
+    write("docs/guide/commands.md", "# Commands\n\nSomething else.\n");
+    const [drift] = findings();
+    expect(drift?.kind).toBe("drift");
+    expect(drift?.diff).toMatch(/is not in this clone/);
+  });
+
+  it("names a page missing in a language, a translation of no English page, and a rule without a language's words", () => {
+    markTranslated(root, ["zh/guide/commands.md", "zh/index.md"], ["zh"]);
+    write("docs/guide/new.md", "# New\n");
+    write("docs/zh/guide/old.md", "# 旧\n");
+    const got = findings({ "results-first": ["en", "zh"], "my-rule": ["en"] });
+    expect(got.map((f) => [f.kind, f.where])).toEqual([
+      ["missing-page", "zh/guide/new.md"],
+      ["orphan-page", "zh/guide/old.md"],
+      ["missing-rule", "my-rule"],
+    ]);
+    expect(got[2]!.message).toMatch(/no zh words/);
+    // A language the site adds later (ja) needs every page and every rule.
+    const ja = syncFindings({ root, languages: ["zh", "ja"], rules: { "results-first": ["en", "zh"] } });
+    expect(ja.filter((f) => f.where.startsWith("ja/")).map((f) => f.kind)).toEqual(["missing-page", "missing-page", "missing-page"]);
+    expect(ja.some((f) => f.kind === "missing-rule" && f.message.includes("no ja words"))).toBe(true);
+  });
+
+  it("refuses to mark a page of a language the site does not have, or one without its English page", () => {
+    expect(() => markTranslated(root, ["ja/index.md"], ["zh"])).toThrow(/not a page of a translated language/);
+    write("docs/zh/guide/only-zh.md", "# 只有中文\n");
+    expect(() => markTranslated(root, ["zh/guide/only-zh.md"], ["zh"])).toThrow(/its English page\) does not exist/);
+  });
+});
