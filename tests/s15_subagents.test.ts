@@ -338,6 +338,8 @@ describe("s15 counts that add up across nested agents", () => {
         // runAgent itself (no driveLoop, whose own checks of the transcript send requests too).
         const outcome = await lesson.runAgent(llm, history, { root: process.cwd(), approve: refuseAll, maxDepth, onChild: (c) => children.push(c), onTokens: (n) => (passedUp += n), extensions: [({ guard }) => ((top = guard as RunGuards), {})] });
         rule(outcome.status === "done", "subagent-depth", () => `agents nested ${maxDepth} deep ended ${outcome.status}`);
+        const deepest = Math.max(0, ...children.map((c) => c.depth));
+        rule(deepest === maxDepth, "subagent-depth", () => `with maxDepth ${maxDepth}, agents that always delegate nested ${deepest} deep: nesting must stop at maxDepth; add the task tool only while depth < maxDepth.`);
         const agents = 1 + children.length;
         const every = llm.scripted.exchanges.reduce((n, e) => n + (e.response ? tokensOf(e.response.usage) : 0), 0);
         rule(
