@@ -27,7 +27,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 /** The file a lesson registers itself with, in its solution's folder. */
 export const REGISTRATION_FILE = "course.json";
 
-const words = z.strictObject({ en: z.string().min(1), zh: z.string().min(1) });
+const words = z.strictObject({ en: z.string().min(1), zh: z.string().min(1), ja: z.string().min(1).optional(), ru: z.string().min(1).optional() });
 const sentence = z.strictObject({ what: z.string().min(1), fix: z.string().min(1) });
 
 const Box = z.looseObject({ id: z.string().min(1), col: z.number().int().min(0), row: z.number().int().min(0), label: words });
@@ -59,7 +59,7 @@ export const RegistrationSchema = z.strictObject({
   doneAnswers: z.number().int().min(1).max(100).optional(),
   /** Named tasks: "task" is the lesson's default task. */
   tasks: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/), z.string().min(1)).default({}),
-  rules: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/, "a rule id in kebab-case"), z.strictObject({ stage: z.literal("lesson"), en: sentence, zh: sentence })).default({}),
+  rules: z.record(z.string().regex(/^[a-z][a-z0-9-]*$/, "a rule id in kebab-case"), z.strictObject({ stage: z.literal("lesson"), en: sentence, zh: sentence, ja: sentence.optional(), ru: sentence.optional() })).default({}),
   diagram: z.looseObject({ title: words, caption: words, cols: z.number().int().min(1), rows: z.number().int().min(1), boxes: z.array(Box).min(1), arrows: z.array(Arrow) }),
 });
 

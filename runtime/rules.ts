@@ -12,14 +12,19 @@
  * last, so a rule that names the cause always leads.
  */
 
+import { existsSync, readFileSync } from "node:fs";
 import { registrations } from "./registrations.ts";
 
 /**
  * The languages the course speaks (its rule catalog, `npm run check` and `npm run hint`): English,
- * and every language listed after it. A new language (ja, ru) is one more entry here, then its
- * words wherever `say()` is given words (English is the fallback for any it lacks).
+ * and every language listed after it. English and Chinese are written beside each rule below (and
+ * in each lesson's course.json); every other language keeps its words in a file of its own,
+ * runtime/i18n/rules.<lang>.json (rule id → { what, fix }), so a translation is added or corrected
+ * without touching the rules themselves. A new language is one more entry here, its file, and its
+ * words wherever `say()` is given words (English is the fallback for any it lacks; `npm run
+ * docs:sync` names every rule a language lacks).
  */
-export const COURSE_LANGS = ["en", "zh"] as const;
+export const COURSE_LANGS = ["en", "zh", "ja", "ru"] as const;
 export type Lang = (typeof COURSE_LANGS)[number];
 
 export const STAGES = ["syntax", "types", "hang", "growth", "pairing", "lesson", "net"] as const;
@@ -36,6 +41,9 @@ export interface RuleEntry {
   stage: Stage;
   en: Words;
   zh: Words;
+  /** From runtime/i18n/rules.<lang>.json (or the lesson's course.json), when written. */
+  ja?: Words;
+  ru?: Words;
 }
 
 const r = (stage: Stage, en: [string, string], zh: [string, string]): RuleEntry => ({
@@ -510,8 +518,48 @@ function registeredRules(): Record<string, RuleEntry> {
  */
 export type RuleId = keyof typeof LISTED | (string & {});
 
+/** The languages whose words live in runtime/i18n/rules.<lang>.json. */
+const FILED_LANGS = ["ja", "ru"] as const;
+
+/**
+ * Each rule with the words of the filed languages added (a course.json's own words win). A file
+ * that does not parse, or an entry without both sentences, is a mistake in the course, named.
+ */
+function withFiledWords(rules: Record<string, RuleEntry>): Record<string, RuleEntry> {
+  const out: Record<string, RuleEntry> = {};
+  const filed = Object.fromEntries(FILED_LANGS.map((lang) => [lang, readFiled(lang)])) as Record<(typeof FILED_LANGS)[number], Record<string, Words>>;
+  for (const [id, entry] of Object.entries(rules)) {
+    const more: Partial<RuleEntry> = {};
+    for (const lang of FILED_LANGS) {
+      const w = entry[lang] ?? filed[lang][id];
+      if (w) more[lang] = w;
+    }
+    out[id] = { ...entry, ...more };
+  }
+  return out;
+}
+
+function readFiled(lang: string): Record<string, Words> {
+  const file = new URL(`./i18n/rules.${lang}.json`, import.meta.url);
+  if (!existsSync(file)) return {};
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new Error(`runtime/i18n/rules.${lang}.json does not parse: ${(e as Error).message}`);
+  }
+  const out: Record<string, Words> = {};
+  for (const [id, w] of Object.entries(data as Record<string, Partial<Words>>)) {
+    if (id.startsWith("$")) continue;
+    if (typeof w?.what !== "string" || typeof w?.fix !== "string" || !w.what.trim() || !w.fix.trim())
+      throw new Error(`runtime/i18n/rules.${lang}.json: "${id}" needs both "what" and "fix", each a sentence`);
+    out[id] = { what: w.what, fix: w.fix };
+  }
+  return out;
+}
+
 /** The catalog: the rules above, then those the lessons register, in lesson order. */
-export const RULES: Record<RuleId, RuleEntry> = { ...LISTED, ...registeredRules() };
+export const RULES: Record<RuleId, RuleEntry> = withFiledWords({ ...LISTED, ...registeredRules() });
 
 export function isRuleId(id: string): id is RuleId {
   return Object.hasOwn(RULES, id);
@@ -540,7 +588,7 @@ export function ruleEntry(id: RuleId): RuleEntry {
 }
 
 export function ruleWords(id: RuleId, lang: Lang = courseLang()): Words {
-  return say(ruleEntry(id), lang);
+  return say(ruleEntry(id) as { en: Words } & Partial<Record<Lang, Words>>, lang);
 }
 
 export function ruleStage(id: string): Stage | undefined {

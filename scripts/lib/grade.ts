@@ -441,20 +441,39 @@ function findTodo(lesson: Lesson, text: string): string | undefined {
 /** What `npm run check` prints for a failed grade: the first broken rule first, in words. */
 export function explain(lesson: Lesson, grade: Grade, lang = courseLang()): string[] {
   const first = grade.failures[0];
-  if (!first) return [`${lesson.id}: every test passes.`];
+  const t = (words: { en: string; zh: string; ja: string; ru: string }) => say(words, lang);
+  if (!first) return [t({ en: `${lesson.id}: every test passes.`, zh: `${lesson.id}：所有测试都通过了。`, ja: `${lesson.id}：すべてのテストに合格しました。`, ru: `${lesson.id}: все тесты проходят.` })];
   const lines: string[] = [];
   const at = first.where ? ` (${first.where})` : "";
   const tag = first.rule ? `[${first.rule}] ` : "";
+  const inTest = (test: string | undefined) => t({ en: `In the test "${test}"`, zh: `在测试 "${test}" 中`, ja: `テスト "${test}" で`, ru: `В тесте "${test}"` });
   switch (first.kind) {
     case "load":
       lines.push(first.message);
       break;
     case "todo":
-      lines.push(`A TODO is left${at}:`, `    ${first.message}`, "  Replace that todo(…) call with your code: the // TODO: comments above it say what to write.");
+      lines.push(
+        t({ en: `A TODO is left${at}:`, zh: `还有一个 TODO 没写${at}：`, ja: `TODO が残っています${at}：`, ru: `Остался TODO${at}:` }),
+        `    ${first.message}`,
+        t({
+          en: "  Replace that todo(…) call with your code: the // TODO: comments above it say what to write.",
+          zh: "  用你的代码替换这个 todo(…) 调用：它上面的 // TODO: 注释说明了要写什么。",
+          ja: "  その todo(…) の呼び出しを自分のコードに置き換えてください。上の // TODO: コメントに何を書くかがあります。",
+          ru: "  Замените этот вызов todo(…) своим кодом: комментарии // TODO: над ним говорят, что написать.",
+        }),
+      );
       break;
     case "types": {
       const all = grade.failures.filter((f) => f.kind === "types");
-      lines.push(`${tag}lessons/${lesson.dir} does not type-check (${all.length === 1 ? "1 error" : `${all.length} errors`}):`);
+      const n = all.length;
+      lines.push(
+        `${tag}${t({
+          en: `lessons/${lesson.dir} does not type-check (${n === 1 ? "1 error" : `${n} errors`}):`,
+          zh: `lessons/${lesson.dir} 没有通过类型检查（${n} 个错误）：`,
+          ja: `lessons/${lesson.dir} は型チェックを通りません（エラー ${n} 件）：`,
+          ru: `lessons/${lesson.dir} не проходит проверку типов (ошибок: ${n}):`,
+        })}`,
+      );
       for (const f of all) lines.push(`  ${f.where}  ${f.message}`);
       break;
     }
@@ -462,22 +481,29 @@ export function explain(lesson: Lesson, grade: Grade, lang = courseLang()): stri
       lines.push(`${tag}${first.message}`);
       break;
     case "api":
-      lines.push(`In the test "${first.test}", ${tag}`, ...first.message.split("\n").map((l) => `  ${l}`));
-      lines.push(`  messages.N is history[N] in your loop${first.where ? `; the request was sent from ${first.where}` : ""}.`);
+      lines.push(`${inTest(first.test)}, ${tag}`, ...first.message.split("\n").map((l) => `  ${l}`));
+      lines.push(
+        t({
+          en: `  messages.N is history[N] in your loop${first.where ? `; the request was sent from ${first.where}` : ""}.`,
+          zh: `  messages.N 就是你的循环里的 history[N]${first.where ? `；请求是从 ${first.where} 发出的` : ""}。`,
+          ja: `  messages.N はループの history[N] のことです${first.where ? `。リクエストは ${first.where} から送られました` : ""}。`,
+          ru: `  messages.N — это history[N] в вашем цикле${first.where ? `; запрос отправлен из ${first.where}` : ""}.`,
+        }),
+      );
       break;
     case "rule":
     case "transcript":
     case "assertion":
-      lines.push(`In the test "${first.test}":`, indent(`${tag}${first.message}`, "  "));
-      if (first.where) lines.push(`  (your code was at ${first.where})`);
+      lines.push(`${inTest(first.test)}:`, indent(`${tag}${first.message}`, "  "));
+      if (first.where) lines.push(t({ en: `  (your code was at ${first.where})`, zh: `  （你的代码在 ${first.where}）`, ja: `  （あなたのコードは ${first.where}）`, ru: `  (ваш код: ${first.where})` }));
       break;
     case "error":
-      lines.push(`In the test "${first.test}", your code threw${at}:`, `  ${first.message}`);
+      lines.push(t({ en: `In the test "${first.test}", your code threw${at}:`, zh: `在测试 "${first.test}" 中，你的代码抛出了异常${at}：`, ja: `テスト "${first.test}" で、あなたのコードが例外を投げました${at}：`, ru: `В тесте "${first.test}" ваш код бросил исключение${at}:` }), `  ${first.message}`);
       break;
   }
   if (first.rule) {
     const w = ruleWords(first.rule, lang);
-    lines.push("", say({ en: `The rule: ${w.what}`, zh: `规则：${w.what}` }, lang), say({ en: `What to do: ${w.fix}`, zh: `怎么做：${w.fix}` }, lang));
+    lines.push("", say({ en: `The rule: ${w.what}`, zh: `规则：${w.what}`, ja: `ルール：${w.what}`, ru: `Правило: ${w.what}` }, lang), say({ en: `What to do: ${w.fix}`, zh: `怎么做：${w.fix}`, ja: `すべきこと：${w.fix}`, ru: `Что делать: ${w.fix}` }, lang));
   }
   return lines;
 }

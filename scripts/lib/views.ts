@@ -94,7 +94,7 @@ function ruleHint(lesson: Lesson): string[] {
   if (!rule) return [];
   const lang = courseLang();
   const w = ruleWords(rule, lang);
-  const lines = ["", bold(say({ en: `The rule your last check broke [${rule}]:`, zh: `上次检查违反的规则 [${rule}]：` }, lang)), `  ${w.what}`, `  ${w.fix}`];
+  const lines = ["", bold(say({ en: `The rule your last check broke [${rule}]:`, zh: `上次检查违反的规则 [${rule}]：`, ja: `前回のチェックで破られたルール [${rule}]：`, ru: `Правило, нарушенное при последней проверке [${rule}]:` }, lang)), `  ${w.what}`, `  ${w.fix}`];
   // The net compares your loop with the reference: running the reference shows what it does.
   if (rule.startsWith("net-"))
     lines.push(
@@ -102,6 +102,8 @@ function ruleHint(lesson: Lesson): string[] {
         {
           en: `  The reference's run of the same task: \`npm run lesson ${lesson.id} -- --solution\` (offline, the same model answers).`,
           zh: `  参考答案在同一任务上的运行：\`npm run lesson ${lesson.id} -- --solution\`（离线时模型相同）。`,
+          ja: `  同じタスクでの参考解答の実行：\`npm run lesson ${lesson.id} -- --solution\`（オフラインではモデルの答えも同じ）。`,
+          ru: `  Прогон эталона на той же задаче: \`npm run lesson ${lesson.id} -- --solution\` (офлайн ответы модели те же).`,
         },
         lang,
       ),
