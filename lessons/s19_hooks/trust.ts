@@ -63,6 +63,9 @@ export function recordTrust(userDir: string, root: string, ids: string[]): void 
   renameSync(`${file}.tmp`, file);
 }
 
+/** Records every hook of the workspace's settings as approved: what a person's yes to each of them leaves. */
+export const approveWorkspaceHooks = (root: string, userDir: string) => recordTrust(userDir, root, readHooks(projectSettings(root)).map(hookId));
+
 /** One line naming a hook for the person: its event, its matcher, its command (control characters shown, not obeyed). */
 export const describeHook = (h: Hook) => `${h.event}${h.matcher ? ` (tools ${h.matcher.source.slice(4, -2)})` : ""} hook \`${promptSafe(h.command)}\``;
 
