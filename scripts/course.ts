@@ -24,6 +24,7 @@ import { createInterface } from "node:readline/promises";
 import { LESSONS, findLesson, type Lesson } from "../runtime/manifest.ts";
 import { REGISTRATION_FILE } from "../runtime/registrations.ts";
 import { bold, cyan, dim, green, red, yellow } from "../runtime/print.ts";
+import { say } from "../runtime/rules.ts";
 import { ROOT, exerciseDir, filesUnder, solutionDir, testFileRel } from "./lib/paths.ts";
 import { isPristine, pristine, restore, takeSnapshots } from "./lib/pristine.ts";
 import { UsageError, npmSwallowed, strictArgs, usageLine } from "./lib/args.ts";
@@ -104,12 +105,12 @@ async function cmdCheck(argv: string[]): Promise<number> {
   if (positional[0]) {
     const lesson = lessonOrFail(positional[0], "check");
     folderOrFail(lesson);
-    console.log(dim(`Checking lessons/${lesson.dir} …`));
+    console.log(dim(say({ en: `Checking lessons/${lesson.dir} …`, zh: `正在检查 lessons/${lesson.dir} ……`, ja: `lessons/${lesson.dir} をチェックしています…`, ru: `Проверяю lessons/${lesson.dir} …` })));
     const grade = await checkLesson(lesson, opts);
     report(lesson, grade);
     return grade.ok ? 0 : 1;
   }
-  console.log(dim("Finding your current lesson (the first one whose check does not pass) …"));
+  console.log(dim(say({ en: "Finding your current lesson (the first one whose check does not pass) …", zh: "正在找你当前的课（第一个检查没有通过的课）……", ja: "現在のレッスン（チェックに通らない最初のレッスン）を探しています…", ru: "Ищу ваш текущий урок (первый, чья проверка не проходит) …" })));
   const current = await currentLesson(LESSONS, opts);
   if (!current) {
     console.log(green(`✓ All ${LESSONS.length} lessons pass. \`npm run list\` shows them.`));

@@ -7,9 +7,13 @@ import { LESSONS, type Lesson } from "../../runtime/manifest.ts";
 import { bold, dim, green, red, yellow } from "../../runtime/print.ts";
 import { courseLang, ruleWords, say } from "../../runtime/rules.ts";
 import { explain, type Grade } from "./grade.ts";
+import { lessonHints } from "./hints.ts";
 import { exerciseDir } from "./paths.ts";
 import { cachedGrade, cachedResult, loadState } from "./state.ts";
 import type { LessonState, LessonStatus } from "./progress.ts";
+
+/** The words of this view in the learner's language. */
+const t = (words: { en: string; zh: string; ja: string; ru: string }) => say(words);
 
 /** Done by the checks run so far (a lesson never checked is not done). */
 const doneByChecks = (lesson: Lesson) => existsSync(exerciseDir(lesson)) && cachedResult(loadState(), lesson) === true;
@@ -31,27 +35,58 @@ export function nextLine(next: Lesson): string {
 export function checkReport(lesson: Lesson, grade: Grade, { watch = false } = {}): string[] {
   if (grade.ok) {
     const next = nextToDo(lesson);
-    return [green(`✓ ${lesson.id} · ${lesson.title}: all ${grade.total} tests pass.`), next ? nextLine(next) : "Every lesson passes."];
+    return [
+      green(t({ en: `✓ ${lesson.id} · ${lesson.title}: all ${grade.total} tests pass.`, zh: `✓ ${lesson.id} · ${lesson.title}：全部 ${grade.total} 个测试通过。`, ja: `✓ ${lesson.id} · ${lesson.title}：${grade.total} 件のテストすべてに合格しました。`, ru: `✓ ${lesson.id} · ${lesson.title}: все тесты (${grade.total}) проходят.` })),
+      next ? nextLine(next) : t({ en: "Every lesson passes.", zh: "每一课都通过了。", ja: "すべてのレッスンに合格しました。", ru: "Все уроки пройдены." }),
+    ];
   }
   // Every test may pass while the check still fails (a type error): the header says which.
   const allPass = grade.total > 0 && grade.passed === grade.total;
-  const why = grade.failures[0]?.kind === "types" ? "but the files do not type-check" : "but the check found a problem";
-  const counts = grade.total === 0 ? "" : allPass ? `: all ${grade.total} tests pass, ${why}` : ` (${grade.passed} of ${grade.total} tests pass)`;
-  const lines = [red(`✗ ${lesson.id} · ${lesson.title} is not done yet${counts}.`), ""];
+  const types = grade.failures[0]?.kind === "types";
+  const n = grade.total;
+  const counts =
+    n === 0
+      ? { en: "", zh: "", ja: "", ru: "" }
+      : allPass
+        ? {
+            en: `: all ${n} tests pass, ${types ? "but the files do not type-check" : "but the check found a problem"}`,
+            zh: `：全部 ${n} 个测试通过，${types ? "但文件没有通过类型检查" : "但检查发现了问题"}`,
+            ja: `：${n} 件のテストはすべて合格ですが、${types ? "ファイルが型チェックを通りません" : "チェックが問題を見つけました"}`,
+            ru: `: все тесты (${n}) проходят, ${types ? "но файлы не проходят проверку типов" : "но проверка нашла проблему"}`,
+          }
+        : { en: ` (${grade.passed} of ${n} tests pass)`, zh: `（${n} 个测试中通过 ${grade.passed} 个）`, ja: `（${n} 件中 ${grade.passed} 件のテストに合格）`, ru: ` (проходит ${grade.passed} из ${n} тестов)` };
+  const lines = [
+    red(
+      t({
+        en: `✗ ${lesson.id} · ${lesson.title} is not done yet${counts.en}.`,
+        zh: `✗ ${lesson.id} · ${lesson.title} 还没有完成${counts.zh}。`,
+        ja: `✗ ${lesson.id} · ${lesson.title} はまだ完成していません${counts.ja}。`,
+        ru: `✗ ${lesson.id} · ${lesson.title}: ещё не готово${counts.ru}.`,
+      }),
+    ),
+    "",
+  ];
   lines.push(...explain(lesson, grade));
   const others = grade.failures.slice(1).filter((f) => f.kind !== "load");
   if (others.length > 0) {
-    lines.push("", dim(`Also failing (${others.length}):`));
+    lines.push("", dim(t({ en: `Also failing (${others.length}):`, zh: `另外还有失败（${others.length}）：`, ja: `ほかにも失敗しています（${others.length}）：`, ru: `Также не проходят (${others.length}):` })));
     const first = grade.failures[0];
     for (const f of others.slice(0, 6))
-      lines.push(dim(`  ✗ ${f.test}${first && f.kind === first.kind && f.message === first.message ? " (the same)" : ""}`));
-    if (others.length > 6) lines.push(dim(`  … and ${others.length - 6} more`));
+      lines.push(dim(`  ✗ ${f.test}${first && f.kind === first.kind && f.message === first.message ? t({ en: " (the same)", zh: "（同上）", ja: "（同じ）", ru: " (то же)" }) : ""}`));
+    if (others.length > 6) lines.push(dim(t({ en: `  … and ${others.length - 6} more`, zh: `  ……还有 ${others.length - 6} 个`, ja: `  …ほか ${others.length - 6} 件`, ru: `  … и ещё ${others.length - 6}` })));
   }
   lines.push("");
-  if (watch) lines.push(dim("Save your file to check again."));
+  if (watch) lines.push(dim(t({ en: "Save your file to check again.", zh: "保存文件即可再次检查。", ja: "ファイルを保存すると、もう一度チェックします。", ru: "Сохраните файл, чтобы проверить снова." })));
   else
     lines.push(
-      dim(`Fix it, save, and run \`npm run check ${lesson.id}\` again · stuck? \`npm run hint ${lesson.id}\` · the runner's full output: \`npm run check ${lesson.id} -- --verbose\``),
+      dim(
+        t({
+          en: `Fix it, save, and run \`npm run check ${lesson.id}\` again · stuck? \`npm run hint ${lesson.id}\` · the runner's full output: \`npm run check ${lesson.id} -- --verbose\``,
+          zh: `改好、保存，再运行 \`npm run check ${lesson.id}\` · 卡住了？\`npm run hint ${lesson.id}\` · 测试运行器的完整输出：\`npm run check ${lesson.id} -- --verbose\``,
+          ja: `直して保存し、もう一度 \`npm run check ${lesson.id}\` を実行 · 行き詰まったら \`npm run hint ${lesson.id}\` · テストランナーの全出力：\`npm run check ${lesson.id} -- --verbose\``,
+          ru: `Исправьте, сохраните и снова запустите \`npm run check ${lesson.id}\` · застряли? \`npm run hint ${lesson.id}\` · полный вывод: \`npm run check ${lesson.id} -- --verbose\``,
+        }),
+      ),
     );
   return lines;
 }
@@ -61,22 +96,35 @@ export function checkReport(lesson: Lesson, grade: Grade, { watch = false } = {}
  * gives: after the first, a stronger hint; after the second, there is only the reference.
  */
 export function hintLines(lesson: Lesson, level: 1 | 2, { watch = false } = {}): string[] {
-  const lines = [bold(`Hint for ${lesson.id} · ${lesson.title}`), `  ${lesson.hints[0]}`];
+  const hints = lessonHints(lesson);
+  const lines = [bold(t({ en: `Hint for ${lesson.id} · ${lesson.title}`, zh: `${lesson.id} · ${lesson.title} 的提示`, ja: `${lesson.id} · ${lesson.title} のヒント`, ru: `Подсказка к ${lesson.id} · ${lesson.title}` })), `  ${hints[0]}`];
   if (level === 2)
     lines.push(
       "",
-      bold("A stronger hint (closer to the code):"),
-      `  ${lesson.hints[1]}`,
+      bold(t({ en: "A stronger hint (closer to the code):", zh: "更强的提示（更接近代码）：", ja: "もっと強いヒント（コードに近い）：", ru: "Подсказка посильнее (ближе к коду):" })),
+      `  ${hints[1]}`,
       "",
-      dim(`That was the last hint: asking again shows these two. Still stuck? \`npm run solution ${lesson.id}\` shows the reference.`),
+      dim(
+        t({
+          en: `That was the last hint: asking again shows these two. Still stuck? \`npm run solution ${lesson.id}\` shows the reference.`,
+          zh: `这是最后一条提示：再问会显示这两条。还是卡住？\`npm run solution ${lesson.id}\` 会显示参考答案。`,
+          ja: `これが最後のヒントです。もう一度尋ねるとこの 2 つが表示されます。まだ行き詰まっていますか？ \`npm run solution ${lesson.id}\` で参考解答が見られます。`,
+          ru: `Это была последняя подсказка: при повторном запросе будут показаны эти две. Всё ещё не выходит? \`npm run solution ${lesson.id}\` покажет эталон.`,
+        }),
+      ),
     );
   else
     lines.push(
       "",
       dim(
         watch
-          ? "Need more? Press h again: the next hint is stronger, closer to the code."
-          : `Need more? Run \`npm run hint ${lesson.id}\` again (or \`npm run hint ${lesson.id} -- --more\`): the next hint is stronger, closer to the code.`,
+          ? t({ en: "Need more? Press h again: the next hint is stronger, closer to the code.", zh: "还需要？再按一次 h：下一条提示更强，更接近代码。", ja: "まだ必要ですか？もう一度 h を押すと、次のヒントはもっと強く、コードに近くなります。", ru: "Нужно больше? Нажмите h ещё раз: следующая подсказка сильнее, ближе к коду." })
+          : t({
+              en: `Need more? Run \`npm run hint ${lesson.id}\` again (or \`npm run hint ${lesson.id} -- --more\`): the next hint is stronger, closer to the code.`,
+              zh: `还需要？再运行一次 \`npm run hint ${lesson.id}\`（或 \`npm run hint ${lesson.id} -- --more\`）：下一条提示更强，更接近代码。`,
+              ja: `まだ必要ですか？もう一度 \`npm run hint ${lesson.id}\`（または \`npm run hint ${lesson.id} -- --more\`）を実行すると、次のヒントはもっと強く、コードに近くなります。`,
+              ru: `Нужно больше? Запустите \`npm run hint ${lesson.id}\` ещё раз (или \`npm run hint ${lesson.id} -- --more\`): следующая подсказка сильнее, ближе к коду.`,
+            }),
       ),
     );
   lines.push(...ruleHint(lesson));

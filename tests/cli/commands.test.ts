@@ -253,7 +253,7 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
   it("with every solution copied in, every check passes: list says done for all, check s01 and check pass", async () => {
     for (const l of LESSONS) solve(copy.root, l.dir);
     const list = await copy.call(["list"]);
-    expect(states(list.out)).toEqual(Object.fromEntries(LESSONS.map((l) => [l.id, "done"])));
+    expect(states(list.out), `npm run list printed:\n${list.out}`).toEqual(Object.fromEntries(LESSONS.map((l) => [l.id, "done"])));
     const one = await copy.call(["check", "s01"]);
     expect(one.code).toBe(0);
     expect(one.out).toContain(`✓ ${s01.id}`);

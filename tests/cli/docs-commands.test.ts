@@ -31,6 +31,7 @@ const EXPECTED: Record<string, Expect> = {
   "npm run typecheck": { ci: ".ci/run's typecheck step" },
   "npm run lint": { ci: ".ci/run's lint step" },
   "npm run docs:build": { ci: ".ci/run's docs step" },
+  "npm run docs:sync": { ci: "tests/runtime/checklist.test.ts runs the same check on every page (the lesson checklist's translations line)" },
   "npm run test:e2e": { ci: "test:all's last step" },
   "npm run verify": { ci: ".ci/run's test:all (verify --sample); all of it takes over 20 minutes" },
   "npm run docs:dev": { starts: /transcript|VitePress|localhost/i, limitS: 180 },
@@ -64,7 +65,10 @@ const EXPECTED: Record<string, Expect> = {
   "npm run agent": { exit: 2, out: /--workspace/ },
   "npm run agent -- --help": { exit: 0, out: /--workspace[\s\S]*--mcp-config/ },
   "npm run agent -- --scenarios": { exit: 0, out: /Fix the login lockout so the tests pass\./ },
-  [`${SAMPLE} ${FLAGSHIP}`]: { exit: 0, out: /off-by-one[\s\S]*Stop hook sent me back/, not: /Not done|stopped \(no_script\)/ },
+  // No terminal and no --yes: the sample repository's Stop hook is not approved, so it does not run
+  // (one line says so and how to approve it); the answer is the same.
+  [`${SAMPLE} ${FLAGSHIP}`]: { exit: 0, out: /hook not run: Stop hook[\s\S]*not approved[\s\S]*--yes[\s\S]*off-by-one/, not: /Not done|stopped \(no_script\)|Stop hook sent me back/ },
+  [`${SAMPLE} --yes ${FLAGSHIP}`]: { exit: 0, out: /off-by-one[\s\S]*Stop hook sent me back/, not: /Not done|hook not run|stopped \(no_script\)/ },
   [SAMPLE]: { exit: 0, out: /workspace: / },
   [`${SAMPLE} --mcp-config examples/mcp-notes/mcp.json "What do our team notes say about account lockouts?"`]: { exit: 0, out: /→ mcp__notes__search[\s\S]*locks after 3 failed logins/, not: /Not done|Not run/ },
   [`npm run agent -- --skills examples/skills --workspace examples/login-service ${FLAGSHIP}`]: { exit: 0, out: /off-by-one/, not: /Not done/ },
