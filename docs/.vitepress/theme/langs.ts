@@ -31,6 +31,11 @@ export function langDir(lang: SiteLang): string {
   return lang === "en" ? "" : `${lang}/`;
 }
 
+/** A lesson's page in a language: its own when `pages` (the languages it has a page in) has it, else the English one. */
+export function lessonHref(lang: SiteLang, dir: string, pages: readonly SiteLang[]): string {
+  return `/${pages.includes(lang) ? langDir(lang) : ""}lessons/${dir}`;
+}
+
 /** The language of a page from its path under docs/ ("ja/lessons/s01_agent_loop.md" → "ja"). */
 export function langOfPath(relativePath: string): SiteLang {
   const first = relativePath.split("\\").join("/").split("/")[0];
