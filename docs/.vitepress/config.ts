@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import cjkFriendly from "markdown-it-cjk-friendly";
 import { defineConfig, type DefaultTheme } from "vitepress";
 import { LESSONS } from "../../runtime/manifest.ts";
-import { LANG_PREFIX, SITE_LANGS, TRANSLATED, langDir, type SiteLang } from "./theme/langs.ts";
+import { HTML_LANG, LANG_PREFIX, SITE_LANGS, TRANSLATED, langDir, type SiteLang } from "./theme/langs.ts";
 import { lessonPagesPlugin, wrappableLineNumbers, missingLessonPages, missingPagesMessage, pagesIn, pageTitle } from "../../scripts/docs/pages.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -136,7 +136,6 @@ function nav(locale: Locale): DefaultTheme.NavItem[] {
 /** Everything a translated locale says besides its pages: site title, menus, labels, search. */
 const LOCALES: Record<Exclude<Locale, "en">, {
   label: string;
-  lang: string;
   title: string;
   description: string;
   theme: DefaultTheme.Config;
@@ -144,7 +143,6 @@ const LOCALES: Record<Exclude<Locale, "en">, {
 }> = {
   zh: {
     label: "简体中文",
-    lang: "zh-CN",
     title: "动手构建 Agent 循环",
     description: "一门 TypeScript 课程：用 Anthropic SDK，从一次原始的工具调用走到一个有防护的编程 agent。",
     theme: {
@@ -162,7 +160,6 @@ const LOCALES: Record<Exclude<Locale, "en">, {
   },
   ja: {
     label: "日本語",
-    lang: "ja-JP",
     title: "エージェントループを作る",
     description: "TypeScript のコース：Anthropic SDK で、生のツール呼び出し一回から、ガードの付いたコーディングエージェントまで。",
     theme: {
@@ -180,7 +177,6 @@ const LOCALES: Record<Exclude<Locale, "en">, {
   },
   ru: {
     label: "Русский",
-    lang: "ru-RU",
     title: "Собираем цикл агента",
     description: "Курс на TypeScript: с Anthropic SDK от одного сырого вызова инструмента до защищённого агента-программиста.",
     theme: {
@@ -208,7 +204,7 @@ export default defineConfig({
   locales: {
     root: {
       label: "English",
-      lang: "en-US",
+      lang: HTML_LANG.en,
       themeConfig: { nav: nav("en"), sidebar: sidebar("en") },
     },
     ...Object.fromEntries(
@@ -216,7 +212,7 @@ export default defineConfig({
         l,
         {
           label: LOCALES[l].label,
-          lang: LOCALES[l].lang,
+          lang: HTML_LANG[l],
           link: `/${l}/`,
           title: LOCALES[l].title,
           description: LOCALES[l].description,

@@ -96,7 +96,7 @@ const HEADINGS: Record<Lang, { diff: (prev: string) => string; firstDiff: string
   },
 };
 
-const CODE_WORDS: Record<Lang, { lines: (a: number, b: number) => string; exercise: string; show: string; yourTurn: string; folded: string }> = {
+export const CODE_WORDS: Record<Lang, { lines: (a: number, b: number) => string; exercise: string; show: string; yourTurn: string; folded: string }> = {
   en: {
     lines: (a, b) => (a === b ? `line ${a}` : `lines ${a}–${b}`),
     exercise: "your exercise: the TODOs are yours to write",

@@ -12,6 +12,17 @@ export type SiteLang = (typeof SITE_LANGS)[number];
 /** The languages with a folder of their own under docs/ (every one but English). */
 export const TRANSLATED = SITE_LANGS.filter((l) => l !== "en") as Exclude<SiteLang, "en">[];
 
+/** The HTML lang of each language's pages (the config's locales). */
+export const HTML_LANG: Record<SiteLang, string> = { en: "en-US", zh: "zh-CN", ja: "ja-JP", ru: "ru-RU" };
+
+/** A letter of each language's own script (Japanese: kana or kanji), null for English. */
+export const SCRIPT: Record<SiteLang, RegExp | null> = {
+  en: null,
+  zh: /[\u4e00-\u9fff]/,
+  ja: /[\u3040-\u30ff\u4e00-\u9fff]/,
+  ru: /[\u0400-\u04ff]/,
+};
+
 /** Words in every language; English is the only one required, the others fall back to it. */
 export type Words<T = string> = { en: T } & Partial<Record<SiteLang, T>>;
 
