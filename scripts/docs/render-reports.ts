@@ -6,20 +6,24 @@
  * `<!-- reliability:figures … -->`): for a change of words or layout in scripts/bench/report.ts
  * or scripts/reliability/report.ts, without running the (slow) bench or reliability again.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT } from "../../runtime/testing.ts";
 import { benchBlock, benchFiguresOf } from "../bench/report.ts";
+import { SITE_LANGS, langDir } from "../../docs/.vitepress/theme/langs.ts";
 import { figuresOf, reliabilityBlock, replaceBlock, type Lang } from "../reliability/report.ts";
 
+/** Each report's page in every language of the site (a translation's once it is written). */
+const pagesOf = (file: string) => Object.fromEntries(SITE_LANGS.map((l) => [l, `docs/${langDir(l)}guide/${file}`])) as Record<Lang, string>;
 const PAGES: Array<{ kind: "bench" | "reliability"; pages: Record<Lang, string> }> = [
-  { kind: "bench", pages: { en: "docs/guide/benchmarks.md", zh: "docs/zh/guide/benchmarks.md" } },
-  { kind: "reliability", pages: { en: "docs/guide/reliability.md", zh: "docs/zh/guide/reliability.md" } },
+  { kind: "bench", pages: pagesOf("benchmarks.md") },
+  { kind: "reliability", pages: pagesOf("reliability.md") },
 ];
 
 for (const { kind, pages } of PAGES) {
-  const texts = { en: readFileSync(join(ROOT, pages.en), "utf8"), zh: readFileSync(join(ROOT, pages.zh), "utf8") };
-  for (const lang of ["en", "zh"] as const) {
+  const langs = SITE_LANGS.filter((l) => existsSync(join(ROOT, pages[l])));
+  const texts = Object.fromEntries(langs.map((l) => [l, readFileSync(join(ROOT, pages[l]), "utf8")])) as Record<Lang, string>;
+  for (const lang of langs) {
     const source = texts[lang];
     const figures = kind === "bench" ? (benchFiguresOf(source) ?? benchFiguresOf(texts.en)) : (figuresOf(source) ?? figuresOf(texts.en));
     if (!figures) {

@@ -575,6 +575,20 @@ describe("the generated report blocks (scripts/bench/report.ts, scripts/reliabil
     expect(benchFiguresOf(benchBlock(figures!, "en"))).toEqual(figures);
   });
 
+  it("draws the reports' headings and column names in Japanese and Russian, never in Chinese (rows: English until written)", () => {
+    const bench = benchFiguresOf(page("docs/guide/benchmarks.md"))!;
+    const rel = figuresOf(page("docs/guide/reliability.md"))!;
+    for (const [lang, parallel, badHead, script] of [["ja", "### 並列ツール", "### コースへの不正な入力", /[\u3040-\u30ff]/], ["ru", "### Параллельные инструменты", "### Неверный ввод в курс", /[\u0400-\u04ff]/]] as const) {
+      const b = body(renderBench(bench, lang));
+      expect(b, lang).toContain(parallel);
+      const r = body(renderReliability(rel, lang));
+      if (rel.bad) expect(r, lang).toContain(badHead);
+      const heads = [...b.split("\n"), ...r.split("\n")].filter((l) => /^#{3,4} /.test(l));
+      expect(heads.filter((h) => !script.test(h)), `${lang}: headings not in the language`).toEqual([]);
+      expect(`${b}\n${r}`, `${lang}: no Chinese words (the zh table is not a fallback)`).not.toMatch(/并行工具|故障注入|测试的课|汇总/);
+    }
+  });
+
   it("says n/a in the page's language when a lesson a figure needs is not there", () => {
     const figures = benchFiguresOf(page("docs/guide/benchmarks.md"))!;
     const none = { ...figures, parallel: null, streaming: null, summary: { ...figures.summary, parallel_tools: null, streaming: null, cost: null, skills: null } };
