@@ -53,7 +53,7 @@ function scaffold(): void {
   // process of its own, which reads the new course.json.
   const rules = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts/lib/rules-doc.ts")], { cwd: ROOT, encoding: "utf8" });
   if (rules.status !== 0) console.error(red(`the rules pages were not written again: ${rules.stderr.trim()}\n  run npx tsx scripts/lib/rules-doc.ts`));
-  else console.log(`${green("~")} docs/guide/message-rules.md, docs/zh/guide/message-rules.md ${dim("(the catalog, generated)")}`);
+  else console.log(`${green("~")} docs/guide/message-rules.md and each language's ${dim("(the catalog, generated)")}`);
   const id = `${name.id}_${name.slug}`;
   console.log(`\n${name.id} builds on ${base.id}. Its exercise fails its test and its solution passes it already:\n` +
     `  npm run check ${name.id}                 # the exercise: fails on the rule, naming the TODO\n` +

@@ -66,6 +66,7 @@ import {
   type ContextEditingFigures,
   type HookCostFigures,
 } from "./part3-report.ts";
+import { SITE_LANGS, langDir } from "../../docs/.vitepress/theme/langs.ts";
 import { reportFailures } from "../lib/failure.ts";
 
 // What nothing else catches ends the run in words, with what to do (scripts/lib/failure.ts).
@@ -219,7 +220,7 @@ if (values.only === "learner_cycle") {
 
 /** The eval's block on each benchmarks page, drawn in its language. */
 function writeEvalBlocks(figures: EvalFigures) {
-  for (const [rel, lang] of [["docs/guide/benchmarks.md", "en"], ["docs/zh/guide/benchmarks.md", "zh"]] as const) {
+  for (const [rel, lang] of SITE_LANGS.map((l) => [`docs/${langDir(l)}guide/benchmarks.md`, l] as const)) {
     const page = join(ROOT, rel);
     if (!existsSync(page)) continue;
     const text = readFileSync(page, "utf8");
@@ -238,7 +239,7 @@ if (values.only === "eval") {
 
 /** Part III's blocks on each benchmarks page, drawn in its language. */
 function writePart3Blocks(ce: ContextEditingFigures | null, hc: HookCostFigures | null) {
-  for (const [rel, lang] of [["docs/guide/benchmarks.md", "en"], ["docs/zh/guide/benchmarks.md", "zh"]] as const) {
+  for (const [rel, lang] of SITE_LANGS.map((l) => [`docs/${langDir(l)}guide/benchmarks.md`, l] as const)) {
     const page = join(ROOT, rel);
     if (!existsSync(page)) continue;
     const text = readFileSync(page, "utf8");
@@ -561,7 +562,7 @@ const figures: BenchFigures = {
 };
 if (!values.json) for (const line of [...renderBench(figures, "en"), ...renderHookCost(hookCost, "en"), ...renderContextEditing(contextEditing, "en")]) console.log(line);
 if (values["update-docs"]) {
-  for (const [rel, lang] of [["docs/guide/benchmarks.md", "en"], ["docs/zh/guide/benchmarks.md", "zh"]] as const) {
+  for (const [rel, lang] of SITE_LANGS.map((l) => [`docs/${langDir(l)}guide/benchmarks.md`, l] as const)) {
     const page = join(ROOT, rel);
     if (!existsSync(page)) continue;
     const text = readFileSync(page, "utf8");

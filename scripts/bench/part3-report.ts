@@ -9,7 +9,7 @@
  * figure of the wrong shape is named, not drawn. Words follow the glossary (docs/guide/glossary.md).
  */
 import { z } from "zod";
-import { markdownTable, type Lang } from "../reliability/report.ts";
+import { markdownTable, wordsFor, type Lang } from "../reliability/report.ts";
 
 // ── the figures ──
 
@@ -125,7 +125,7 @@ export function hookCostSummary(f: HookCostFigures) {
 // ── the words ──
 
 const fmt = (n: number) => String(n);
-const W = {
+const W_ALL = {
   en: {
     na: (lesson: string) => `n/a (lesson not present) (${lesson})`,
     date: (d: string, kind: Part3Kind) => `_${d}, \`npm run bench\` (or \`npm run bench -- --only ${kind}\`):_`,
@@ -168,9 +168,26 @@ const W = {
   },
 };
 
+/** ja and ru: the headings and column names (the rest in English for now). */
+const HEADS: Partial<Record<Lang, Partial<(typeof W_ALL)["en"]>>> = {
+  ja: {
+    ceHead: (agent: string, turns: number, chars: number, cap: number) => `### コンテキスト編集（${agent}：${turns} ターン、毎ターン ${chars} 文字のファイルを読む、read_file 上限 ${cap}）`,
+    ceCols: ["実行", "リクエスト", "入力トークン（最後のリクエスト）", "入力トークン（全リクエスト）", "キャッシュ読み取り", "キャッシュ書き込み", "費用", "消去 / 接頭辞の書き換え", "指標"],
+    hcHead: (agent: string, calls: number, hook: string) => `### フックの費用（${agent}：1 行あたり ${calls} 回のツール呼び出し、1 ターンに 1 回；各フックは \`${hook}\` を実行）`,
+    hcCols: ["フック", "サンドボックス", "呼び出しあたり ms（中央値）", "呼び出しあたりの増加"],
+  },
+  ru: {
+    ceHead: (agent: string, turns: number, chars: number, cap: number) => `### Редактирование контекста (${agent}: ходов ${turns}, каждый читает файл в ${chars} символов, предел read_file ${cap})`,
+    ceCols: ["запуск", "запросы", "входные токены, последний запрос", "входные токены, все запросы", "чтения кэша", "записи кэша", "цена", "очищено / префикс переписан", "показатель"],
+    hcHead: (agent: string, calls: number, hook: string) => `### Цена хуков (${agent}: ${calls} вызовов инструментов на строку, по одному за ход; каждый хук выполняет \`${hook}\`)`,
+    hcCols: ["хуки", "песочница", "мс на вызов (медиана)", "добавлено на вызов"],
+  },
+};
+const W = (lang: Lang) => wordsFor(W_ALL, lang, HEADS);
+
 /** The context editing section's lines, as the terminal shows them. */
 export function renderContextEditing(f: ContextEditingFigures, lang: Lang): string[] {
-  const w = W[lang];
+  const w = W(lang);
   const off = f.runs.find((r) => r.policy === null);
   if (f.agent === null || !off) return [w.ceHead("s20", f.turns, f.file_chars, f.read_cap), "", w.na("s20"), ""];
   const rows = f.runs.map((r) => {
@@ -186,7 +203,7 @@ export function renderContextEditing(f: ContextEditingFigures, lang: Lang): stri
 
 /** The hook cost section's lines, as the terminal shows them. */
 export function renderHookCost(f: HookCostFigures, lang: Lang): string[] {
-  const w = W[lang];
+  const w = W(lang);
   if (f.agent === null) return [w.hcHead("s19", f.calls, f.hook), "", w.na("s19"), ""];
   const rows = f.rows.map((r) => {
     const added = r.hooks === "none" ? null : addedMs(f, r.hooks, r.sandbox);
@@ -209,7 +226,7 @@ const KEPT = (kind: Part3Kind) => new RegExp(`<!-- ${kind}:figures (\\{.*\\}) --
 function block(kind: Part3Kind, date: string, lines: string[], figures: unknown, lang: Lang): string {
   // A comment must not hold "--": the figures' JSON escapes it.
   const json = JSON.stringify(figures).replace(/--/g, "-\\u002d");
-  return [`<!-- ${kind}:latest:start -->`, "", `<div class="report-block" data-report="${kind}">`, "", W[lang].date(date, kind), "", ...lines, "</div>", "", `<!-- ${kind}:figures ${json} -->`, "", `<!-- ${kind}:latest:end -->`].join("\n");
+  return [`<!-- ${kind}:latest:start -->`, "", `<div class="report-block" data-report="${kind}">`, "", W(lang).date(date, kind), "", ...lines, "</div>", "", `<!-- ${kind}:figures ${json} -->`, "", `<!-- ${kind}:latest:end -->`].join("\n");
 }
 
 /** The page's context editing block, in its language, with the figures it was drawn from. */

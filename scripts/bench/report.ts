@@ -8,7 +8,7 @@
  * (docs/guide/glossary.md); figure names (parallel_over_one_tool, …), lesson ids, commands and
  * tool names stay as they are.
  */
-import { markdownTable, type Lang } from "../reliability/report.ts";
+import { markdownTable, wordsFor, type Lang } from "../reliability/report.ts";
 import type { evalSummary } from "../eval/figures.ts";
 import type { contextEditingSummary, hookCostSummary } from "./part3-report.ts";
 
@@ -49,9 +49,10 @@ export interface BenchFigures {
   summary: BenchSummary;
 }
 
-const NA: Record<Lang, string> = { en: "n/a (lesson not present)", zh: "不适用（这一课尚未加入）" };
+const NA_ALL: { en: string } & Partial<Record<Lang, string>> = { en: "n/a (lesson not present)", zh: "不适用（这一课尚未加入）", ja: "該当なし（このレッスンはまだない）", ru: "н/д (урока ещё нет)" };
+const na = (lang: Lang) => NA_ALL[lang] ?? NA_ALL.en;
 
-const W = {
+const W_ALL = {
   en: {
     date: (d: string) => `_${d}, \`npm run bench\`:_`,
     lead: (f: BenchFigures) => `Lessons present: ${f.lessons.join(", ")}. Final agent: ${f.final}. Machine: ${f.cores} cores, load average ${f.load.toFixed(1)} at the end of the run.`,
@@ -143,9 +144,47 @@ const W = {
 const round = (x: number, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 const num = (v: unknown) => (typeof v === "number" ? v : null);
 
+/** ja and ru: the headings and column names (the rest in English for now). */
+const HEADS: Partial<Record<Lang, Partial<(typeof W_ALL)["en"]>>> = {
+  ja: {
+    date: (d: string) => `_${d}、\`npm run bench\`：_`,
+    parallel: "### 並列ツール",
+    parallelCols: ["実行", "経過時間", "指標"],
+    streaming: "### ストリーミング",
+    overhead: "### ループのオーバーヘッド（モデルの時間を除く）",
+    overheadCols: ["セッション", "ターンあたり ms", "指標"],
+    context: (turns: number, chars: number) => `### コンテキストの増え方（${turns} ターン、毎ターン ${chars} 文字のファイルを読む）`,
+    contextCols: ["実行", "ターン", "入力トークン（全ターン）", "入力トークン（最後のターン）", "キャッシュ読み取りの割合"],
+    cost: "### キャッシュの費用（同じ 20 ターンのセッション、入力単価を単位とする定価）",
+    costCols: ["実行", "費用", "指標"],
+    skills: "### スキル（約 1 500 トークンのスキルが 1 個と 50 個のときのシステムプロンプト）",
+    skillsCols: ["スキル", "システムプロンプトのトークン", "指標"],
+    cycle: "### 学習者のサイクル",
+    passed: "合格",
+    failed: "失敗",
+  },
+  ru: {
+    parallel: "### Параллельные инструменты",
+    parallelCols: ["запуск", "время", "показатель"],
+    streaming: "### Потоковый вывод",
+    overhead: "### Накладные расходы цикла (без времени модели)",
+    overheadCols: ["сессия", "мс на ход", "показатель"],
+    context: (turns: number, chars: number) => `### Рост контекста (ходов: ${turns}, каждый читает файл в ${chars} символов)`,
+    contextCols: ["запуск", "ходы", "входные токены, все ходы", "входные токены, последний ход", "доля чтения из кэша"],
+    cost: "### Цена кэширования (та же сессия из 20 ходов, цены в единицах цены ввода)",
+    costCols: ["запуск", "цена", "показатель"],
+    skills: "### Навыки (системная подсказка с 1 и с 50 навыками примерно по 1 500 токенов)",
+    skillsCols: ["навыки", "токены системной подсказки", "показатель"],
+    cycle: "### Цикл ученика",
+    passed: "пройдено",
+    failed: "ПРОВАЛ",
+  },
+};
+const W = (lang: Lang) => wordsFor(W_ALL, lang, HEADS);
+
 /** The report's lines (without the date line and the JSON), as the terminal shows them. */
 export function renderBench(f: BenchFigures, lang: Lang): string[] {
-  const w = W[lang];
+  const w = W(lang);
   const s = f.summary;
   const out: string[] = [w.lead(f), ""];
   out.push(w.parallel, "");
@@ -155,13 +194,13 @@ export function renderBench(f: BenchFigures, lang: Lang): string[] {
       ...markdownTable(w.parallelCols, [
         [w.calls(p.agent, p.k, p.tool_ms), `${Math.round(p.many_ms)} ms`, ""],
         [w.oneCall(p.agent), `${Math.round(p.one_ms)} ms`, `parallel_over_one_tool = ${s.parallel_tools.parallel_over_one_tool}${w.goalLe(1.3)}`],
-        [w.sequential(p.k), p.seq_ms === null ? NA[lang] : `${Math.round(p.seq_ms)} ms`, `sequential_over_parallel = ${s.parallel_tools.sequential_over_parallel ?? NA[lang]}${w.goalGe(2, p.k)}`],
+        [w.sequential(p.k), p.seq_ms === null ? na(lang) : `${Math.round(p.seq_ms)} ms`, `sequential_over_parallel = ${s.parallel_tools.sequential_over_parallel ?? na(lang)}${w.goalGe(2, p.k)}`],
       ]),
     );
-  } else out.push(`${NA[lang]} (s03)`, "");
+  } else out.push(`${na(lang)} (s03)`, "");
   out.push(w.streaming, "");
   const st = f.streaming;
-  const streamNote = !st ? NA[lang] : "no_text" in st ? w.noText(st.agent) : w.firstText(s.streaming?.first_text_fraction ?? round(st.first_ms / st.total_ms, 3), Math.round(st.first_ms), Math.round(st.total_ms));
+  const streamNote = !st ? na(lang) : "no_text" in st ? w.noText(st.agent) : w.firstText(s.streaming?.first_text_fraction ?? round(st.first_ms / st.total_ms, 3), Math.round(st.first_ms), Math.round(st.total_ms));
   out.push(`first_text_fraction: ${streamNote}`, "");
   out.push(w.overhead, "");
   const o = s.loop_overhead;
@@ -190,7 +229,7 @@ export function renderBench(f: BenchFigures, lang: Lang): string[] {
           [w.noCache(f.final), String(s.cost.uncached_units), ""],
         ]),
       );
-    else out.push(`${NA[lang]}${w.costNa}`, "");
+    else out.push(`${na(lang)}${w.costNa}`, "");
   }
   if (s.skills !== undefined) {
     out.push(w.skills, "");
@@ -201,7 +240,7 @@ export function renderBench(f: BenchFigures, lang: Lang): string[] {
           ["50", String(s.skills.prompt_tokens_50), w.perSkill(s.skills.growth_per_skill)],
         ]),
       );
-    else out.push(`${NA[lang]} (s16)`, "");
+    else out.push(`${na(lang)} (s16)`, "");
   }
   out.push(w.cycle, "");
   const lc = s.learner_cycle;
@@ -230,7 +269,7 @@ const DATA = /<!-- bench:figures (\{[\s\S]*?\}) -->/;
 /** The whole block between the page's markers, in the page's language, with the figures it was drawn from. */
 export function benchBlock(f: BenchFigures, lang: Lang): string {
   const json = JSON.stringify(f).replace(/--/g, "-\\u002d");
-  return `${START}\n\n<div class="report-block" data-report="bench">\n\n${W[lang].date(f.date)}\n\n${renderBench(f, lang).join("\n")}\n\`\`\`json\n${JSON.stringify(f.summary)}\n\`\`\`\n\n</div>\n\n<!-- bench:figures ${json} -->\n\n${END}`;
+  return `${START}\n\n<div class="report-block" data-report="bench">\n\n${W(lang).date(f.date)}\n\n${renderBench(f, lang).join("\n")}\n\`\`\`json\n${JSON.stringify(f.summary)}\n\`\`\`\n\n</div>\n\n<!-- bench:figures ${json} -->\n\n${END}`;
 }
 
 /** The figures a page's block was drawn from, or null (a block written before they were kept). */

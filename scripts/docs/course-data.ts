@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { Lesson } from "../../runtime/manifest.ts";
 import { registrationOf } from "../../runtime/registrations.ts";
 import type { Diagram } from "../../docs/.vitepress/theme/diagrams.ts";
+import { SITE_LANGS, langDir, type SiteLang } from "../../docs/.vitepress/theme/langs.ts";
 import { listFiles } from "./diff.ts";
 import { findRegion } from "./regions.ts";
 
@@ -17,8 +18,10 @@ export interface LessonFigures {
   id: string;
   dir: string;
   title: string;
-  /** The heading of the lesson's Chinese page without its "sNN · ", when it has one. */
-  titleZh: string;
+  /** The lesson's title in each language of the site: the heading of its page without its "sNN · ", the manifest's title where there is no page. */
+  titles: Record<SiteLang, string>;
+  /** The languages the lesson has a page in (a link in another language goes to the English page). */
+  pages: SiteLang[];
   idea: string;
   /** Lines of the `loop` region of the entry file (code lines: no blanks, no comment-only lines). */
   loopLines: number;
@@ -75,13 +78,17 @@ export function courseFigures(root: string, lessons: Lesson[]): LessonFigures[] 
     const facts = folderFacts(root, l.dir);
     const entry = join(root, "solutions", l.dir, l.entry);
     const loop = existsSync(entry) ? findRegion(readFileSync(entry, "utf8"), "loop") : null;
-    const zhPage = join(root, "docs/zh/lessons", `${l.dir}.md`);
-    const zhHeading = existsSync(zhPage) ? (/^#\s+(.+)$/m.exec(readFileSync(zhPage, "utf8"))?.[1] ?? "") : "";
+    const headingIn = (lang: SiteLang) => {
+      const page = join(root, "docs", langDir(lang), "lessons", `${l.dir}.md`);
+      const heading = existsSync(page) ? (/^#\s+(.+)$/m.exec(readFileSync(page, "utf8"))?.[1] ?? "") : "";
+      return heading.replace(/^s\d+\s*·\s*/, "").trim() || l.title;
+    };
     const figures: LessonFigures = {
       id: l.id,
       dir: l.dir,
       title: l.title,
-      titleZh: zhHeading.replace(/^s\d+\s*·\s*/, "").trim() || l.title,
+      pages: SITE_LANGS.filter((lang) => existsSync(join(root, "docs", langDir(lang), "lessons", `${l.dir}.md`))),
+      titles: Object.fromEntries(SITE_LANGS.map((lang) => [lang, lang === "en" ? l.title : headingIn(lang)])) as Record<SiteLang, string>,
       idea: l.idea,
       loopLines: loop ? codeLines(loop.lines) : (lastLoop?.lines ?? 0),
       ...(loop || !lastLoop ? {} : { loopFrom: lastLoop.id }),

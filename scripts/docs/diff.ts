@@ -9,6 +9,7 @@ import { join, relative } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import { baseOf, type Lesson } from "../../runtime/manifest.ts";
 import { REGISTRATION_FILE } from "../../runtime/registrations.ts";
+import type { SiteLang as Lang } from "../../docs/.vitepress/theme/langs.ts";
 
 export type FileStatus = "changed" | "added" | "removed" | "unchanged";
 
@@ -93,7 +94,7 @@ export function lessonDiff(root: string, lessons: Lesson[], dir: string): Lesson
   return { lesson, previous, files };
 }
 
-export type Lang = "en" | "zh";
+export type { Lang };
 
 const WORDS = {
   en: {
@@ -109,7 +110,19 @@ const WORDS = {
     intro: (l: Lesson, p: Lesson) => `构建时由 \`solutions/${p.dir}/\` → \`solutions/${l.dir}/\` 自动生成（从不手写）：`,
     same: "没有文件变化。",
   },
-} as const;
+  ja: {
+    first: (l: Lesson) =>
+      `${l.id} はコースの最初のレッスンです：比べる前の参考解答はありません。次のレッスンからは、このセクションが二つの参考解答から自動生成され、各レッスンがループに何を加えるかを正確に示します。`,
+    intro: (l: Lesson, p: Lesson) => `ビルド時に \`solutions/${p.dir}/\` → \`solutions/${l.dir}/\` から自動生成（手で編集しません）：`,
+    same: "変更されたファイルはありません。",
+  },
+  ru: {
+    first: (l: Lesson) =>
+      `${l.id} открывает курс: более раннего решения для сравнения нет. Начиная со следующего урока этот раздел, созданный по двум эталонным решениям, точно показывает, что каждый урок добавляет в цикл.`,
+    intro: (l: Lesson, p: Lesson) => `Создано при сборке из \`solutions/${p.dir}/\` → \`solutions/${l.dir}/\` (руками не правится):`,
+    same: "ни один файл не изменился.",
+  },
+} as const satisfies Record<Lang, unknown>;
 
 /**
  * The markdown a lesson page shows: where the diff comes from, then the diff view

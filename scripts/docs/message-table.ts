@@ -41,6 +41,8 @@ export interface TableRow {
 const WORDS: Record<Lang, { cols: [string, string, string, string]; tokens: string; note: string }> = {
   en: { cols: ["#", "role", "blocks", "stop_reason"], tokens: "tokens in / out", note: "note" },
   zh: { cols: ["#", "角色", "内容块", "stop_reason"], tokens: "token 输入 / 输出", note: "说明" },
+  ja: { cols: ["#", "ロール", "ブロック", "stop_reason"], tokens: "トークン 入力 / 出力", note: "説明" },
+  ru: { cols: ["#", "роль", "блоки", "stop_reason"], tokens: "токены вход / выход", note: "примечание" },
 };
 
 const PALETTE_SIZE = 8;

@@ -3,16 +3,17 @@
  * site whole. Used by docs/.vitepress/config.ts at build time.
  *
  * - `lessonPagesPlugin`: a markdown-it rule. On a lesson page (docs/lessons/sNN_slug.md or
- *   docs/zh/lessons/sNN_slug.md) it replaces a line `<LessonDiff id="sNN" />` with the diff
+ *   docs/<lang>/lessons/sNN_slug.md, zh ja ru) it replaces a line `<LessonDiff id="sNN" />` with the diff
  *   generated from the two solutions, and, when the page does not place them itself, appends
  *   "What changed since the previous lesson" and "A recorded run" (the transcript viewer).
- * - `missingLessonPages`: every lesson in the manifest needs its page in both languages; the
+ * - `missingLessonPages`: every lesson in the manifest needs its page in every language of the site; the
  *   build warns naming the missing files and the browser test (`npm run test:e2e`) fails.
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { baseOf, type Lesson } from "../../runtime/manifest.ts";
 import { diffMarkdown, lessonDiff, type Lang } from "./diff.ts";
+import { LANG_PREFIX, SITE_LANGS, langDir, langOfPath } from "../../docs/.vitepress/theme/langs.ts";
 import { DIAGRAMS } from "../../docs/.vitepress/theme/diagrams.ts";
 import { registrationOf } from "../../runtime/registrations.ts";
 import { rowsOf } from "../../docs/.vitepress/theme/player.ts";
@@ -20,9 +21,9 @@ import type { FailedRecording, RecordedTranscript } from "../../docs/.vitepress/
 import { messageTableHtml, renderMessageBlocks, type TableRow } from "./message-table.ts";
 import { exerciseHasRegion, exercisePath, findRegion, isAnswer, parseImport, type CodeImport } from "./regions.ts";
 
-/** The two page files of a lesson, relative to the repository root. */
+/** The page files of a lesson, one per language of the site, relative to the repository root. */
 export function lessonPagePaths(lesson: Lesson): Record<Lang, string> {
-  return { en: `docs/lessons/${lesson.dir}.md`, zh: `docs/zh/lessons/${lesson.dir}.md` };
+  return Object.fromEntries(SITE_LANGS.map((l) => [l, `docs/${langDir(l)}lessons/${lesson.dir}.md`])) as Record<Lang, string>;
 }
 
 /** Page files the manifest needs and the docs lack, relative to the repository root. */
@@ -34,12 +35,12 @@ export function missingPagesMessage(missing: string[]): string {
   return (
     `docs: ${missing.length} lesson page(s) listed in runtime/manifest.ts are missing:\n` +
     missing.map((m) => `  - ${m}`).join("\n") +
-    `\nEvery lesson has a page in English and in Chinese (docs/guide/contributing.md, "The docs page"). ` +
+    `\nEvery lesson has a page in every language of the site: ${SITE_LANGS.join(", ")} (docs/guide/contributing.md, "The docs page"). ` +
     `The site builds without them (the lesson is left out of that sidebar), but \`npm run test:e2e\` and CI fail until they exist.`
   );
 }
 
-const LESSON_PAGE = /^(zh\/)?lessons\/(s\d+_[a-z0-9_]+)\.md$/;
+const LESSON_PAGE = new RegExp(`^${LANG_PREFIX}lessons/(s\\d+_[a-z0-9_]+)\\.md$`);
 const DIFF_TAG = /^\s*<LessonDiff\s+id="([^"]+)"\s*\/>\s*$/;
 const VIEWER_TAG = /<TranscriptViewer\b/;
 const PLAYER_TAG = /<LessonPlayer\b/;
@@ -75,9 +76,27 @@ const HEADINGS: Record<Lang, { diff: (prev: string) => string; firstDiff: string
     runIntro:
       "同一次运行的全部消息，按顺序完整列出，每个 `tool_use` 都按 id 与它的 `tool_result` 相连（鼠标悬停其中一个，另一个会高亮）。你也可以在这里打开自己运行得到的记录。",
   },
+  ja: {
+    diff: (prev) => `${prev} からの変更`,
+    firstDiff: "前のレッスンからの変更",
+    run: "記録された実行",
+    playerIntro:
+      "このサイトのビルド時に参考解答をそのシナリオで実際に動かした記録を、リクエストごとに再生します：左ではループのいまの段階が光り、右では `messages[]` が伸びていきます。プレーヤーをクリックし、← → で一歩ずつ、スペースで再生。自分の実行（`.course/runs/*.jsonl`）を開けば、同じように再生できます。",
+    runIntro:
+      "同じ実行のすべてのメッセージを順に全文で示します。各 `tool_use` は id で `tool_result` とつながっています（一方にマウスを乗せるともう一方が光ります）。自分の実行のトランスクリプトもここで開けます。",
+  },
+  ru: {
+    diff: (prev) => `Что изменилось после ${prev}`,
+    firstDiff: "Что изменилось после предыдущего урока",
+    run: "Записанный запуск",
+    playerIntro:
+      "Эталонное решение, запущенное на своём сценарии при сборке сайта, воспроизводится запрос за запросом: слева подсвечен этап цикла, справа растёт `messages[]`. Щёлкните по плееру: ← → — шаг, пробел — воспроизведение. Откройте свой запуск (`.course/runs/*.jsonl`), чтобы воспроизвести его так же.",
+    runIntro:
+      "Все сообщения того же запуска целиком и по порядку; каждый `tool_use` связан со своим `tool_result` по id (наведите на один — подсветится другой). Здесь можно открыть и запись своего запуска.",
+  },
 };
 
-const CODE_WORDS: Record<Lang, { lines: (a: number, b: number) => string; exercise: string; show: string; yourTurn: string; folded: string }> = {
+export const CODE_WORDS: Record<Lang, { lines: (a: number, b: number) => string; exercise: string; show: string; yourTurn: string; folded: string }> = {
   en: {
     lines: (a, b) => (a === b ? `line ${a}` : `lines ${a}–${b}`),
     exercise: "your exercise: the TODOs are yours to write",
@@ -92,10 +111,24 @@ const CODE_WORDS: Record<Lang, { lines: (a: number, b: number) => string; exerci
     yourTurn: "轮到你了",
     folded: "先自己做练习：下面是能通过测试的参考代码，点开才会显示。",
   },
+  ja: {
+    lines: (a, b) => (a === b ? `${a} 行目` : `${a}–${b} 行目`),
+    exercise: "あなたの演習：TODO はあなたが書きます",
+    show: "参考解答を見る",
+    yourTurn: "やってみよう",
+    folded: "まず演習に取り組んでください：これはテストが通るコードで、開くまでたたまれています。",
+  },
+  ru: {
+    lines: (a, b) => (a === b ? `строка ${a}` : `строки ${a}–${b}`),
+    exercise: "ваше упражнение: TODO пишете вы",
+    show: "Показать эталонное решение",
+    yourTurn: "Ваша очередь",
+    folded: "Сначала попробуйте упражнение сами: здесь код, который проходит тесты, свёрнутый, пока вы его не откроете.",
+  },
 };
 
-/** The "Your turn" heading in either language ("动手"/"动手做" are older names of the same section). */
-export const YOUR_TURN = /^##\s+(Your turn|轮到你了|动手做?)\s*(\{#[\w-]+\})?\s*$/;
+/** The "Your turn" heading in any language of the site ("动手"/"动手做" are older names of the same section). */
+export const YOUR_TURN = /^##\s+(Your turn|轮到你了|动手做?|やってみよう|Ваша очередь)\s*(\{#[\w-]+\})?\s*$/;
 
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
@@ -204,6 +237,14 @@ const TABLE_WORDS: Record<Lang, { missing: string; caption: (n: number, turns: n
     missing: "`npm run docs:build` 记录这一课之后，这里会显示它的运行记录。",
     caption: (n, turns) => `下面这次运行记录的对话：${n} 条消息，${turns} 次请求。`,
   },
+  ja: {
+    missing: "`npm run docs:build` がこのレッスンを記録すると、ここに実行の記録が表示されます。",
+    caption: (n, turns) => `下の記録された実行のトランスクリプト：メッセージ ${n} 件、リクエスト ${turns} 回。`,
+  },
+  ru: {
+    missing: "Записанный запуск появится здесь, когда `npm run docs:build` запишет этот урок.",
+    caption: (n, turns) => `Запись запуска ниже: сообщений — ${n}, запросов — ${turns}.`,
+  },
 };
 
 /**
@@ -235,6 +276,8 @@ function lessonByKey(lessons: Lesson[], key: string): Lesson | undefined {
 const PENDING: Record<Lang, (why: string) => string> = {
   en: (why) => `::: warning The diff is not available yet\n${why}\n:::\n`,
   zh: (why) => `::: warning 差异暂时无法生成\n${why}\n:::\n`,
+  ja: (why) => `::: warning 差分はまだ生成できません\n${why}\n:::\n`,
+  ru: (why) => `::: warning Разница пока недоступна\n${why}\n:::\n`,
 };
 
 /**
@@ -260,7 +303,7 @@ function safeDiff(key: string, relativePath: string, root: string, lessons: Less
  */
 export function expandLessonPage(src: string, relativePath: string, root: string, lessons: Lesson[]): string {
   const page = LESSON_PAGE.exec(relativePath.split("\\").join("/"));
-  const lang: Lang = relativePath.startsWith("zh/") ? "zh" : "en";
+  const lang: Lang = langOfPath(relativePath);
 
   // Replace <LessonDiff id="…" /> lines outside code fences, on any page.
   let fence: string | null = null;

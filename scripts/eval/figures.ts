@@ -12,7 +12,7 @@
  * eval -- --agent s13 --agent s14` with a key measures that). `evalBlock` draws the page's block
  * from the figures alone, in each language.
  */
-import { markdownTable, type Lang } from "../reliability/report.ts";
+import { markdownTable, wordsFor, type Lang } from "../reliability/report.ts";
 import { output } from "../../runtime/print.ts";
 import { resolveAgent } from "./agents.ts";
 import type { Tokens } from "./meter.ts";
@@ -97,7 +97,7 @@ export async function measureEvalFigures(progress: (s: string) => void = () => {
 const usd = (x: number | null) => (x === null ? "unknown" : `$${x.toFixed(4)}`);
 const n1 = (x: number | null) => (x === null ? "—" : Number.isInteger(x) ? String(x) : x.toFixed(1));
 
-const W = {
+const W_ALL = {
   en: {
     suite: "### The final agent on the task suite (offline)",
     chart: "Pass rate per task, final agent, offline",
@@ -135,9 +135,28 @@ const W = {
 export const EVAL_START = "<!-- eval:latest:start -->";
 export const EVAL_END = "<!-- eval:latest:end -->";
 
+/** ja and ru: the headings and column names (the rest in English for now). */
+const HEADS: Partial<Record<Lang, Partial<(typeof W_ALL)["en"]>>> = {
+  ja: {
+    suite: "### タスクセットでの最終エージェント（オフライン）",
+    head: ["タスク", "種類", "合格", "ターン", "トークン 入力/出力/キャッシュ読み/キャッシュ書き", "費用"],
+    effects: "### パート II の機能をタスクセットで測る（オフライン）",
+    cacheHead: ["実行", "タスクセットの費用（定価）", "指標"],
+    planHead: ["実行", "実行あたりのターン（両方合格したタスク）", "そのタスクのターン"],
+  },
+  ru: {
+    suite: "### Итоговый агент на наборе задач (офлайн)",
+    head: ["задача", "вид", "пройдено", "ходы", "токены вход/выход/чтение кэша/запись кэша", "цена"],
+    effects: "### Возможности части II, измеренные на наборе задач (офлайн)",
+    cacheHead: ["запуск", "цена набора (по прайсу)", "показатель"],
+    planHead: ["запуск", "ходов на запуск (задачи, пройденные обоими)", "ходы задачи"],
+  },
+};
+const W = (lang: Lang) => wordsFor(W_ALL, lang, HEADS);
+
 /** The page's block, drawn from the figures alone. */
 export function evalBlock(f: EvalFigures, lang: Lang): string {
-  const w = W[lang];
+  const w = W(lang);
   const rows = f.tasks.map((t) => [t.task, t.kind, `${t.passed}/${t.runs}`, n1(t.turns), `${t.tokens.input}/${t.tokens.output}/${t.tokens.cacheRead}/${t.tokens.cacheWrite}`, usd(t.cost_usd)]);
   const passed = f.tasks.reduce((a, t) => a + t.passed, 0);
   const runs = f.tasks.reduce((a, t) => a + t.runs, 0);

@@ -22,17 +22,17 @@ const stopsText = (s: Record<string, number>) =>
 /** What the figure measures, said in the report itself. */
 export function measures(r: Pick<EvalResult, "offline" | "agent" | "model">, lang: Lang = "en"): string {
   if (r.model === "none")
-    return lang === "en"
+    return lang !== "zh"
       ? `${r.agent} calls no model: ${r.agent === "oracle" ? "it applies each task's reference solution, so every task must pass (the suite is solvable and its checks accept a right answer)" : "it changes nothing and answers nothing, so every task that asks for a change must fail (the checks reject doing nothing)"}.`
       : `${r.agent} 不调用模型：${r.agent === "oracle" ? "它套用每个任务的参考解，所以每个任务都必须通过（任务可解，检查接受正确答案）" : "它什么也不改、什么也不答，所以每个要求改动的任务都必须失败（检查不接受什么都不做）"}。`;
   if (r.offline)
-    return lang === "en"
+    return lang !== "zh"
       ? "Offline: the scripted model plays each task's script, so this pass rate measures the LOOP (its tools, edits, pairing, plan, subagents, MCP servers and boundary), not a model. With a key, the same command measures the real model and agent."
       : "离线：脚本模型按每个任务的脚本作答，所以这个通过率衡量的是循环（工具、编辑、配对、计划、子 agent、MCP 服务器和边界），而不是模型。设置密钥后，同一条命令衡量的是真实的模型和 agent。";
-  return lang === "en" ? `Model ${r.model}: this pass rate measures the model and the agent together.` : `模型 ${r.model}：这个通过率衡量的是模型和 agent 的整体。`;
+  return lang !== "zh" ? `Model ${r.model}: this pass rate measures the model and the agent together.` : `模型 ${r.model}：这个通过率衡量的是模型和 agent 的整体。`;
 }
 
-const HEAD: Record<Lang, string[]> = {
+const HEAD: { en: string[] } & Partial<Record<Lang, string[]>> = {
   en: ["task", "kind", "passed", "pass@k", "pass^k", "turns", "tokens in/out/cache read/cache write", "cost", "time", "stops"],
   zh: ["任务", "类型", "通过", "pass@k", "pass^k", "轮数", "token 输入/输出/缓存读/缓存写", "费用", "时间", "停止原因"],
 };
@@ -45,15 +45,15 @@ function row(t: TaskSummary | (Summary & { task: string; kind: string; passed?: 
 /** The table of a result: one row per task, then the totals. */
 export function resultTable(r: EvalResult, lang: Lang = "en"): string[] {
   const rows = r.tasks.map((t) => row(t, t.runs));
-  rows.push(row({ ...r.summary, task: lang === "en" ? "all" : "全部", kind: "", passed: undefined }, r.summary.runs));
-  return markdownTable(HEAD[lang], rows);
+  rows.push(row({ ...r.summary, task: lang !== "zh" ? "all" : "全部", kind: "", passed: undefined }, r.summary.runs));
+  return markdownTable(HEAD[lang] ?? HEAD.en, rows);
 }
 
 /** The few lines above the table: who ran, how, and the headline figures. */
 export function headline(r: EvalResult, lang: Lang = "en"): string[] {
   const s = r.summary;
   if (r.stopped_early) {
-    const early = lang === "en" ? "stopped early (Ctrl-C): these figures cover the runs that finished" : "提前停止（Ctrl-C）：这些数值只包括已完成的运行";
+    const early = lang !== "zh" ? "stopped early (Ctrl-C): these figures cover the runs that finished" : "提前停止（Ctrl-C）：这些数值只包括已完成的运行";
     return [...headline({ ...r, stopped_early: false }, lang), early];
   }
   if (lang === "zh")
@@ -144,14 +144,14 @@ export function passChart(results: Array<{ agent: string; tasks: Array<{ task: s
 
 /** The Markdown report of one result (or two, compared). */
 export function markdownReport(results: EvalResult[], lang: Lang = "en"): string {
-  const out: string[] = [lang === "en" ? "# Eval report" : "# 评测报告", ""];
+  const out: string[] = [lang !== "zh" ? "# Eval report" : "# 评测报告", ""];
   for (const r of results) {
     out.push(`## ${r.agent}`, "", ...headline(r, lang).map((l) => `${l}  `), "", `_${measures(r, lang)}_`, "", ...resultTable(r, lang));
     const failed = failures(r);
-    if (failed.length) out.push(lang === "en" ? "Failed runs:" : "失败的运行：", "", ...failed.map((f) => `- ${f}`), "");
+    if (failed.length) out.push(lang !== "zh" ? "Failed runs:" : "失败的运行：", "", ...failed.map((f) => `- ${f}`), "");
   }
-  if (results.length === 2) out.push(lang === "en" ? "## Differences" : "## 差异", "", ...compareLines(results[0]!, results[1]!).map((l) => `- ${l}`), "");
-  out.push(passChart(results, lang === "en" ? "Pass rate per task" : "每个任务的通过率"), "");
+  if (results.length === 2) out.push(lang !== "zh" ? "## Differences" : "## 差异", "", ...compareLines(results[0]!, results[1]!).map((l) => `- ${l}`), "");
+  out.push(passChart(results, lang !== "zh" ? "Pass rate per task" : "每个任务的通过率"), "");
   return out.join("\n");
 }
 

@@ -5,15 +5,16 @@
  *
  * It reads files only (no test runs): the exercise and the solution, the registration, the test
  * file, the scenario, the hints, the rules (both languages, and the generated rules page), the
- * mutants and alternatives, both docs pages and the picture, and no run of DUPLICATE_LINES lines
- * shared with another lesson's solution.
+ * mutants and alternatives, the docs page in every language of the site and the picture, and no
+ * run of DUPLICATE_LINES lines shared with another lesson's solution.
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { DIAGRAMS } from "../../docs/.vitepress/theme/diagrams.ts";
+import { SITE_LANGS, langDir, type SiteLang } from "../../docs/.vitepress/theme/langs.ts";
 import { LESSONS, type Lesson } from "../../runtime/manifest.ts";
 import { REGISTRATION_FILE, registrationOf } from "../../runtime/registrations.ts";
-import { RULES } from "../../runtime/rules.ts";
+import { COURSE_LANGS, RULES } from "../../runtime/rules.ts";
 import { SCENARIOS } from "../../runtime/scripted/scenarios/index.ts";
 import { ROOT, filesUnder } from "./paths.ts";
 import { PAGES, withCatalog } from "./rules-doc.ts";
@@ -26,6 +27,24 @@ export interface Item {
   fix: string;
   /** Read from the exercise in lessons/, which the learner changes: true on a pristine tree only (verify checks it; npm test does not). */
   exercise?: boolean;
+}
+
+/** Each language of the site, as the checklist names it, and how a page written in it is told from a copy of the English one. */
+const PAGE_LANGS: Record<SiteLang, { name: string; own?: RegExp; min?: number }> = {
+  en: { name: "English" },
+  zh: { name: "Chinese", own: /[\u4e00-\u9fff]/g, min: 300 },
+  // Kana are what tell Japanese from Chinese; kanji count too (a Japanese page has both).
+  ja: { name: "Japanese", own: /[\u3040-\u30ff\u4e00-\u9fff]/g, min: 300 },
+  ru: { name: "Russian", own: /[\u0400-\u04ff]/g, min: 600 },
+};
+
+/** Whether a page is written in its language (prose outside code fences), not a copy of the English one. */
+export function writtenIn(lang: SiteLang, text: string): boolean {
+  const { own, min } = PAGE_LANGS[lang];
+  if (!own || !min) return true;
+  const prose = text.replace(/```[\s\S]*?```/g, "");
+  if (lang === "ja" && !/[\u3040-\u30ff]/.test(prose)) return false; // kanji alone is Chinese
+  return (prose.match(own) ?? []).length > min;
 }
 
 /** A run of this many code lines found in two lessons' solutions is a copy (import it instead). */
@@ -99,11 +118,13 @@ export function lessonChecklist(lesson: Lesson): Item[] {
   const own = reg ? Object.keys(reg.rules) : [];
   const unused = own.filter((r) => !test.includes(`"${r}"`) && !test.includes(`[${r}]`));
   add(unused.length === 0, "every rule the lesson registers is checked by its tests", `check ${unused.join(", ")} in tests/${dir}.test.ts with rule(…, "id", "…"), or remove it`);
-  const stale = (["en", "zh"] as const).some((lang) => {
+  const stale = COURSE_LANGS.some((lang) => {
+    // A language whose site has no rules page yet has no table to keep (rules-doc.ts writes none); English always has one.
+    if (lang !== "en" && !existsSync(PAGES[lang])) return false;
     const page = existsSync(PAGES[lang]) ? readFileSync(PAGES[lang], "utf8") : "";
     return withCatalog(page, lang) !== page;
   });
-  add(!stale, "the rules page lists every rule (docs/guide/message-rules.md, zh too)", "run npx tsx scripts/lib/rules-doc.ts (it writes both pages from the catalog)");
+  add(!stale, "the rules page lists every rule (docs/guide/message-rules.md, and each language's)", "run npx tsx scripts/lib/rules-doc.ts (it writes every language's page from the catalog)");
   add(own.every((r) => RULES[r]?.zh.what && RULES[r]?.zh.fix), "the lesson's rules are in Chinese too", "give each rule in course.json its zh: { what, fix }");
 
   // s01–s17's scenarios are imported by scenarios/index.ts and graded by their tests; a registered lesson's default task must reach its own.
@@ -120,16 +141,18 @@ export function lessonChecklist(lesson: Lesson): Item[] {
     add(n > 0, `${folder}/${id}/*.patch (${kind})`, kind === "mutants" ? "add broken loops the check must fail with their rule leading (# rule: id)" : "add other valid ways to write the change; the check must pass them");
   }
 
-  for (const [lang, page] of [["en", `docs/lessons/${dir}.md`], ["zh", `docs/zh/lessons/${dir}.md`]] as const) {
+  for (const lang of SITE_LANGS) {
+    const page = `docs/${langDir(lang)}lessons/${dir}.md`;
+    const name = PAGE_LANGS[lang].name;
     const text = read(page);
-    add(text !== "", page, `write the ${lang === "en" ? "English" : "Chinese"} page: the idea, the code imported with <<< by region, the exercise, the hint`);
+    add(text !== "", page, `write the ${name} page: the idea, the code imported with <<< by region, the exercise, the hint`);
     if (text === "") continue;
-    add(new RegExp(`^#\\s+${id}\\s+·\\s+\\S`, "m").test(text), `${page} opens with "# ${id} · <title>"`, `start the page with "# ${id} · " and the lesson's title${lang === "zh" ? " in Chinese (the syllabus reads it)" : ""}`);
+    add(new RegExp(`^#\\s+${id}\\s+·\\s+\\S`, "m").test(text), `${page} opens with "# ${id} · <title>"`, `start the page with "# ${id} · " and the lesson's title${lang === "en" ? "" : ` in ${name} (the syllabus reads it)`}`);
     add(/<<<\s+@\/\.\.\/solutions\//.test(text), `${page} imports its code from solutions/`, "show the code with <<< @/../solutions/<dir>/<file>#<region>, never pasted");
     add(!new RegExp(`npx tsx lessons/${dir}/`).test(text), `${page} teaches \`npm run lesson ${id}\``, `run the exercise with \`npm run lesson ${id}\` (a bare npx tsx prints the transpiler's trace on a syntax error)`);
-    if (lang === "zh") add((text.replace(/```[\s\S]*?```/g, "").match(/[\u4e00-\u9fff]/g) ?? []).length > 300, `${page} is written in Chinese`, "write the page in Chinese, not a copy of the English one");
+    if (lang !== "en") add(writtenIn(lang, text), `${page} is written in ${name}`, `write the page in ${name}, not a copy of the English one`);
   }
-  add(Boolean(DIAGRAMS[dir] || reg?.diagram), "a picture of the idea", `add "diagram" to solutions/${dir}/${REGISTRATION_FILE} (boxes, arrows, labels in English and Chinese)`);
+  add(Boolean(DIAGRAMS[dir] || reg?.diagram), "a picture of the idea", `add "diagram" to solutions/${dir}/${REGISTRATION_FILE} (boxes, arrows, labels in en, zh, ja and ru; English fills a missing one)`);
 
   const dup = sharedRun(dir);
   add(dup === null, `no run of ${DUPLICATE_LINES} lines copied from another lesson`, dup ?? "");

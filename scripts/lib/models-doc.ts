@@ -1,23 +1,23 @@
 /**
  * The scripted model's model table (runtime/scripted/models.ts) as a table in the compatibility
- * page, English and Chinese, between the markers
+ * page of every language of the site that has one (en, zh, ja, ru), between the markers
  *
  *   <!-- model-table:start -->  …  <!-- model-table:end -->
  *
- * `npx tsx scripts/lib/models-doc.ts` writes both pages; `--check` exits 1 when one is out of date
+ * `npx tsx scripts/lib/models-doc.ts` writes every such page; `--check` exits 1 when one is out of date
  * (tests/runtime/models-doc.test.ts runs the same comparison).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MODEL_TABLE, type ModelSpec } from "../../runtime/scripted/models.ts";
 import { ROOT } from "./paths.ts";
 
-type Lang = "en" | "zh";
+import { SITE_LANGS, langDir, type SiteLang as Lang } from "../../docs/.vitepress/theme/langs.ts";
 
-export const MODEL_PAGES: Record<Lang, string> = {
-  en: join(ROOT, "docs/guide/compatibility.md"),
-  zh: join(ROOT, "docs/zh/guide/compatibility.md"),
-};
+export const MODEL_PAGES = Object.fromEntries(SITE_LANGS.map((l) => [l, join(ROOT, "docs", langDir(l), "guide/compatibility.md")])) as Record<Lang, string>;
+
+/** The languages whose compatibility page exists (English always; a translation once its page is written). */
+export const modelPageLangs = (): Lang[] => SITE_LANGS.filter((l) => l === "en" || existsSync(MODEL_PAGES[l]));
 
 const START = "<!-- model-table:start -->";
 const END = "<!-- model-table:end -->";
@@ -47,7 +47,31 @@ const WORDS = {
     intro:
       "由 scripts/lib/models-doc.ts 从 `MODEL_TABLE`（runtime/scripted/models.ts）生成：改表，然后运行 `npx tsx scripts/lib/models-doc.ts`。已退役的模型仍出现在 `GET /v1/models?lifecycle[]=retired` 里；请求它会得到 API 的 404。",
   },
-} as const;
+  ja: {
+    head: ["モデル id（エイリアス）", "ライフサイクル", "コンテキストウィンドウ", "出力上限（`max_tokens`）", "thinking の種類", "`output_config.effort`", "プリフィル", "サンプリング（`2023-06-01`）", "強制ツール（`any`、`tool`）", "`max_tokens` を超える予算（interleaved beta）"],
+    yes: "受け付ける",
+    no: "拒否",
+    lifecycle: { active: "現役", deprecated: "非推奨、退役日", retired: "退役済み" },
+    sampling: { any: "それぞれ範囲内で", one: "`temperature` か `top_p`、両方は不可", none: "既定値のみ" },
+    with: "＋",
+    own: "（オフラインのレッスンの id）",
+    notes: "注：",
+    intro:
+      "scripts/lib/models-doc.ts が `MODEL_TABLE`（runtime/scripted/models.ts）から生成：表を編集してから `npx tsx scripts/lib/models-doc.ts` を実行する。退役したモデルは `GET /v1/models?lifecycle[]=retired` に残り、それを指定したリクエストは API の 404 を受け取る。",
+  },
+  ru: {
+    head: ["id модели (псевдонимы)", "жизненный цикл", "контекстное окно", "предел вывода (`max_tokens`)", "типы thinking", "`output_config.effort`", "префилл", "выборка (`2023-06-01`)", "принудительный инструмент (`any`, `tool`)", "бюджет больше `max_tokens` (interleaved beta)"],
+    yes: "принимается",
+    no: "отклоняется",
+    lifecycle: { active: "действует", deprecated: "устарела, выводится", retired: "выведена" },
+    sampling: { any: "каждый в своём диапазоне", one: "`temperature` или `top_p`, не оба", none: "только по умолчанию" },
+    with: "с",
+    own: "(id уроков офлайн)",
+    notes: "Примечания:",
+    intro:
+      "Создано из `MODEL_TABLE` (runtime/scripted/models.ts) скриптом scripts/lib/models-doc.ts: правьте таблицу, затем запустите `npx tsx scripts/lib/models-doc.ts`. Выведенная модель остаётся в `GET /v1/models?lifecycle[]=retired`; запрос с ней получает 404 от API.",
+  },
+} as const satisfies Record<Lang, unknown>;
 
 /** 200000 → "200 000", as the rest of the page writes numbers. */
 const num = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, " ");
@@ -68,7 +92,7 @@ function row(m: ModelSpec, lang: Lang): string {
 export function modelTableBlock(lang: Lang): string {
   const w = WORDS[lang];
   const head = `| ${w.head.join(" | ")} |\n|${" --- |".repeat(w.head.length)}`;
-  const notes = MODEL_TABLE.flatMap((m) => (m.note ? [`- ${code(m.id)}: ${m.note[lang]}`] : []));
+  const notes = MODEL_TABLE.flatMap((m) => (m.note ? [`- ${code(m.id)}: ${m.note[lang] ?? m.note.en}`] : []));
   return [START, "", `<!-- ${w.intro.replace(/`/g, "")} -->`, "", head, ...MODEL_TABLE.map((m) => row(m, lang)), "", w.notes, "", ...notes, "", END].join("\n");
 }
 
@@ -83,7 +107,7 @@ export function withModelTable(page: string, lang: Lang): string {
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
   const check = process.argv.includes("--check");
   let stale = false;
-  for (const lang of ["en", "zh"] as const) {
+  for (const lang of modelPageLangs()) {
     const page = readFileSync(MODEL_PAGES[lang], "utf8");
     if (!page.includes(START)) {
       console.log(`no ${START} marker in ${MODEL_PAGES[lang].slice(ROOT.length + 1)}: add the markers where the table goes`);

@@ -7,7 +7,7 @@
  *     it, naming the lesson's rule;
  *   - its scenario answers its default task offline, its mutant (the idea dropped) fails with the
  *     rule leading, its alternative (the idea written another way) passes;
- *   - the pages (en, zh) import its `// #region loop` and say what is left to write.
+ *   - the pages (en, zh, ja, ru: every language of the site) import its `// #region loop` and say what is left to write.
  *
  * Nothing existing is edited but the generated rules pages (the catalog gains the lesson's rule).
  * Then replace the stub idea with the lesson's own, keeping the shape, and `npm run new-lesson --
@@ -75,6 +75,8 @@ export function scaffoldLesson(spec: ScaffoldSpec): string[] {
   files[`runtime/scripted/scenarios/${dir}.ts`] = scenarioFile({ id, dir, title });
   files[`docs/lessons/${dir}.md`] = pageEn({ id, dir, title, base });
   files[`docs/zh/lessons/${dir}.md`] = pageZh({ id, dir, title, base });
+  files[`docs/ja/lessons/${dir}.md`] = pageJa({ id, dir, title, base });
+  files[`docs/ru/lessons/${dir}.md`] = pageRu({ id, dir, title, base });
   const file = `solutions/${dir}/agent.ts`;
   files[`tests/mutants/${id}/idea_dropped.patch`] = patchOf(
     ["# rule: " + rule, "# why: the idea is never applied: the system prompt goes out as the base's"],
@@ -181,16 +183,23 @@ function courseJson(o: { id: string; title: string; base: Lesson; task: string; 
         stage: "lesson",
         en: { what: `WRITE: the rule of ${o.id}'s idea. The stub: every request's system prompt ends with the lesson's NOTE.`, fix: "WRITE: what to do when it is broken. The stub: return the prompt with NOTE after it in the system hook." },
         zh: { what: `待写：${o.id} 的规则。占位：每个请求的系统提示都以本课的 NOTE 结尾。`, fix: "待写：违反时怎么做。占位：在 system 钩子里返回带 NOTE 的提示。" },
+        ja: { what: `書く：${o.id} のルール。仮：すべてのリクエストのシステムプロンプトはレッスンの NOTE で終わる。`, fix: "書く：破られたときにすること。仮：system フックで NOTE を付けたプロンプトを返す。" },
+        ru: { what: `НАПИСАТЬ: правило ${o.id}. Заглушка: системная подсказка каждого запроса заканчивается NOTE урока.`, fix: "НАПИСАТЬ: что делать при нарушении. Заглушка: верните в хуке system подсказку с NOTE в конце." },
       },
     },
     diagram: {
-      title: { en: `${o.title}: WRITE the picture's title`, zh: `${o.title}：待写图的标题` },
-      caption: { en: `WRITE: one sentence under the picture (${o.base.id}'s loop, and what ${o.id} adds).`, zh: `待写：图下的一句话（${o.base.id} 的循环，以及 ${o.id} 加了什么）。` },
+      title: { en: `${o.title}: WRITE the picture's title`, zh: `${o.title}：待写图的标题`, ja: `${o.title}：図のタイトルを書く`, ru: `${o.title}: НАПИСАТЬ заголовок рисунка` },
+      caption: {
+        en: `WRITE: one sentence under the picture (${o.base.id}'s loop, and what ${o.id} adds).`,
+        zh: `待写：图下的一句话（${o.base.id} 的循环，以及 ${o.id} 加了什么）。`,
+        ja: `書く：図の下の一文（${o.base.id} のループと、${o.id} が加えるもの）。`,
+        ru: `НАПИСАТЬ: одно предложение под рисунком (цикл ${o.base.id} и что добавляет ${o.id}).`,
+      },
       cols: 2,
       rows: 1,
       boxes: [
-        { id: "loop", col: 0, row: 0, label: { en: `${o.base.id}'s loop`, zh: `${o.base.id} 的循环` } },
-        { id: "idea", col: 1, row: 0, label: { en: `${o.id}: the idea`, zh: `${o.id}：新想法` } },
+        { id: "loop", col: 0, row: 0, label: { en: `${o.base.id}'s loop`, zh: `${o.base.id} 的循环`, ja: `${o.base.id} のループ`, ru: `цикл ${o.base.id}` } },
+        { id: "idea", col: 1, row: 0, label: { en: `${o.id}: the idea`, zh: `${o.id}：新想法`, ja: `${o.id}：新しい考え`, ru: `${o.id}: идея` } },
       ],
       arrows: [{ from: "idea", to: "loop" }],
     },
@@ -311,5 +320,49 @@ npm run check ${o.id}      # 评分
 \`\`\`
 
 待写：学习者在 TODO 里写什么，以及如何确认它能工作。
+`;
+}
+
+function pageJa(o: { id: string; dir: string; title: string; base: Lesson }): string {
+  return `# ${o.id} · ${o.title}（書く：日本語のタイトル）
+
+書く：このレッスンの考えを一段落で：${o.base.id} のエージェントにできなかったこと、このレッスンが加えるもの。
+
+## 変更点
+
+この考えは ${o.base.id} のループの拡張です（s11 の \`extend.ts\` のフック）：
+
+<<< @/../solutions/${o.dir}/agent.ts#loop
+
+## やってみよう
+
+\`\`\`sh
+npm run lesson ${o.id}     # 自分の演習を実行する（lessons/${o.dir}/agent.ts）
+npm run check ${o.id}      # 採点する
+\`\`\`
+
+書く：学習者が TODO に何を書くか、そしてそれが動くことをどう確かめるか。
+`;
+}
+
+function pageRu(o: { id: string; dir: string; title: string; base: Lesson }): string {
+  return `# ${o.id} · ${o.title} (НАПИСАТЬ: заголовок по-русски)
+
+НАПИСАТЬ: идея урока одним абзацем: чего не умел агент ${o.base.id} и что добавляет этот урок.
+
+## Изменение
+
+Идея — расширение цикла ${o.base.id} (хуки \`extend.ts\` из s11):
+
+<<< @/../solutions/${o.dir}/agent.ts#loop
+
+## Ваша очередь
+
+\`\`\`sh
+npm run lesson ${o.id}     # запустить своё упражнение (lessons/${o.dir}/agent.ts)
+npm run check ${o.id}      # проверить его
+\`\`\`
+
+НАПИСАТЬ: что ученик пишет в TODO и как убедиться, что это работает.
 `;
 }

@@ -17,7 +17,7 @@
  * lesson): CI runs one small lesson as a sample, not every lesson on every change.
  *
  * Options: --docs (after the sweep, write the table of every lesson's last score, from
- * tests/mutation/scores/, into the reliability page, en and zh; `--docs` with no lesson writes it without
+ * tests/mutation/scores/, into the reliability page of every language that has one; `--docs` with no lesson writes it without
  * sweeping), --concurrency N (default 2), --no-check (skip the TypeScript checker: faster; a
  * mutant that does not type-check is then run and usually fails its tests), --fresh (ignore the
  * incremental file).
@@ -30,6 +30,7 @@ import { Stryker } from "@stryker-mutator/core";
 import type { PartialStrykerOptions } from "@stryker-mutator/api/core";
 import { LESSONS, findLesson, type Lesson } from "../../runtime/manifest.ts";
 import { dim } from "../../runtime/print.ts";
+import { SITE_LANGS, langDir, type SiteLang } from "../../docs/.vitepress/theme/langs.ts";
 import { ROOT } from "../lib/paths.ts";
 import { loadEquivalents, type Equivalent } from "./equivalents.ts";
 import { todoRegions } from "./regions.ts";
@@ -114,15 +115,17 @@ async function sweep(lesson: Lesson, opts: { concurrency: number; check: boolean
   };
 }
 
-const PAGES = { en: "docs/guide/reliability.md", zh: "docs/zh/guide/reliability.md" } as const;
+/** The reliability page of each language of the site (a translation's once it is written). */
+const PAGES = Object.fromEntries(SITE_LANGS.map((l) => [l, `docs/${langDir(l)}guide/reliability.md`])) as Record<SiteLang, string>;
 
 /** Writes the table of every lesson's last sweep (tests/mutation/scores/) between the pages' mutation markers. */
 function writeDocs(all: Record<string, LessonScore>, equivalents: Record<string, Equivalent[]>): void {
   const scores = Object.values(all);
   const start = "<!-- mutation:start -->";
   const end = "<!-- mutation:end -->";
-  for (const [lang, page] of Object.entries(PAGES) as Array<["en" | "zh", string]>) {
+  for (const [lang, page] of Object.entries(PAGES) as Array<[SiteLang, string]>) {
     const path = join(ROOT, page);
+    if (lang !== "en" && !existsSync(path)) continue;
     const text = readFileSync(path, "utf8");
     if (!text.includes(start) || !text.includes(end)) throw new Error(`${page} has no ${start} … ${end} markers for the table`);
     writeFileSync(path, text.slice(0, text.indexOf(start)) + docsBlock(scores, equivalents, lang) + text.slice(text.indexOf(end) + end.length));

@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { dirname, join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { LESSONS, findLesson } from "../../runtime/manifest.ts";
+import type { SiteLang } from "../../docs/.vitepress/theme/langs.ts";
 import { ROOT } from "../lib/paths.ts";
 import type { Equivalent } from "./equivalents.ts";
 
@@ -197,28 +198,55 @@ export function scoreLine(id: string, s: Computed | undefined, date?: string): s
   return `mutation sweep${date ? ` (${date})` : ""}: ${s.killed}/${s.mutants} killed, ${s.equivalent} equivalent listed, net ${pct(s.net)}${left > 0 ? `, ${left} survivor(s) without a test` : ""}`;
 }
 
-/** The table, as Markdown (the reliability page has it, in English and Chinese). */
-export function table(scores: Computed[], lang: "en" | "zh" = "en"): string {
-  const head =
-    lang === "en"
-      ? "| lesson | dropped by the type checker | mutants | killed | survived | equivalent | score | net score |"
-      : "| 课 | 被类型检查去掉 | 变异体 | 杀死 | 存活 | 等价 | 分数 | 净分数 |";
+/** The table's words in each language of the site (the reliability page of each has it). */
+const TABLE_WORDS: Record<SiteLang, { head: string; stale: string; said: (when: string) => string; missing: (ids: string[]) => string }> = {
+  en: {
+    head: "| lesson | dropped by the type checker | mutants | killed | survived | equivalent | score | net score |",
+    stale: "stale",
+    said: (when) => `_${when}${when ? ", " : ""}\`npm run mutation\` (${SCORES_DIR}/):_`,
+    missing: (ids) => `Not swept yet: ${ids.join(", ")}.`,
+  },
+  zh: {
+    head: "| 课 | 被类型检查去掉 | 变异体 | 杀死 | 存活 | 等价 | 分数 | 净分数 |",
+    stale: "已过期",
+    said: (when) => `_${when}${when ? "，" : ""}\`npm run mutation\`（${SCORES_DIR}/）：_`,
+    missing: (ids) => `尚未测过：${ids.join("、")}。`,
+  },
+  ja: {
+    head: "| レッスン | 型チェックで除外 | ミュータント | 検出 | 生存 | 等価 | スコア | 正味スコア |",
+    stale: "古い",
+    said: (when) => `_${when}${when ? "、" : ""}\`npm run mutation\`（${SCORES_DIR}/）：_`,
+    missing: (ids) => `まだ測っていない：${ids.join("、")}。`,
+  },
+  ru: {
+    head: "| урок | отброшено проверкой типов | мутанты | убито | выжило | эквивалентные | оценка | чистая оценка |",
+    stale: "устарело",
+    said: (when) => `_${when}${when ? ", " : ""}\`npm run mutation\` (${SCORES_DIR}/):_`,
+    missing: (ids) => `Ещё не измерены: ${ids.join(", ")}.`,
+  },
+};
+
+/** The table, as Markdown (the reliability page has it, in every language of the site). */
+export function table(scores: Computed[], lang: SiteLang = "en"): string {
+  const w = TABLE_WORDS[lang];
+  const head = w.head;
   const rows = scores.map((s) =>
     s.stale
-      ? `| ${s.lesson} | — | — | — | — | — | — | ${lang === "en" ? "stale" : "已过期"} (re-sweep: ${resweep(s.lesson)}) |`
+      ? `| ${s.lesson} | — | — | — | — | — | — | ${w.stale} (re-sweep: ${resweep(s.lesson)}) |`
       : `| ${s.lesson} | ${s.typeErrors} | ${s.mutants} | ${s.killed} | ${s.survived} | ${s.equivalent} | ${pct(s.score)} | ${pct(s.net)} |`,
   );
   return [head, "|---|---:|---:|---:|---:|---:|---:|---:|", ...rows].join("\n");
 }
 
 /** The block between the markers: the table, and the lessons not swept yet. */
-export function docsBlock(scores: LessonScore[], equivalents: Record<string, Equivalent[]>, lang: "en" | "zh"): string {
+export function docsBlock(scores: LessonScore[], equivalents: Record<string, Equivalent[]>, lang: SiteLang): string {
+  const w = TABLE_WORDS[lang];
   const fresh = scores.filter((s) => !staleness(s));
   const dates = [...new Set(fresh.map((s) => s.date))].sort();
   const when = dates.length === 0 ? "" : dates.length === 1 ? dates[0]! : `${dates[0]} … ${dates.at(-1)}`;
-  const said = lang === "en" ? `_${when}${when ? ", " : ""}\`npm run mutation\` (${SCORES_DIR}/):_` : `_${when}${when ? "，" : ""}\`npm run mutation\`（${SCORES_DIR}/）：_`;
+  const said = w.said(when);
   const missing = LESSONS.map((l) => l.id).filter((id) => !scores.some((s) => s.lesson === id));
-  const rest = missing.length === 0 ? "" : lang === "en" ? `\n\nNot swept yet: ${missing.join(", ")}.` : `\n\n尚未测过：${missing.join("、")}。`;
+  const rest = missing.length === 0 ? "" : `\n\n${w.missing(missing)}`;
   const rows = [...scores].sort((a, b) => a.lesson.localeCompare(b.lesson)).map((s) => compute(s, equivalents[s.lesson] ?? []));
   return `<!-- mutation:start -->\n\n${said}\n\n${table(rows, lang)}${rest}\n\n<!-- mutation:end -->`;
 }

@@ -37,6 +37,7 @@ import { fuzzLesson, type FuzzStats } from "./fuzz.ts";
 import { presentAdapters } from "./lessons.ts";
 import { part3Ok, part3Summary, runPart3 } from "./part3.ts";
 import { figuresOf, reliabilityBlock, renderReliability, replaceBlock, type AttackCell, type ClaimKey, type FaultCell, type ReliabilityFigures } from "./report.ts";
+import { SITE_LANGS, langDir } from "../../docs/.vitepress/theme/langs.ts";
 import { reportFailures } from "../lib/failure.ts";
 
 // What nothing else catches ends the run in words, with what to do (scripts/lib/failure.ts).
@@ -225,7 +226,7 @@ for (const line of renderReliability(figures, "en")) log(line);
 
 if (values["update-docs"]) {
   // Each page in its own language, drawn from the same figures (report.ts), which the block keeps.
-  for (const [rel, lang] of [["docs/guide/reliability.md", "en"], ["docs/zh/guide/reliability.md", "zh"]] as const) {
+  for (const [rel, lang] of SITE_LANGS.map((l) => [`docs/${langDir(l)}guide/reliability.md`, l] as const)) {
     const page = join(ROOT, rel);
     if (!existsSync(page)) continue;
     const text = readFileSync(page, "utf8");

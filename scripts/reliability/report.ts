@@ -8,11 +8,20 @@
  * (docs/guide/glossary.md); identifiers (stop_reason, tool_use, is_error, 429, commands, lesson
  * ids, file paths) and what a learner sees on the screen stay as the tools print them.
  */
+import type { SiteLang as Lang } from "../../docs/.vitepress/theme/langs.ts";
 import { HOUSE_ATTACKS_ZH } from "./house-attacks.ts";
 import type { Part3Figures, Part3Summary } from "./part3.ts";
 import { HOOK_BEHAVIOURS_ZH, HOOK_KINDS_ZH, JOB_KINDS_ZH, P3_ATTACKS_ZH, P3_GROUPS_ZH, P3_NOTES_ZH, REWIND_PARTS_ZH, RULES_PROPERTIES_ZH, RUN_ENDS_ZH } from "./part3-words.ts";
 
-export type Lang = "en" | "zh";
+export type { SiteLang as Lang } from "../../docs/.vitepress/theme/langs.ts";
+
+/**
+ * A report's words in a language: English, then the language's own table (zh has every word),
+ * then its own headings and column names (ja, ru: the rows' words stay English until written).
+ */
+export function wordsFor<T extends object>(table: { en: T } & Partial<Record<Lang, T>>, lang: Lang, heads: Partial<Record<Lang, Partial<T>>> = {}): T {
+  return { ...table.en, ...(table[lang] ?? {}), ...(heads[lang] ?? {}) };
+}
 
 /** What the fuzzing checked for a lesson (its adapter's claims). */
 export type ClaimKey = "unknown-is-error" | "unknown-answered" | "throws-is-error" | "every-stop-reason" | "stops-on-other" | "early-reads";
@@ -55,7 +64,7 @@ export interface ReliabilityFigures {
 
 // ── words ──
 
-const CLAIMS: Record<ClaimKey, Record<Lang, string>> = {
+const CLAIMS: Record<ClaimKey, { en: string; zh: string } & Partial<Record<Lang, string>>> = {
   "unknown-is-error": { en: "unknown→is_error", zh: "未知工具→is_error" },
   "unknown-answered": { en: "unknown answered", zh: "未知工具也有回答" },
   "throws-is-error": { en: "throws, bad input, hangs→is_error", zh: "抛出异常、输入无效、卡住→is_error" },
@@ -226,6 +235,7 @@ const VERBS: Array<[RegExp, string]> = [
 /** The attack's description in the language; `null` when a phrase of it has no translation. */
 export function attackWords(what: string, lang: Lang): { text: string; translated: boolean } {
   if (lang === "en") return { text: what, translated: true };
+  if (lang !== "zh") return { text: what, translated: false }; // ja, ru: the attacks' phrases are not written yet
   let text = what;
   let translated = true;
   for (const [re, to] of ATTACK_NOTES) text = text.replace(re, to);
@@ -252,7 +262,7 @@ const NOTE_ZH: Array<[RegExp, string]> = [
   [/^a process in a new session with an empty environment.*$/, "新会话里、环境变量为空的进程：没有沙箱时什么也找不到它"],
 ];
 
-const W = {
+const W_ALL = {
   en: {
     date: (d: string, cmd: string) => `_${d}, \`npm run ${cmd}\`:_`,
     tested: (ls: string, missing: string) => `Lessons tested: ${ls || "none"}${missing ? `; not present yet: ${missing}` : ""}`,
@@ -343,6 +353,63 @@ const W = {
   },
 };
 
+/** ja and ru: the headings and column names (the rest in English for now). */
+const HEADS: Partial<Record<Lang, Partial<(typeof W_ALL)["en"]>>> = {
+  ja: {
+    date: (d: string, cmd: string) => `_${d}、\`npm run ${cmd}\`：_`,
+    tested: (ls: string, missing: string) => `テストしたレッスン：${ls || "なし"}${missing ? `；まだないもの：${missing}` : ""}`,
+    fuzzHead: (n: number) => `### プロパティベースのファジング（レッスンごとに生成した ${n} 回の実行）`,
+    fuzzCols: ["レッスン", "実行", "違反", "クラッシュ", "ms/回", "確かめた主張"],
+    counterexample: "反例：",
+    faultHead: "### 障害注入（リトライ：SDK 既定の 2 回 / オフ）",
+    fault: "障害",
+    attackHead: (n: number, cols: number) => `### 攻撃コーパス（${n} 件の攻撃；ツールセット × モードの ${cols} 列）`,
+    attackCols: ["攻撃", "グループ"],
+    badHead: "### コースへの不正な入力",
+    badCols: ["入力", "処理済み", "学習者に見えるもの"],
+    yes: "はい",
+    no: "いいえ",
+    p3Head: (d: string, ls: string, sandbox: string) => `### パート III（s18–s22）\n\n_${d}、\`npm run reliability -- --only part3\`；レッスン：${ls}；サンドボックス：${sandbox}。_`,
+    p3Hooks: "#### 誤動作するフック（s19）",
+    p3HooksCols: ["フック", "種類"],
+    p3Rules: "#### 権限ルールのファジング（s18）",
+    p3RulesCols: ["性質", "実行", "違反"],
+    p3Jobs: "#### 終わらないバックグラウンドジョブ（s22）",
+    p3JobsCols: ["ジョブ"],
+    p3Rewind: "#### あらゆる停止の後の巻き戻し（s21）",
+    p3RewindCols: ["停止", "チェックポイント 1：コード", "1：会話", "1：両方", "チェックポイント 2：コード", "2：会話", "2：両方"],
+    p3Attacks: (n: number) => `#### パート III の新しい面への攻撃（${n} 件）`,
+    p3AttacksCols: ["攻撃", "グループ", "レッスン"],
+  },
+  ru: {
+    date: (d: string, cmd: string) => `_${d}, \`npm run ${cmd}\`:_`,
+    tested: (ls: string, missing: string) => `Проверенные уроки: ${ls || "нет"}${missing ? `; ещё нет: ${missing}` : ""}`,
+    fuzzHead: (n: number) => `### Фаззинг по свойствам (${n} сгенерированных запусков на урок)`,
+    fuzzCols: ["урок", "запуски", "нарушения", "падения", "мс/запуск", "проверенные утверждения"],
+    counterexample: "Контрпример:",
+    faultHead: "### Внедрение сбоев (повторы: 2 по умолчанию в SDK / выключены)",
+    fault: "сбой",
+    attackHead: (n: number, cols: number) => `### Корпус атак (атак: ${n}; столбцов набор инструментов × режим: ${cols})`,
+    attackCols: ["атака", "группа"],
+    badHead: "### Неверный ввод в курс",
+    badCols: ["ввод", "обработан", "что видит ученик"],
+    yes: "да",
+    no: "НЕТ",
+    p3Head: (d: string, ls: string, sandbox: string) => `### Часть III (s18–s22)\n\n_${d}, \`npm run reliability -- --only part3\`; уроки: ${ls}; песочница: ${sandbox}._`,
+    p3Hooks: "#### Хуки, которые ведут себя плохо (s19)",
+    p3HooksCols: ["хук", "вид"],
+    p3Rules: "#### Фаззинг правил доступа (s18)",
+    p3RulesCols: ["свойство", "запуски", "нарушения"],
+    p3Jobs: "#### Фоновые задачи, которые не кончаются (s22)",
+    p3JobsCols: ["задача"],
+    p3Rewind: "#### Откат после любой остановки (s21)",
+    p3RewindCols: ["остановка", "точка 1: код", "1: разговор", "1: оба", "точка 2: код", "2: разговор", "2: оба"],
+    p3Attacks: (n: number) => `#### Атаки на новые поверхности части III (атак: ${n})`,
+    p3AttacksCols: ["атака", "группа", "урок"],
+  },
+};
+const W = (lang: Lang) => wordsFor(W_ALL, lang, HEADS);
+
 // ── markdown ──
 
 /** Display width: a CJK character takes two columns in a terminal and in the page's source. */
@@ -359,12 +426,12 @@ export function markdownTable(head: string[], rows: Array<Array<string | number>
 
 /** The report's lines (without the date line and the JSON), as the terminal shows them. */
 export function renderReliability(f: ReliabilityFigures, lang: Lang): string[] {
-  const w = W[lang];
+  const w = W(lang);
   const zh = lang === "zh";
   const out: string[] = [w.tested(f.lessons.join(", "), f.missing.join(", ")), ""];
   if (f.fuzz) {
     out.push(w.fuzzHead(f.fuzz.per), "");
-    out.push(...markdownTable(w.fuzzCols, f.fuzz.rows.map((r) => [r.lesson, r.runs, r.violations, r.crashes, r.ms_per_run.toFixed(1), r.claims.map((c) => CLAIMS[c][lang]).join(zh ? "；" : "; ")])));
+    out.push(...markdownTable(w.fuzzCols, f.fuzz.rows.map((r) => [r.lesson, r.runs, r.violations, r.crashes, r.ms_per_run.toFixed(1), r.claims.map((c) => CLAIMS[c][lang] ?? CLAIMS[c].en).join(zh ? "；" : "; ")])));
     for (const c of f.fuzz.counterexamples) out.push(`${w.counterexample}\n\n\`\`\`text\n${c}\n\`\`\`\n`);
   }
   if (f.faults) {
@@ -418,7 +485,7 @@ const P3_CELL_ZH: Record<string, string> = {
 
 /** Part III's tables: hooks, rules, jobs, rewind, attacks (each only when it ran). */
 export function renderPart3(p: Part3Figures, lang: Lang): string[] {
-  const w = W[lang];
+  const w = W(lang);
   const zh = lang === "zh";
   const cell = (c: string) => (zh ? (P3_CELL_ZH[c] ?? c) : c);
   const tr = (table: Record<string, string>, id: string, en: string) => (zh ? (table[id] ?? en) : en);
@@ -481,7 +548,7 @@ function markdownSafe(line: string): string {
 export function reliabilityBlock(f: ReliabilityFigures, lang: Lang): string {
   const body = renderReliability(f, lang).map(markdownSafe);
   const json = JSON.stringify(f).replace(/--/g, "-\\u002d");
-  return `${START}\n\n<div class="report-block" data-report="reliability">\n\n${W[lang].date(f.date, "reliability")}\n\n${body.join("\n")}\n\n\`\`\`json\n${JSON.stringify(f.summary)}\n\`\`\`\n\n</div>\n\n<!-- reliability:figures ${json} -->\n\n${END}`;
+  return `${START}\n\n<div class="report-block" data-report="reliability">\n\n${W(lang).date(f.date, "reliability")}\n\n${body.join("\n")}\n\n\`\`\`json\n${JSON.stringify(f.summary)}\n\`\`\`\n\n</div>\n\n<!-- reliability:figures ${json} -->\n\n${END}`;
 }
 
 /** The page with its block replaced; the page unchanged when it has no markers. */

@@ -1,6 +1,6 @@
 /**
  * `npm run new-lesson -- sNN_slug --from sMM` in a copy of the course: it writes every piece of a
- * lesson (course.json with its base, exercise, solution, test, scenario, both pages, a mutant and
+ * lesson (course.json with its base, exercise, solution, test, scenario, a page per language, a mutant and
  * an alternative) and edits nothing existing but the generated rules pages; the lesson's test
  * passes the solution and fails the exercise on the lesson's rule, naming the TODO. A name or a
  * base it cannot use is one line and exit 2, with nothing written.
@@ -9,6 +9,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { SITE_LANGS, langDir } from "../../docs/.vitepress/theme/langs.ts";
 import { courseEnv, makeCopy, stripAnsi } from "./course-copy.ts";
 
 const copy = makeCopy({ git: true });
@@ -51,7 +52,9 @@ describe("npm run new-lesson -- sNN_slug --from sMM", () => {
     expect(r.code, r.out).toBe(0);
     const status = await changed();
     const edited = status.filter((l) => !l.startsWith("??")).map((l) => l.slice(3)).sort();
-    expect(edited, `existing files edited: only the generated rules pages (git status: ${status.join("; ")})`).toEqual(["docs/guide/message-rules.md", "docs/zh/guide/message-rules.md"]);
+    // The rules page of every language of the site that has one (rules-doc.ts writes those).
+    const rulesPages = SITE_LANGS.map((l) => `docs/${langDir(l)}guide/message-rules.md`).filter((p) => existsSync(join(copy.root, p)));
+    expect(edited, `existing files edited: only the generated rules pages (git status: ${status.join("; ")})`).toEqual(rulesPages.sort());
     for (const f of [
       "solutions/s90_probe/agent.ts",
       "solutions/s90_probe/course.json",
@@ -59,7 +62,7 @@ describe("npm run new-lesson -- sNN_slug --from sMM", () => {
       "tests/s90_probe.test.ts",
       "runtime/scripted/scenarios/s90_probe.ts",
       "docs/lessons/s90_probe.md",
-      "docs/zh/lessons/s90_probe.md",
+      ...SITE_LANGS.map((l) => `docs/${langDir(l)}lessons/s90_probe.md`),
     ])
       expect(existsSync(join(copy.root, f)), f).toBe(true);
     expect(readdirSync(join(copy.root, "tests/mutants/s90")), "a mutant").toHaveLength(1);
@@ -77,5 +80,7 @@ describe("npm run new-lesson -- sNN_slug --from sMM", () => {
 
     const listed = await newLesson("s90");
     expect(listed.out, "npm run new-lesson -- s90 lists what is left (the pages' words)").toMatch(/✗ docs\/zh\/lessons\/s90_probe\.md is written in Chinese/);
+    expect(listed.out, "…in every language of the site").toMatch(/✗ docs\/ja\/lessons\/s90_probe\.md is written in Japanese/);
+    expect(listed.out, "…in every language of the site").toMatch(/✗ docs\/ru\/lessons\/s90_probe\.md is written in Russian/);
   }, 600_000); // two test runs and three commands as processes, on a busy machine: the bound, not a verdict
 });

@@ -63,7 +63,10 @@ beforeAll(() => {
   write("solutions/s02_second/same.ts", "export const same = 1;\n");
   write("docs/lessons/s01_first.md", "# s01\n");
   write("docs/zh/lessons/s01_first.md", "# s01\n");
+  write("docs/ja/lessons/s01_first.md", "# s01\n");
+  write("docs/ru/lessons/s01_first.md", "# s01\n");
   write("docs/lessons/s02_second.md", "# s02\n");
+  write("docs/ja/lessons/s02_second.md", "# s02\n");
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -116,6 +119,20 @@ describe("lesson pages", () => {
     expect(out).toContain('<TranscriptViewer lesson="s02_second" />');
     const zh = expandLessonPage("# s02\n", "zh/lessons/s02_second.md", root, LESSONS);
     expect(zh).toContain("## 与 s01 相比的变化");
+    // Every language of the site: its own headings and words, never the English ones.
+    const ja = expandLessonPage("# s02\n", "ja/lessons/s02_second.md", root, LESSONS);
+    expect(ja).toContain("## s01 からの変更 {#what-changed}");
+    expect(ja).toContain("## 記録された実行 {#recorded-run}");
+    expect(ja).toContain("から自動生成");
+    const ru = expandLessonPage("# s02\n", "ru/lessons/s02_second.md", root, LESSONS);
+    expect(ru).toContain("## Что изменилось после s01 {#what-changed}");
+    expect(ru).toContain("## Записанный запуск {#recorded-run}");
+    for (const [lang, text] of [["ja", ja], ["ru", ru]] as const) {
+      expect(text, `${lang}: no English heading`).not.toMatch(/What changed|A recorded run/);
+      expect(text, `${lang}: the player and the viewer are placed`).toContain('<LessonPlayer lesson="s02_second" />');
+    }
+    // A language folder that is not one of the site's is no lesson page.
+    expect(expandLessonPage("# s02\n", "de/lessons/s02_second.md", root, LESSONS)).toBe("# s02\n");
   });
 
   it("replaces a <LessonDiff /> line in place, but not inside a code fence, and keeps a placed viewer", () => {
@@ -137,8 +154,11 @@ describe("lesson pages", () => {
   it("names every lesson page the manifest needs and the docs lack", () => {
     expect(missingLessonPages(root, LESSONS)).toEqual([
       "docs/zh/lessons/s02_second.md",
+      "docs/ru/lessons/s02_second.md",
       "docs/lessons/s03_third.md",
       "docs/zh/lessons/s03_third.md",
+      "docs/ja/lessons/s03_third.md",
+      "docs/ru/lessons/s03_third.md",
     ]);
   });
 });
@@ -285,6 +305,15 @@ describe("answers folded until asked (regions.ts, the page rewriter)", () => {
     const zh = rewriteImports(src.replace("## Your turn", "## 动手"), root, "zh", true);
     expect(zh).toContain("::: details 查看参考答案");
     expect(zh).toContain("## 动手 {#your-turn}");
+    // Japanese and Russian: their own "Your turn" heading is found, the fold titled in the language.
+    const ja = rewriteImports(src.replace("## Your turn", "## やってみよう"), root, "ja", true);
+    expect(ja).toContain("::: details 参考解答を見る");
+    expect(ja.indexOf("::: details")).toBeGreaterThan(ja.indexOf("## やってみよう {#your-turn}"));
+    expect(ja.indexOf("::: details"), "ja: the answer is folded inside the page's own section, before the next one").toBeLessThan(ja.indexOf("## Later"));
+    const ru = rewriteImports(src.replace("## Your turn", "## Ваша очередь"), root, "ru", true);
+    expect(ru).toContain("::: details Показать эталонное решение");
+    expect(ru.indexOf("::: details")).toBeGreaterThan(ru.indexOf("## Ваша очередь {#your-turn}"));
+    expect(ru.indexOf("::: details"), "ru: the answer is folded inside the page's own section, before the next one").toBeLessThan(ru.indexOf("## Later"));
     // A page without the section gets one; a guide page folds the answer where it stands.
     expect(rewriteImports("# s02\n\n<<< @/../solutions/s02_second/agent.ts#loop\n", root, "en", true)).toMatch(/## Your turn \{#your-turn\}[\s\S]*Show the reference solution/);
     expect(rewriteImports("# Guide\n\n<<< @/../solutions/s02_second/agent.ts#loop\n", root, "en", false)).toMatch(/^# Guide\n\n[\s\S]*::: details Show the reference solution/);
@@ -430,6 +459,8 @@ describe("message tables (message-table.ts): hand-written and recorded, one tabl
     const zh = messageTableHtml(rows, "zh", { last: "note" });
     expect(zh).toContain("<th class=\"lp-c-role\">角色</th>");
     expect(zh).toContain('data-label="说明"');
+    expect(messageTableHtml(rows, "ja", { last: "note" })).toContain("<th class=\"lp-c-role\">ロール</th>");
+    expect(messageTableHtml(rows, "ru", { last: "note" })).toContain('data-label="примечание"');
     // No note anywhere: no empty column.
     expect(messageTableHtml(parseMessageTable("[0] user | \"Hi\""), "en", { last: "note" })).not.toContain("lp-c-note");
   });
@@ -542,6 +573,20 @@ describe("the generated report blocks (scripts/bench/report.ts, scripts/reliabil
     expect(zh).toMatch(/parallel_over_one_tool = [\d.]+（目标 ≤ 1\.3）/);
     expect(prose(zh)).not.toMatch(/\b(goal|calls? of|turns|wall time|no output cap|reported, not judged|Lessons present|Machine)\b/);
     expect(benchFiguresOf(benchBlock(figures!, "en"))).toEqual(figures);
+  });
+
+  it("draws the reports' headings and column names in Japanese and Russian, never in Chinese (rows: English until written)", () => {
+    const bench = benchFiguresOf(page("docs/guide/benchmarks.md"))!;
+    const rel = figuresOf(page("docs/guide/reliability.md"))!;
+    for (const [lang, parallel, badHead, script] of [["ja", "### 並列ツール", "### コースへの不正な入力", /[\u3040-\u30ff]/], ["ru", "### Параллельные инструменты", "### Неверный ввод в курс", /[\u0400-\u04ff]/]] as const) {
+      const b = body(renderBench(bench, lang));
+      expect(b, lang).toContain(parallel);
+      const r = body(renderReliability(rel, lang));
+      if (rel.bad) expect(r, lang).toContain(badHead);
+      const heads = [...b.split("\n"), ...r.split("\n")].filter((l) => /^#{3,4} /.test(l));
+      expect(heads.filter((h) => !script.test(h)), `${lang}: headings not in the language`).toEqual([]);
+      expect(`${b}\n${r}`, `${lang}: no Chinese words (the zh table is not a fallback)`).not.toMatch(/并行工具|故障注入|测试的课|汇总/);
+    }
   });
 
   it("says n/a in the page's language when a lesson a figure needs is not there", () => {

@@ -4,14 +4,15 @@
  * Builds the site (`npm run docs:build`; skip with --no-build), serves docs/.vitepress/dist on
  * 127.0.0.1 with a small static server on a free port, and drives it in headless Chromium
  * (Debian's /usr/bin/chromium, through playwright-core). On every lesson page of the manifest, in
- * both languages: imported code, the exercise's answers folded until asked (no line only the
+ * every language of the site (en, and each of zh ja ru whose home page docs/<lang>/index.md
+ * exists): imported code, the exercise's answers folded until asked (no line only the
  * reference solution has is visible before "Show the reference solution" is opened), the lesson's
  * picture labelled in the page's language, the diff view (summary card, code folded, the loop's
  * change first, line numbers, split view, any two lessons), the recorded run with every tool_use
  * linked to its tool_result, and the step-through player stepped through the whole run from the
- * keyboard. Then: a learner's own JSONL in the viewer and the player, the language switch, local
- * search (Chinese words inside longer ones, no generated diff in the results), Chinese navigation
- * and report blocks (headings, columns and rows), message tables drawn as HTML tables (none left
+ * keyboard. Then: a learner's own JSONL in the viewer and the player, the language switch to and
+ * from each language, local search in each (CJK words inside longer ones, no generated diff in the
+ * results), each translated language's navigation and report blocks (headings, columns and rows), message tables drawn as HTML tables (none left
  * as text, none wider than the column), picture labels inside their boxes, previous/next kept inside the lessons, no dead internal link (a crawl), every
  * page at 1280 and 390 px without sideways scroll or raw `**`, and no console errors anywhere.
  * Screenshots of every lesson page (and details at desktop and phone widths) go to
@@ -28,7 +29,8 @@ import { dirname, extname, join, normalize, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { LESSONS, findLesson, type Lesson } from "../../runtime/manifest.ts";
-import { missingLessonPages } from "../../scripts/docs/pages.ts";
+import { HTML_LANG, SCRIPT, SITE_LANGS, TRANSLATED, langDir, type SiteLang } from "../../docs/.vitepress/theme/langs.ts";
+import { CODE_WORDS, missingLessonPages, pageTitle } from "../../scripts/docs/pages.ts";
 import { answerLines, findRegion, importsIn, todoRegions } from "../../scripts/docs/regions.ts";
 import { strictArgsOrExit } from "../../scripts/lib/args.ts";
 
@@ -36,6 +38,14 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const DIST = join(ROOT, "docs/.vitepress/dist");
 const SHOTS = join(ROOT, "docs/.vitepress/cache/e2e");
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/** The languages this build has: English, and each translation whose home page exists. */
+const SITE: SiteLang[] = SITE_LANGS.filter((l) => l === "en" || existsSync(join(ROOT, "docs", l, "index.md")));
+const OTHERS = SITE.filter((l) => l !== "en");
+const NAMES: Record<SiteLang, string> = { en: "English", zh: "Chinese", ja: "Japanese", ru: "Russian" };
+/** Whether a text is in a language's own script (English: always). */
+const inScript = (lang: SiteLang, text: string) => SCRIPT[lang]?.test(text) ?? true;
+/** A link's href that is none of the translations (the English page). */
+const NOT_TRANSLATED = TRANSLATED.map((l) => `:not([href*="/${l}/"])`).join("");
 const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const cli = strictArgsOrExit({
   command: "npm run test:e2e",
@@ -163,20 +173,20 @@ async function visibleText(page: Page): Promise<string> {
  * solution of a TODO region has (regions.ts) is visible on the lesson page; the page has a closed
  * "Show the reference solution" block, and opening it shows the answers of the regions it imports.
  */
-async function checkAnswersFolded(page: Page, lesson: Lesson, zh: boolean): Promise<void> {
+async function checkAnswersFolded(page: Page, lesson: Lesson, lang: SiteLang): Promise<void> {
   const regions = todoRegions(ROOT, lesson.dir);
   const answers = regions.flatMap((r) => answerLines(ROOT, r, 24).map((line) => ({ where: `${r.path}#${r.region}`, line })));
   const before = await visibleText(page);
   const open = answers.filter((a) => before.includes(squash(a.line)));
   expect(open.length === 0, `the answer to ${open[0]?.where} shows before it is asked for: "${open[0]?.line}" (fold it under "Your turn")`);
-  const source = readFileSync(join(ROOT, zh ? "docs/zh" : "docs", "lessons", `${lesson.dir}.md`), "utf8");
+  const source = readFileSync(join(ROOT, "docs", langDir(lang), "lessons", `${lesson.dir}.md`), "utf8");
   const imported = new Set(importsIn(source).map((i) => `${i.path}#${i.region}`));
   const shownAnswers = answers.filter((a) => imported.has(a.where));
   if (shownAnswers.length === 0) return;
   const fold = page.locator(".reference-solution details");
   expect((await fold.count()) >= 1, "no folded reference solution on a page that imports an exercise's answer");
   const summary = squash((await fold.first().locator("summary").textContent()) ?? "");
-  const want = zh ? "查看参考答案" : "Show the reference solution";
+  const want = CODE_WORDS[lang].show;
   expect(summary === want, `the folded block is titled "${summary}", not "${want}"`);
   expect(!(await fold.first().evaluate((d) => (d as HTMLDetailsElement).open)), "the reference solution is open before it is asked for");
   const yourTurn = await page.locator("h2#your-turn").count();
@@ -191,8 +201,8 @@ async function checkAnswersFolded(page: Page, lesson: Lesson, zh: boolean): Prom
 }
 
 /** The lesson page's checks, in one language. */
-async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index: number, zh: boolean): Promise<void> {
-  const url = `${origin}${zh ? "/zh" : ""}/lessons/${lesson.dir}`;
+async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index: number, lang: SiteLang): Promise<void> {
+  const url = `${origin}/${langDir(lang)}lessons/${lesson.dir}`;
   await open(page, url);
   const h1 = (await page.locator(".vp-doc h1").first().textContent({ timeout: 5000 }))?.trim();
   expect(h1, "the page has no title (h1)");
@@ -205,7 +215,7 @@ async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index
   // card, the code folded (it holds the answers), opened it leads with the loop's change.
   if (index > 0) await checkDiffView(page, lesson, LESSONS[index - 1]!);
 
-  await checkAnswersFolded(page, lesson, zh);
+  await checkAnswersFolded(page, lesson, lang);
 
   // Imported code names its file and numbers its lines; no code block scrolls sideways (it wraps).
   const numbered = await page.locator(".vp-doc .code-file + div.numbered").count();
@@ -220,7 +230,7 @@ async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index
   expect((await pictures.count()) >= 1, `no picture of the lesson's idea: give solutions/${lesson.dir}/course.json a "diagram" (s01–s17: an entry of docs/.vitepress/theme/diagrams.ts)`);
   const labels = (await pictures.first().locator("text").allTextContents()).map((l) => l.trim()).filter(Boolean);
   expect(labels.length >= 3, `the picture has ${labels.length} labels`);
-  if (zh) expect(labels.some((l) => /[\u4e00-\u9fff]/.test(l)), `the picture's labels are not in Chinese: ${labels.slice(0, 3).join(" | ")}`);
+  expect(labels.some((l) => inScript(lang, l)), `the picture's labels are not in ${NAMES[lang]}: ${labels.slice(0, 3).join(" | ")} (docs/.vitepress/theme/diagrams.ts, or the lesson's course.json "diagram")`);
   const box = await pictures.first().boundingBox();
   expect(box && box.width > 200 && box.height > 60, "the picture is not drawn (no size)");
   // Every label inside its box (wrapped, not cut off or running over the border).
@@ -236,7 +246,7 @@ async function checkLessonPage(page: Page, origin: string, lesson: Lesson, index
   expect(spilled.length === 0, `picture labels run out of their boxes (docs/.vitepress/theme/diagrams.ts): ${spilled.slice(0, 3).join("; ")}`);
 
   // Message tables are HTML tables (the recorded run's and the hand-written \`\`\`messages blocks), none left as text.
-  const source = readFileSync(join(ROOT, zh ? "docs/zh" : "docs", "lessons", `${lesson.dir}.md`), "utf8");
+  const source = readFileSync(join(ROOT, "docs", langDir(lang), "lessons", `${lesson.dir}.md`), "utf8");
   const tables = (source.match(/^```messages\b/gm) ?? []).length + (source.match(/<RecordedTable\s*\/>/g) ?? []).length;
   expect((await page.locator(".vp-doc table.run-table").count()) >= tables, `the page has ${tables} message table(s) in its source and shows fewer as tables`);
   const asText = await page.locator('.vp-doc div[class*="language-"] pre').evaluateAll((els) => els.filter((e) => /^\s*\[\d+\]\s+(user|assistant)\b/m.test(e.textContent ?? "")).length);
@@ -445,8 +455,8 @@ async function main(): Promise<number> {
     const page = await context.newPage();
     watchErrors(page, origin);
 
-    await check("every lesson of the manifest has its page in both languages", async () => {
-      const missing = missingLessonPages(ROOT, lessons);
+    await check(`every lesson of the manifest has its page in every language of the site (${SITE.join(", ")})`, async () => {
+      const missing = missingLessonPages(ROOT, lessons).filter((p) => SITE.some((l) => p.startsWith(`docs/${langDir(l)}lessons/`)));
       expect(missing.length === 0, `missing: ${missing.join(", ")}`);
     });
 
@@ -456,41 +466,59 @@ async function main(): Promise<number> {
       expect(name?.includes("Agent Loop"), `hero says "${name}"`);
       expect((await page.locator("html").getAttribute("lang")) === "en-US", "html lang is not en-US");
     });
-    await check("home page (zh-CN)", async () => {
-      await open(page, `${origin}/zh/`);
-      const name = await page.locator(".VPHero .name").textContent();
-      expect(name && /[\u4e00-\u9fff]/.test(name), `hero is not in Chinese: "${name}"`);
-      expect((await page.locator("html").getAttribute("lang")) === "zh-CN", "html lang is not zh-CN");
-      mkdirSync(SHOTS, { recursive: true });
-      await page.screenshot({ path: join(SHOTS, "home-zh-desktop.png") });
-    });
+    for (const lang of OTHERS)
+      await check(`home page (${HTML_LANG[lang]})`, async () => {
+        await open(page, `${origin}/${lang}/`);
+        const name = await page.locator(".VPHero .name").textContent();
+        expect(name && inScript(lang, name), `hero is not in ${NAMES[lang]}: "${name}"`);
+        expect((await page.locator("html").getAttribute("lang")) === HTML_LANG[lang], `html lang is not ${HTML_LANG[lang]}`);
+        mkdirSync(SHOTS, { recursive: true });
+        await page.screenshot({ path: join(SHOTS, `home-${lang}-desktop.png`) });
+      });
 
     for (const [i, lesson] of LESSONS.entries()) {
       if (!lessons.includes(lesson)) continue;
-      for (const zh of [false, true])
-        await check(`${lesson.id} page (${zh ? "zh-CN" : "en"}): code, diff, recorded run with linked pairs`, () =>
-          checkLessonPage(page, origin, lesson, i, zh),
+      for (const lang of SITE) {
+        // A page missing in a language is named by the check above.
+        if (!existsSync(join(ROOT, "docs", langDir(lang), "lessons", `${lesson.dir}.md`))) continue;
+        await check(`${lesson.id} page (${HTML_LANG[lang]}): code, diff, picture, recorded run with linked pairs`, () =>
+          checkLessonPage(page, origin, lesson, i, lang),
         );
+      }
     }
 
     const first = lessons[0] ?? LESSONS[0]!;
-    await check("language switch: English → 简体中文 → English on a lesson page", async () => {
-      await open(page, `${origin}/lessons/${first.dir}`);
-      await page.locator(".VPNavBarTranslations button").hover();
-      await page.locator(`.VPNavBarTranslations a[href*="/zh/lessons/${first.dir}"]`).click();
-      await page.waitForURL(`**/zh/lessons/${first.dir}`);
-      await page.waitForFunction(() => document.documentElement.lang === "zh-CN", null, { timeout: 5000 }).catch(() => {});
-      expect((await page.locator("html").getAttribute("lang")) === "zh-CN", "html lang is not zh-CN after the switch");
-      expect(/[\u4e00-\u9fff]/.test((await page.locator(".VPSidebar").textContent()) ?? ""), "the sidebar is not in Chinese after the switch");
-      await page.locator(".VPNavBarTranslations button").hover();
-      await page.locator(`.VPNavBarTranslations a[href$="/lessons/${first.dir}"]:not([href*="/zh/"])`).click();
-      await page.waitForURL((u) => u.pathname === `/lessons/${first.dir}`);
-      await page.waitForFunction(() => document.documentElement.lang === "en-US", null, { timeout: 5000 }).catch(() => {});
-      expect((await page.locator("html").getAttribute("lang")) === "en-US", "html lang is not en-US after switching back");
-    });
+    for (const lang of OTHERS)
+      await check(`language switch: English → ${lang} → English on a lesson page`, async () => {
+        await open(page, `${origin}/lessons/${first.dir}`);
+        await page.locator(".VPNavBarTranslations button").hover();
+        await page.locator(`.VPNavBarTranslations a[href*="/${lang}/lessons/${first.dir}"]`).click();
+        await page.waitForURL(`**/${lang}/lessons/${first.dir}`);
+        const want = HTML_LANG[lang];
+        await page.waitForFunction((w) => document.documentElement.lang === w, want, { timeout: 5000 }).catch(() => {});
+        expect((await page.locator("html").getAttribute("lang")) === want, `html lang is not ${want} after the switch`);
+        expect(inScript(lang, (await page.locator(".VPSidebar").textContent()) ?? ""), `the sidebar is not in ${NAMES[lang]} after the switch`);
+        await page.locator(".VPNavBarTranslations button").hover();
+        await page.locator(`.VPNavBarTranslations a[href$="/lessons/${first.dir}"]${NOT_TRANSLATED}`).click();
+        await page.waitForURL((u) => u.pathname === `/lessons/${first.dir}`);
+        await page.waitForFunction(() => document.documentElement.lang === "en-US", null, { timeout: 5000 }).catch(() => {});
+        expect((await page.locator("html").getAttribute("lang")) === "en-US", "html lang is not en-US after switching back");
+      });
 
-    // Chinese has no spaces: "配对规则" is found inside "消息配对规则" (a CJK tokenizer in the config).
-    for (const [home, query, want] of [["/", "tool_result", ""], ["/zh/", "消息配对", "/zh/guide/message-rules"], ["/zh/", "配对规则", "/zh/guide/message-rules"]] as const)
+    // Chinese and Japanese have no spaces: "配对规则" is found inside "消息配对规则" (a CJK tokenizer in
+    // the config). Each translation's pairing-rules page is found by its own title, and a CJK title
+    // by the part of it after its first character (a word inside a longer run).
+    const searches: [string, string, string][] = [["/", "tool_result", ""]];
+    for (const lang of OTHERS) {
+      const file = join(ROOT, "docs", lang, "guide/message-rules.md");
+      if (!existsSync(file)) continue;
+      const title = pageTitle(file);
+      const cjk = /[\u3040-\u30ff\u3400-\u9fff]/.test(title);
+      const word = cjk ? title.replace(/[^\u3040-\u30ff\u3400-\u9fff]/g, "").slice(1, 5) : (title.split(/\s+/).sort((a, b) => b.length - a.length)[0] ?? title);
+      searches.push([`/${lang}/`, word, `/${lang}/guide/message-rules`]);
+    }
+    if (OTHERS.includes("zh")) searches.push(["/zh/", "消息配对", "/zh/guide/message-rules"], ["/zh/", "配对规则", "/zh/guide/message-rules"]);
+    for (const [home, query, want] of searches)
       await check(`local search on ${home} finds "${query}"`, async () => {
         await open(page, `${origin}${home}`);
         await page.locator(".VPNavBarSearch button").click();
@@ -516,52 +544,63 @@ async function main(): Promise<number> {
       await page.keyboard.press("Escape");
     });
 
-    await check("Chinese navigation: every sidebar entry and the previous/next links of the zh lesson pages are Chinese", async () => {
-      await open(page, `${origin}/zh/lessons/${first.dir}`);
-      const items = (await page.locator(".VPSidebar .VPSidebarItem .text").allTextContents()).map(squash).filter(Boolean);
-      expect(items.length > LESSONS.length, `the zh sidebar has only ${items.length} entries`);
-      const english = items.filter((t) => !/[\u4e00-\u9fff]/.test(t));
-      expect(english.length === 0, `English in the zh sidebar: ${english.join(" | ")}`);
-      for (const l of lessons) {
-        await open(page, `${origin}/zh/lessons/${l.dir}`);
-        const labels = (await page.locator(".VPDocFooter .pager .title").allTextContents()).map(squash);
-        const english2 = labels.filter((t) => !/[\u4e00-\u9fff]/.test(t));
-        expect(english2.length === 0, `${l.id}: previous/next titles not in Chinese: ${english2.join(" | ")}`);
-      }
-    });
+    for (const lang of OTHERS)
+      await check(`${NAMES[lang]} navigation: every sidebar entry and the previous/next links of the ${lang} lesson pages are ${NAMES[lang]}`, async () => {
+        await open(page, `${origin}/${lang}/lessons/${first.dir}`);
+        const items = (await page.locator(".VPSidebar .VPSidebarItem .text").allTextContents()).map(squash).filter(Boolean);
+        expect(items.length > LESSONS.length, `the ${lang} sidebar has only ${items.length} entries`);
+        const english = items.filter((t) => !inScript(lang, t));
+        expect(english.length === 0, `English in the ${lang} sidebar: ${english.join(" | ")}`);
+        for (const l of lessons) {
+          if (!existsSync(join(ROOT, "docs", lang, "lessons", `${l.dir}.md`))) continue;
+          await open(page, `${origin}/${lang}/lessons/${l.dir}`);
+          const labels = (await page.locator(".VPDocFooter .pager .title").allTextContents()).map(squash);
+          const english2 = labels.filter((t) => !inScript(lang, t));
+          expect(english2.length === 0, `${l.id}: previous/next titles not in ${NAMES[lang]}: ${english2.join(" | ")}`);
+        }
+      });
 
-    await check("the generated report blocks of the zh benchmarks and reliability pages are in Chinese", async () => {
-      for (const path of ["/zh/guide/benchmarks", "/zh/guide/reliability"]) {
-        await open(page, origin + path);
-        const heads = (await page.locator(".vp-doc h3").allTextContents()).map(squash);
-        const english = heads.filter((h) => !/[\u4e00-\u9fff]/.test(h));
-        expect(heads.length > 0 && english.length === 0, `${path}: headings not in Chinese: ${english.join(" | ") || "(no headings)"}`);
-        const ths = (await page.locator(".vp-doc table th").allTextContents()).map(squash).filter((t) => /^[a-z][a-z /,]+$/i.test(t) && !/^(s\d+|n\/a)$/.test(t));
-        expect(ths.length === 0, `${path}: English column names: ${[...new Set(ths)].slice(0, 6).join(" | ")}`);
-        // The rows too: a cell's words (its code, the tools' own output, left out) hold no English
-        // verdict, goal or fault description.
-        expect((await page.locator(".vp-doc .report-block table").count()) >= 1, `${path}: no generated report table (.report-block) on the page`);
-        const cells = await page.locator(".vp-doc .report-block table td").evaluateAll((tds) =>
-          tds.map((td) => {
-            const c = td.cloneNode(true) as HTMLElement;
-            c.querySelectorAll("code").forEach((x) => x.remove());
-            return (c.textContent ?? "").trim();
-          }),
-        );
-        const englishRows = cells.filter((c) => /\b(recovered|clear stop|stopped|escapes|not claimed|not run|goal|calls? of|turns|no output cap|rate limited, retry|internal server error|mid-stream|mid-way|aborts|past the timeout|with a line that|is not JSON|without messages)\b/.test(c));
-        expect(englishRows.length === 0, `${path}: English in the report's rows: ${[...new Set(englishRows)].slice(0, 4).join(" | ")}`);
-      }
-    });
+    for (const lang of OTHERS)
+      await check(`the generated report blocks of the ${lang} benchmarks and reliability pages are in ${NAMES[lang]}`, async () => {
+        for (const path of [`/${lang}/guide/benchmarks`, `/${lang}/guide/reliability`]) {
+          if (!existsSync(join(ROOT, `docs${path}.md`))) continue; // not translated yet: the English page stands in
+          await open(page, origin + path);
+          const heads = (await page.locator(".vp-doc h3").allTextContents()).map(squash);
+          const english = heads.filter((h) => !inScript(lang, h));
+          expect(heads.length > 0 && english.length === 0, `${path}: headings not in ${NAMES[lang]}: ${english.join(" | ") || "(no headings)"}`);
+          // The tables' rows (and the toolsets' column names) are translated for zh only: ja and ru
+          // have their headings and column heads, the rows' words in English until written
+          // (scripts/reliability/report.ts HEADS).
+          if (lang !== "zh") continue;
+          const ths = (await page.locator(".vp-doc table th").allTextContents()).map(squash).filter((t) => /^[a-z][a-z /,]+$/i.test(t) && !/^(s\d+|n\/a)$/.test(t));
+          expect(ths.length === 0, `${path}: English column names: ${[...new Set(ths)].slice(0, 6).join(" | ")}`);
+          // The rows too: a cell's words (its code, the tools' own output, left out) hold no English
+          // verdict, goal or fault description.
+          expect((await page.locator(".vp-doc .report-block table").count()) >= 1, `${path}: no generated report table (.report-block) on the page`);
+          const cells = await page.locator(".vp-doc .report-block table td").evaluateAll((tds) =>
+            tds.map((td) => {
+              const c = td.cloneNode(true) as HTMLElement;
+              c.querySelectorAll("code").forEach((x) => x.remove());
+              return (c.textContent ?? "").trim();
+            }),
+          );
+          const englishRows = cells.filter((c) => /\b(recovered|clear stop|stopped|escapes|not claimed|not run|goal|calls? of|turns|no output cap|rate limited, retry|internal server error|mid-stream|mid-way|aborts|past the timeout|with a line that|is not JSON|without messages)\b/.test(c));
+          expect(englishRows.length === 0, `${path}: English in the report's rows: ${[...new Set(englishRows)].slice(0, 4).join(" | ")}`);
+        }
+      });
 
     await check("previous/next stay inside the lessons (the first has no previous, the last no next)", async () => {
-      for (const zh of [false, true]) {
-        const p = zh ? "/zh" : "";
+      for (const lang of SITE) {
+        const p = lang === "en" ? "" : `/${lang}`;
         for (const [i, l] of LESSONS.entries()) {
           if (!lessons.includes(l)) continue;
+          if (!existsSync(join(ROOT, "docs", langDir(lang), "lessons", `${l.dir}.md`))) continue;
           await open(page, `${origin}${p}/lessons/${l.dir}`);
           const prev = await page.locator(".VPDocFooter .pager-link.prev").getAttribute("href").catch(() => null);
           const next = await page.locator(".VPDocFooter .pager-link.next").getAttribute("href").catch(() => null);
-          const want = (j: number) => (LESSONS[j] ? `${p}/lessons/${LESSONS[j]!.dir}` : null);
+          // A neighbour without a page in this language is linked in English (the config's fallback).
+          const own = (d: string) => existsSync(join(ROOT, "docs", langDir(lang), "lessons", `${d}.md`));
+          const want = (j: number) => (LESSONS[j] ? `${own(LESSONS[j]!.dir) ? p : ""}/lessons/${LESSONS[j]!.dir}` : null);
           expect(prev === want(i - 1), `${p}/lessons/${l.dir}: previous is ${prev}, not ${want(i - 1)}`);
           expect(next === want(i + 1), `${p}/lessons/${l.dir}: next is ${next}, not ${want(i + 1)}`);
         }
@@ -618,12 +657,12 @@ async function main(): Promise<number> {
       const shot = lessons[lessons.length - 1] ?? first;
       for (const [name, viewport] of [["desktop", { width: 1280, height: 900 }], ["phone", { width: 390, height: 844 }]] as const) {
         await page.setViewportSize(viewport);
-        for (const zh of [false, true]) {
-          await open(page, `${origin}${zh ? "/zh" : ""}/lessons/${shot.dir}`);
+        for (const lang of SITE) {
+          await open(page, `${origin}/${langDir(lang)}lessons/${shot.dir}`);
           await page.locator(".tv-message").first().waitFor({ timeout: 10_000 });
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
           expect(overflow <= 1, `the ${name} page scrolls sideways by ${overflow}px`);
-          const stem = join(SHOTS, `${shot.dir}-${zh ? "zh" : "en"}-${name}`);
+          const stem = join(SHOTS, `${shot.dir}-${lang}-${name}`);
           await page.screenshot({ path: `${stem}.png`, fullPage: true });
           await page.screenshot({ path: `${stem}-top.png` });
           const box = await page.locator(".tv").first().boundingBox();
@@ -648,8 +687,8 @@ async function main(): Promise<number> {
         for (const [stem, path, selector] of [
           ["loop", `/lessons/${LESSONS[0]!.dir}`, ".loop-diagram"],
           ["pairing", "/guide/message-rules", ".pairing-diagram"],
-          ["pairing-zh", "/zh/guide/message-rules", ".pairing-diagram"],
-        ] as const) {
+          ...OTHERS.map((l) => [`pairing-${l}`, `/${l}/guide/message-rules`, ".pairing-diagram"] as const),
+        ]) {
           await open(page, origin + path);
           const diagram = page.locator(selector);
           expect((await diagram.locator("svg text").count()) > 5, `${path}: the picture ${selector} has no labels`);
@@ -661,7 +700,7 @@ async function main(): Promise<number> {
 
     let everyPage: string[] = [];
     await check("no dead internal links (crawl of every page, anchors included)", async () => {
-      const { pages, links, dead, html } = await crawl(origin, ["/", "/zh/", ...lessons.flatMap((l) => [`/lessons/${l.dir}`, `/zh/lessons/${l.dir}`])]);
+      const { pages, links, dead, html } = await crawl(origin, SITE.flatMap((lang) => [`/${langDir(lang)}`, ...lessons.map((l) => `/${langDir(lang)}lessons/${l.dir}`)]));
       everyPage = html;
       expect(pages > 5, `the crawl found only ${pages} pages`);
       expect(dead.length === 0, `${dead.length} dead of ${links}: ${dead.slice(0, 8).join("; ")}`);
@@ -698,13 +737,13 @@ async function main(): Promise<number> {
       });
 
     // A lesson page's screenshots, kept as the run's artifacts (docs/.vitepress/cache/e2e, git-ignored).
-    await check("screenshots of every lesson page (en, zh-CN)", async () => {
+    await check(`screenshots of every lesson page (${SITE.join(", ")})`, async () => {
       mkdirSync(SHOTS, { recursive: true });
       for (const l of lessons)
-        for (const zh of [false, true]) {
-          await open(page, `${origin}${zh ? "/zh" : ""}/lessons/${l.dir}`);
+        for (const lang of SITE) {
+          await open(page, `${origin}/${langDir(lang)}lessons/${l.dir}`);
           await page.locator(".lp-row").first().waitFor({ timeout: 10_000 });
-          await page.screenshot({ path: join(SHOTS, `page-${l.dir}-${zh ? "zh" : "en"}.png`), fullPage: true });
+          await page.screenshot({ path: join(SHOTS, `page-${l.dir}-${lang}.png`), fullPage: true });
         }
     });
 

@@ -8,9 +8,10 @@
  *   counts and survivors, never read; the reliability page shows the recomputed table, and
  *   "stale (re-sweep: …)" for a score whose measured files changed since, never a number.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SITE_LANGS, langDir } from "../../docs/.vitepress/theme/langs.ts";
 import { LESSONS } from "../../runtime/manifest.ts";
 import { ROOT } from "../../scripts/lib/paths.ts";
 import { loadEquivalents } from "../../scripts/mutation/equivalents.ts";
@@ -104,11 +105,22 @@ describe("mutation sweep: the scores", () => {
     }
   });
 
-  it("the reliability pages (en, zh) show the recomputed table, stale scores as stale (npm run mutation -- --docs writes it)", () => {
-    for (const [lang, page] of [["en", "docs/guide/reliability.md"], ["zh", "docs/zh/guide/reliability.md"]] as const) {
+  it("the reliability pages (every language that has one) show the recomputed table, stale scores as stale (npm run mutation -- --docs writes it)", () => {
+    for (const lang of SITE_LANGS) {
+      const page = `docs/${langDir(lang)}guide/reliability.md`;
+      if (lang !== "en" && !existsSync(join(ROOT, page))) continue; // not translated yet
       const text = readFileSync(join(ROOT, page), "utf8");
       const shown = text.slice(text.indexOf("<!-- mutation:start -->"), text.indexOf("<!-- mutation:end -->") + "<!-- mutation:end -->".length);
       expect(shown, `${page}: the mutation table is not the one of ${SCORES_DIR}/ and the code as it is (a score goes stale when a file it measured changes): run \`npm run mutation -- --docs\``).toBe(docsBlock(Object.values(scores), equivalents, lang));
+    }
+  });
+
+  it("the table speaks each language of the site: its heads, and the lessons not swept yet", () => {
+    for (const [lang, head, missing] of [["ja", "ミュータント", "まだ測っていない"], ["ru", "мутанты", "Ещё не измерены"]] as const) {
+      const block = docsBlock([], {}, lang);
+      expect(block.split("\n").find((l) => l.startsWith("| ")), lang).toContain(head);
+      expect(block, lang).toContain(missing);
+      expect(block, `${lang}: no English words`).not.toMatch(/Not swept yet|\| lesson \|/);
     }
   });
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LESSONS } from "../../runtime/manifest.ts";
 import { RegistrationError, readRegistrations } from "../../runtime/registrations.ts";
-import { checklistProblems, lessonChecklist } from "../../scripts/lib/checklist.ts";
+import { checklistProblems, lessonChecklist, writtenIn } from "../../scripts/lib/checklist.ts";
 
 const tmp = mkdtempSync(join(tmpdir(), "course-reg-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -63,10 +63,23 @@ describe("the checklist", () => {
     expect(checklistProblems(LESSONS[0]!), "verify still reports every item").toEqual(lessonChecklist(LESSONS[0]!).filter((i) => !i.ok).map((i) => `${LESSONS[0]!.id}: ${i.what}: ${i.fix}`));
   });
 
+  it("tells a page written in its language from a copy of the English one (Japanese needs kana, Russian Cyrillic)", () => {
+    const english = "The loop goes round until stop_reason is not tool_use. ".repeat(40);
+    const code = "```ts\n" + "// 这是代码里的中文注释，不算正文。\n".repeat(60) + "```\n";
+    expect(writtenIn("zh", "循环一直转，直到 stop_reason 不再是 tool_use。".repeat(40))).toBe(true);
+    expect(writtenIn("zh", english + code), "Chinese only inside code is not a Chinese page").toBe(false);
+    expect(writtenIn("ja", "ループは stop_reason が tool_use でなくなるまで回り続けます。".repeat(20))).toBe(true);
+    expect(writtenIn("ja", "循环一直转，直到 stop_reason 不再是 tool_use。".repeat(40)), "kanji without kana is Chinese, not Japanese").toBe(false);
+    expect(writtenIn("ja", english)).toBe(false);
+    expect(writtenIn("ru", "Цикл идёт по кругу, пока stop_reason не перестанет быть tool_use. ".repeat(20))).toBe(true);
+    expect(writtenIn("ru", english)).toBe(false);
+    expect(writtenIn("en", english)).toBe(true);
+  });
+
   it("names every piece a lesson that does not exist lacks, with what to do", () => {
     const items = lessonChecklist({ id: "s42", dir: "s42_nothing", title: "", idea: "", entry: "agent.ts", hints: ["", ""] });
     const missing = items.filter((i) => !i.ok).map((i) => i.what);
-    for (const piece of ["course.json", "lessons/s42_nothing/agent.ts", "tests/s42_nothing.test.ts", "tests/mutants/s42", "tests/alternatives/s42", "docs/lessons/s42_nothing.md", "docs/zh/lessons/s42_nothing.md", "a picture", "two hints"])
+    for (const piece of ["course.json", "lessons/s42_nothing/agent.ts", "tests/s42_nothing.test.ts", "tests/mutants/s42", "tests/alternatives/s42", "docs/lessons/s42_nothing.md", "docs/zh/lessons/s42_nothing.md", "docs/ja/lessons/s42_nothing.md", "docs/ru/lessons/s42_nothing.md", "a picture", "two hints"])
       expect(missing.some((m) => m.includes(piece)), `the checklist does not name ${piece}: ${missing.join(" | ")}`).toBe(true);
   });
 });

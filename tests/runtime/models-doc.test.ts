@@ -4,17 +4,28 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { MODEL_PAGES, modelTableBlock, withModelTable } from "../../scripts/lib/models-doc.ts";
+import { MODEL_PAGES, modelPageLangs, modelTableBlock, withModelTable } from "../../scripts/lib/models-doc.ts";
 import { MODEL_TABLE } from "../../runtime/scripted/models.ts";
 
-describe("the compatibility page's model table (docs/guide/compatibility.md, zh too)", () => {
-  for (const lang of ["en", "zh"] as const) {
+describe("the compatibility page's model table (docs/guide/compatibility.md, and each language's)", () => {
+  // Every language of the site whose page exists (after the translations land: all of them).
+  for (const lang of modelPageLangs()) {
     it(`${lang}: the page holds the table generated from MODEL_TABLE`, () => {
       const page = readFileSync(MODEL_PAGES[lang], "utf8");
       expect(page, `${MODEL_PAGES[lang]} has no <!-- model-table:start --> … end markers`).toContain("<!-- model-table:start -->");
       expect(withModelTable(page, lang), `${MODEL_PAGES[lang]} is out of date: run npx tsx scripts/lib/models-doc.ts`).toBe(page);
     });
   }
+
+  it("speaks each language of the site in its heads and verdicts (English only where a note has no translation)", () => {
+    for (const [lang, words] of [["zh", "生命周期"], ["ja", "ライフサイクル"], ["ru", "жизненный цикл"]] as const) {
+      const block = modelTableBlock(lang);
+      const head = block.split("\n").find((l) => l.startsWith("| ") && !l.startsWith("| `")) ?? "";
+      expect(head, `${lang}: the heads are in the language`).toContain(words);
+      expect(head, `${lang}: no English head`).not.toMatch(/lifecycle|context window|accepted|refused/);
+      expect(block.split("\n").filter((l) => l.startsWith("| `")), lang).toHaveLength(MODEL_TABLE.length);
+    }
+  });
 
   it("has one row per model, naming every id and alias with its output limit", () => {
     const block = modelTableBlock("en");

@@ -6,6 +6,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineLoader } from "vitepress";
 import { LESSONS } from "../../../runtime/manifest.ts";
+import { TRANSLATED } from "./langs.ts";
 import { courseFigures, type LessonFigures } from "../../../scripts/docs/course-data.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -14,6 +15,6 @@ declare const data: LessonFigures[];
 export { data };
 
 export default defineLoader({
-  watch: [resolve(ROOT, "solutions/**/*.ts"), resolve(ROOT, "solutions/*/course.json"), resolve(ROOT, "docs/zh/lessons/*.md"), resolve(ROOT, "runtime/manifest.ts")],
+  watch: [resolve(ROOT, "solutions/**/*.ts"), resolve(ROOT, "solutions/*/course.json"), ...TRANSLATED.map((l) => resolve(ROOT, `docs/${l}/lessons/*.md`)), resolve(ROOT, "runtime/manifest.ts")],
   load: () => courseFigures(ROOT, LESSONS),
 });

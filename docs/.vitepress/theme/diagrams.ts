@@ -1,15 +1,17 @@
 /**
- * One picture per lesson, as data: boxes on a grid and arrows between them, every label in both
- * languages. IdeaDiagram.vue draws them as SVG (text stays text: searchable, translatable, sharp).
+ * One picture per lesson, as data: boxes on a grid and arrows between them, every label in
+ * English and Chinese, and in Japanese and Russian (`w(en, zh, ja, ru)`; English where one is missing). IdeaDiagram.vue draws them as SVG (text stays text: searchable, translatable, sharp).
  * Lesson pages get their lesson's picture under the first paragraph automatically
  * (scripts/docs/pages.ts), and the home page's syllabus shows it too. A new lesson needs one entry
  * here, keyed by its folder; a lesson without one is named by the browser test.
  */
 
-/** A label in both languages. */
+/** A label in every language of the site (langs.ts); ja and ru fall back to English where missing. */
 export interface Words {
   en: string;
   zh: string;
+  ja?: string;
+  ru?: string;
 }
 
 export type BoxKind = "user" | "assistant" | "call" | "tool" | "done" | "error" | "guard" | "safe" | "plain";
@@ -49,7 +51,7 @@ export interface Diagram {
   axis?: Words;
 }
 
-const w = (en: string, zh: string): Words => ({ en, zh });
+const w = (en: string, zh: string, ja?: string, ru?: string): Words => ({ en, zh, ...(ja ? { ja } : {}), ...(ru ? { ru } : {}) });
 
 export const DIAGRAMS: Record<string, Diagram> = {
   s01_agent_loop: {
