@@ -9,7 +9,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Message } from "../runtime/scripted/schema.ts";
 import { SAMPLE_REPOSITORY, lessonTask } from "../runtime/tasks.ts";
 import { ROOT, driveLoop, loadLesson, rule, scripted, transcriptProblems } from "../runtime/testing.ts";
@@ -29,7 +29,7 @@ const TASK = lessonTask("s24_headless");
 const WHERE = "(lineOf in lessons/s24_headless/headless.ts)";
 
 /** One headless run of the lesson's loop; the lines as a script would read them (JSON text, parsed again). */
-async function headlessRun(opts: { maxTurns?: number } = {}) {
+async function headlessRun(opts: { maxTurns?: number; workspaceHooks?: boolean } = {}) {
   const root = keep(await scratchCopy(SAMPLE_REPOSITORY));
   const llm = scripted();
   const history: Anthropic.MessageParam[] = [{ role: "user", content: TASK }];
@@ -37,7 +37,7 @@ async function headlessRun(opts: { maxTurns?: number } = {}) {
   // The loop's own responses (driveLoop sends the transcript once more after it, to check it).
   let responses: Anthropic.Message[] = [];
   const outcome = await driveLoop(llm, history, async () => {
-    const o = await lesson.runAgent(llm, history, { root, approve: approveAll, userConfigDir: root, hooks: [], ...(opts.maxTurns ? { guards: { maxTurns: opts.maxTurns } } : {}), headless: { emit: (l) => printed.push(JSON.stringify(l)), session: "s-1" } });
+    const o = await lesson.runAgent(llm, history, { root, approve: approveAll, userConfigDir: root, ...(opts.workspaceHooks ? {} : { hooks: [] }), onHookProblem: () => {}, ...(opts.maxTurns ? { guards: { maxTurns: opts.maxTurns } } : {}), headless: { emit: (l) => printed.push(JSON.stringify(l)), session: "s-1" } });
     responses = [...llm.scripted.responses] as Anthropic.Message[];
     return o;
   });
@@ -87,6 +87,18 @@ describe("s24 headless: the loop's events as lines in the API's shapes", () => {
     const last = lines.at(-1);
     rule(last?.type === "result" && last.is_error === true && last.subtype === "error" && last.stop_reason === "max_turns", "headless-result", `a run stopped at its turn limit ends with ${JSON.stringify(last)}: is_error true, subtype "error", stop_reason the guard's ("max_turns") ${WHERE}.`);
   });
+
+  it("a Stop hook sends the model back: its note is a user line, the lines still replay, one result counts every round", async () => {
+    // The sample repository's Stop hook runs its tests, which fail: the model is sent back once.
+    const { history, lines, responses } = await headlessRun({ workspaceHooks: true });
+    const replay = [history[0]!, ...lines.flatMap((l) => (l.type === "assistant" ? [{ role: "assistant" as const, content: l.message.content }] : l.type === "user" ? [l.message] : []))];
+    const noted = history.some((m) => m.role === "user" && JSON.stringify(m.content).includes("[Stop hook]"));
+    expect(noted, "the sample repository's Stop hook sends the model back (the fixture this test needs)").toBe(true);
+    rule(JSON.stringify(replay) === JSON.stringify(history), "headless-lines", `with a Stop hook round the lines (${replay.length} messages) do not replay the transcript (${history.length}): keep lineOf's mapping, the Stop hook's note comes as a user line of its own ${WHERE}.`);
+    const results = lines.filter((l) => l.type === "result");
+    const last = results[0];
+    rule(results.length === 1 && lines.at(-1) === last && last?.type === "result" && last.num_turns === responses.length, "headless-result", `a run of two rounds gave ${results.length} result line(s) (${JSON.stringify(results.map((r) => r.type === "result" && r.num_turns))} turns; ${responses.length} responses): one result, last, over every round ${WHERE}.`);
+  });
 });
 
 describe("s24 the program: -p, --output-format, --resume, exit codes", () => {
@@ -113,8 +125,13 @@ describe("s24 the program: -p, --output-format, --resume, exit codes", () => {
     checkFinalAgent(24, "s24");
     rule(/--output-format[\s\S]*stream-json[\s\S]*--resume[\s\S]*Exit codes/.test(program.HEADLESS_USAGE), "final-agent", "--help (HEADLESS_USAGE) does not explain -p, --output-format, --resume and the exit codes.");
     for (const argv of [["--output-format", "yaml", "-p", "x"], ["--output-format", "json"], ["-p"]]) {
-      const r = await program.run(argv, { llm: scripted(), write: () => {} });
+      const said: string[] = [];
+      const out: string[] = [];
+      const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => (said.push(String(chunk)), true));
+      const r = await program.run(argv, { llm: scripted(), write: (l) => out.push(l) }).finally(() => stderr.mockRestore());
       rule(r.exitCode === 2, "final-agent", `npm run agent -- ${argv.join(" ")} exited ${r.exitCode}: a mistake in the flags is exit 2.`);
+      const lines = said.join("").split("\n").filter((l) => l.trim() !== "");
+      rule(lines.length === 1 && out.length === 0, "final-agent", `npm run agent -- ${argv.join(" ")} said ${JSON.stringify(lines)} on stderr and ${out.length} line(s) on stdout: a mistake in the flags is one line on stderr, nothing on stdout, no run.`);
     }
   });
 
@@ -131,12 +148,23 @@ describe("s24 the program: -p, --output-format, --resume, exit codes", () => {
         return true;
       }
     });
+    const kinds = r.stdout.split("\n").filter((l) => l.trim() !== "").map((l) => (JSON.parse(l) as Line).type);
+    rule(bad.length === 0 && kinds[0] === "system" && kinds.at(-1) === "result" && kinds.includes("assistant") && kinds.includes("user"), "final-agent", `stream-json printed these lines on stdout: ${JSON.stringify(kinds)}: the init line, the assistant and user lines, then the result, on stdout itself (not on stderr; stderr: ${r.stderr.slice(-300)}).`);
     rule(r.status === 0 && bad.length === 0, "final-agent", `exit ${r.status}; stdout lines that are not JSON: ${JSON.stringify(bad.slice(0, 3))} (stderr: ${r.stderr.slice(-300)}): in json modes everything for a person goes to stderr.`);
     const stopped = agent(["--workspace", dir, "--max-turns", "1", "-p", TASK, "--output-format", "json"]);
     // The sessions these runs saved are removed: the test leaves .course/ as it found it.
     for (const f of listSessions()) if (!before.has(f.name)) removeSession(f.name);
     rule(stopped.status === 1, "final-agent", `a run stopped by --max-turns 1 exited ${stopped.status}: not done is exit 1. stdout: ${stopped.stdout.slice(0, 200)}`);
-  });
+    const printed = stopped.stdout.split("\n").filter((l) => l.trim() !== "");
+    const result = (() => {
+      try {
+        return JSON.parse(printed[0] ?? "") as Line;
+      } catch {
+        return undefined;
+      }
+    })();
+    rule(printed.length === 1 && result?.type === "result" && result.is_error && result.stop_reason === "max_turns", "final-agent", `json of a run stopped by --max-turns 1 printed ${JSON.stringify(printed.slice(0, 3)).slice(0, 300)}: exactly one line, the result, is_error true, stop_reason "max_turns".`);
+  }, 300_000);
 });
 
 differentialNet("s24");

@@ -54,12 +54,57 @@ export function lineOf(event: AgentEvent, session: string): HeadlessLine | null 
 }
 // #endregion lines
 
-/** The user message that answers each turn, as a line: the last extension sees it as it is sent. */
-export const answeredLines =
-  (emit: (line: HeadlessLine) => void, session: string): Extension =>
-  () => ({
-    answer: (results) => {
-      emit({ type: "user", message: { role: "user", content: results }, session_id: session });
-      return results;
+/** The result of a run with several rounds (a Stop hook sends the model back: each round stops) as one. */
+const merged = (a: ResultLine, b: ResultLine): ResultLine => ({
+  ...b,
+  num_turns: a.num_turns + b.num_turns,
+  usage: {
+    input_tokens: a.usage.input_tokens + b.usage.input_tokens,
+    output_tokens: a.usage.output_tokens + b.usage.output_tokens,
+    cache_creation_input_tokens: a.usage.cache_creation_input_tokens + b.usage.cache_creation_input_tokens,
+    cache_read_input_tokens: a.usage.cache_read_input_tokens + b.usage.cache_read_input_tokens,
+  },
+  total_cost_usd: a.total_cost_usd + b.total_cost_usd,
+  duration_ms: a.duration_ms + b.duration_ms,
+});
+
+/**
+ * The lines of one run, in the order things happened. The message that answers a turn is a user line
+ * as the last `answer` hook sends it; any other user message the run adds (a Stop hook's note, the
+ * request to continue a cut-off answer) is one before the next response or the end. The result is
+ * told once, at the end, over every round.
+ */
+export function headlessLines(history: readonly Anthropic.MessageParam[], emit: (line: HeadlessLine) => void, session: string) {
+  let seen = history.length; // the task, and the conversation before it, are the caller's
+  const told = new WeakSet<object>();
+  let result: ResultLine | undefined;
+  const user = (message: Anthropic.MessageParam) => {
+    if (typeof message.content !== "string") told.add(message.content);
+    emit({ type: "user", message, session_id: session });
+  };
+  const flush = () => {
+    for (; seen < history.length; seen++) {
+      const m = history[seen]!;
+      if (m.role === "user" && (typeof m.content === "string" || !told.has(m.content))) user(m);
+    }
+  };
+  return {
+    onEvent: (event: AgentEvent) => {
+      if (event.type === "think" || event.type === "stop") flush();
+      const line = lineOf(event, session);
+      if (line?.type === "result") result = result ? merged(result, line) : line;
+      else if (line) emit(line);
     },
-  });
+    /** The last extension: it sees the answering message as it is sent. */
+    answered: (): Extension => () => ({
+      answer: (results) => {
+        user({ role: "user", content: results });
+        return results;
+      },
+    }),
+    finish: () => {
+      flush();
+      if (result) emit(result);
+    },
+  };
+}

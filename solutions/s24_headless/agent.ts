@@ -20,7 +20,7 @@ import { lessonTask, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
 import { approveAll } from "../../solutions/s07_safe_tools/approval.ts";
 import { fanOut } from "../../solutions/s09_observability/events.ts";
 import { runAgent as previousLoop, type RunOptions as JobOptions } from "../../solutions/s22_background/agent.ts";
-import { answeredLines, lineOf, type HeadlessLine } from "./headless.ts";
+import { headlessLines, type HeadlessLine } from "./headless.ts";
 
 export const TASK = lessonTask("s24_headless");
 
@@ -31,15 +31,16 @@ export interface RunOptions extends JobOptions {
 
 // #region loop
 /** s22's loop; with `headless`, every event a script needs becomes a line. `history` grows in place. */
-export function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}) {
+export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}) {
   const h = opts.headless;
   if (!h) return previousLoop(llm, history, opts);
   // NEW: responses and the end of the run from s09's events; each answering user message from the last `answer` hook.
-  const onEvent = fanOut(opts.onEvent, (event) => {
-    const line = lineOf(event, h.session);
-    if (line) h.emit(line);
-  });
-  return previousLoop(llm, history, { ...opts, onEvent, extensions: [...(opts.extensions ?? []), answeredLines(h.emit, h.session)] });
+  const lines = headlessLines(history, h.emit, h.session);
+  try {
+    return await previousLoop(llm, history, { ...opts, onEvent: fanOut(opts.onEvent, lines.onEvent), extensions: [...(opts.extensions ?? []), lines.answered()] });
+  } finally {
+    lines.finish(); // the result line, once, after every round
+  }
 }
 // #endregion loop
 

@@ -75,9 +75,9 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
   }
   const { print, format, resume, rest } = flags;
   const session = resume ?? `headless-${randomUUID()}`;
-  const program = (extra: Partial<Parameters<typeof runAgent>[2]>) =>
+  const program = (extra: Partial<Parameters<typeof runAgent>[2]>, start?: (llm: Llm) => void) =>
     checkpointsProgram([...rest, ...(resume ? ["--resume", resume] : []), ...(print !== undefined ? [print] : [])], deps, {
-      runAgent: (llm, history, opts) => runAgent(llm, history, { ...opts, ...extra }),
+      runAgent: (llm, history, opts) => (start?.(llm), runAgent(llm, history, { ...opts, ...extra })),
       lesson: "s24_headless",
       usage: HEADLESS_USAGE,
     });
@@ -87,8 +87,9 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
     return result;
   }
   // json, stream-json: stdout holds the lines and nothing else; what is said for a person goes to stderr.
-  const stdout = deps.write ?? ((line: string) => void process.stdout.write(`${line}\n`));
   const saved = { write: output.write, stdout: process.stdout.write };
+  // The real stdout, taken before it is sent to stderr below: the lines, and only they, go there.
+  const stdout = deps.write ?? ((line: string) => void saved.stdout.call(process.stdout, `${line}\n`));
   output.write = (line) => void process.stderr.write(`${line}\n`);
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
   let last: HeadlessLine | undefined;
@@ -97,8 +98,13 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
       if (line.type === "result") last = line;
       else if (format === "stream-json") stdout(JSON.stringify(line));
     };
-    if (format === "stream-json") emit({ type: "system", subtype: "init", session_id: session, model: deps.llm?.model ?? process.env.MODEL_ID ?? "", cwd: process.cwd() });
-    const result = await program({ headless: { emit, session } });
+    // The init line, before the first request: the model is the one the program asks.
+    let started = false;
+    const init = (llm: Llm) => {
+      if (format === "stream-json" && !started) emit({ type: "system", subtype: "init", session_id: session, model: llm.model, cwd: process.cwd() });
+      started = true;
+    };
+    const result = await program({ headless: { emit, session } }, init);
     if (result.history.length > 0) saveAs(session, result);
     if (last) stdout(JSON.stringify(last));
     return result;
