@@ -136,7 +136,7 @@ describe("s25 Worktrees", () => {
     ];
     const llm = scripted({ scenario: parentOf(["Write a.", "Write b."], { "Write a.": steps("a"), "Write b.": steps("b") }) });
     const { history } = await run(llm, root, "Two writers.", { permissionMode: "default", approve });
-    rule(asked === 2, "worktree-isolation", `each child's write_file should pass this run's gate, which asks the approver in default mode: it was asked ${asked} time(s) for 2 writes. Pass the gate to the child (extensions: [() => ({ dispatch: gated })]) ${LOOP}.`);
+    rule(asked === 2, "worktree-gate", `each child's write_file should pass this run's gate, which asks the approver in default mode: it was asked ${asked} time(s) for 2 writes. Pass the gate to the child (extensions: [() => ({ dispatch: gated })]) ${LOOP}.`);
     const [a, b] = answered(history).map((p) => textOf(p.result));
     rule(a?.includes("a.txt") && b?.includes("b.txt"), "worktree-isolation", () => `each child wrote a file and listed notes/: the results should show it (a: ${clip(a ?? "")}, b: ${clip(b ?? "")}); a child whose write waited for the other never ran at the same time ${LOOP}`);
     rule(!a!.includes("b.txt") && !b!.includes("a.txt"), "worktree-isolation", () => `a child saw the other's file (a: ${clip(a!)}, b: ${clip(b!)}): give each child a worktree of its own ${LOOP}`);
@@ -166,11 +166,11 @@ describe("s25 Worktrees", () => {
     };
     const llm = scripted({ scenario: parentOf([child], { [child]: [{ tool: "write_file", path: "NOTES.md", content: "half done\n" }, { tool: "list_files" }] }), faults });
     const { outcome, history } = await run(llm, root, "One failing child.");
+    await noneLeft(root, "after a child that failed");
     rule(outcome.status === "done", "worktree-cleanup", `a child's failure ended the parent's run (${outcome.status}): catch it in worktree_task ${LOOP}`);
     const r = answered(history)[0]?.result;
     rule(r?.is_error === true && /did not finish|fail/i.test(textOf(r)), "worktree-report", () => `a child whose requests failed should be an is_error result saying so; got ${clip(textOf(r))}`);
     rule(/worktree\/child-1/.test(textOf(r)) && (await branchesOf(root)).includes("worktree/child-1"), "worktree-cleanup", () => `the failed child had written NOTES.md: its work should be kept on its branch and named in the result (${clip(textOf(r), 300)})`);
-    await noneLeft(root, "after a child that failed");
   });
 
   it("a run aborted while a child works leaves no worktree and a transcript that can be sent again", async () => {
