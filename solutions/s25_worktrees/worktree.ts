@@ -64,6 +64,7 @@ function serial<T>(step: () => Promise<T>): Promise<T> {
   return next;
 }
 
+// #region add
 /** A new worktree of the repository that holds `root`, on a new branch at its last commit; a ToolError when there is none. */
 export function addWorktree(root: string): Promise<Worktree> {
   return serial(async () => {
@@ -84,6 +85,7 @@ export function addWorktree(root: string): Promise<Worktree> {
     return { repo: top, path, root: join(path, prefix), branch, base };
   });
 }
+// #endregion add
 
 /** The diff, capped: its start, and where the rest is. */
 export function capDiff(diff: string, wt: Pick<Worktree, "branch">, cap = DIFF_CAP): string {
@@ -91,6 +93,7 @@ export function capDiff(diff: string, wt: Pick<Worktree, "branch">, cap = DIFF_C
   return `${diff.slice(0, cap)}\n… (${diff.length - cap} more characters: git show ${wt.branch})`;
 }
 
+// #region close
 /**
  * Ends a worktree, whatever the child did: its changes (new files too) committed on its branch,
  * then the worktree removed; with no change, its branch deleted too. The removal runs even when
@@ -113,6 +116,7 @@ export function closeWorktree(wt: Worktree, message: string): Promise<Changes> {
     }
   });
 }
+// #endregion close
 
 /** Makes `root` a repository with one commit of what it holds (the lesson's scratch copy of the sample). */
 export async function initRepository(root: string): Promise<void> {
