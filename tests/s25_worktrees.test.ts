@@ -19,6 +19,7 @@ import { assertProperty, driveLoop, loadLesson, rule, scripted, textIn, transcri
 import { scratchCopy } from "../runtime/tools/files.ts";
 import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
 import { refuseAll } from "../solutions/s07_safe_tools/approval.ts";
+import { parseRule } from "../solutions/s18_permissions/permissions.ts";
 import { DIFF_CAP, git, initRepository } from "../solutions/s25_worktrees/worktree.ts";
 import { differentialNet } from "./differential/net.ts";
 import { quietLessonFile } from "./support.ts";
@@ -154,6 +155,15 @@ describe("s25 Worktrees", () => {
     const left = await branchesOf(root);
     rule(left.length === 0, "worktree-report", `a child that changed nothing left branch(es) ${left.join(", ")}: closeWorktree deletes its branch`);
     await noneLeft(root, "after a child that changed nothing");
+  });
+
+  it("worktree_task is judged by the gate like any tool: a deny rule for it refuses it, and no worktree is made", async () => {
+    const root = await sample();
+    const llm = scripted({ scenario: parentOf(["Anything."], { "Anything.": [] }) });
+    const { history } = await run(llm, root, "Denied.", { rules: [parseRule("worktree_task", "deny", "test settings")] });
+    const r = answered(history)[0]?.result;
+    rule(r?.is_error === true && /Not run/.test(textOf(r)), "worktree-gate", () => `a deny rule for worktree_task should refuse the call (an is_error "Not run: …"); got ${clip(textOf(r))}: add the tool through the run's tools, so the gate wraps it ${LOOP}`);
+    rule((await branchesOf(root)).length === 0, "worktree-gate", "a refused worktree_task still made a branch: nothing runs before the gate's verdict");
   });
 
   it("a child that fails is an is_error result, its work kept on its branch, its worktree removed", async () => {
