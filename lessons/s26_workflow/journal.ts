@@ -16,6 +16,7 @@ import { CourseError } from "../../runtime/env.ts";
 export const UsageSchema = z.object({ tokens: z.number().int().nonnegative(), costUsd: z.number().nonnegative() });
 export type Usage = z.infer<typeof UsageSchema>;
 
+// #region events
 export const JournalEventSchema = z.discriminatedUnion("type", [
   /** A run of the workflow began (the first, or a resume). */
   z.object({ type: z.literal("run_started"), workflow: z.string() }),
@@ -27,6 +28,7 @@ export const JournalEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("run_finished"), status: z.enum(["done", "stopped"]), reason: z.string().optional() }),
 ]);
 export type JournalEvent = z.infer<typeof JournalEventSchema>;
+// #endregion events
 
 export class JournalError extends CourseError {}
 

@@ -140,6 +140,7 @@ export async function pool<T>(items: readonly T[], limit: number, work: (item: T
   if (failure) throw failure.error;
 }
 
+// #region run
 /** Runs (or resumes) `workflow` on the journal at `opts.journal`; a cap, an abort or a stopped step ends it with a stopped outcome. */
 export async function runWorkflow(workflow: Workflow, opts: WorkflowOptions): Promise<WorkflowOutcome> {
   const log = Journal.open(opts.journal);
@@ -168,3 +169,4 @@ export async function runWorkflow(workflow: Workflow, opts: WorkflowOptions): Pr
     log.close();
   }
 }
+// #endregion run

@@ -89,10 +89,20 @@ export function runDefault(
   });
 }
 
-/** The default workflow on a scratch copy of the sample repository; the transcript of its last step (the docs record it). */
+/** Runs the steps one at a time, in the order they start: a run the same every time (the parallel step's requests do not interleave). */
+export const oneAtATime = (step: RunStep): RunStep => {
+  let last: Promise<unknown> = Promise.resolve();
+  return (prompt, signal) => {
+    const result = last.then(() => step(prompt, signal));
+    last = result.catch(() => undefined);
+    return result;
+  };
+};
+
+/** The default workflow on a scratch copy of the sample repository, one step at a time; the transcript of its last step (the docs record it). */
 export const demo = async (llm: Llm, task = TASK) => {
   const transcripts: Anthropic.MessageParam[][] = [];
-  await transcriptOf(task, SAMPLE_REPOSITORY, (_history, root) => runDefault(llm, root, { transcripts }));
+  await transcriptOf(task, SAMPLE_REPOSITORY, (_history, root) => runDefault(llm, root, { transcripts, wrap: oneAtATime }));
   return transcripts.at(-1) ?? [];
 };
 
