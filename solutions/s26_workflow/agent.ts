@@ -52,6 +52,7 @@ export const DEFAULT_WORKFLOW: Workflow = WorkflowSchema.parse({
 /** The text of a run's final message. */
 const answerText = (m: Anthropic.Message) => m.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
 
+// #region loop
 /** One agent step: s22's loop on a fresh history; its answer is the final text, its usage every turn's tokens and cost. Each step's transcript goes to `transcripts`. */
 export function agentRunner(llm: Llm, opts: RunOptions, transcripts: Anthropic.MessageParam[][] = []): RunStep {
   return async (prompt, signal) => {
@@ -72,6 +73,7 @@ export function agentRunner(llm: Llm, opts: RunOptions, transcripts: Anthropic.M
     return outcome.status === "done" ? { status: "done", answer: answerText(outcome.message), usage } : { status: "stopped", reason: outcome.reason, usage };
   };
 }
+// #endregion loop
 
 /** The workflow on s22's loop in `root`, its journal at root/.workflow/<name>.jsonl. */
 export function runDefault(
