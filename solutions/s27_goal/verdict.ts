@@ -100,10 +100,11 @@ export function readVerdict(response: Anthropic.Message): Reading {
 
 /** Asks the evaluator (its own request, never the worker's history); a failed request is an unreadable answer. */
 export async function evaluate(llm: Llm, goal: string, answer: string, evidence: Evidence | null, signal?: AbortSignal): Promise<{ reading: Reading; usage?: Anthropic.Usage }> {
+  let response: Anthropic.Message;
   try {
-    const response = await llm.client.messages.create(evaluatorRequest(llm.model, goal, answer, evidence), signal ? { signal } : {});
-    return { reading: readVerdict(response), usage: response.usage };
+    response = await llm.client.messages.create(evaluatorRequest(llm.model, goal, answer, evidence), signal ? { signal } : {});
   } catch (e) {
     return { reading: { unreadable: `the evaluator could not be asked: ${(e as Error).message}` } };
   }
+  return { reading: readVerdict(response), usage: response.usage };
 }
