@@ -79,7 +79,9 @@ describe("s27 Goal loop", () => {
     const first = textIn(judged[0]!.messages.flatMap((m) => blocksIn(m.content).map((b) => (b.type === "document" ? { type: "text", text: `${String(b.title)}\n${JSON.stringify(b.source)}` } : b))));
     rule(/not ok \d+/.test(first), "goal-evaluator", `the first evaluator request does not hold the failing output of \`${lesson.CHECK}\`: gather the evidence with gatherEvidence(opts.check, root, …) and pass it to evaluate ${LOOP}.`);
     const notes = userTexts(history.slice(1)).filter((t) => t.includes("the tests still fail"));
-    rule(notes.length === 1 && notes[0]!.startsWith("[evaluator]"), "goal-send-back", `the evaluator said "not done: the tests still fail", and ${notes.length === 0 ? "the worker was never told" : `the worker read it ${notes.length === 1 ? "unmarked" : `${notes.length} times`}`}: sendBack(history, evaluatorNote(verdict.missing)) once, then run the worker again ${LOOP}.`);
+    const unmarked = notes.filter((t) => !t.startsWith("[evaluator]"));
+    const told = unmarked.length > 0 ? "it reached the worker unmarked, as if the user had said it" : notes.length === 0 ? "the worker was never told" : `the worker was told ${notes.length} times`;
+    rule(notes.length === 1 && unmarked.length === 0, "goal-send-back", `the evaluator said "not done: the tests still fail", and ${told}: sendBack(history, evaluatorNote(verdict.missing)) once, then run the worker again ${LOOP}.`);
     rule(outcome.status === "done" && outcome.rounds === 2 && judged.length === 2, "goal-send-back", `after the fix the evaluator said done; the run should end done after 2 rounds and 2 evaluator requests, it ended ${outcome.status} after ${outcome.rounds} round(s) and ${judged.length} request(s) ${LOOP}.`);
     rule(outcome.evaluator.requests === 2 && outcome.evaluator.outputTokens > 0, "goal-evaluator", `the outcome reports the evaluator's cost as ${JSON.stringify(outcome.evaluator)}: count(cost, usage) after each evaluate ${LOOP}.`);
     const problems = await transcriptProblems(llm, history);
@@ -125,6 +127,8 @@ describe("s27 Goal loop", () => {
     const two = verdicts.readVerdict(message([v("a", { done: true, missing: "" }), v("b", { done: false, missing: "x" })]));
     const one = verdicts.readVerdict(message([v("a", { done: false, missing: "the docs" })]));
     rule("unreadable" in two && "verdict" in one && one.verdict.missing === "the docs", "goal-unreadable", `readVerdict read two verdict calls as ${JSON.stringify(two)} and one as ${JSON.stringify(one)}: exactly one call is a verdict ${READ}.`);
+    const cut = verdicts.readVerdict({ ...message([v("a", { done: true, missing: "" })]), stop_reason: "max_tokens" });
+    rule("unreadable" in cut, "goal-unreadable", `readVerdict read an answer cut off by max_tokens as ${JSON.stringify(cut)}: only an answer that ended with stop_reason "tool_use" holds a whole verdict ${READ}.`);
   });
 
   it("property: over any sequence of verdicts and worker turns, the run ends as the verdicts say, within the cap, every pair whole and roles alternating", async () => {
@@ -145,7 +149,8 @@ describe("s27 Goal loop", () => {
         const alternating = history.every((m, i) => i === 0 || m.role !== history[i - 1]!.role);
         rule(problems.length === 0 && alternating, "goal-send-back", `after ${rounds} round(s) the transcript breaks the pairing rules${alternating ? "" : " (two messages of the same role in a row)"}: ${problems.map((p) => p.message).join("; ")}; send the worker back with sendBack(history, …), which joins the note to a last user message ${LOOP}.`);
       }),
-      { numRuns: 20, seed: 27 },
+      // The case that needs sendBack's join: an empty answer after a note, then another note.
+      { numRuns: 25, seed: 27, examples: [[[{ done: false, missing: "the tests" }], ["answer", "empty"], 3]] },
       "goal-send-back",
     );
   });
