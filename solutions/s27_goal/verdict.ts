@@ -59,6 +59,7 @@ export async function gatherEvidence(check: string | undefined, root: string, si
 
 const doc = (title: string, data: string): Anthropic.DocumentBlockParam => ({ type: "document", title, source: { type: "text", media_type: "text/plain", data: data.trim() || "(empty)" } });
 
+// #region request
 /** The evaluator's whole request: built from the goal, the answer and the evidence; the worker's history is not an argument. */
 export function evaluatorRequest(model: string, goal: string, answer: string, evidence: Evidence | null): Anthropic.MessageCreateParamsNonStreaming {
   const ran = evidence && `Evidence gathered by the runtime: \`${evidence.command}\` ${evidence.timedOut ? "did not finish in time" : `exited with code ${evidence.exitCode}`}`;
@@ -80,6 +81,7 @@ export function evaluatorRequest(model: string, goal: string, answer: string, ev
     ],
   };
 }
+// #endregion request
 
 /** What the evaluator's answer says: a verdict, or why it cannot be read. */
 export type Reading = { verdict: Verdict } | { unreadable: string };
