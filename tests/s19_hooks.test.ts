@@ -10,13 +10,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
-import { describe, it } from "vitest";
+import { describe, it, vi } from "vitest";
 import { call, say, text, thinking } from "../runtime/scripted/scenarios/script.ts";
 import type { Scenario, TurnContext } from "../runtime/scripted/types.ts";
 import { SAMPLE_REPOSITORY, lessonTask } from "../runtime/tasks.ts";
 import { blocksIn, driveLoop, loadLesson, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 import { scratchCopy, scratchWorkspace } from "../runtime/tools/files.ts";
 import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
+import { approveWorkspaceHooks } from "../solutions/s19_hooks/trust.ts";
 import { checkFinalAgent, inSandboxModes, quietLessonFile } from "./support.ts";
 
 type Agent = typeof import("../solutions/s19_hooks/agent.ts");
@@ -305,7 +306,11 @@ describe("s19 the final agent: npm run agent", () => {
 
   it("the default task on the sample repository with --permission-mode acceptEdits: the Stop hook sends the model back, the code is fixed, exit 0", async () => {
     const dir = keep(await scratchCopy(SAMPLE_REPOSITORY));
-    const { exitCode, history } = await program.run(["--workspace", dir, "--permission-mode", "acceptEdits", TASK], { llm: scripted() });
+    // As a person who approved the sample repository's hooks before (the program runs a workspace's hooks only then: tests/runtime/hook-trust.test.ts).
+    const userDir = keep(mkdtempSync(join(tmpdir(), "s19-user-")));
+    vi.stubEnv("AGENT_CONFIG_DIR", userDir);
+    approveWorkspaceHooks(dir, userDir);
+    const { exitCode, history } = await program.run(["--workspace", dir, "--permission-mode", "acceptEdits", TASK], { llm: scripted() }).finally(() => vi.unstubAllEnvs());
     rule(exitCode === 0, "final-agent", `the default task on the sample repository, offline, exited ${exitCode}: a task the model finishes exits 0.`);
     const notes = stopNotes(history);
     rule(notes.length === 1, "hook-stop", () => `the sample repository's Stop hook (.agent/settings.json, it runs the tests) should send the model back once, while the tests fail; the history holds ${notes.length} Stop note(s): run the Stop hooks when the model says it is done.`);

@@ -13,7 +13,7 @@ import type { RunResult } from "../../solutions/s12_guarded_agent/program.ts";
 import { userConfigDir } from "../../solutions/s18_permissions/permissions.ts";
 import { run as permissionsProgram } from "../../solutions/s18_permissions/program.ts";
 import { loadHooks } from "../../solutions/s19_hooks/hooks.ts";
-import { HOOKS_USAGE } from "../../solutions/s19_hooks/program.ts";
+import { HOOKS_USAGE, withReviewedHooks } from "../../solutions/s19_hooks/program.ts";
 import { runAgent } from "./agent.ts";
 import { DEFAULT_POLICY, type ClearPolicy } from "./context.ts";
 import { INSTRUCTION_FILES, MAX_FILE_CHARS, MAX_TOTAL_CHARS } from "./instructions.ts";
@@ -61,7 +61,8 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
   if (!flag) return { exitCode: 2, history: [] };
   const { editing } = flag;
   return permissionsProgram(flag.rest, deps, {
-    runAgent: (llm, history, opts) => runAgent(llm, history, { ...opts, ...editing }),
+    // s19's review: the workspace's hooks run once the person approved them.
+    runAgent: withReviewedHooks((llm, history, opts) => runAgent(llm, history, { ...opts, ...editing })),
     lesson: "s20_memory",
     usage: MEMORY_USAGE,
     check: (workspace) => void loadHooks(workspace),

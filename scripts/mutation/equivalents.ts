@@ -15,7 +15,7 @@ export const EQUIVALENT_FILE = "tests/mutation/equivalent.yaml";
 
 const Equivalent = z.object({
   file: z.string(),
-  /** Stryker's place of the mutant: line:column-line:column (lines 1-based, columns 0-based, end exclusive). */
+  /** Where the mutant is: line:column-line:column, 1-based as in the sweep's results (scripts/mutation/mutants.ts placeOf). */
   at: z.string().regex(/^\d+:\d+-\d+:\d+$/),
   mutator: z.string(),
   /** The line the mutant starts on, trimmed (checked against the file: when it moved, the entry is looked at again). */

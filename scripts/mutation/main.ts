@@ -33,6 +33,7 @@ import { dim } from "../../runtime/print.ts";
 import { ROOT } from "../lib/paths.ts";
 import { loadEquivalents, type Equivalent } from "./equivalents.ts";
 import { todoRegions } from "./regions.ts";
+import { otherFileErrors, SweepError } from "./sweep-check.ts";
 import { listMutants, placeOf } from "./mutants.ts";
 import { compute, docsBlock, loadScores, measure, pct, saveScore, SCORES_DIR, staleness, table, type LessonScore } from "./scores.ts";
 import { reportFailures } from "../lib/failure.ts";
@@ -81,6 +82,10 @@ async function sweep(lesson: Lesson, opts: { concurrency: number; check: boolean
   const results: Result[] = await new Stryker(options).runMutationTest();
   const seconds = Math.round((performance.now() - started) / 1000);
 
+  // A mutant that does not type-check because of ANOTHER file means the project itself did not
+  // type-check while the sweep ran (a file edited mid-sweep): every count would be wrong. Nothing is recorded.
+  const broken = results.flatMap((r) => (r.status === "CompileError" ? otherFileErrors(r.statusReason ?? "", relative(ROOT, r.fileName)) : []));
+  if (broken.length > 0) throw new SweepError(`${lesson.id}: the project did not type-check during the sweep (${[...new Set(broken)].slice(0, 3).join("; ")}): no score recorded. Run it again on a tree that type-checks (npm run typecheck), and edit nothing while it runs.`);
   const byStatus = new Map<string, number>();
   for (const r of results) byStatus.set(r.status, (byStatus.get(r.status) ?? 0) + 1);
   const statuses = [...byStatus].map(([k, n]) => `${k} ${n}`);
@@ -153,7 +158,13 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
   const one = value("--one");
   if (one) {
     const lesson = findLesson(one)!;
-    writeFileSync(scoreFile(one), JSON.stringify(await sweep(lesson, sweepOpts)));
+    try {
+      writeFileSync(scoreFile(one), JSON.stringify(await sweep(lesson, sweepOpts)));
+    } catch (e) {
+      if (!(e instanceof SweepError)) throw e;
+      console.error(e.message);
+      process.exit(1);
+    }
     process.exit(0);
   }
   const before = loadScores();

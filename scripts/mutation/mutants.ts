@@ -23,7 +23,11 @@ export interface ListedMutant {
   replacement: string;
 }
 
-/** "12:4-12:30": Stryker's location with a 1-based line (as the sweep's report shows it). */
+/**
+ * "12:5-12:31": where a mutant is, as the sweep's results give it (Stryker's report: 1-based lines
+ * AND columns). The instrumenter below counts columns from 0: listMutants adds one, so an entry of
+ * tests/mutation/equivalent.yaml written from either names the same mutant.
+ */
 export const placeOf = (l: Place) => `${l.start.line}:${l.start.column}-${l.end.line}:${l.end.column}`;
 
 const quiet = new Proxy({}, { get: (_t, k) => (k === "isDebugEnabled" || k === "isTraceEnabled" || k === "isInfoEnabled" || k === "isWarnEnabled" || k === "isErrorEnabled" || k === "isFatalEnabled" ? () => false : () => undefined) }) as Logger;
@@ -40,7 +44,7 @@ export async function listMutants(lesson: Lesson): Promise<ListedMutant[]> {
   const { mutants } = await instrumenter.instrument([...byFile.values()], { plugins: null, excludedMutations: [], ignorers: [] });
   return mutants.map((m) => ({
     file: m.fileName.slice(ROOT.length + 1),
-    at: placeOf({ start: { line: m.location.start.line + 1, column: m.location.start.column }, end: { line: m.location.end.line + 1, column: m.location.end.column } }),
+    at: placeOf({ start: { line: m.location.start.line + 1, column: m.location.start.column + 1 }, end: { line: m.location.end.line + 1, column: m.location.end.column + 1 } }),
     mutator: m.mutatorName,
     replacement: m.replacement,
   }));

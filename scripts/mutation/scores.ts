@@ -180,12 +180,13 @@ export function compute(s: LessonScore, equivalents: Equivalent[], stale = stale
     survived: s.survived,
     equivalent,
     unexplained,
-    score: s.mutants ? s.killed / s.mutants : 1,
-    net: real ? s.killed / real : 1,
+    // No mutant that compiled: nothing was measured, and a score of 100 % would say the opposite.
+    score: s.mutants ? s.killed / s.mutants : Number.NaN,
+    net: real ? s.killed / real : Number.NaN,
   };
 }
 
-export const pct = (n: number) => `${(Math.floor(n * 1000) / 10).toFixed(1)} %`;
+export const pct = (n: number) => (Number.isNaN(n) ? "— (no mutant compiled)" : `${(Math.floor(n * 1000) / 10).toFixed(1)} %`);
 export const resweep = (id: string) => `npm run mutation -- ${id}`;
 
 /** One line for verify's summary: the lesson's last sweep, or how to run one. */

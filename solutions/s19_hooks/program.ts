@@ -8,8 +8,12 @@ import type { Llm } from "../../runtime/client.ts";
 import { runMain } from "../../runtime/lesson.ts";
 import type { RunResult } from "../../solutions/s12_guarded_agent/program.ts";
 import { PERMISSIONS_USAGE, run as permissionsProgram } from "../../solutions/s18_permissions/program.ts";
-import { runAgent } from "./agent.ts";
+import { yellow, say } from "../../runtime/print.ts";
+import { terminalApprover } from "../../solutions/s07_safe_tools/approval.ts";
+import { userConfigDir } from "../../solutions/s18_permissions/permissions.ts";
+import { runAgent, type RunOptions } from "./agent.ts";
 import { EVENTS, loadHooks } from "./hooks.ts";
+import { hookReview } from "./trust.ts";
 
 export const HOOKS_USAGE = `${PERMISSIONS_USAGE}
 
@@ -19,11 +23,21 @@ s19 adds hooks: your team's commands, in the same settings files, run at the loo
   A hook runs in the sandbox with the event as JSON on stdin. Exit 2 blocks (the reason on stderr):
   a PreToolUse hook denies the call, a Stop hook sends the model back (at most 3 times). Exit 0 may
   print { "decision": "allow"|"deny", "reason", "updatedInput", "additionalContext" }. A hook that
-  crashes, hangs or prints anything else is reported and ignored; no hook gets past a deny rule.`;
+  crashes, hangs or prints anything else is reported and ignored; no hook gets past a deny rule.
+  The workspace's hooks run once you approve them: each one new or changed since you last did is
+  shown and asked about (--yes approves; with no terminal it does not run). The approvals are kept
+  in ${userConfigDir()}/trusted-hooks.json; your own settings' hooks are never asked about.`;
+
+/** `loop` given the hooks the person approved for its workspace (asked once per program run). */
+export function withReviewedHooks<O extends RunOptions, R>(loop: (llm: Llm, history: Parameters<typeof runAgent>[1], opts: O) => Promise<R>) {
+  const review = hookReview((line) => say(yellow(line)));
+  return async (llm: Llm, history: Parameters<typeof runAgent>[1], opts: O = {} as O): Promise<R> =>
+    loop(llm, history, { ...opts, hooks: opts.hooks ?? (await review(opts, { userDir: userConfigDir(), approve: terminalApprover() })) });
+}
 
 /** The whole program: flags in, exit code and transcript out (tests pass their own model). */
 export const run = (argv: string[], deps: { llm?: Llm; signal?: AbortSignal } = {}): Promise<RunResult> =>
-  permissionsProgram(argv, deps, { runAgent, lesson: "s19_hooks", usage: HOOKS_USAGE, check: (workspace) => void loadHooks(workspace) });
+  permissionsProgram(argv, deps, { runAgent: withReviewedHooks(runAgent), lesson: "s19_hooks", usage: HOOKS_USAGE, check: (workspace) => void loadHooks(workspace) });
 
 runMain(import.meta.url, async () => {
   // Ctrl-C stops a one-shot run cleanly (the REPL handles its own Ctrl-C).

@@ -14,6 +14,7 @@ import { createLogger } from "../../solutions/s09_observability/log.ts";
 import type { RunResult } from "../../solutions/s12_guarded_agent/program.ts";
 import { run as permissionsProgram } from "../../solutions/s18_permissions/program.ts";
 import { loadHooks } from "../../solutions/s19_hooks/hooks.ts";
+import { withReviewedHooks } from "../../solutions/s19_hooks/program.ts";
 import { MEMORY_USAGE, contextEditingFlag } from "../../solutions/s20_memory/program.ts";
 import { describeRewind, rewind, RewindError, runAgent, runIdOf, timelineOf, type RewindWhat, type RunOptions } from "./agent.ts";
 
@@ -81,12 +82,14 @@ export async function checkpointsProgram(argv: string[], deps: { llm?: Llm; sign
   const flag = contextEditingFlag(argv); // s20's --context-budget
   if (!flag) return { exitCode: 2, history: [] };
   const { editing } = flag;
+  // s19's review: the workspace's hooks run once the person approved them (in a conversation, asked once).
+  const loop = withReviewedHooks(later.runAgent);
   return permissionsProgram(flag.rest, deps, {
-    runAgent: (llm, history, opts) => later.runAgent(llm, history, { ...opts, ...editing }),
+    runAgent: (llm, history, opts) => loop(llm, history, { ...opts, ...editing }),
     lesson: later.lesson,
     usage: later.usage,
     check: (workspace) => void loadHooks(workspace),
-    createRepl: (llm, opts) => createRepl(llm, { ...opts, agent: { ...opts.agent, ...editing } }, later.runAgent),
+    createRepl: (llm, opts) => createRepl(llm, { ...opts, agent: { ...opts.agent, ...editing } }, loop),
   });
 }
 

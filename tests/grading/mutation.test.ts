@@ -15,6 +15,7 @@ import { LESSONS } from "../../runtime/manifest.ts";
 import { ROOT } from "../../scripts/lib/paths.ts";
 import { loadEquivalents } from "../../scripts/mutation/equivalents.ts";
 import { listMutants } from "../../scripts/mutation/mutants.ts";
+import { otherFileErrors } from "../../scripts/mutation/sweep-check.ts";
 import { todoRegions } from "../../scripts/mutation/regions.ts";
 import { compute, docsBlock, loadScores, measure, names, SCORES_DIR, scoreLine, staleness, table, type LessonScore } from "../../scripts/mutation/scores.ts";
 
@@ -129,6 +130,18 @@ describe("mutation sweep: the scores", () => {
     const row = table([compute(s01({ measured: undefined }), [])]).split("\n")[2]!;
     expect(row).toBe("| s01 | — | — | — | — | — | — | stale (re-sweep: npm run mutation -- s01) |");
     expect(row, "a stale row shows no percentage").not.toMatch(/\d %/);
+  });
+
+  it("a sweep where no mutant type-checked measured nothing: no percentage, never 100 %", () => {
+    const c = compute(s01({ mutants: 0, killed: 0, survived: 0, survivors: [], typeErrors: 3 }), []);
+    expect(table([c]).split("\n")[2]).toBe("| s01 | 3 | 0 | 0 | 0 | 0 | — (no mutant compiled) | — (no mutant compiled) |");
+  });
+
+  it("a compile error in another file than the mutated one means the project did not type-check during the sweep: named, so nothing is recorded", () => {
+    const own = "solutions/s07_safe_tools/workspace.ts";
+    const reason = `${own}(80,35): error TS2345: Argument of type 'unknown'…\nsolutions/s19_hooks/program.ts(16,28): error TS2307: Cannot find module './trust.ts'\n`;
+    expect(otherFileErrors(reason, own)).toEqual(["solutions/s19_hooks/program.ts: TS2307"]);
+    expect(otherFileErrors(`${own}(80,35): error TS2345: x\n`, own), "a mutant that breaks its own file is an ordinary compile error").toEqual([]);
   });
 
   it("what is measured: the test file, the solution, and the course files they import", () => {

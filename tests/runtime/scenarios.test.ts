@@ -4,9 +4,10 @@
  * an honest notice that it is the offline model. It never calls itself Claude.
  */
 import type Anthropic from "@anthropic-ai/sdk";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { scriptedLlm } from "../../runtime/client.ts";
 import { readConversation } from "../../runtime/scripted/conversation.ts";
 import { OFFLINE_NOTICE } from "../../runtime/scripted/scenarios/intents.ts";
@@ -20,6 +21,7 @@ import { ROOT, scripted } from "../../runtime/testing.ts";
 import { scratchCopy } from "../../runtime/tools/files.ts";
 import { textOf } from "../../runtime/transcript.ts";
 import * as finalProgram from "../../solutions/s22_background/program.ts";
+import { approveWorkspaceHooks } from "../../solutions/s19_hooks/trust.ts";
 
 const tool = (name: string): Anthropic.Tool => ({ name, input_schema: { type: "object", properties: {} } });
 
@@ -210,13 +212,19 @@ describe("the README's offline tasks reach their designed end (npm run agent's p
 
   it("the sample task: the Stop hook's second round is answered, and the run ends done, exit 0", async () => {
     const dir = await sample();
+    // As a person who approved the sample repository's hooks before: the program runs them only then.
+    const userDir = mkdtempSync(join(tmpdir(), "scenarios-user-"));
+    vi.stubEnv("AGENT_CONFIG_DIR", userDir);
+    approveWorkspaceHooks(dir, userDir);
     try {
       const r = await finalProgram.run(["--workspace", dir, S12_TASK], { llm: scripted() });
       expect(answerText(r.history)).toMatch(/off-by-one[\s\S]*The Stop hook sent me back/);
       expect(unscriptedRun(r.history), "no round of the sample task is unscripted").toBe(false);
       expect(r.exitCode).toBe(0);
     } finally {
+      vi.unstubAllEnvs();
       rmSync(dir, { recursive: true, force: true });
+      rmSync(userDir, { recursive: true, force: true });
     }
   });
 });
