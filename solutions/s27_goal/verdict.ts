@@ -106,7 +106,7 @@ export async function evaluate(llm: Llm, goal: string, answer: string, evidence:
   try {
     response = await llm.client.messages.create(evaluatorRequest(llm.model, goal, answer, evidence), signal ? { signal } : {});
   } catch (e) {
-    return { reading: { unreadable: `the evaluator could not be asked: ${(e as Error).message}` } };
+    return { reading: { unreadable: signal?.aborted ? "the run was stopped (--timeout or Ctrl-C) before the evaluator answered" : `the evaluator could not be asked: ${(e as Error).message}` } };
   }
   return { reading: readVerdict(response), usage: response.usage };
 }
