@@ -113,6 +113,7 @@ describe("s18 rules: deny beats ask beats allow, whichever file", () => {
     const { results } = await runWith(making(touch()), { root, userConfigDir: userDir, approve, onVerdict: (_c, v) => verdicts.push(v.behavior) });
     rule(verdicts[0] === "ask", "permission-precedence", () => `the user asks about bash(node *) and the project allows bash(node --test*); decide() gave node --test the verdict ${verdicts[0] ?? "none"}: ask beats allow, so the project cannot widen the user's ask.`);
     rule(approve.asked.length === 1 && denied(results[0]), "permission-ask", () => `node --test had the verdict "ask" and the approver (who says no) was asked ${approve.asked.length} time(s); the call was ${shown(results[0])}: ask the approver for an "ask" verdict, and answer with an is_error result when it says no.`);
+    rule(/node --test/.test(approve.asked[0] ?? ""), "permission-ask", () => `the person was asked ${JSON.stringify(approve.asked[0])} about "node --test": put the call itself to them (describeCall(call): the tool and its input), so they see what they allow.`);
   });
 
   it("a command with && is allowed only if every part is; a deny matches any part", async () => {
@@ -286,6 +287,17 @@ describe("s18 decide, call by call", () => {
     rule(plain.behavior === "ask" && /\bwrite_file\b/.test(plain.reason), "permission-modes", () => `write_file, which no rule decides, gave ${JSON.stringify({ behavior: plain.behavior, reason: plain.reason })} in default mode: ask, and say why (the tool is not read-only), naming it.`);
   });
 
+  it("acceptEdits lets both file edit tools through, write_file and edit_file, unasked", () => {
+    const seen = (["write_file", "edit_file"] as const).map((name) => [name, perms.decide(name, { path: "src/app.js", content: "x", old_text: "1", new_text: "2" }, [], "acceptEdits", facts(false)).behavior] as const);
+    rule(seen.every(([, b]) => b === "allow"), "permission-modes", () => `in acceptEdits with no rules the verdicts were ${JSON.stringify(Object.fromEntries(seen))}: that mode lets every file edit tool through (EDIT_TOOLS), edit_file as well as write_file.`);
+  });
+
+  it("plan mode comes before the ask rules: a write an ask rule covers is refused, not asked about", () => {
+    const ask = perms.parseRule("write_file", "ask", ".agent/settings.json");
+    const v = perms.decide("write_file", { path: "out.txt", content: "x" }, [ask], "plan", facts(false));
+    rule(v.behavior === "deny" && /plan/i.test(v.reason), "permission-plan", () => `in plan mode write_file under the ask rule write_file gave ${JSON.stringify({ behavior: v.behavior, reason: v.reason })}: a yes to that question would let a write through before the plan is approved; after the deny rules, plan mode refuses what is not read-only, before the ask and allow rules.`);
+  });
+
   it("a tool_use id seen before is judged again: the gate remembers no call", async () => {
     const { root, userDir } = await workspace({ deny: ["write_file"] });
     const policy = lesson.policyFor({ userConfigDir: userDir, approve: recording(true), sandboxed: true }, root);
@@ -309,6 +321,13 @@ describe("s18 one gate for every tool, and the person's own questions", () => {
     const rm = policy.verdict(use("rm -rf src"), tool);
     rule(push.behavior === "ask" && /git push/.test(push.reason), "permission-precedence", () => `bash_background "git push origin main" under the user's ask rule bash(git push*) and the project's allow rule bash_background got ${JSON.stringify({ behavior: push.behavior, reason: push.reason })}: a tool that runs a command meets bash's rules too, and ask beats allow.`);
     rule(rm.behavior === "deny", "permission-precedence", () => `bash_background "rm -rf src" under the deny rule bash(rm *) got ${rm.behavior}: bash's deny rules hold for every tool that runs a command.`);
+  });
+
+  it("a screen (s19's hooks) that allows a call spares the question: the gate asks only when told to", async () => {
+    const { root, userDir } = await workspace();
+    const approve = recording(false);
+    const { results } = await runWith(making(call("bash", { command: "touch spared.txt" })), { root, userConfigDir: userDir, approve, screen: async () => ({ allow: true }) });
+    rule(existsSync(join(root, "spared.txt")) && approve.asked.length === 0, "permission-ask", () => `the screen allowed "touch spared.txt" (no rule speaks, default mode), yet the approver (who says no) was asked ${JSON.stringify(approve.asked)} and the call went ${shown(results[0])}: refusal(call, verdict, ask) puts the question only when \`ask\` is true.`);
   });
 
   it("a write that plants code for later (package.json) is asked of the person in every mode, bypassPermissions included, and refused on no", async () => {

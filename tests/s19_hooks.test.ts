@@ -17,6 +17,9 @@ import { SAMPLE_REPOSITORY, lessonTask } from "../runtime/tasks.ts";
 import { blocksIn, driveLoop, loadLesson, resultsIn, rule, scripted, textIn } from "../runtime/testing.ts";
 import { scratchCopy, scratchWorkspace } from "../runtime/tools/files.ts";
 import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
+import { z } from "zod";
+import { defineTool } from "../solutions/s04_tool_errors/define-tool.ts";
+import { withTools } from "../solutions/s11_recovery/extend.ts";
 import { approveWorkspaceHooks } from "../solutions/s19_hooks/trust.ts";
 import { checkFinalAgent, inSandboxModes, quietLessonFile } from "./support.ts";
 
@@ -126,6 +129,9 @@ describe("s19 PreToolUse: block, change the input, or spare the question", () =>
     const asks = recording(false);
     const silent = await runWith(making(call("bash", { command: "touch asked.txt" })), pre("cat > /dev/null"), { approve: asks });
     rule(asks.asked.length === 1 && !existsSync(join(silent.root, "asked.txt")), "hook-no-approval", () => `a PreToolUse hook that says nothing allows nothing: "touch asked.txt" should be asked about (and refused); the approver was asked ${JSON.stringify(asks.asked)} and the call was ${shown(silent.results[0])}. Spare the question only when the hook's decision is "allow".`);
+    const changes = recording(false);
+    const changed = await runWith(making(call("bash", { command: "echo original > original.txt" })), pre(`echo '{"updatedInput":{"command":"echo changed > changed.txt"}}'`), { approve: changes });
+    rule(changes.asked.length === 1 && !existsSync(join(changed.root, "changed.txt")), "hook-no-approval", () => `a PreToolUse hook changed the command but did not allow it: the approver (who says no) was asked ${JSON.stringify(changes.asked)} and the call was ${shown(changed.results[0])}. A changed input is judged and asked about like the model's own; only a decision "allow" spares the question.`);
     for (const [hook, command] of [
       [allow, "rm notes.txt"],
       [`echo '{"updatedInput":{"command":"rm notes.txt"}}'`, "ls"],
@@ -180,13 +186,31 @@ describe("s19 what each hook is told, and what the model is told of it", () => {
   it("a PostToolUse hook is given the call's input and its result, is_error included", async () => {
     const { root } = await runWith(making(call("read_file", { path: "missing.txt" }), call("read_file", { path: "notes.txt" })), { hooks: { PostToolUse: [{ matcher: "read_file", command: recordTo("post-input.txt") }] } });
     type Seen = { tool_name?: unknown; tool_input?: { path?: unknown }; tool_response?: { is_error?: unknown; content?: unknown } } | undefined;
-    const [seen, ok] = inputsIn(root, "post-input.txt") as Seen[];
-    rule(ok?.tool_response?.is_error === false && /keep me/.test(String(ok?.tool_response?.content)), "hook-post-context", () => `a PostToolUse hook after a read_file that worked was given ${JSON.stringify(ok).slice(0, 300)}: its tool_response says is_error false and holds the result's text.`);
+    const all = inputsIn(root, "post-input.txt") as Seen[];
+    // Found by the path each was given (a hook skipped for one call must not shift the other).
+    const [seen, ok] = ["missing.txt", "notes.txt"].map((path) => all.find((v) => v?.tool_input?.path === path));
+    const given = (v: Seen) => (v ? JSON.stringify(v).slice(0, 300) : "nothing: the hook did not run for it");
+    rule(ok?.tool_response?.is_error === false && /keep me/.test(String(ok?.tool_response?.content)), "hook-post-context", () => `a PostToolUse hook after a read_file that worked was given ${given(ok)}: its tool_response says is_error false and holds the result's text.`);
     rule(
       seen?.tool_name === "read_file" && seen.tool_input?.path === "missing.txt" && seen.tool_response?.is_error === true && /missing\.txt/.test(String(seen.tool_response?.content)),
       "hook-post-context",
-      () => `a PostToolUse hook after a read_file of a missing file was given ${JSON.stringify(seen).slice(0, 300)}: give it tool_name, tool_input (the input that ran) and tool_response { is_error, content } of the result.`,
+      () => `a PostToolUse hook after a read_file of a missing file was given ${given(seen)}: run the PostToolUse hooks after every call that ran, a failed one too, and give them tool_name, tool_input (the input that ran) and tool_response { is_error, content } of the result.`,
     );
+  });
+
+  it("a hook for bash sees every tool that runs a command: a bash_… tool is screened and reported by bash's hooks too", async () => {
+    // A tool that runs a command, as s22's bash_background does (here it only writes where its command says).
+    const runs = defineTool({
+      name: "bash_later",
+      description: "Runs a command later.",
+      input: z.object({ command: z.string() }),
+      run: async ({ command }, ctx) => (writeFileSync(join(ctx.root ?? ".", "later.txt"), command), "queued"),
+    });
+    const extensions = [() => ({ tools: (tools: Parameters<typeof withTools>[0]) => withTools(tools, runs) })];
+    const blocked = await runWith(making(call("bash_later", { command: "touch x" })), pre("echo 'not this one' >&2; exit 2"), { extensions, approve: recording(true) });
+    rule(!existsSync(join(blocked.root, "later.txt")) && blocked.results[0]?.is_error === true, "hook-pre-tool", () => `a PreToolUse hook for "bash" that blocks everything let bash_later (a tool that runs a command) through: ${shown(blocked.results[0])}. Try the matchers on hookNames(call): the tool's own name, and "bash" for a tool that runs a command.`);
+    const told = await runWith(making(call("bash_later", { command: "touch x" })), { hooks: { PostToolUse: [{ matcher: "bash", command: `echo '{"additionalContext":"SEEN BY BASH"}'` }] } }, { extensions, approve: recording(true) });
+    rule(JSON.stringify(told.history).includes("SEEN BY BASH"), "hook-post-context", () => `a PostToolUse hook for "bash" was not run after bash_later (a tool that runs a command; the call went ${shown(told.results[0])}): try the matchers on hookNames(call), the tool's own name and "bash".`);
   });
 
   it("the model is told of a changed input and of each hook's context, one note per line; a hook with nothing to say adds no note", async () => {

@@ -267,6 +267,16 @@ describe("s20 context editing: old results leave the request, every pair intact"
     rule(JSON.stringify(sent) === JSON.stringify(["t1: placeholder", "t2: 400 characters"]), "context-clear", () => `one user message holds two results (t1 600 characters, t2 400, the newest); past a budget of 999 with keep 1 it should send t1 as a placeholder and t2 in full; it sends ${JSON.stringify(sent)}: replace every cleared block of a message, whatever else the message holds.`);
   });
 
+  it("a result sent as a list of blocks counts against the budget as much as one sent as a string", () => {
+    const use = (...ids: string[]): Anthropic.MessageParam => ({ role: "assistant", content: ids.map((id) => ({ type: "tool_use" as const, id, name: "read_file", input: {} })) });
+    const blocks: Block = { type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: "x".repeat(600) }, { type: "text", text: "y".repeat(600) }] };
+    const messages: Anthropic.MessageParam[] = [{ role: "user", content: "go" }, use("t1"), { role: "user", content: [blocks] }, use("t2"), { role: "user", content: [{ type: "tool_result", tool_use_id: "t2", content: "z".repeat(100) }] }];
+    const cleared = new Map<string, number>();
+    const out = context.clearOldResults(messages, cleared, { budget: 1000, keep: 1 });
+    const first = (blocksIn(out[2]!.content) as unknown as Block[])[0];
+    rule(first !== undefined && isPlaceholder(first) && cleared.has("t1"), "context-clear", () => `t1's content is two text blocks of 600 characters (over 1200 with t2's 100, past a budget of 1000, keep 1), and it was sent ${first && isPlaceholder(first) ? "as a placeholder but not put in cleared" : "in full"}: a tool_result's content may be a string or a list of blocks; measure both (sizeOf), or a big result in blocks is never cleared.`);
+  });
+
   it("off (contextEditing: false): every result goes in full", async () => {
     const { root, scenario } = reading();
     const { requests } = await runIn(root, scenario, { contextEditing: false });

@@ -245,6 +245,19 @@ describe("s21 recording: a new file written twice, one file by several spellings
     rule(c.read("a.txt") === "A0\n", "checkpoint-record", () => `after the rewind a.txt reads ${JSON.stringify(c.read("a.txt"))}, not "A0" (its state at the checkpoint): every spelling of a path is one file, kept once, before its first write.`);
   });
 
+  it("a file first written by its absolute path, or by sub/../b.txt: the bytes kept are the file's, and the rewind puts them back", async () => {
+    const root = { path: "" };
+    const scenario = script({ spell: [[call("write_file", { path: "(absolute)", content: "A1\n" }), write("sub/../b.txt", "B1\n")]] });
+    const spelled: Scenario = { ...scenario, reply: (ctx) => JSON.parse(JSON.stringify(scenario.reply(ctx)).replace("(absolute)", join(root.path, "a.txt"))) as Reply };
+    const c = await conversation(spelled, { "a.txt": "A0\n", "b.txt": "B0\n", "sub/keep.txt": "k\n" });
+    root.path = c.root;
+    await c.ask("spell");
+    const kept = lesson.timelineOf(c.id())?.checkpoints[0]?.files;
+    const shownKept = JSON.stringify([...(kept ?? [])].map(([p, v]) => [p, v === null ? null : v.toString("utf8")]));
+    lesson.rewind(c.id(), 1, "code");
+    rule(c.read("a.txt") === "A0\n" && c.read("b.txt") === "B0\n", "checkpoint-record", () => `a.txt ("A0") was first written by its absolute path and b.txt ("B0") as sub/../b.txt; the checkpoint kept ${shownKept} and after the rewind they read ${JSON.stringify(c.read("a.txt"))} and ${JSON.stringify(c.read("b.txt"))}. Read the state at the workspace path: stateOf(this.root, path) with path = workspacePath(this.root, input.path), never at the words of the call.`);
+  });
+
   it("a bash command that fails (non-zero exit) is noted like any other: what it changed before failing is not restored, and the user is told", async () => {
     const c = await conversation(script({ broken: [[write("a.txt", "A1\n"), call("bash", { command: "echo half > half.txt; exit 3" })]] }));
     await c.ask("broken");
