@@ -11,7 +11,9 @@
  *
  * `--no-learner` (CI, which has just run `npm test`) leaves out the learner's project.
  * `--sample` (CI) grades verify's patches on a fixed sample (`npm run verify -- --sample`): every
- * other check of verify still runs on every lesson; `npm run verify` alone grades every patch.
+ * other check of verify still runs on every lesson; `npm run verify` alone grades every patch. It
+ * also runs the browser test with `--sample`: English and Chinese on every page, Japanese and Russian
+ * on a fixed sample of lessons (`npm run test:e2e` alone checks every page of every language).
  *
  * Every step runs even when one before it failed; the summary names the ones that failed.
  */
@@ -33,7 +35,7 @@ const steps: [string, () => number][] = [
   ...(values["no-learner"] ? [] : [["vitest: the learner's project (npm test)", () => vitest("learner")] as [string, () => number]]),
   ["vitest: the extended project", () => vitest("extended")],
   ["verify (exercises fail, solutions pass, mutants caught)", () => tsx("scripts/course.ts", ["verify", ...(values.sample ? ["--sample"] : [])])],
-  ["test:e2e (the docs site in a browser)", () => tsx("tests/e2e/run.ts", values["no-build"] ? ["--no-build"] : [])],
+  ["test:e2e (the docs site in a browser)", () => tsx("tests/e2e/run.ts", [...(values["no-build"] ? ["--no-build"] : []), ...(values.sample ? ["--sample"] : [])])],
 ];
 
 const failed: string[] = [];
