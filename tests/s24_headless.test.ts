@@ -93,7 +93,7 @@ describe("s24 headless: the loop's events as lines in the API's shapes", () => {
     const { history, lines, responses } = await headlessRun({ workspaceHooks: true });
     const replay = [history[0]!, ...lines.flatMap((l) => (l.type === "assistant" ? [{ role: "assistant" as const, content: l.message.content }] : l.type === "user" ? [l.message] : []))];
     const noted = history.some((m) => m.role === "user" && JSON.stringify(m.content).includes("[Stop hook]"));
-    expect(noted, "the sample repository's Stop hook sends the model back (the fixture this test needs)").toBe(true);
+    expect(noted, "[headless-lines] the sample repository's Stop hook did not send the model back, so this test cannot see a second round: keep the workspace's hooks running in headlessRun (examples/login-service/.agent/settings.json)").toBe(true);
     rule(JSON.stringify(replay) === JSON.stringify(history), "headless-lines", `with a Stop hook round the lines (${replay.length} messages) do not replay the transcript (${history.length}): keep lineOf's mapping, the Stop hook's note comes as a user line of its own ${WHERE}.`);
     const results = lines.filter((l) => l.type === "result");
     const last = results[0];
