@@ -266,6 +266,24 @@ export function loopSource(file: string, seen = new Set<string>()): string {
   return all;
 }
 
+/** For a lesson whose loop ends by asking an evaluator for a verdict (its verdict.ts), an Llm that answers "done". */
+async function approvingEvaluator(dir: string, load: ModuleLoader): Promise<Llm | null> {
+  const verdict = await load(dir, "verdict.ts").catch(() => null);
+  const tool = (verdict?.VERDICT_TOOL as { name?: unknown } | undefined)?.name;
+  if (typeof tool !== "string") return null;
+  const message: Anthropic.Message = {
+    id: "msg_evaluator",
+    type: "message",
+    role: "assistant",
+    model: "scripted-evaluator",
+    content: [{ type: "tool_use", id: "toolu_verdict", name: tool, input: { done: true, missing: "" } }],
+    stop_reason: "tool_use",
+    stop_sequence: null,
+    usage: { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, server_tool_use: null, service_tier: null },
+  } as Anthropic.Message;
+  return { model: "scripted-evaluator", client: { messages: { create: async () => message } } as unknown as Anthropic };
+}
+
 /**
  * The adapter of one lesson. `load` gives its modules: the reference solutions by default; the
  * differential net (tests/differential/net.ts) passes one that reads the graded lesson's own
@@ -298,6 +316,9 @@ export async function adapterFor(lesson: Lesson, load: ModuleLoader = importSolu
   }
   if (typeof mod.runAgent === "function") {
     const runAgent = mod.runAgent as (llm: Llm, h: Anthropic.MessageParam[], opts: Record<string, unknown>) => Promise<unknown>;
+    // A goal loop (s27) asks an evaluator after the worker's loop: the harness judges the worker's
+    // loop, so its evaluator is one that always finds the goal met (a fault is the worker's to meet).
+    const judged = await approvingEvaluator(lesson.dir, load);
     return {
       lesson,
       n,
@@ -307,6 +328,7 @@ export async function adapterFor(lesson: Lesson, load: ModuleLoader = importSolu
         const registry = await registryFor(n, tools, opts.toolTimeoutMs, load);
         const guards = { ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}), ...opts.guards };
         const out = (await runAgent(llm, history, {
+          ...(judged ? { evaluator: judged } : {}),
           ...opts.extra,
           registry,
           ...(opts.signal ? { signal: opts.signal } : {}),
