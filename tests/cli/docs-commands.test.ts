@@ -70,6 +70,10 @@ const EXPECTED: Record<string, Expect> = {
   [`${SAMPLE} ${FLAGSHIP}`]: { exit: 0, out: /hook not run: Stop hook[\s\S]*not approved[\s\S]*--yes[\s\S]*off-by-one/, not: /Not done|stopped \(no_script\)|Stop hook sent me back/ },
   [`${SAMPLE} --yes ${FLAGSHIP}`]: { exit: 0, out: /off-by-one[\s\S]*Stop hook sent me back/, not: /Not done|hook not run|stopped \(no_script\)/ },
   [SAMPLE]: { exit: 0, out: /workspace: / },
+  // Headless (s24): json prints the one result line, stream-json a line per event, ending in the result.
+  [`npm run -s agent -- --workspace examples/login-service -p ${FLAGSHIP} --output-format json`]: { exit: 0, out: /\{"type":"result","subtype":"success","is_error":false,[\s\S]*off-by-one/, not: /"type":"assistant"/ },
+  [`npm run -s agent -- --workspace examples/login-service -p ${FLAGSHIP} --output-format stream-json`]: { exit: 0, out: /^\{"type":"system","subtype":"init"[\s\S]*\{"type":"assistant"[\s\S]*\{"type":"result","subtype":"success"/m },
+  'npm run -s agent -- --workspace DIR -p "task" --output-format json | jq .result': { ci: "a pattern (DIR, task): the json line before runs it on the sample repository; jq is not installed everywhere" },
   [`${SAMPLE} --mcp-config examples/mcp-notes/mcp.json "What do our team notes say about account lockouts?"`]: { exit: 0, out: /→ mcp__notes__search[\s\S]*locks after 3 failed logins/, not: /Not done|Not run/ },
   [`npm run agent -- --skills examples/skills --workspace examples/login-service ${FLAGSHIP}`]: { exit: 0, out: /off-by-one/, not: /Not done/ },
   [`npm run agent -- --permission-mode plan --workspace examples/login-service "Fix the login lockout so the tests pass."`]: { exit: 0, out: /→ read_file[\s\S]*→ exit_plan_mode[\s\S]*The plan was not approved[\s\S]*I changed nothing/, not: /Fixed src|Not done/ },
