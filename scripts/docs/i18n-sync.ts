@@ -48,10 +48,12 @@ export interface SyncOptions {
   rules?: Record<string, readonly string[]>;
   /** The languages `npm run check` and `npm run hint` speak (runtime/rules.ts COURSE_LANGS). */
   courseLanguages?: readonly string[];
+  /** Each lesson id with the languages its two hints are written in (English: the lesson's own). */
+  hints?: Record<string, readonly string[]>;
 }
 
 export interface Finding {
-  kind: "missing-page" | "orphan-page" | "no-record" | "drift" | "missing-rule" | "cli-language";
+  kind: "missing-page" | "orphan-page" | "no-record" | "drift" | "missing-rule" | "missing-hint" | "cli-language";
   /** The page (relative to docs/) or the rule id. */
   where: string;
   message: string;
@@ -159,6 +161,9 @@ export function syncFindings(opts: SyncOptions): Finding[] {
   for (const [id, has] of Object.entries(opts.rules ?? {}))
     for (const lang of ["en", ...languages])
       if (!has.includes(lang)) out.push({ kind: "missing-rule", where: id, message: `rule "${id}" has no ${lang} words (what, fix): add them in runtime/rules.ts or the lesson's course.json` });
+  for (const [id, has] of Object.entries(opts.hints ?? {}))
+    for (const lang of (opts.courseLanguages ?? []).filter((l) => l !== "en"))
+      if (!has.includes(lang)) out.push({ kind: "missing-hint", where: id, message: `${id}'s hints have no ${lang} words: add "${id}": [the first hint, the stronger one] to runtime/i18n/hints.${lang}.json (npm run hint shows the English ones meanwhile)` });
   return out;
 }
 
@@ -205,14 +210,23 @@ export async function ruleLanguages(): Promise<Record<string, string[]>> {
   return out;
 }
 
+/** Each lesson with the languages of the course its hints are translated into (runtime/i18n/hints.<lang>.json). */
+export async function hintLanguages(): Promise<Record<string, string[]>> {
+  const { LESSONS } = await import("../../runtime/manifest.ts");
+  const { COURSE_LANGS } = await import("../../runtime/rules.ts");
+  const { translatedHints } = await import("../lib/hints.ts");
+  const by = Object.fromEntries(COURSE_LANGS.filter((l) => l !== "en").map((l) => [l, translatedHints(l)] as const));
+  return Object.fromEntries(LESSONS.map((l) => [l.id, ["en", ...Object.keys(by).filter((lang) => by[lang]![l.id])]]));
+}
+
 /**
  * The check as one line per problem (drift followed by its diff), for `npm run verify`; with
  * `lessonDirs`, only those lessons' pages (and every rule), as `npm run verify -- sNN` checks one lesson.
  */
 export async function syncProblems(root: string, lessonDirs?: readonly string[]): Promise<string[]> {
   const languages = await siteLanguages();
-  const mine = (f: Finding) => !lessonDirs || f.kind === "missing-rule" || f.kind === "cli-language" || lessonDirs.some((d) => f.where.endsWith(`lessons/${d}.md`));
-  return syncFindings({ root, languages, rules: await ruleLanguages(), courseLanguages: await courseLanguages() })
+  const mine = (f: Finding) => !lessonDirs || f.kind === "missing-rule" || f.kind === "missing-hint" || f.kind === "cli-language" || lessonDirs.some((d) => f.where.endsWith(`lessons/${d}.md`));
+  return syncFindings({ root, languages, rules: await ruleLanguages(), courseLanguages: await courseLanguages(), hints: await hintLanguages() })
     .filter(mine)
     .map((f) => (f.diff ? `${f.message}\n${indent(f.diff)}` : f.message));
 }
@@ -243,7 +257,7 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
       process.exit(2);
     }
   } else {
-    const findings = syncFindings({ root: ROOT, languages, rules: await ruleLanguages(), courseLanguages: await courseLanguages() });
+    const findings = syncFindings({ root: ROOT, languages, rules: await ruleLanguages(), courseLanguages: await courseLanguages(), hints: await hintLanguages() });
     for (const f of findings) console.log(`${f.kind}: ${f.message}${f.diff ? `\n${indent(f.diff)}` : ""}`);
     const pages = englishPages(ROOT, languages).length;
     console.log(

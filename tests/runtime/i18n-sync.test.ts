@@ -89,6 +89,13 @@ describe("the translations' sync check", () => {
     expect(ja.some((f) => f.kind === "missing-rule" && f.message.includes("no ja words"))).toBe(true);
   });
 
+  it("names a lesson whose hints a language of npm run hint lacks", () => {
+    markTranslated(root, ["zh/guide/commands.md", "zh/index.md"], ["zh"]);
+    const got = syncFindings({ root, languages: ["zh"], courseLanguages: ["en", "zh"], hints: { s01: ["en", "zh"], s02: ["en"] } });
+    expect(got.map((f) => [f.kind, f.where])).toEqual([["missing-hint", "s02"]]);
+    expect(got[0]!.message).toMatch(/runtime\/i18n\/hints\.zh\.json/);
+  });
+
   it("names a language the site has and npm run check does not speak, and the other way round", () => {
     markTranslated(root, ["zh/guide/commands.md", "zh/index.md"], ["zh"]);
     expect(syncFindings({ root, languages: ["zh"], courseLanguages: ["en", "zh"] })).toEqual([]);
