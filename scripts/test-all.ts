@@ -9,7 +9,8 @@
  *   3. `npm run test:e2e`: the docs site in a browser (it builds the site first; `--no-build`
  *      uses the build already in docs/.vitepress/dist, as CI does after `npm run docs:build`)
  *
- * `--no-learner` (CI, which has just run `npm test`) leaves out the learner's project.
+ * `--no-learner` (CI, which has just run `npm test`) leaves out the learner's project, and verify's
+ * runs of the solutions, which are the learner's lesson files again (`npm run verify -- --no-solutions`).
  * `--sample` (CI) grades verify's patches on a fixed sample (`npm run verify -- --sample`): every
  * other check of verify still runs on every lesson; `npm run verify` alone grades every patch. It
  * also runs the browser test with `--sample`: English and Chinese on every page, Japanese and Russian
@@ -34,7 +35,7 @@ const steps: [string, () => number][] = [
   // and fails on what is left in it (tests/leftovers.setup.ts), which must not span the other.
   ...(values["no-learner"] ? [] : [["vitest: the learner's project (npm test)", () => vitest("learner")] as [string, () => number]]),
   ["vitest: the extended project", () => vitest("extended")],
-  ["verify (exercises fail, solutions pass, mutants caught)", () => tsx("scripts/course.ts", ["verify", ...(values.sample ? ["--sample"] : [])])],
+  ["verify (exercises fail, solutions pass, mutants caught)", () => tsx("scripts/course.ts", ["verify", ...(values.sample ? ["--sample"] : []), ...(values["no-learner"] ? ["--no-solutions"] : [])])],
   ["test:e2e (the docs site in a browser)", () => tsx("tests/e2e/run.ts", [...(values["no-build"] ? ["--no-build"] : []), ...(values.sample ? ["--sample"] : [])])],
 ];
 
