@@ -13,8 +13,8 @@
  * runs of the solutions, which are the learner's lesson files again (`npm run verify -- --no-solutions`).
  * `--sample` (CI) grades verify's patches on a fixed sample (`npm run verify -- --sample`): every
  * other check of verify still runs on every lesson; `npm run verify` alone grades every patch. It
- * also runs the browser test with `--sample`: English and Chinese on every page, Japanese and Russian
- * on a fixed sample of lessons (`npm run test:e2e` alone checks every page of every language).
+ * also runs the browser test with `--sample`: English on every page, each translation's lesson pages
+ * on a fixed sample (`npm run test:e2e` alone checks every page of every language).
  *
  * Every step runs even when one before it failed; the summary names the ones that failed.
  */
