@@ -50,10 +50,15 @@ export interface SyncOptions {
   courseLanguages?: readonly string[];
   /** Each lesson id with the languages its two hints are written in (English: the lesson's own). */
   hints?: Record<string, readonly string[]>;
+  /** Each lesson id with its picture's labels (docs/.vitepress/theme/diagrams.ts or the lesson's course.json "diagram"). */
+  pictures?: Record<string, readonly PictureWords[]>;
 }
 
+/** One label of a lesson's picture, in the languages it is written in. */
+export type PictureWords = { en: string; zh?: string } & Record<string, string | undefined>;
+
 export interface Finding {
-  kind: "missing-page" | "orphan-page" | "no-record" | "drift" | "missing-rule" | "missing-hint" | "cli-language";
+  kind: "missing-page" | "orphan-page" | "no-record" | "drift" | "missing-rule" | "missing-hint" | "missing-picture-words" | "cli-language";
   /** The page (relative to docs/) or the rule id. */
   where: string;
   message: string;
@@ -164,7 +169,51 @@ export function syncFindings(opts: SyncOptions): Finding[] {
   for (const [id, has] of Object.entries(opts.hints ?? {}))
     for (const lang of (opts.courseLanguages ?? []).filter((l) => l !== "en"))
       if (!has.includes(lang)) out.push({ kind: "missing-hint", where: id, message: `${id}'s hints have no ${lang} words: add "${id}": [the first hint, the stronger one] to runtime/i18n/hints.${lang}.json (npm run hint shows the English ones meanwhile)` });
+  for (const [id, labels] of Object.entries(opts.pictures ?? {}))
+    for (const lang of languages) {
+      const lacking = untranslatedLabels(labels, lang);
+      if (lacking.length > 0)
+        out.push({
+          kind: "missing-picture-words",
+          where: id,
+          message: `${id}'s picture has ${lacking.length} label(s) without ${lang} words (${lacking.slice(0, 3).map((l) => JSON.stringify(l)).join(", ")}${lacking.length > 3 ? ", …" : ""}): give each its "${lang}" in docs/.vitepress/theme/diagrams.ts (w(en, zh, ja, ru)) or the lesson's course.json "diagram" (the ${lang} page shows them in English meanwhile)`,
+        });
+    }
   return out;
+}
+
+/**
+ * The English labels of a picture that have no words in `lang`: a label is translated when its
+ * `lang` words are there and differ from the English, unless the label is code (the same in English
+ * and Chinese but for full-width punctuation and spaces, as "tool_use" or "finally：stopAll()"), which every
+ * language shows as it is.
+ */
+export function untranslatedLabels(labels: readonly PictureWords[], lang: string): string[] {
+  const bare = (s: string) => s.normalize("NFKC").replace(/\s+/g, "");
+  const same = (a: string | undefined, b: string) => a !== undefined && bare(a) === bare(b);
+  return labels.filter((w) => !same(w.zh, w.en) && (!w[lang]?.trim() || same(w[lang], w.en))).map((w) => w.en);
+}
+
+/** Every Words object ({ en, zh, … }) inside a picture: its title, caption, boxes, arrows and axis. */
+export function pictureLabels(diagram: unknown): PictureWords[] {
+  const out: PictureWords[] = [];
+  const walk = (x: unknown) => {
+    if (Array.isArray(x)) x.forEach(walk);
+    else if (x && typeof x === "object") {
+      if (typeof (x as { en?: unknown }).en === "string") out.push(x as PictureWords);
+      else Object.values(x).forEach(walk);
+    }
+  };
+  walk(diagram);
+  return out;
+}
+
+/** Each lesson with its picture's labels (diagrams.ts, or the lesson's course.json). */
+export async function pictureWords(): Promise<Record<string, PictureWords[]>> {
+  const { LESSONS } = await import("../../runtime/manifest.ts");
+  const { diagramFor } = await import("../../docs/.vitepress/theme/diagrams.ts");
+  const { registrationOf } = await import("../../runtime/registrations.ts");
+  return Object.fromEntries(LESSONS.map((l) => [l.id, pictureLabels(diagramFor(l.dir) ?? registrationOf(l.dir)?.diagram)]));
 }
 
 /** Records translated pages as up to date with their English pages as they are now. */
@@ -225,8 +274,8 @@ export async function hintLanguages(): Promise<Record<string, string[]>> {
  */
 export async function syncProblems(root: string, lessonDirs?: readonly string[]): Promise<string[]> {
   const languages = await siteLanguages();
-  const mine = (f: Finding) => !lessonDirs || f.kind === "missing-rule" || f.kind === "missing-hint" || f.kind === "cli-language" || lessonDirs.some((d) => f.where.endsWith(`lessons/${d}.md`));
-  return syncFindings({ root, languages, rules: await ruleLanguages(), courseLanguages: await courseLanguages(), hints: await hintLanguages() })
+  const mine = (f: Finding) => !lessonDirs || f.kind === "missing-rule" || f.kind === "missing-hint" || f.kind === "missing-picture-words" || f.kind === "cli-language" || lessonDirs.some((d) => f.where.endsWith(`lessons/${d}.md`));
+  return syncFindings({ root, languages, rules: await ruleLanguages(), courseLanguages: await courseLanguages(), hints: await hintLanguages(), pictures: await pictureWords() })
     .filter(mine)
     .map((f) => (f.diff ? `${f.message}\n${indent(f.diff)}` : f.message));
 }
@@ -257,7 +306,7 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
       process.exit(2);
     }
   } else {
-    const findings = syncFindings({ root: ROOT, languages, rules: await ruleLanguages(), courseLanguages: await courseLanguages(), hints: await hintLanguages() });
+    const findings = syncFindings({ root: ROOT, languages, rules: await ruleLanguages(), courseLanguages: await courseLanguages(), hints: await hintLanguages(), pictures: await pictureWords() });
     for (const f of findings) console.log(`${f.kind}: ${f.message}${f.diff ? `\n${indent(f.diff)}` : ""}`);
     const pages = englishPages(ROOT, languages).length;
     console.log(

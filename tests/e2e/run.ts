@@ -15,8 +15,8 @@
  * results), each translated language's navigation and report blocks (headings, columns and rows), message tables drawn as HTML tables (none left
  * as text, none wider than the column), picture labels inside their boxes, previous/next kept inside the lessons, no dead internal link (a crawl), every
  * page at 1280 and 390 px without sideways scroll or raw `**`, and no console errors anywhere.
- * Screenshots of every lesson page (and details at desktop and phone widths) go to
- * docs/.vitepress/cache/e2e/ (git-ignored), kept as the run's artifacts. Prints one line per
+ * Screenshots of every lesson page (with --sample, of those that failed) and details at desktop
+ * and phone widths go to docs/.vitepress/cache/e2e/ (git-ignored), kept as the run's artifacts. Prints one line per
  * check and exits non-zero when any fails.
  *
  * `--sample` (CI, through `npm run test:all -- --sample`): English is checked on every page as
@@ -509,13 +509,18 @@ async function main(): Promise<number> {
         if (!existsSync(join(ROOT, "docs", langDir(lang), "lessons", `${lesson.dir}.md`))) continue;
         if (!checksLesson(lang, lesson.dir)) continue;
         // The page's screenshot, kept as the run's artifact (docs/.vitepress/cache/e2e, git-ignored),
-        // is taken as the check leaves it, passed or failed: no second visit.
+        // is taken as the check leaves it: no second visit. With --sample (CI) only for a page
+        // whose check failed (a full-page screenshot of a long page takes seconds).
         await check(`${lesson.id} page (${HTML_LANG[lang]}): code, diff, picture, recorded run with linked pairs`, async () => {
+          let ok = false;
           try {
             await checkLessonPage(page, origin, lesson, i, lang);
+            ok = true;
           } finally {
-            mkdirSync(SHOTS, { recursive: true });
-            await page.screenshot({ path: join(SHOTS, `page-${lesson.dir}-${lang}.png`), fullPage: true }).catch(() => {});
+            if (!ok || !cli.values.sample) {
+              mkdirSync(SHOTS, { recursive: true });
+              await page.screenshot({ path: join(SHOTS, `page-${lesson.dir}-${lang}.png`), fullPage: true }).catch(() => {});
+            }
           }
         });
       }

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { markTranslated, normalize, readLock, syncFindings } from "../../scripts/docs/i18n-sync.ts";
+import { markTranslated, normalize, pictureLabels, pictureWords, readLock, syncFindings, untranslatedLabels } from "../../scripts/docs/i18n-sync.ts";
 
 let root = "";
 const write = (rel: string, text: string) => {
@@ -94,6 +94,41 @@ describe("the translations' sync check", () => {
     const got = syncFindings({ root, languages: ["zh"], courseLanguages: ["en", "zh"], hints: { s01: ["en", "zh"], s02: ["en"] } });
     expect(got.map((f) => [f.kind, f.where])).toEqual([["missing-hint", "s02"]]);
     expect(got[0]!.message).toMatch(/runtime\/i18n\/hints\.zh\.json/);
+  });
+
+  it("names a lesson whose picture has labels without a language's words; code labels (the same in English and Chinese) need none", () => {
+    markTranslated(root, ["zh/guide/commands.md", "zh/index.md"], ["zh"]);
+    const diagram = {
+      title: { en: "The loop", zh: "循环", ja: "ループ" },
+      boxes: [
+        { id: "a", label: { en: "tool_use", zh: "tool_use" }, sub: { en: "run each", zh: "逐个运行", ja: "run each" } },
+        { id: "b", label: { en: "done", zh: "结束", ja: "完了", ru: "готово" } },
+      ],
+      arrows: [{ from: "a", to: "b", label: { en: "yes", zh: "是", ja: " " } }],
+    };
+    const labels = pictureLabels(diagram);
+    expect(labels.map((l) => l.en)).toEqual(["The loop", "tool_use", "run each", "done", "yes"]);
+    // ja: missing on none but the copied English ("run each") and the blank ("yes"); ru: every translatable label but "done".
+    expect(untranslatedLabels(labels, "ja")).toEqual(["run each", "yes"]);
+    expect(untranslatedLabels(labels, "ru")).toEqual(["The loop", "run each", "yes"]);
+    const got = syncFindings({ root, languages: ["zh"], pictures: { s01: labels } });
+    expect(got).toEqual([]);
+    const both = syncFindings({ root, languages: ["zh", "ja"], pictures: { s01: labels } }).filter((f) => f.kind === "missing-picture-words");
+    expect(both.map((f) => [f.where, f.message.match(/\d+ label\(s\) without \w+/)?.[0]])).toEqual([["s01", "2 label(s) without ja"]]);
+    expect(both[0]!.message).toMatch(/"run each", "yes".*diagrams\.ts.*course\.json "diagram"/);
+  });
+
+  it("finds every lesson's picture, and every label of it in every language of the site", async () => {
+    const pictures = await pictureWords();
+    const empty = Object.entries(pictures).filter(([, labels]) => labels.length < 3).map(([id]) => id);
+    expect(empty, "these lessons have no picture (diagrams.ts or course.json \"diagram\")").toEqual([]);
+    const gaps = Object.entries(pictures).flatMap(([id, labels]) =>
+      ["zh", "ja", "ru"].flatMap((lang) => {
+        const lacking = untranslatedLabels(labels, lang);
+        return lacking.length ? [`${id} ${lang}: ${lacking.join(" | ")}`] : [];
+      }),
+    );
+    expect(gaps, "labels of the lessons' pictures without words in a language of the site (docs/.vitepress/theme/diagrams.ts, solutions/<lesson>/course.json)").toEqual([]);
   });
 
   it("names a language the site has and npm run check does not speak, and the other way round", () => {
