@@ -222,7 +222,8 @@ export async function sendAgainError(llm: { client: Anthropic; model: string }, 
   try {
     await llm.client.messages.create(
       { model: llm.model, max_tokens: 64, messages: next },
-      { headers: { "x-scripted-scenario": "echo" }, maxRetries: 0 },
+      // The model's set latency is for the loop's requests; this probe is the grader's own.
+      { headers: { "x-scripted-scenario": "echo", "x-scripted-latency-ms": "0" }, maxRetries: 0 },
     );
     return null;
   } catch (e) {

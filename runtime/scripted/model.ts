@@ -31,7 +31,11 @@ export interface ScriptedModelOptions {
   scenario?: string | Scenario;
   /** Faults for successive requests, or a function deciding per request. */
   faults?: FaultPlan;
-  /** Delay before every answer, in ms. */
+  /**
+   * Delay before every answer, in ms. A request's `x-scripted-latency-ms` header overrides it for
+   * that request (the graders' own probe, runtime/testing.ts sendAgainError, sends 0: the delay is
+   * the loop's to live with, not the check's).
+   */
   latencyMs?: number;
   /** The clock the delays before answers (latencyMs, latency faults) run on (default: the machine's). */
   clock?: Clock;
@@ -193,7 +197,7 @@ export class ScriptedModel {
       return errorResponse(err);
     }
     if (fault) record.fault = fault;
-    const latency = (fault?.kind === "latency" ? fault.ms : 0) + (this.options.latencyMs ?? 0);
+    const latency = (fault?.kind === "latency" ? fault.ms : 0) + Number(req.headers.get("x-scripted-latency-ms") ?? this.options.latencyMs ?? 0);
     if (latency > 0) {
       // Like a real fetch, an aborted request rejects (the SDK turns it into APIUserAbortError
       // or, for its own timeout, APIConnectionTimeoutError); it never resolves with a response.

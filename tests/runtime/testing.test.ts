@@ -4,6 +4,7 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import { afterEach, describe, expect, it } from "vitest";
+import { ManualClock, withinRunningTime } from "../../runtime/clock.ts";
 import { todo, TodoError } from "../../runtime/lesson.ts";
 import { call, text, thinking } from "../../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../../runtime/scripted/types.ts";
@@ -60,6 +61,15 @@ describe("sendAgainError and transcriptProblems", () => {
     const forged = response.content.map((b) => (b.type === "thinking" ? { ...b, signature: "sig_forged" } : b));
     const api = await transcriptProblems({ client: llm.client, model: llm.model }, [...history, { role: "assistant", content: forged }, result]);
     expect(api).toMatch(/^the transcript cannot be sent again; the API answers: messages\.1\.content\.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified/);
+  });
+
+  it("the probe does not wait the model's set latency (it is the loop's to live with), and the model still answers it", async () => {
+    // The model's delay runs on a clock that never moves: the probe answers only if it skips it.
+    const slow = scripted({ scenario: thinker, latencyMs: 60_000, clock: new ManualClock() });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "go" }];
+    const answer = await withinRunningTime(sendAgainError(slow, history), 20_000, () => new Error("sendAgainError waited the model's latencyMs: it must send x-scripted-latency-ms: 0"));
+    expect(answer, "sendAgainError should get an answer to a sendable history").toBeNull();
+    expect(slow.scripted.exchanges.at(-1)?.response, "the probe should reach the scripted model and be answered").toBeDefined();
   });
 });
 
