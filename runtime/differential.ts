@@ -156,6 +156,15 @@ const count = (bs: readonly PBlock[], kind: PBlock["kind"]) => bs.filter((b) => 
 const a = (role: string) => (/^[aeiou]/.test(role) ? `an ${role}` : `a ${role}`);
 const number = (n: number) => ["no", "one", "two", "three", "four", "five"][n] ?? String(n);
 
+/** Two blocks' contents that differ, shown from a little before the first character where they part. */
+function contentDifference(ref: string, yours: string): string {
+  let i = 0;
+  while (i < ref.length && i < yours.length && ref[i] === yours[i]) i++;
+  const from = Math.max(0, i - 20);
+  const part = (s: string) => JSON.stringify(`${from > 0 ? "…" : ""}${clip(s.slice(from), 70)}`);
+  return `the reference's says ${part(ref)}, yours says ${part(yours)}`;
+}
+
 /** Why two results for the same call differ, or null when yours may stand for the reference's. */
 function resultDiffers(ref: PBlock, yours: PBlock): string | null {
   if (ref.isError && !yours.isError)
@@ -184,8 +193,12 @@ function firstMessageDifference(where: string, ref: PMessage[], yours: PMessage[
       const b = count(y.blocks, kind);
       if (a !== b) return `${at}: the reference sent ${number(a)} ${kind} block${a === 1 ? "" : "s"} ${list(r.blocks.filter((x) => x.kind === kind))}, yours sent ${number(b)} ${list(y.blocks.filter((x) => x.kind === kind))}`;
     }
-    if (r.blocks.length !== y.blocks.length || r.blocks.some((b, j) => b.key !== y.blocks[j]!.key))
+    if (r.blocks.length !== y.blocks.length || r.blocks.some((b, j) => b.key !== y.blocks[j]!.key)) {
+      // The same kinds of block in the same places: name the first block whose content differs, and how.
+      const j = r.blocks.length === y.blocks.length && list(r.blocks) === list(y.blocks) ? r.blocks.findIndex((b, k) => b.key !== y.blocks[k]!.key) : -1;
+      if (j >= 0) return `${at}, block ${j} (${r.blocks[j]!.show}): ${contentDifference(r.blocks[j]!.key, y.blocks[j]!.key)}`;
       return `${at}: the reference sent ${list(r.blocks)}, yours sent ${list(y.blocks)}`;
+    }
     for (const [j, b] of r.blocks.entries()) {
       if (b.kind !== "tool_result") continue;
       const why = resultDiffers(b, y.blocks[j]!);

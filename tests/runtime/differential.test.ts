@@ -64,6 +64,14 @@ describe("the net tells runs apart where it matters, and says where", () => {
     expect(d?.message).toMatch(/^request 2, messages\[2\] \(user\): the reference sent two tool_result blocks .*toolu_A.*toolu_B.*, yours sent one \[tool_result for toolu_A\]/);
   });
 
+  it("blocks of the same kinds whose content differs (a document with other words): the first such block is named, with both texts where they part", () => {
+    const doc = (data: string) => ({ type: "document", title: "evidence", source: { type: "text", media_type: "text/plain", data } });
+    const with_ = (data: string): Msg[] => [{ role: "user", content: [{ type: "text", text: "goal" }, doc("the answer"), doc(data)] }];
+    const d = compareRuns(run(with_("tests: 3 passed, 0 failed")), run(with_("tests: 2 passed, 1 failed")));
+    expect(d?.rule, "documents with other contents are a difference the net must report").toBe("net-requests");
+    expect(d?.message, "the message must name the block and show where the two contents part, not two equal lists").toMatch(/^request 1, messages\[0\] \(user\), block 2 \(document\): the reference's says ".*3 passed, 0 failed.*", yours says ".*2 passed, 1 failed.*"/);
+  });
+
   it("a failure not marked is_error", () => {
     const yours = structuredClone(reference);
     (yours[2]!.content as Array<{ is_error?: boolean }>)[1]!.is_error = false;
