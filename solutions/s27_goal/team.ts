@@ -42,8 +42,9 @@ const unscriptedOffline = (llm: Llm, task: string) => llm.model === SCRIPTED_MOD
 /** The goal loop's outcome as the program reads it: done only when the evaluator said so. */
 const asOutcome = (o: GoalOutcome) => o as unknown as RecoveredOutcome;
 
-/** The result line, judged: a goal not met is not done, and the evaluator's cost is in it. */
-function judged(line: ResultLine, o: GoalOutcome | undefined): HeadlessLine {
+/** The result line, judged: offline with no script, or a goal not met, is not done; the evaluator's cost is in it. */
+function judged(line: ResultLine, o: GoalOutcome | undefined, unscripted: boolean): HeadlessLine {
+  if (unscripted) return { ...line, subtype: "error", is_error: true, stop_reason: "no_script" };
   if (!o) return line;
   const evaluator = { requests: o.evaluator.requests, input_tokens: o.evaluator.inputTokens, output_tokens: o.evaluator.outputTokens };
   const done = o.status === "done";
@@ -57,7 +58,8 @@ export async function teamRun(llm: Llm, history: Anthropic.MessageParam[], opts:
   const track = <T>(work: Promise<T>) => (open.add(work), work.finally(() => open.delete(work)));
   const { headless, ...rest } = opts;
   let goal: GoalOutcome | undefined;
-  const lines = headless && headlessLines(history, (l) => headless.emit(l.type === "result" ? judged(l, goal) : l), headless.session);
+  const start = history.length;
+  const lines = headless && headlessLines(history, (l) => headless.emit(l.type === "result" ? judged(l, goal, unscriptedRun(history.slice(start))) : l), headless.session);
   const run = {
     ...rest,
     ...(lines ? { onEvent: fanOut(rest.onEvent, lines.onEvent) } : {}),

@@ -144,5 +144,7 @@ describe("the final agent's Part IV flags, offline", () => {
     const r = await agent(["--workspace", await workspace(), "--goal", "Write a poem about the login service."]);
     const judged = offering(r.llm, "verdict");
     rule(r.exitCode === 1 && judged.length === 0 && times(r.said, NOT_DONE_OFFLINE) === 1, "final-agent", `an unscripted --goal run offline: exit ${r.exitCode}, ${judged.length} evaluator request(s), the notice said ${times(r.said, NOT_DONE_OFFLINE)} times`);
+    const json = await agent(["--workspace", await workspace(), "--goal", "-p", "Write a poem about the login service.", "--output-format", "json"]);
+    rule(json.exitCode === 1 && json.result?.is_error === true && json.result.stop_reason === "no_script", "final-agent", `an unscripted run offline, as json: exit ${json.exitCode}, result ${JSON.stringify(json.result).slice(0, 200)}: its result line says not done (is_error, no_script), as its exit does`);
   });
 });
