@@ -52,6 +52,11 @@ export const RegistrationSchema = z.strictObject({
    */
   agent: z.string().regex(/^[\w./-]+\.ts$/, 'the program file of the folder, like "program.ts"').optional(),
   /**
+   * With "agent": the module whose runAgent the eval's `final` agent runs, when it is not the
+   * lesson's entry (s27: its program's loop, as `npm run agent` runs it without flags).
+   */
+  loop: z.string().regex(/^[\w./-]+\.ts$/, 'a module of the folder that exports runAgent, like "program.ts"').optional(),
+  /**
    * How many answers saying "done" one run of the lesson may go on after before the harness's net
    * calls it a runaway (runtime/net.ts DONE_ANSWERS, 5): a lesson whose loop sends the model back
    * on purpose (a goal loop, a Stop hook) raises it.
@@ -125,7 +130,7 @@ export interface FinalAgent {
   dir: string;
   /** Its program, relative to the course: "solutions/s22_background/program.ts" (exports run(argv, deps)). */
   program: string;
-  /** Its loop's module, relative to the course: the lesson's entry (exports runAgent). */
+  /** Its loop's module, relative to the course: its course.json's "loop", else the lesson's entry (exports runAgent). */
   loop: string;
 }
 
@@ -137,5 +142,5 @@ export interface FinalAgent {
 export function finalAgent(regs: readonly Registration[] = registrations()): FinalAgent {
   const last = regs.filter((r) => r.agent !== undefined).at(-1);
   if (!last) throw new RegistrationError(`no lesson's course.json names the agent's program ("agent": "program.ts"): npm run agent has nothing to run.`);
-  return { id: last.lesson.id, dir: last.dir, program: `solutions/${last.dir}/${last.agent}`, loop: `solutions/${last.dir}/${last.lesson.entry}` };
+  return { id: last.lesson.id, dir: last.dir, program: `solutions/${last.dir}/${last.agent}`, loop: `solutions/${last.dir}/${last.loop ?? last.lesson.entry}` };
 }

@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import type Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
 import { describe, it } from "vitest";
 import { say } from "../runtime/scripted/scenarios/script.ts";
@@ -90,6 +91,25 @@ describe("s26 a workflow that resumes", () => {
       rule(outcome.answers[id] === answer, "workflow-resume", `step ${id} answered ${JSON.stringify(outcome.answers[id])}, expected ${JSON.stringify(answer)}: return each step's answer (the pipeline's "short" is routed only when given the draft's answer) ${WHERE}`);
     const events = await journalEvents(join(root, ".workflow", "review.jsonl"));
     rule(doneIn(events).sort().join() === Object.keys(S26_ANSWERS).sort().join(), "workflow-journal", `the journal's step_done lines are for ${doneIn(events).join(", ") || "no step"}: append one per finished step ${WHERE}`);
+  });
+
+  it("a step's command that is not read-only is the person's to approve: with no approver given and no terminal, it is refused", async () => {
+    const root = keep(await scratchCopy(SAMPLE_REPOSITORY));
+    const transcripts: Anthropic.MessageParam[][] = [];
+    // Every step's agent is asked to run a command that writes; runDefault is given no approver.
+    const writes = (step: RunStep): RunStep => (_prompt, signal) => step("run `touch planted-by-a-step.txt`", signal);
+    const tty = Object.getOwnPropertyDescriptor(process.stdin, "isTTY");
+    Object.defineProperty(process.stdin, "isTTY", { value: false, configurable: true });
+    try {
+      await lesson.runDefault(scripted({ maxRequests: 200 }), root, { wrap: (step) => lesson.oneAtATime(writes(step)), transcripts, caps: { maxRuns: 1 } });
+    } finally {
+      if (tty) Object.defineProperty(process.stdin, "isTTY", tty);
+      else delete (process.stdin as { isTTY?: boolean }).isTTY;
+    }
+    const planted = await readFile(join(root, "planted-by-a-step.txt")).then(() => true, () => false);
+    const results = transcripts.flat().flatMap((m) => (m.role === "user" && typeof m.content !== "string" ? m.content : [])).filter((b) => b.type === "tool_result");
+    rule(!planted, "approval", "a workflow step ran `touch planted-by-a-step.txt` with no approver given and no terminal: runDefault must not approve commands for the person (default to terminalApprover(), not approveAll)");
+    rule(results.length > 0 && results.every((r) => r.is_error === true), "approval", `the step's command was not refused (${JSON.stringify(results).slice(0, 200)}): with no terminal to ask, a command that is not read-only is refused`);
   });
 
   it("a workflow aborted after step 2 resumes on its journal and runs only steps 3..n, through the loop", async () => {

@@ -66,8 +66,19 @@ export function headlessFlags(argv: readonly string[]): HeadlessFlags | string {
   return { ...(print !== undefined ? { print } : {}), format: (format ?? "text") as OutputFormat, ...(resume ? { resume } : {}), rest };
 }
 
+/** What a later lesson's program passes to run this one with its own loop and --help (s27: worktrees, workflows, goals). */
+export interface LaterHeadless {
+  runAgent: typeof runAgent;
+  lesson: string;
+  usage: string;
+}
+
 /** The whole program: flags in, exit code and transcript out; `write` takes stdout's lines (tests pass their own). */
-export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSignal; write?: (line: string) => void } = {}): Promise<RunResult> {
+export async function run(
+  argv: string[],
+  deps: { llm?: Llm; signal?: AbortSignal; write?: (line: string) => void } = {},
+  later: LaterHeadless = { runAgent, lesson: "s24_headless", usage: HEADLESS_USAGE },
+): Promise<RunResult> {
   const flags = headlessFlags(argv);
   if (typeof flags === "string") {
     process.stderr.write(`${red(`npm run agent: ${flags}`)}\n`);
@@ -77,9 +88,9 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
   const session = resume ?? `headless-${randomUUID()}`;
   const program = (extra: Partial<Parameters<typeof runAgent>[2]>, start?: (llm: Llm) => void) =>
     checkpointsProgram([...rest, ...(resume ? ["--resume", resume] : []), ...(print !== undefined ? [print] : [])], deps, {
-      runAgent: (llm, history, opts) => (start?.(llm), runAgent(llm, history, { ...opts, ...extra })),
-      lesson: "s24_headless",
-      usage: HEADLESS_USAGE,
+      runAgent: (llm, history, opts) => (start?.(llm), later.runAgent(llm, history, { ...opts, ...extra })),
+      lesson: later.lesson,
+      usage: later.usage,
     });
   if (format === "text") {
     const result = await program({});

@@ -17,7 +17,7 @@ import type { Llm } from "../../runtime/client.ts";
 import { lesson, transcriptOf } from "../../runtime/lesson.ts";
 import { bold, dim, say } from "../../runtime/print.ts";
 import { lessonTask, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
-import { approveAll } from "../../solutions/s07_safe_tools/approval.ts";
+import { terminalApprover } from "../../solutions/s07_safe_tools/approval.ts";
 import { runAgent, type RunOptions } from "../../solutions/s22_background/agent.ts";
 import type { Usage } from "./journal.ts";
 import { runWorkflow, WorkflowSchema, type Caps, type RunStep, type Workflow, type WorkflowOutcome } from "./workflow.ts";
@@ -75,13 +75,17 @@ export function agentRunner(llm: Llm, opts: RunOptions, transcripts: Anthropic.M
 }
 // #endregion loop
 
-/** The workflow on s22's loop in `root`, its journal at root/.workflow/<name>.jsonl. */
+/**
+ * The workflow on s22's loop in `root`, its journal at root/.workflow/<name>.jsonl. A command that is
+ * not read-only is the person's to approve, as in the final agent: asked on a terminal, refused with
+ * none (opts.loop.approve overrides it; a test passes its own).
+ */
 export function runDefault(
   llm: Llm,
   root: string,
   opts: { signal?: AbortSignal; caps?: Caps; loop?: RunOptions; transcripts?: Anthropic.MessageParam[][]; wrap?: (step: RunStep) => RunStep } = {},
 ): Promise<WorkflowOutcome> {
-  const loop: RunOptions = { root, approve: approveAll, userConfigDir: root, hooks: [], onHookProblem: () => {}, ...opts.loop };
+  const loop: RunOptions = { root, approve: terminalApprover(), userConfigDir: root, hooks: [], onHookProblem: () => {}, ...opts.loop };
   const runStep = agentRunner(llm, loop, opts.transcripts);
   return runWorkflow(DEFAULT_WORKFLOW, {
     journal: join(root, ".workflow", `${DEFAULT_WORKFLOW.name}.jsonl`),

@@ -127,7 +127,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
 import { lesson, ${o.todo ? "todo, " : ""}transcriptOf } from "../../runtime/lesson.ts";
 import { lessonTask, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
-import { approveAll } from "../../solutions/s07_safe_tools/approval.ts";
+import { refuseAll } from "../../solutions/s07_safe_tools/approval.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import type { Extension } from "../../solutions/s11_recovery/extend.ts";
 import { runAgent as previousLoop } from "../../solutions/${o.base.dir}/${o.base.entry}";
@@ -152,8 +152,8 @@ export function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunO
 }
 // #endregion loop
 
-/** The default task on a scratch copy of the sample repository (the docs record this run). */
-export const demo = (llm: Llm, task = TASK) => transcriptOf(task, SAMPLE_REPOSITORY, (history, root) => runAgent(llm, history, { root, approve: approveAll${o.extra} }));
+/** The default task on a scratch copy of the sample repository (the docs record this run): no command is approved for anyone. */
+export const demo = (llm: Llm, task = TASK) => transcriptOf(task, SAMPLE_REPOSITORY, (history, root) => runAgent(llm, history, { root, approve: refuseAll${o.extra} }));
 
 lesson(import.meta.url, {
   task: TASK,

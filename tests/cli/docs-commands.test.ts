@@ -63,7 +63,7 @@ const EXPECTED: Record<string, Expect> = {
   "npm run reset s01 -- --yes": { exit: 0, out: /already pristine: nothing to reset/ },
   "npm run reset s01 -- --undo": { exit: 1, out: /no backup of lessons\/s01_agent_loop[\s\S]*nothing to undo/ },
   "npm run agent": { exit: 2, out: /--workspace/ },
-  "npm run agent -- --help": { exit: 0, out: /--workspace[\s\S]*--mcp-config/ },
+  "npm run agent -- --help": { exit: 0, out: /--workspace[\s\S]*--mcp-config[\s\S]*--worktrees[\s\S]*--workflow FILE[\s\S]*--goal/ },
   "npm run agent -- --scenarios": { exit: 0, out: /Fix the login lockout so the tests pass\./ },
   // No terminal and no --yes: the sample repository's Stop hook is not approved, so it does not run
   // (one line says so and how to approve it); the answer is the same.
@@ -74,6 +74,9 @@ const EXPECTED: Record<string, Expect> = {
   [`npm run -s agent -- --workspace examples/login-service -p ${FLAGSHIP} --output-format json`]: { exit: 0, out: /\{"type":"result","subtype":"success","is_error":false,[\s\S]*off-by-one/, not: /"type":"assistant"/ },
   [`npm run -s agent -- --workspace examples/login-service -p ${FLAGSHIP} --output-format stream-json`]: { exit: 0, out: /^\{"type":"system","subtype":"init"[\s\S]*\{"type":"assistant"[\s\S]*\{"type":"result","subtype":"success"/m },
   'npm run -s agent -- --workspace DIR -p "task" --output-format json | jq .result': { ci: "a pattern (DIR, task): the json line before runs it on the sample repository; jq is not installed everywhere" },
+  [`${SAMPLE} --workflow examples/workflows/review.json`]: { exit: 0, out: /workflow "review": done · ran files, source, tests, draft, short/, not: /Not done|no_script/ },
+  // No terminal: the worker's edit is refused, so the evaluator never finds the tests passing (the sample stays as it is).
+  [`${SAMPLE} --goal --goal-check "node --test" "Make the login service's tests pass: an account must lock after MAX_FAILED_ATTEMPTS failed logins in a row."`]: { exit: 1, out: /evaluator: not done[\s\S]*stopped \(goal_not_met\)[\s\S]*evaluator: 3 request/, not: /Not done|no_script|goal met/ },
   [`${SAMPLE} --mcp-config examples/mcp-notes/mcp.json "What do our team notes say about account lockouts?"`]: { exit: 0, out: /→ mcp__notes__search[\s\S]*locks after 3 failed logins/, not: /Not done|Not run/ },
   [`npm run agent -- --skills examples/skills --workspace examples/login-service ${FLAGSHIP}`]: { exit: 0, out: /off-by-one/, not: /Not done/ },
   [`npm run agent -- --permission-mode plan --workspace examples/login-service "Fix the login lockout so the tests pass."`]: { exit: 0, out: /→ read_file[\s\S]*→ exit_plan_mode[\s\S]*The plan was not approved[\s\S]*I changed nothing/, not: /Fixed src|Not done/ },

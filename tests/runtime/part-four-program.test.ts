@@ -1,0 +1,150 @@
+/**
+ * The final agent's Part IV flags (solutions/s27_goal/program.ts, `npm run agent`), driven through
+ * run(argv, deps) offline as a script would drive it: --help names every feature from s12 to s27;
+ * --worktrees, --workflow and --goal each reach the end their lesson's scenario is written for, and
+ * refuse a mistake in one line with exit 2; offline, a task or step with no script ends not done, once.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { NOT_DONE_OFFLINE } from "../../runtime/offline.ts";
+import { output } from "../../runtime/print.ts";
+import { lessonTask, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
+import { ROOT, rule, scripted } from "../../runtime/testing.ts";
+import { scratchCopy } from "../../runtime/tools/files.ts";
+import { listSessions, removeSession } from "../../solutions/s10_conversation/session.ts";
+import { HEADLESS_USAGE } from "../../solutions/s24_headless/program.ts";
+import type { HeadlessLine, ResultLine } from "../../solutions/s24_headless/headless.ts";
+import { initRepository } from "../../solutions/s25_worktrees/worktree.ts";
+import { DEFAULT_WORKFLOW } from "../../solutions/s26_workflow/agent.ts";
+import { run, TEAM_USAGE } from "../../solutions/s27_goal/program.ts";
+import { checkFinalAgent } from "../support.ts";
+
+const before = new Set(listSessions().map((f) => f.name));
+// Every -p run saves a session under .course/sessions: the test leaves it as it found it.
+afterEach(() => {
+  for (const f of listSessions()) if (!before.has(f.name)) removeSession(f.name);
+});
+
+/** One run of the program: its exit, stdout's lines (the result, in json), and everything said for a person. */
+async function agent(argv: string[], opts: { journals?: string; llm?: ReturnType<typeof scripted> } = {}) {
+  const stdout: string[] = [];
+  const said: string[] = [];
+  const write = { out: output.write, err: process.stderr.write };
+  output.write = (line) => void said.push(line);
+  process.stderr.write = ((chunk: string | Uint8Array) => (said.push(String(chunk)), true)) as typeof process.stderr.write;
+  const llm = opts.llm ?? scripted({ maxRequests: 200 });
+  try {
+    const r = await run(argv, { llm, write: (l) => stdout.push(l), ...(opts.journals ? { journals: opts.journals } : {}) });
+    const result = stdout.map((l) => JSON.parse(l) as HeadlessLine).find((l): l is ResultLine & { evaluator?: { requests: number } } => l.type === "result");
+    return { ...r, stdout, said: said.join("\n"), result, llm };
+  } finally {
+    output.write = write.out;
+    process.stderr.write = write.err;
+  }
+}
+
+const workspace = () => scratchCopy(SAMPLE_REPOSITORY);
+const journals = () => mkdtemp(join(tmpdir(), "journals-"));
+const times = (text: string, part: string) => text.split(part).length - 1;
+/** The requests the scripted model received, and those that offered a tool of this name. */
+const requests = (llm: ReturnType<typeof scripted>) => llm.scripted.exchanges.map((x) => x.request as { tools?: Array<{ name?: string }> });
+const offering = (llm: ReturnType<typeof scripted>, tool: string) => requests(llm).filter((q) => (q.tools ?? []).some((t) => t.name === tool));
+
+describe("the final agent's --help and its mistakes", () => {
+  it("--help names every feature, s12's flags to s27's, in one text; npm run agent runs this program or a later one", async () => {
+    checkFinalAgent(27, "s27");
+    const { exitCode, said } = await agent(["--help"]);
+    rule(exitCode === 0 && said.includes(TEAM_USAGE), "final-agent", `npm run agent -- --help exited ${exitCode} and did not print TEAM_USAGE`);
+    rule(TEAM_USAGE.startsWith(HEADLESS_USAGE), "final-agent", "TEAM_USAGE does not keep s24's help (and every earlier flag's) first");
+    for (const flag of ["--workspace", "--mcp-config", "--permission-mode", "--context-budget", "/rewind", "bash_background", "--output-format", "--worktrees", "--workflow FILE", "--goal ", "--goal-check CMD", "--max-goal-rounds N"])
+      rule(said.includes(flag), "final-agent", `npm run agent -- --help does not name ${flag}`);
+  });
+
+  it("a mistake in a Part IV flag is one line on stderr, nothing on stdout, exit 2", async () => {
+    const ws = await workspace();
+    const dir = await journals();
+    const flow = join(dir, "flow.json");
+    await writeFile(flow, JSON.stringify({ name: "x", steps: [{ kind: "agent", id: "a", prompt: "p" }] }));
+    const bad = join(dir, "bad.json");
+    await writeFile(bad, JSON.stringify({ name: "x", steps: [{ kind: "agentt", id: "a" }] }));
+    const cases: Array<[string[], RegExp]> = [
+      [["--max-goal-rounds", "0", "x"], /--max-goal-rounds needs a whole number/],
+      [["--workflow"], /--workflow needs a value/],
+      [["--workspace", ws, "--workflow", join(dir, "none.json")], /no such file/],
+      [["--workspace", ws, "--workflow", bad], /bad\.json: steps\.0/],
+      [["--workspace", ws, "--workflow", flow, "--goal"], /use one of them/],
+      [["--workspace", ws, "--workflow", flow, "a task too"], /give no task/],
+      [["--workspace", ws, "--worktrees", "x"], /not a git repository with a commit/],
+    ];
+    for (const [argv, message] of cases) {
+      const r = await agent(argv);
+      const lines = r.said.split("\n").filter((l) => l.trim() !== "");
+      rule(r.exitCode === 2 && r.stdout.length === 0 && lines.length === 1 && message.test(lines[0]!), "final-agent", `npm run agent -- ${argv.join(" ")}: exit ${r.exitCode}, said ${JSON.stringify(lines)}: expected one line matching ${message}, exit 2`);
+    }
+  });
+});
+
+describe("the final agent's Part IV flags, offline", () => {
+  it("--worktrees: s25's two children each edit src/login.js on a branch of their own; the workspace is unchanged", async () => {
+    const ws = await workspace();
+    await initRepository(ws);
+    const source = await readFile(join(ws, "src/login.js"), "utf8");
+    const r = await agent(["--workspace", ws, "--permission-mode", "acceptEdits", "--worktrees", "-p", lessonTask("s25_worktrees"), "--output-format", "json"]);
+    const branches = execFileSync("git", ["branch", "--format=%(refname:short)"], { cwd: ws, encoding: "utf8" }).split("\n").filter(Boolean);
+    rule(r.exitCode === 0 && r.result?.is_error === false, "final-agent", `--worktrees on s25's task: exit ${r.exitCode}, result ${JSON.stringify(r.result).slice(0, 200)}`);
+    rule(branches.includes("worktree/child-1") && branches.includes("worktree/child-2"), "final-agent", `--worktrees: the branches are ${branches.join(", ")}: each child's change is committed on a branch of its own`);
+    expect(await readFile(join(ws, "src/login.js"), "utf8"), "the workspace is unchanged").toBe(source);
+    const without = await agent(["--workspace", ws, "-p", lessonTask("s25_worktrees"), "--output-format", "json"]);
+    rule(offering(without.llm, "worktree_task").length === 0 && requests(without.llm).length > 0, "final-agent", "without --worktrees the model was offered worktree_task: the feature is on request");
+  });
+
+  it("--workflow: s26's example runs every step, a killed run resumes from its journal, a finished one starts over; the result is a json line", async () => {
+    const file = join(ROOT, "examples/workflows/review.json");
+    const { caps: _caps, ...example } = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
+    expect(example, "examples/workflows/review.json is s26's default workflow (its prompts are the scenario's)").toEqual(JSON.parse(JSON.stringify(DEFAULT_WORKFLOW)));
+    const ws = await workspace();
+    const dir = await journals();
+    const argv = ["--workspace", ws, "--workflow", file, "--output-format", "json"];
+    const first = await agent(argv, { journals: dir });
+    rule(first.exitCode === 0 && first.result?.subtype === "success" && /ran files, source, tests, draft, short/.test(first.result.result), "final-agent", `--workflow: exit ${first.exitCode}, result ${JSON.stringify(first.result).slice(0, 300)}`);
+    const [journal] = (await readdir(dir)).filter((f) => f.endsWith(".jsonl"));
+    // A kill after the first step: the journal holds its lines up to that step's step_done, then a torn line.
+    const lines = (await readFile(join(dir, journal!), "utf8")).split("\n");
+    await writeFile(join(dir, journal!), `${lines.slice(0, lines.findIndex((l) => l.includes('"step_done"')) + 1).join("\n")}\n{"type":"step_sta`);
+    const resumed = await agent(argv, { journals: dir });
+    rule(resumed.exitCode === 0 && /ran source, tests, draft, short · read back files/.test(resumed.result?.result ?? ""), "final-agent", `--workflow after a kill: ${resumed.result?.result.split("\n")[0]}: the finished step is read back, the others run`);
+    const again = await agent(argv, { journals: dir });
+    rule(/ran files, source, tests, draft, short · read back nothing/.test(again.result?.result ?? ""), "final-agent", `--workflow after a run that ended done: ${again.result?.result.split("\n")[0]}: it starts over`);
+    expect((await readdir(dir)).some((f) => f.endsWith(".done.jsonl")), "the finished journal is kept").toBe(true);
+  });
+
+  it("--workflow offline with a step it has no script for: stopped at that step, not done, said once", async () => {
+    const dir = await journals();
+    const flow = join(dir, "poems.json");
+    await writeFile(flow, JSON.stringify({ name: "poems", steps: [{ kind: "agent", id: "a", prompt: "Write a poem about the login service." }, { kind: "agent", id: "b", prompt: "Another poem." }] }));
+    const r = await agent(["--workspace", await workspace(), "--workflow", flow, "--output-format", "json"], { journals: dir });
+    rule(r.exitCode === 1 && r.result?.is_error === true && requests(r.llm).length === 1, "final-agent", `an unscripted workflow offline: exit ${r.exitCode}, ${requests(r.llm).length} request(s), result ${JSON.stringify(r.result).slice(0, 200)}: not done, at its first step`);
+    rule(times(r.said, NOT_DONE_OFFLINE) === 1, "final-agent", `the offline notice was said ${times(r.said, NOT_DONE_OFFLINE)} times: once`);
+  });
+
+  it("--goal: the evaluator sends s27's worker back until the check passes, its cost in the result; no evidence never counts as done", async () => {
+    const ws = await workspace();
+    const goal = ["--workspace", ws, "--permission-mode", "acceptEdits", "--goal", "-p", lessonTask("s27_goal"), "--output-format", "json"];
+    const met = await agent([...goal, "--goal-check", "node --test"]);
+    rule(met.exitCode === 0 && met.result?.is_error === false && met.result.evaluator?.requests === 2, "final-agent", `--goal with --goal-check: exit ${met.exitCode}, result ${JSON.stringify(met.result).slice(0, 300)}: sent back once, then done, the evaluator's two requests reported`);
+    expect(await readFile(join(ws, "src/login.js"), "utf8")).toContain("attempts >= MAX_FAILED_ATTEMPTS");
+    const unproven = await agent(["--workspace", await workspace(), "--permission-mode", "acceptEdits", "--max-goal-rounds", "2", "-p", lessonTask("s27_goal"), "--output-format", "json"]);
+    rule(unproven.exitCode === 1 && unproven.result?.is_error === true && unproven.result.stop_reason === "goal_not_met" && unproven.result.evaluator?.requests === 2, "final-agent", `--max-goal-rounds 2 without a check: exit ${unproven.exitCode}, result ${JSON.stringify(unproven.result).slice(0, 300)}: not done after 2 rounds`);
+  });
+
+  it("--goal offline with a task it has no script for: no evaluator asked, not done, said once", async () => {
+    const r = await agent(["--workspace", await workspace(), "--goal", "Write a poem about the login service."]);
+    const judged = offering(r.llm, "verdict");
+    rule(r.exitCode === 1 && judged.length === 0 && times(r.said, NOT_DONE_OFFLINE) === 1, "final-agent", `an unscripted --goal run offline: exit ${r.exitCode}, ${judged.length} evaluator request(s), the notice said ${times(r.said, NOT_DONE_OFFLINE)} times`);
+    const json = await agent(["--workspace", await workspace(), "--goal", "-p", "Write a poem about the login service.", "--output-format", "json"]);
+    rule(json.exitCode === 1 && json.result?.is_error === true && json.result.stop_reason === "no_script", "final-agent", `an unscripted run offline, as json: exit ${json.exitCode}, result ${JSON.stringify(json.result).slice(0, 200)}: its result line says not done (is_error, no_script), as its exit does`);
+  });
+});
