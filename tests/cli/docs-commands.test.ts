@@ -81,7 +81,7 @@ const EXPECTED: Record<string, Expect> = {
   'npm run -s agent -- --workspace DIR -p "task" --output-format json | jq .result': { ci: "a pattern (DIR, task): the json line before runs it on the sample repository; jq is not installed everywhere" },
   [`${SAMPLE} --mcp-config examples/mcp-notes/mcp.json "What do our team notes say about account lockouts?"`]: { exit: 0, out: /→ mcp__notes__search[\s\S]*locks after 3 failed logins/, not: /Not done|Not run/ },
   [`npm run agent -- --skills examples/skills --workspace examples/login-service ${FLAGSHIP}`]: { exit: 0, out: /off-by-one/, not: /Not done/ },
-  [`npm run agent -- --permission-mode plan --workspace examples/login-service "Fix the login lockout so the tests pass."`]: { exit: 0, out: /→ read_file[\s\S]*→ exit_plan_mode[\s\S]*The plan was not approved[\s\S]*I changed nothing/, not: /Fixed src|Not done/ },
+  [`npm run agent -- --permission-mode plan --workspace examples/login-service "Fix the login lockout so the tests pass."`]: { exit: 1, out: /→ read_file[\s\S]*→ exit_plan_mode[\s\S]*The plan was not approved[\s\S]*I changed nothing[\s\S]*■ stopped \(plan_not_approved\)[\s\S]*Not done: the plan was not approved/, not: /Fixed src|■ done/ },
   [`npm run agent -- --context-budget 40000 --workspace examples/login-service ${FLAGSHIP}`]: { exit: 0, out: /off-by-one/, not: /Not done/ },
   "npx tsx examples/tool-runner/agent.ts": { exit: 0, out: /\S/ },
   "npx tsx examples/structured-output/extract.ts": { exit: 0, out: /\S/ },
