@@ -4,7 +4,8 @@
  * the learner's suite:
  *
  *   before  the temp folder of every test and of every process a test starts (TMPDIR) is a fresh
- *           folder of the suite's own; run logs (s09's COURSE_RUNS_DIR) go under it; the state of
+ *           folder of the suite's own; run logs (s09's COURSE_RUNS_DIR) and the agent's user config
+ *           folder (AGENT_CONFIG_DIR, not the learner's own) go under it; the state of
  *           the working tree is noted (`git status`, ignored files included, node_modules aside);
  *   after   the suite fails, naming them, if anything is left in that temp folder or the working
  *           tree changed; then the folder is removed.
@@ -36,13 +37,17 @@ export default function setup(): (() => void) | undefined {
   // the check is for `npm test` itself.
   if (process.env.COURSE_TREE) return undefined;
   const before = treeState();
-  const previous = { TMPDIR: process.env.TMPDIR, COURSE_TEST_TMPDIR: process.env.COURSE_TEST_TMPDIR, COURSE_RUNS_DIR: process.env.COURSE_RUNS_DIR, COURSE_TRUST_DIR: process.env.COURSE_TRUST_DIR };
+  const previous = { TMPDIR: process.env.TMPDIR, COURSE_TEST_TMPDIR: process.env.COURSE_TEST_TMPDIR, COURSE_RUNS_DIR: process.env.COURSE_RUNS_DIR, COURSE_TRUST_DIR: process.env.COURSE_TRUST_DIR, AGENT_CONFIG_DIR: process.env.AGENT_CONFIG_DIR };
   const tmp = realpathSync(mkdtempSync(join(tmpdir(), "course-npm-test-")));
   const runs = join(tmp, "runs");
   process.env.TMPDIR = tmp;
   process.env.COURSE_TEST_TMPDIR = tmp;
   process.env.COURSE_RUNS_DIR = runs;
   process.env.COURSE_TRUST_DIR = join(tmp, "trust"); // run_tests' trusted fingerprints (runtime/tools/fingerprint.ts)
+  // The agent's user config folder (s18's settings, s19's approved hooks, s20's AGENTS.md): the suite's
+  // own, never the learner's ~/.config/agent-loop-course (a rule of theirs must not turn a test red,
+  // and no test may write an approval there). tests/runtime/suite-isolation.test.ts holds it.
+  process.env.AGENT_CONFIG_DIR = join(tmp, "config");
 
   return () => {
     for (const [k, v] of Object.entries(previous)) {
@@ -53,7 +58,7 @@ export default function setup(): (() => void) | undefined {
     // lives in the system temp folder anyway and is reused by every run).
     // An empty folder of a test file whose tests were all skipped (its afterAll never ran) is not a leftover.
     const emptyFileDir = (p: string) => p.startsWith("file-") && readdirSync(join(tmp, p)).length === 0;
-    const left = readdirSync(tmp).filter((p) => p !== "runs" && p !== "trust" && !/^tsx-\d+$/.test(p) && !emptyFileDir(p));
+    const left = readdirSync(tmp).filter((p) => p !== "runs" && p !== "trust" && p !== "config" && !/^tsx-\d+$/.test(p) && !emptyFileDir(p));
     rmSync(tmp, { recursive: true, force: true });
     const after = treeState();
     const changed = before && after ? [...after.filter((l) => !before.includes(l)), ...before.filter((l) => !after.includes(l)).map((l) => `(gone) ${l}`)] : [];

@@ -120,6 +120,22 @@ describe("s24 the program: -p, --output-format, --resume, exit codes", () => {
     for (const f of listSessions()) if (f.name === result.session_id) removeSession(f.name); // leaves .course/sessions as it found it
   });
 
+  it("offline, a task the scripted model has no script for: exit 1, and the result line says not done too (is_error, no_script)", async () => {
+    const dir = keep(await scratchCopy(SAMPLE_REPOSITORY));
+    const before = new Set(listSessions().map((f) => f.name));
+    const out: string[] = [];
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    const r = await program.run(["--workspace", dir, "-p", "What is the weather in Paris?", "--output-format", "json"], { llm: scripted(), write: (l) => out.push(l) }).finally(() => stderr.mockRestore());
+    for (const f of listSessions()) if (!before.has(f.name)) removeSession(f.name);
+    const result = JSON.parse(out.at(-1) ?? "null") as Line | null;
+    rule(r.exitCode === 1, "headless-result", `an unscripted task offline exited ${r.exitCode}: it is not done, exit 1.`);
+    rule(
+      out.length === 1 && result?.type === "result" && result.is_error && result.subtype === "error" && result.stop_reason === "no_script",
+      "headless-result",
+      `an unscripted task offline (exit ${r.exitCode}) printed ${JSON.stringify(out).slice(0, 300)}: a script reads the result line, so it must agree with the exit code: is_error true, subtype "error", stop_reason "no_script" (program.ts run).`,
+    );
+  });
+
   it("usage mistakes exit 2; --help names headless mode; npm run agent runs this program or a later one", async () => {
     checkFinalAgent(24, "s24");
     rule(/--output-format[\s\S]*stream-json[\s\S]*--resume[\s\S]*Exit codes/.test(program.HEADLESS_USAGE), "final-agent", "--help (HEADLESS_USAGE) does not explain -p, --output-format, --resume and the exit codes.");

@@ -12,6 +12,7 @@
 import { randomUUID } from "node:crypto";
 import type { Llm } from "../../runtime/client.ts";
 import { runMain } from "../../runtime/lesson.ts";
+import { unscriptedRun } from "../../runtime/offline.ts";
 import { output, red, say } from "../../runtime/print.ts";
 import type { RunResult } from "../../solutions/s12_guarded_agent/program.ts";
 import { saveSession } from "../../solutions/s10_conversation/session.ts";
@@ -117,6 +118,10 @@ export async function run(
     };
     const result = await program({ headless: { emit, session } }, init);
     if (result.history.length > 0) saveAs(session, result);
+    // Not done though the loop ended (offline, a task the scripted model has no script for: s17):
+    // the line a script reads says so too, as the exit code does.
+    if (last?.type === "result" && result.exitCode !== 0 && !last.is_error)
+      last = { ...last, subtype: "error", is_error: true, stop_reason: unscriptedRun(result.history) ? "no_script" : last.stop_reason };
     if (last) stdout(JSON.stringify(last));
     return result;
   } finally {

@@ -67,7 +67,7 @@ import {
   type HookCostFigures,
 } from "./part3-report.ts";
 import { SITE_LANGS, langDir } from "../../docs/.vitepress/theme/langs.ts";
-import { reportFailures } from "../lib/failure.ts";
+import { reportFailures, timeScaled } from "../lib/failure.ts";
 
 // What nothing else catches ends the run in words, with what to do (scripts/lib/failure.ts).
 reportFailures("npm run bench");
@@ -135,7 +135,9 @@ async function checkFigures(): Promise<CheckFigures> {
   const since = (t: number) => (performance.now() - t) / 1000;
   const check = (env: NodeJS.ProcessEnv = {}) => {
     const t = performance.now();
-    spawnSync("npm", ["run", "-s", "check", "s01"], { cwd: ROOT, stdio: "ignore", env: { ...process.env, CI: "1", ...env } });
+    // A check that does not end within its limit (or npm missing) ends the bench in words (reportFailures).
+    const r = spawnSync("npm", ["run", "-s", "check", "s01"], { cwd: ROOT, stdio: "ignore", env: { ...process.env, CI: "1", ...env }, timeout: timeScaled(600_000) });
+    if (r.error) throw r.error;
     return since(t);
   };
   const three = async (f: () => number | Promise<number>) => mid([await f(), await f(), await f()]);

@@ -616,8 +616,8 @@ export function makeSandbox(big = true, base = tmpdir()): Sandbox {
   // The boundary attacks: a hard link to the secret, FIFOs, a device, a link that will flip.
   linkSync(join(out, "secret.txt"), join(ws, "hard.txt"));
   linkSync(join(out, "secret.txt"), join(ws, "hard-link.txt")); // the name s07's own cases use
-  for (const f of ["fifo", "fifo2", "fifo3", "fifo4"]) spawnSync("mkfifo", [join(ws, f)]);
-  spawnSync("mknod", [join(ws, "zero"), "c", "1", "5"], { stdio: "ignore" });
+  for (const f of ["fifo", "fifo2", "fifo3", "fifo4"]) spawnSync("mkfifo", [join(ws, f)], { timeout: 10_000 });
+  spawnSync("mknod", [join(ws, "zero"), "c", "1", "5"], { stdio: "ignore", timeout: 10_000 });
   symlinkSync("/dev/urandom", join(ws, "urandom-link"));
   mkdirSync(join(ws, "inner"));
   writeFileSync(join(ws, "inner", "secret.txt"), "TOP inside\n");

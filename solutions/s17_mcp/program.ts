@@ -58,6 +58,16 @@ export interface FinalLoop {
   usage?: string;
   /** The conversation's REPL (default: s10's, over the loop); a later lesson's may add commands (s21: /rewind). */
   createRepl?: Capstone<RunOptions>["createRepl"];
+  /** A tool whose refused call leaves the task not done (s18: exit_plan_mode, a plan never approved). */
+  refusalEnds?: RefusalEnds;
+}
+
+/** The tool, how a round it was refused in ends (the reason, in words) and what to do, for the last line. */
+export interface RefusalEnds {
+  tool: string;
+  reason: string;
+  detail: string;
+  advice: string;
 }
 
 /** The whole program: flags in, exit code and transcript out (tests pass their own model). */
@@ -96,7 +106,7 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
   const extra: Partial<RunOptions> = { ...(skills.length > 0 ? { skills } : {}), ...(mcpServers ? { mcpServers } : {}), ...loop.options };
   const program = capstoneProgram<RunOptions>({
     runAgent: (llm, history, opts) => loop.runAgent(llm, history, opts),
-    optionsFrom: (flags, onEvent) => ({ ...capstoneOptions(flags, onEvent && notDoneWhenUnscripted(onEvent)), ...extra }),
+    optionsFrom: (flags, onEvent) => ({ ...capstoneOptions(flags, onEvent && notDoneWhenUnscripted(notDoneWhenRefused(onEvent, loop.refusalEnds))), ...extra }),
     createRepl: loop.createRepl ?? replOver<RunOptions>((llm, history, opts) => loop.runAgent(llm, history, opts)),
     lesson: loop.lesson,
   });
@@ -106,7 +116,34 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
     say(yellow(NOT_DONE_OFFLINE));
     return { ...result, exitCode: 1 };
   }
+  const ends = loop.refusalEnds;
+  if (result.exitCode === 0 && ends && taskGiven(rest) && lastRefused(result.history, ends.tool)) {
+    say(yellow(`Not done: ${ends.detail}. ${ends.advice}.`));
+    return { ...result, exitCode: 1 };
+  }
   return result;
+}
+
+/**
+ * A round that ends while the last call of `ends.tool` was refused (and none since was let
+ * through) ends "stopped (reason)", not "done": each round of the task, the Stop hook's included.
+ */
+function notDoneWhenRefused(sink: EventSink, ends: RefusalEnds | undefined): EventSink {
+  if (!ends) return sink;
+  let refused = false;
+  return (e) => {
+    if (e.type === "observe" && e.call.name === ends.tool) refused = e.result.is_error === true;
+    if (e.type !== "stop" || !refused || e.outcome.status !== "done") return sink(e);
+    const o = e.outcome;
+    sink({ ...e, outcome: { status: "stopped", reason: ends.reason, detail: ends.detail, turns: o.turns, message: o.message } });
+  };
+}
+
+/** Whether the last call of `tool` in the transcript was answered with an error (refused). */
+function lastRefused(history: readonly Anthropic.MessageParam[], tool: string): boolean {
+  const ids = new Set(history.flatMap((m) => (m.role === "assistant" && typeof m.content !== "string" ? m.content.filter((b) => b.type === "tool_use" && b.name === tool).map((b) => (b as Anthropic.ToolUseBlock).id) : [])));
+  const results = history.flatMap((m) => (m.role === "user" && typeof m.content !== "string" ? m.content.filter((b): b is Anthropic.ToolResultBlockParam => b.type === "tool_result" && ids.has(b.tool_use_id)) : []));
+  return results.at(-1)?.is_error === true;
 }
 
 /**

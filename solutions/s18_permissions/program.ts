@@ -10,9 +10,9 @@ import { red, say } from "../../runtime/print.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import { UsageError, parseFlags } from "../../solutions/s12_guarded_agent/cli.ts";
 import type { RunResult } from "../../solutions/s12_guarded_agent/program.ts";
-import { AGENT_USAGE, run as finalProgram, type FinalLoop } from "../../solutions/s17_mcp/program.ts";
+import { AGENT_USAGE, run as finalProgram, type FinalLoop, type RefusalEnds } from "../../solutions/s17_mcp/program.ts";
 import { PermissionModeError, policyFor, runAgent, type RunOptions } from "./agent.ts";
-import { MODES, SettingsError, userConfigDir, type Mode } from "./permissions.ts";
+import { EXIT_PLAN, MODES, SettingsError, userConfigDir, type Mode } from "./permissions.ts";
 
 export const PERMISSIONS_USAGE = `${AGENT_USAGE}
 
@@ -79,8 +79,16 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
   }
   const options: Partial<RunOptions> = mode ? { permissionMode: mode } : {};
   const loop = later?.runAgent ?? runAgent;
-  return finalProgram(rest, deps, { runAgent: (llm, history, opts) => loop(llm, history, opts), lesson: later?.lesson ?? "s18_permissions", options, usage: later?.usage ?? PERMISSIONS_USAGE, ...(later?.createRepl ? { createRepl: later.createRepl } : {}) });
+  return finalProgram(rest, deps, { runAgent: (llm, history, opts) => loop(llm, history, opts), lesson: later?.lesson ?? "s18_permissions", options, usage: later?.usage ?? PERMISSIONS_USAGE, ...(later?.createRepl ? { createRepl: later.createRepl } : {}), refusalEnds: PLAN_REFUSED });
 }
+
+/** Plan mode with the plan never approved: the task is not done, and the run says so (exit 1). */
+const PLAN_REFUSED: RefusalEnds = {
+  tool: EXIT_PLAN,
+  reason: "plan_not_approved",
+  detail: "the plan was not approved, so nothing was changed",
+  advice: "Approve it when asked (in a terminal), or run with --yes",
+};
 
 runMain(import.meta.url, async () => {
   // Ctrl-C stops a one-shot run cleanly (the REPL handles its own Ctrl-C).

@@ -2,14 +2,17 @@
  * Every command README.md and docs/guide/commands.md show runs as written, on a fresh clone
  * (a temporary git copy of the course), offline, each with a time limit: its exit code and its
  * output are checked. A command is what a ```sh block holds, a `$ ` line of a ```text block, or
- * an inline `npm …` with no placeholder in it (`sNN`, `[…]`, `…`, `NAME`: those are usage lines).
+ * an inline `npm …` with no placeholder in it (`sNN`, `[…]`, `…`, `NAME`: those are usage lines),
+ * with the variables it sets first (`COURSE_TIME_SCALE=3 npm run reliability`). The agent's user
+ * config folder is a new empty one, as on a fresh machine: no command reads or writes the real one.
  * A command the pages gain without an entry in EXPECTED fails here, naming it: say what it does.
  *
  * Commands that run for many minutes are run by a step of their own in .ci/run (`ci`), or only
  * started here, their first line checked within the limit (`starts`).
  */
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../runtime/testing.ts";
@@ -27,6 +30,8 @@ const FLAGSHIP = `"Run the login module's tests and find out why one fails."`;
 const EXPECTED: Record<string, Expect> = {
   "npm install": { ci: ".ci/run's first step (npm ci)" },
   "npm test": { ci: ".ci/run runs it twice: as on a fresh machine (no bubblewrap, no Chromium), then with both" },
+  "COURSE_HIDE_BWRAP=1 npm test": { ci: ".ci/run's first test step (COURSE_HIDE_BWRAP=1 CHROMIUM_PATH=… npm test)" },
+  "COURSE_TIME_SCALE=3 npm run reliability": { starts: /fuzzed s01/, limitS: 300 },
   "npm run test:all": { ci: ".ci/run's test:all step" },
   "npm run typecheck": { ci: ".ci/run's typecheck step" },
   "npm run lint": { ci: ".ci/run's lint step" },
@@ -79,7 +84,7 @@ const EXPECTED: Record<string, Expect> = {
   [`${SAMPLE} --goal --goal-check "node --test" "Make the login service's tests pass: an account must lock after MAX_FAILED_ATTEMPTS failed logins in a row."`]: { exit: 1, out: /evaluator: not done[\s\S]*stopped \(goal_not_met\)[\s\S]*evaluator: 3 request/, not: /Not done|no_script|goal met/ },
   [`${SAMPLE} --mcp-config examples/mcp-notes/mcp.json "What do our team notes say about account lockouts?"`]: { exit: 0, out: /→ mcp__notes__search[\s\S]*locks after 3 failed logins/, not: /Not done|Not run/ },
   [`npm run agent -- --skills examples/skills --workspace examples/login-service ${FLAGSHIP}`]: { exit: 0, out: /off-by-one/, not: /Not done/ },
-  [`npm run agent -- --permission-mode plan --workspace examples/login-service "Fix the login lockout so the tests pass."`]: { exit: 0, out: /→ read_file[\s\S]*→ exit_plan_mode[\s\S]*The plan was not approved[\s\S]*I changed nothing/, not: /Fixed src|Not done/ },
+  [`npm run agent -- --permission-mode plan --workspace examples/login-service "Fix the login lockout so the tests pass."`]: { exit: 1, out: /→ read_file[\s\S]*→ exit_plan_mode[\s\S]*The plan was not approved[\s\S]*I changed nothing[\s\S]*■ stopped \(plan_not_approved\)[\s\S]*Not done: the plan was not approved/, not: /Fixed src|■ done/ },
   [`npm run agent -- --context-budget 40000 --workspace examples/login-service ${FLAGSHIP}`]: { exit: 0, out: /off-by-one/, not: /Not done/ },
   "npx tsx examples/tool-runner/agent.ts": { exit: 0, out: /\S/ },
   "npx tsx examples/structured-output/extract.ts": { exit: 0, out: /\S/ },
@@ -94,6 +99,9 @@ const own = (out: string) =>
 
 const PLACEHOLDER = /sNN|\[|…|NAME|\\\||<|\bk\b|path\/to/;
 
+/** A command line: npm or npx, after the variables it sets (`COURSE_TIME_SCALE=3 npm run reliability`). */
+const COMMAND = /^(?:[A-Z][A-Z0-9_]*=\S+ )*(?:npm|npx) /;
+
 /** The commands a page shows, in order, each once (comments after `#` dropped). */
 export function commandsOf(markdown: string): string[] {
   const found: string[] = [];
@@ -107,8 +115,8 @@ export function commandsOf(markdown: string): string[] {
     if (block !== null) {
       const l = line.trim();
       const cmd = block === "text" ? (l.startsWith("$ ") ? l.slice(2) : null) : l;
-      if (cmd && /^(npm|npx) /.test(cmd)) found.push(cmd.replace(/\s+#.*$/, "").trim());
-    } else for (const m of line.matchAll(/`((?:npm|npx) [^`]+)`/g)) if (!PLACEHOLDER.test(m[1]!)) found.push(m[1]!.trim());
+      if (cmd && COMMAND.test(cmd)) found.push(cmd.replace(/\s+#.*$/, "").trim());
+    } else for (const m of line.matchAll(/`([^`]+)`/g)) if (COMMAND.test(m[1]!) && !PLACEHOLDER.test(m[1]!)) found.push(m[1]!.trim());
   }
   return [...new Set(found)].filter((c) => !PLACEHOLDER.test(c));
 }
@@ -117,9 +125,9 @@ const pages = ["README.md", "docs/guide/commands.md"];
 const commands = [...new Set(pages.flatMap((p) => commandsOf(readFileSync(join(ROOT, p), "utf8"))))];
 
 /** Runs one command line in the copy with bash, stdin empty; killed (its group) at the limit, or once its output matches `until`. */
-function run(root: string, command: string, limitS: number, until?: RegExp): Promise<{ code: number | null; out: string; timedOut: boolean }> {
+function run(root: string, config: string, command: string, limitS: number, until?: RegExp): Promise<{ code: number | null; out: string; timedOut: boolean }> {
   return new Promise((resolve) => {
-    const env = { ...courseEnv(), ...(process.env.COURSE_HIDE_BWRAP ? { COURSE_HIDE_BWRAP: process.env.COURSE_HIDE_BWRAP } : {}) };
+    const env = { ...courseEnv(), AGENT_CONFIG_DIR: config, ...(process.env.COURSE_HIDE_BWRAP ? { COURSE_HIDE_BWRAP: process.env.COURSE_HIDE_BWRAP } : {}) };
     const child = spawn("bash", ["-c", command], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let timedOut = false;
@@ -153,21 +161,31 @@ describe("the pages' commands", () => {
     expect(missing, `commands on the pages with no entry in EXPECTED (tests/cli/docs-commands.test.ts): say what each does on a fresh clone`).toEqual([]);
     expect(commands).toContain(`${SAMPLE} ${FLAGSHIP}`);
   });
+
+  it("finds a command with the variables it sets, in a block and inline, and leaves usage lines out", () => {
+    const page = "Run `COURSE_TIME_SCALE=3 npm run reliability` or `npm run eval [-- --json]`.\n\n```sh\nCOURSE_HIDE_BWRAP=1 npm test   # as on a fresh machine\nNOT_A_COMMAND=1 ls\n```\n";
+    expect(commandsOf(page)).toEqual(["COURSE_TIME_SCALE=3 npm run reliability", "COURSE_HIDE_BWRAP=1 npm test"]);
+  });
 });
 
 describe.skipIf(!hasCommand("git") || !hasCommand("bash"))("the pages' commands, run as written on a fresh clone, offline", () => {
   let copy: CourseCopy;
+  // A fresh machine's agent config folder: empty, and not the real one (~/.config/agent-loop-course).
+  const config = mkdtempSync(join(tmpdir(), "course-pages-config-"));
   beforeAll(() => {
     copy = makeCopy({ git: true });
   }, 120_000);
-  afterAll(() => copy?.remove());
+  afterAll(() => {
+    copy?.remove();
+    rmSync(config, { recursive: true, force: true });
+  });
 
   for (const command of commands) {
     const want = EXPECTED[command];
     if (!want || "ci" in want) continue;
     const limitS = want.limitS ?? 300;
     it(command, { timeout: (limitS + 60) * 1000 }, async () => {
-      const r = await run(copy.root, command, limitS, "starts" in want ? want.starts : undefined);
+      const r = await run(copy.root, config, command, limitS, "starts" in want ? want.starts : undefined);
       const shown = `${command} (exit ${r.code}${r.timedOut ? `, stopped at the ${limitS} s limit` : ""}) printed:\n${r.out.slice(0, 1500)}`;
       if ("starts" in want) {
         expect(own(r.out), `${shown}\n\nit should start, printing its first lines within ${limitS} s`).toMatch(want.starts);
@@ -179,4 +197,10 @@ describe.skipIf(!hasCommand("git") || !hasCommand("bash"))("the pages' commands,
       if (want.not) expect(r.out, shown).not.toMatch(want.not);
     });
   }
+
+  it("no command wrote into the real agent config folder (a hook approved with --yes went to the fresh one)", () => {
+    const real = join(homedir(), ".config", "agent-loop-course", "trusted-hooks.json");
+    const approvals = existsSync(real) ? readFileSync(real, "utf8") : "";
+    expect(approvals.includes(copy.root), `${real} names the copy ${copy.root}: run the pages' commands with AGENT_CONFIG_DIR set to a fresh folder`).toBe(false);
+  });
 });

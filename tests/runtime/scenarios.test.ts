@@ -210,6 +210,33 @@ describe("the README's offline tasks reach their designed end (npm run agent's p
     }
   });
 
+  it("plan mode with the plan refused (no terminal, no --yes, the Stop hook approved): no round says done; stopped (plan_not_approved), then Not done once, exit 1", async () => {
+    const dir = await sample();
+    const userDir = mkdtempSync(join(tmpdir(), "scenarios-user-"));
+    vi.stubEnv("AGENT_CONFIG_DIR", userDir);
+    approveWorkspaceHooks(dir, userDir);
+    const lines: string[] = [];
+    const write = output.write;
+    output.write = (line) => void lines.push(stripAnsi(line));
+    try {
+      const r = await finalProgram.run(["--permission-mode", "plan", "--workspace", dir, PLAN_TASK], { llm: scripted() });
+      const shown = lines.join("\n");
+      expect(answerText(r.history), shown).toMatch(/The plan was not approved[\s\S]*I changed nothing/);
+      expect(lines.filter((l) => /^■ done/.test(l)), `a round whose plan was refused says done:\n${shown}`).toEqual([]);
+      expect(lines.filter((l) => l.startsWith("■ ")).length, shown).toBeGreaterThan(1); // the task's round and the Stop hook's
+      expect(lines.filter((l) => l.startsWith("■ ")).every((l) => l.startsWith("■ stopped (plan_not_approved)")), shown).toBe(true);
+      expect(lines.filter((l) => l.startsWith("Not done")).length, shown).toBe(1);
+      expect(lines.at(-1), shown).toMatch(/^Not done: the plan was not approved[\s\S]*--yes/);
+      expect(r.exitCode).toBe(1);
+      expect(readFileSync(join(dir, "src", "login.js"), "utf8")).toContain("attempts > MAX_FAILED_ATTEMPTS");
+    } finally {
+      output.write = write;
+      vi.unstubAllEnvs();
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(userDir, { recursive: true, force: true });
+    }
+  });
+
   it("the sample task: the Stop hook's second round is answered, and the run ends done, exit 0", async () => {
     const dir = await sample();
     // As a person who approved the sample repository's hooks before: the program runs them only then.
