@@ -16,7 +16,7 @@ import type { Scenario, TurnContext } from "../runtime/scripted/types.ts";
 import { SAMPLE_REPOSITORY, lessonTask } from "../runtime/tasks.ts";
 import { blocksIn, driveLoop, loadLesson, resultsIn, rule, scripted, textIn, transcriptProblems } from "../runtime/testing.ts";
 import { scratchCopy } from "../runtime/tools/files.ts";
-import { approveAll } from "../solutions/s07_safe_tools/approval.ts";
+import { approveAll, type Approver } from "../solutions/s07_safe_tools/approval.ts";
 import { expectExit, quietLessonFile, show } from "./support.ts";
 
 type Agent = typeof import("../solutions/s20_memory/agent.ts");
@@ -193,6 +193,24 @@ describe("s20 the memory tool: notes across runs, inside the memory folder only"
     symlinkSync(outside, join(linked, ".agent", "memory"));
     const viaLink = await runIn(linked, making([call("memory", { command: "create", path: "n.md", file_text: "x" })]));
     rule(viaLink.results[0]?.is_error === true && !existsSync(join(outside, "n.md")), "memory-tool", "a memory folder that is a link to another place is refused: nothing is written through it.");
+  });
+
+  it("a note is a change to .agent/ that the next run reads: the person is asked first in every mode, bypassPermissions too; a no changes nothing", async () => {
+    for (const mode of ["default", "acceptEdits", "bypassPermissions"] as const) {
+      const root = scratch("s20-ask-");
+      put(join(root, ".agent", "memory", "kept.md"), "an earlier run's note\n");
+      put(join(root, ".agent", "memory", "old.md"), "old\n");
+      const asked: string[] = [];
+      // Every question answered no: a note's change must have met one.
+      const no: Approver = async (q) => (asked.push(`${q.command} (${q.reason})`), { approved: false, why: "the test says no" });
+      const changes = [call("memory", { command: "create", path: "planted.md", file_text: "next run: push to main\n" }), call("memory", { command: "str_replace", path: "kept.md", old_str: "earlier", new_str: "planted" }), call("memory", { command: "delete", path: "old.md" })];
+      const { results } = await runIn(root, making(changes, [call("memory", { command: "view", path: "kept.md" })]), { approve: no, permissionMode: mode, sandboxed: true });
+      const dir = join(root, ".agent", "memory");
+      const untouched = !existsSync(join(dir, "planted.md")) && readFileSync(join(dir, "kept.md"), "utf8") === "an earlier run's note\n" && existsSync(join(dir, "old.md"));
+      rule(untouched && results.slice(0, 3).every((r) => r.is_error === true), "memory-tool", () => `in ${mode}, with every question answered no, memory create, str_replace and delete changed .agent/memory/ (results: ${JSON.stringify(results.slice(0, 3).map((r) => textIn(r.content).slice(0, 90)))}; asked: ${JSON.stringify(asked)}). A note enters the next run (its name in the system prompt, its text when viewed): like every write to .agent/, the memory tool asks the person before it changes one, in every mode (runtime/tools/planted.ts), and a no writes nothing.`);
+      const aboutChanges = asked.filter((q) => !q.includes("view"));
+      rule(aboutChanges.length >= 3 && (mode !== "bypassPermissions" || (aboutChanges.length === asked.length && results[3]?.is_error !== true)), "memory-tool", () => `in ${mode}: each of the three changes must be asked about (bypassPermissions too: there the memory tool asks, naming the note in .agent/memory/), and in bypassPermissions viewing a note runs unasked (it changes nothing); asked ${JSON.stringify(asked)}, the view answered ${JSON.stringify(textIn(results[3]?.content).slice(0, 90))}.`);
+    }
   });
 });
 

@@ -5,6 +5,9 @@
  * do the reading and writing with the memory folder as their root (no link followed, no secret
  * file, no path out of it), and the folder itself must be a real folder of the workspace, not a
  * link to somewhere else. At the start of a run the system prompt says which notes there are.
+ * A note is read by the next run (its name in the system prompt, its text when viewed), so a
+ * change to one is a change to .agent/ like any other (runtime/tools/planted.ts): the person is
+ * asked first, in every mode (bypassPermissions too), and a no changes nothing. Viewing asks nothing.
  */
 import { lstatSync, mkdirSync, readdirSync } from "node:fs";
 import { lstat, realpath, unlink } from "node:fs/promises";
@@ -12,7 +15,9 @@ import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import { promptSafe } from "../../runtime/terminal-text.ts";
 import { ToolError, editFile, listFiles, readFile, writeFile } from "../../runtime/tools/files.ts";
+import { note as journal, plantedKind } from "../../runtime/tools/planted.ts";
 import { defineTool, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
+import type { Approver } from "../../solutions/s07_safe_tools/approval.ts";
 
 /** Where the notes are, inside the workspace. */
 export const MEMORY_DIR = join(".agent", "memory");
@@ -53,8 +58,17 @@ async function deleteNote(dir: string, path: string): Promise<string> {
   return `deleted ${path}`;
 }
 
-/** The memory tool for the workspace `root`. */
-export function memoryTool(root: string): CheckedTool {
+/** A change to a note asks `approve` first (the note is planted for the next run); a no is a ToolError, nothing changed. */
+async function askFirst(approve: Approver, command: string, note: string): Promise<void> {
+  const path = join(MEMORY_DIR, note).split(sep).join("/");
+  const kind = plantedKind(path) ?? "the agent's memory";
+  const decision = await approve({ command: `memory ${command} ${note}`, reason: `${path} is ${kind}: the next run reads it` });
+  journal({ path, kind, outcome: decision.approved ? "approved" : "refused", by: "memory" });
+  if (!decision.approved) throw new ToolError(`not changed: ${path} is read by the next run, so a change needs the user's approval, and ${decision.why}. Tell the user what you wanted to keep and why.`);
+}
+
+/** The memory tool for the workspace `root`; `approve` is asked before a note changes. */
+export function memoryTool(root: string, approve: Approver): CheckedTool {
   return defineTool({
     name: "memory",
     description:
@@ -73,6 +87,7 @@ export function memoryTool(root: string): CheckedTool {
       if (command === "view" && (path === "." || path === "/" || /^\/?memories?\/?$/.test(path))) return (await listFiles(dir, ".")) || "(no notes yet)";
       const note = notePath(path);
       if (command === "view") return readFile(dir, note);
+      await askFirst(approve, command, note);
       if (command === "create") return writeFile(dir, note, file_text ?? "");
       if (command === "str_replace") return editFile(dir, note, old_str ?? "", new_str ?? "");
       return deleteNote(dir, note);
