@@ -93,6 +93,12 @@ export function note(entry: PlantedEntry): void {
   journal.push(entry);
 }
 
+/** Where the journal is now: `keptSince(mark)` reads what was let through after it. */
+export const journalMark = (): number => journal.length;
+
+/** The paths a person let change (approved, kept) since `mark`. */
+export const keptSince = (mark: number): Set<string> => new Set(journal.slice(mark).filter((e) => e.outcome === "approved" || e.outcome === "kept").map((e) => e.path));
+
 /** The run's entries so far, and a fresh journal. */
 export function takeJournal(): PlantedEntry[] {
   return journal.splice(0, journal.length);
