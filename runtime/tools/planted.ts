@@ -260,10 +260,10 @@ export function guardPlantedWrite<T extends Runnable>(tool: T, root: string, rel
       }
       const kind = rel === undefined ? undefined : plantedKind(rel, root);
       if (rel !== undefined && kind !== undefined) {
-        const decision = await approve({ command: `${tool.name} ${rel}`, reason: `${rel} is a ${kind}: what is written there runs later, outside the sandbox` });
+        const decision = await approve({ command: `${tool.name} ${rel}`, reason: `${rel} (${kind}): what is written there runs later, outside the sandbox` });
         note({ path: rel, kind, outcome: decision.approved ? "approved" : "refused", by: tool.name });
         if (!decision.approved)
-          throw new ToolError(`not written: ${rel} is a ${kind}. Code written there runs later, outside the sandbox, so it needs the user's approval, and ${decision.why}. Tell the user what you wanted to change there and why.`);
+          throw new ToolError(`not written: ${rel} (${kind}). Code written there runs later, outside the sandbox, so it needs the user's approval, and ${decision.why}. Tell the user what you wanted to change there and why.`);
       }
       return tool.run(input, ctx);
     },
