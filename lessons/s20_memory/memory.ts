@@ -9,7 +9,7 @@
  * change to one is a change to .agent/ like any other (runtime/tools/planted.ts): the person is
  * asked first, in every mode (bypassPermissions too), and a no changes nothing. Viewing asks nothing.
  */
-import { lstatSync, mkdirSync, readdirSync } from "node:fs";
+import { lstatSync, mkdirSync, opendirSync } from "node:fs";
 import { lstat, realpath, unlink } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
@@ -95,18 +95,43 @@ export function memoryTool(root: string, approve: Approver): CheckedTool {
   });
 }
 
-/** The notes there are, for the system prompt ("" when the folder is empty or missing). */
+/** The most entries the listing looks at: a folder a command filled with files cannot slow every later run. */
+export const MAX_SCANNED = 5_000;
+
+/** The notes' paths in `dir`, walked entry by entry (links not followed) up to MAX_SCANNED; `more` when it stopped there. */
+function noteNames(dir: string): { names: string[]; more: boolean } {
+  const names: string[] = [];
+  let seen = 0;
+  const walk = (rel: string, depth: number): boolean => {
+    let folder;
+    try {
+      folder = opendirSync(join(dir, rel));
+    } catch {
+      return true;
+    }
+    try {
+      for (let e = folder.readSync(); e; e = folder.readSync()) {
+        if (++seen > MAX_SCANNED) return false;
+        const path = rel ? `${rel}/${e.name}` : e.name;
+        if (e.isFile()) names.push(path);
+        else if (e.isDirectory() && depth < 8 && !walk(path, depth + 1)) return false;
+      }
+    } finally {
+      folder.closeSync();
+    }
+    return true;
+  };
+  return { names, more: !walk("", 0) };
+}
+
+/** The notes there are, for the system prompt ("" when the folder is missing). */
 export function memoryPrompt(root: string): string {
   const dir = join(resolve(root), MEMORY_DIR);
-  let names: string[];
-  try {
-    if (!lstatSync(dir).isDirectory()) return "";
-    names = (readdirSync(dir, { recursive: true, withFileTypes: true }) as import("node:fs").Dirent[]).filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)));
-  } catch {
-    return "";
-  }
-  if (names.length === 0) return "\n\n# Memory\n\nYour memory folder is empty: save with the memory tool what a later run should know.";
+  if (!lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) return "";
+  const { names, more } = noteNames(dir);
+  if (names.length === 0 && !more) return "\n\n# Memory\n\nYour memory folder is empty: save with the memory tool what a later run should know.";
   // Names are quoted as data (JSON), what JSON leaves raw written out: a name made by a command cannot start a line of the prompt.
   const listed = names.sort().slice(0, MAX_LISTED).map((n) => promptSafe(JSON.stringify(n))).join(", ");
-  return `\n\n# Memory\n\nNotes you kept in earlier runs (the memory tool views them): ${listed}${names.length > MAX_LISTED ? `, and ${names.length - MAX_LISTED} more` : ""}.`;
+  const rest = more ? `, and more (the folder holds over ${MAX_SCANNED} entries; only those were looked at)` : names.length > MAX_LISTED ? `, and ${names.length - MAX_LISTED} more` : "";
+  return `\n\n# Memory\n\nNotes you kept in earlier runs (the memory tool views them): ${listed}${rest}.`;
 }
