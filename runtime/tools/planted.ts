@@ -195,7 +195,12 @@ export function snapshot(root: string): Snapshot {
     }
     if (st.isSymbolicLink()) snap.set(rel, { kind: "link", target: readlinkSync(abs) });
     else if (st.isFile()) snap.set(rel, st.size <= 1_000_000 ? { kind: "file", data: readFileSync(abs), mode: st.mode & 0o7777 } : { kind: "other" });
-    else if (st.isDirectory() && depth < 4) for (const name of readdirSync(abs)) add(`${rel}/${name}`, depth + 1);
+    else if (st.isDirectory()) {
+      if (depth < 4) for (const name of readdirSync(abs)) add(`${rel}/${name}`, depth + 1);
+    }
+    // A FIFO, a socket, a device: nothing to keep, but made where a planted file goes it is a change
+    // (a FIFO at .agent/settings.json would make every later run wait for it forever).
+    else snap.set(rel, { kind: "other" });
   };
   for (const rel of plantedUnder(root)) add(rel);
   return snap;
