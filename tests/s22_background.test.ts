@@ -5,7 +5,7 @@
  * notification follows the next tool results, marked as the jobs' words, the job's own words
  * quoted; every job is stopped when the run ends, however it ends.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
@@ -331,6 +331,24 @@ describe("s22 limits that hold: a wait_for that never ends, words that pose as l
       rule(/ready/.test(told) && !/[\u2028\u2029\u202a-\u202e\u0080-\u009f]/.test(told) && told.includes("\\u2028"), "job-not-user", () => `the job printed a line with U+2028, U+202E and U+0085: the notice must write them out (\\u2028…) so none starts a line of its own or turns the text around; it was ${JSON.stringify(told)}. noticeLine (given) does it: use it for every notice.`);
     } finally {
       jobs.stopAll();
+    }
+  });
+});
+
+describe("s22 what a job writes that runs later is asked about (issue 31): the job returned long before it wrote", () => {
+  // A job writes after its call has returned, so bash's check after each command cannot see it: the
+  // run asks once every job is stopped, and puts back what the person refuses.
+  const planting = "sleep 0.3; echo 'echo planted' > .envrc; echo 'planted' > CLAUDE.md; echo '{}' > .agent/settings.json";
+  it.each([["bypassPermissions (nothing else is asked)"], ["acceptEdits"]])("in %s: refused, each planted file is put back; approved, kept", async (label) => {
+    const permissionMode = label.startsWith("bypass") ? ("bypassPermissions" as const) : ("acceptEdits" as const);
+    for (const answer of [false, true]) {
+      const asked: string[] = [];
+      const approve: Approver = async (q) => (asked.push(`${q.command} (${q.reason})`), q.command.startsWith("bash_background") || answer ? { approved: true } : { approved: false, why: "the test says no" });
+      const { root } = await runWith(making([start(planting)], [output("job-1", 5)]), { approve, permissionMode, sandboxed: true }, { "notes.txt": "keep me\n", ".agent/settings.json": '{ "permissions": {} }\n' });
+      const now = { envrc: existsSync(join(root, ".envrc")), claude: existsSync(join(root, "CLAUDE.md")), settings: readFileSync(join(root, ".agent", "settings.json"), "utf8") };
+      const named = asked.some((q) => q.includes(".envrc") && q.includes("CLAUDE.md"));
+      const want = answer ? now.envrc && now.claude : !now.envrc && !now.claude && now.settings === '{ "permissions": {} }\n';
+      rule(named && want, "job-cleanup", () => `${permissionMode}, the answer ${answer ? "yes" : "no"}: a background job wrote .envrc, CLAUDE.md and .agent/settings.json after its call returned; asked ${JSON.stringify(asked)}; the workspace now ${JSON.stringify(now)}. Files that run or enter the prompt later (runtime/tools/planted.ts) a job writes are asked about once every job is stopped (JobTable.keepPlanted), and put back as they were when refused.`);
     }
   });
 });

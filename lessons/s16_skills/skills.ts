@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
 import { todo } from "../../runtime/lesson.ts";
+import { promptSafe } from "../../runtime/terminal-text.ts";
 import { ToolError } from "../../runtime/tools/files.ts";
 import { ConfinedReadError, readConfined } from "../../runtime/tools/read-confined.ts";
 import { defineTool, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";

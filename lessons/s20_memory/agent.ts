@@ -20,7 +20,7 @@ import type { Llm } from "../../runtime/client.ts";
 import { lesson, transcriptOf } from "../../runtime/lesson.ts";
 import { dim, say } from "../../runtime/print.ts";
 import { lessonTask, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
-import { refuseAll, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
+import { refuseAll, terminalApprover, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import { withTools, type Extension } from "../../solutions/s11_recovery/extend.ts";
 import { userConfigDir } from "../../solutions/s18_permissions/permissions.ts";
@@ -53,10 +53,12 @@ export const remembering =
     const memory = opts.memory !== false;
     // The notes are listed once, when the run starts: a note written during the run must not change the cached prefix.
     const notes = memory ? memoryPrompt(root) : "";
+    // A note's change is asked of the person in every mode: the next run reads it (memory.ts).
+    const approveNotes = opts.approve ?? terminalApprover();
     return {
       // The system prompt, not a message: s13 marks its last block, so the cache covers the instructions.
       system: (text) => text + instructions + notes,
-      tools: (tools) => (memory ? withTools(tools, memoryTool(root)) : tools),
+      tools: (tools) => (memory ? withTools(tools, memoryTool(root, approveNotes)) : tools),
       // A copy for this request only: the history keeps every result in full.
       request: (request) => (editor ? { messages: editor.edit(request.messages) } : {}),
     };

@@ -5,14 +5,19 @@
  * do the reading and writing with the memory folder as their root (no link followed, no secret
  * file, no path out of it), and the folder itself must be a real folder of the workspace, not a
  * link to somewhere else. At the start of a run the system prompt says which notes there are.
+ * A note is read by the next run (its name in the system prompt, its text when viewed), so a
+ * change to one is a change to .agent/ like any other (runtime/tools/planted.ts): the person is
+ * asked first, in every mode (bypassPermissions too), and a no changes nothing. Viewing asks nothing.
  */
-import { lstatSync, mkdirSync, readdirSync } from "node:fs";
+import { lstatSync, mkdirSync, opendirSync } from "node:fs";
 import { lstat, realpath, unlink } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { z } from "zod";
 import { promptSafe } from "../../runtime/terminal-text.ts";
 import { ToolError, editFile, listFiles, readFile, writeFile } from "../../runtime/tools/files.ts";
+import { note as journal, plantedKind } from "../../runtime/tools/planted.ts";
 import { defineTool, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
+import type { Approver } from "../../solutions/s07_safe_tools/approval.ts";
 
 /** Where the notes are, inside the workspace. */
 export const MEMORY_DIR = join(".agent", "memory");
@@ -53,8 +58,17 @@ async function deleteNote(dir: string, path: string): Promise<string> {
   return `deleted ${path}`;
 }
 
-/** The memory tool for the workspace `root`. */
-export function memoryTool(root: string): CheckedTool {
+/** A change to a note asks `approve` first (the note is planted for the next run); a no is a ToolError, nothing changed. */
+async function askFirst(approve: Approver, command: string, note: string): Promise<void> {
+  const path = join(MEMORY_DIR, note).split(sep).join("/");
+  const kind = plantedKind(path) ?? "the agent's memory";
+  const decision = await approve({ command: `memory ${command} ${note}`, reason: `${path} is ${kind}: the next run reads it` });
+  journal({ path, kind, outcome: decision.approved ? "approved" : "refused", by: "memory" });
+  if (!decision.approved) throw new ToolError(`not changed: ${path} is read by the next run, so a change needs the user's approval, and ${decision.why}. Tell the user what you wanted to keep and why.`);
+}
+
+/** The memory tool for the workspace `root`; `approve` is asked before a note changes. */
+export function memoryTool(root: string, approve: Approver): CheckedTool {
   return defineTool({
     name: "memory",
     description:
@@ -73,6 +87,7 @@ export function memoryTool(root: string): CheckedTool {
       if (command === "view" && (path === "." || path === "/" || /^\/?memories?\/?$/.test(path))) return (await listFiles(dir, ".")) || "(no notes yet)";
       const note = notePath(path);
       if (command === "view") return readFile(dir, note);
+      await askFirst(approve, command, note);
       if (command === "create") return writeFile(dir, note, file_text ?? "");
       if (command === "str_replace") return editFile(dir, note, old_str ?? "", new_str ?? "");
       return deleteNote(dir, note);
@@ -80,18 +95,43 @@ export function memoryTool(root: string): CheckedTool {
   });
 }
 
-/** The notes there are, for the system prompt ("" when the folder is empty or missing). */
+/** The most entries the listing looks at: a folder a command filled with files cannot slow every later run. */
+export const MAX_SCANNED = 5_000;
+
+/** The notes' paths in `dir`, walked entry by entry (links not followed) up to MAX_SCANNED; `more` when it stopped there. */
+function noteNames(dir: string): { names: string[]; more: boolean } {
+  const names: string[] = [];
+  let seen = 0;
+  const walk = (rel: string, depth: number): boolean => {
+    let folder;
+    try {
+      folder = opendirSync(join(dir, rel));
+    } catch {
+      return true;
+    }
+    try {
+      for (let e = folder.readSync(); e; e = folder.readSync()) {
+        if (++seen > MAX_SCANNED) return false;
+        const path = rel ? `${rel}/${e.name}` : e.name;
+        if (e.isFile()) names.push(path);
+        else if (e.isDirectory() && depth < 8 && !walk(path, depth + 1)) return false;
+      }
+    } finally {
+      folder.closeSync();
+    }
+    return true;
+  };
+  return { names, more: !walk("", 0) };
+}
+
+/** The notes there are, for the system prompt ("" when the folder is missing). */
 export function memoryPrompt(root: string): string {
   const dir = join(resolve(root), MEMORY_DIR);
-  let names: string[];
-  try {
-    if (!lstatSync(dir).isDirectory()) return "";
-    names = (readdirSync(dir, { recursive: true, withFileTypes: true }) as import("node:fs").Dirent[]).filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)));
-  } catch {
-    return "";
-  }
-  if (names.length === 0) return "\n\n# Memory\n\nYour memory folder is empty: save with the memory tool what a later run should know.";
+  if (!lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) return "";
+  const { names, more } = noteNames(dir);
+  if (names.length === 0 && !more) return "\n\n# Memory\n\nYour memory folder is empty: save with the memory tool what a later run should know.";
   // Names are quoted as data (JSON), what JSON leaves raw written out: a name made by a command cannot start a line of the prompt.
   const listed = names.sort().slice(0, MAX_LISTED).map((n) => promptSafe(JSON.stringify(n))).join(", ");
-  return `\n\n# Memory\n\nNotes you kept in earlier runs (the memory tool views them): ${listed}${names.length > MAX_LISTED ? `, and ${names.length - MAX_LISTED} more` : ""}.`;
+  const rest = more ? `, and more (the folder holds over ${MAX_SCANNED} entries; only those were looked at)` : names.length > MAX_LISTED ? `, and ${names.length - MAX_LISTED} more` : "";
+  return `\n\n# Memory\n\nNotes you kept in earlier runs (the memory tool views them): ${listed}${rest}.`;
 }

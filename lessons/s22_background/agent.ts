@@ -25,7 +25,7 @@ import { dim, say } from "../../runtime/print.ts";
 import { lessonTask, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
 import { ToolError } from "../../runtime/tools/files.ts";
 import { defineTool, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
-import { refuseAll } from "../../solutions/s07_safe_tools/approval.ts";
+import { refuseAll, terminalApprover } from "../../solutions/s07_safe_tools/approval.ts";
 import { createLogger } from "../../solutions/s09_observability/log.ts";
 import { withTools, type Extension } from "../../solutions/s11_recovery/extend.ts";
 import { runAgent as previousLoop, DEFAULT_MAX_TOKENS, system, type RecoveredOutcome, type RunOptions as HookOptions } from "../../solutions/s21_checkpoints/agent.ts";
@@ -98,6 +98,16 @@ export const background =
 export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions = {}): Promise<RecoveredOutcome> {
   const root = opts.root ?? process.cwd();
   const jobs = opts.jobs ?? new JobTable(root, opts.jobLimits);
+  try {
+    return await runJobs(llm, history, opts, root, jobs);
+  } finally {
+    // Every job is stopped now: what they wrote that runs later is the person's to keep (jobs.ts).
+    await jobs.keepPlanted(opts.approve ?? terminalApprover());
+  }
+}
+
+/** The loop with the job tools; no job outlives it. */
+async function runJobs(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions, root: string, jobs: JobTable): Promise<RecoveredOutcome> {
   // TODO: the run is over however it ends (done, a guard's stop, an abort, or an exception): no job may outlive it.
   //       Wrap the call below in try { return await … } finally { jobs.stopAll() } (say how many were stopped, dim).
   const outcome = await previousLoop(llm, history, { ...opts, root, extensions: [background(jobs), ...(opts.extensions ?? [])] });

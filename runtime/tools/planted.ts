@@ -93,6 +93,12 @@ export function note(entry: PlantedEntry): void {
   journal.push(entry);
 }
 
+/** Where the journal is now: `keptSince(mark)` reads what was let through after it. */
+export const journalMark = (): number => journal.length;
+
+/** The paths a person let change (approved, kept) since `mark`. */
+export const keptSince = (mark: number): Set<string> => new Set(journal.slice(mark).filter((e) => e.outcome === "approved" || e.outcome === "kept").map((e) => e.path));
+
 /** The run's entries so far, and a fresh journal. */
 export function takeJournal(): PlantedEntry[] {
   return journal.splice(0, journal.length);
@@ -189,7 +195,12 @@ export function snapshot(root: string): Snapshot {
     }
     if (st.isSymbolicLink()) snap.set(rel, { kind: "link", target: readlinkSync(abs) });
     else if (st.isFile()) snap.set(rel, st.size <= 1_000_000 ? { kind: "file", data: readFileSync(abs), mode: st.mode & 0o7777 } : { kind: "other" });
-    else if (st.isDirectory() && depth < 4) for (const name of readdirSync(abs)) add(`${rel}/${name}`, depth + 1);
+    else if (st.isDirectory()) {
+      if (depth < 4) for (const name of readdirSync(abs)) add(`${rel}/${name}`, depth + 1);
+    }
+    // A FIFO, a socket, a device: nothing to keep, but made where a planted file goes it is a change
+    // (a FIFO at .agent/settings.json would make every later run wait for it forever).
+    else snap.set(rel, { kind: "other" });
   };
   for (const rel of plantedUnder(root)) add(rel);
   return snap;
@@ -254,10 +265,10 @@ export function guardPlantedWrite<T extends Runnable>(tool: T, root: string, rel
       }
       const kind = rel === undefined ? undefined : plantedKind(rel, root);
       if (rel !== undefined && kind !== undefined) {
-        const decision = await approve({ command: `${tool.name} ${rel}`, reason: `${rel} is a ${kind}: what is written there runs later, outside the sandbox` });
+        const decision = await approve({ command: `${tool.name} ${rel}`, reason: `${rel} (${kind}): what is written there runs later, outside the sandbox` });
         note({ path: rel, kind, outcome: decision.approved ? "approved" : "refused", by: tool.name });
         if (!decision.approved)
-          throw new ToolError(`not written: ${rel} is a ${kind}. Code written there runs later, outside the sandbox, so it needs the user's approval, and ${decision.why}. Tell the user what you wanted to change there and why.`);
+          throw new ToolError(`not written: ${rel} (${kind}). Code written there runs later, outside the sandbox, so it needs the user's approval, and ${decision.why}. Tell the user what you wanted to change there and why.`);
       }
       return tool.run(input, ctx);
     },

@@ -12,8 +12,10 @@
  * A command's name is resolved as the shell would: quotes and backslashes gone (`\rm` is rm), a
  * path's last part (/bin/rm is rm), and through the programs that run another command from
  * their words: command, builtin, exec, env, nice, nohup, timeout, time, sudo, doas, setsid,
- * stdbuf, ionice, busybox, xargs, find -exec/-execdir/-ok/-okdir (and -delete, read as rm), the
- * shells' -c (sh, bash, dash, zsh, ksh), eval, trap and watch, each read again, recursively.
+ * stdbuf, ionice, busybox, flock, taskset, chrt, prlimit, setpriv, unshare, nsenter, fakeroot,
+ * chroot, script -c, xargs, find -exec/-execdir/-ok/-okdir (and -delete, read as rm), the
+ * shells' -c (sh, bash, dash, zsh, ksh), eval, trap, mapfile -C and watch, each read again,
+ * recursively. A wrapper not on this list is read as a program like any other: its own name only.
  *
  * Text the shell fills in when the command runs ($X, $(…), globs, ~) is kept as one character,
  * UNKNOWN, that stands for any text. What the reader cannot tell is written in `doubts`: a name
@@ -715,9 +717,56 @@ function innerCommand(name: string, args: string[], out: ShellReading): string[]
     }
     case "watch":
       return skipOptions(args, ["-n", "--interval", "-d", "-q", "--equexit"]).join(" ") || null;
+    case "flock": {
+      // flock [options] FILE COMMAND… | flock [options] FILE -c STRING | flock [options] FD (no command)
+      const c = args.findIndex((a) => a === "-c" || a === "--command");
+      if (c >= 0) return args[c + 1] ?? null;
+      return skipOptions(args, ["-w", "--timeout", "-E", "--conflict-exit-code"]).slice(1);
+    }
+    case "taskset":
+      // taskset [options] MASK COMMAND…; with -p it changes a running process and runs nothing.
+      return args.some((a) => a === "--pid" || /^-[a-z]*p/.test(a)) ? null : skipOptions(args, []).slice(1);
+    case "chrt":
+      return args.some((a) => a === "--pid" || /^-[a-zA-Z]*p/.test(a)) ? null : skipOptions(args, ["-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"]).slice(1);
+    case "prlimit":
+      return args.some((a) => a === "--pid" || a === "-p" || a.startsWith("--pid=")) ? null : skipOptions(args, ["-o", "--output"]);
+    case "setpriv":
+      return skipOptions(args, ["--reuid", "--regid", "--ruid", "--rgid", "--euid", "--egid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule"]);
+    case "unshare":
+    case "nsenter":
+    case "fakeroot":
+    case "chroot": {
+      const values: Record<string, string[]> = {
+        unshare: ["-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd", "--map-user", "--map-group", "--map-users", "--map-groups", "--propagation"],
+        nsenter: ["-t", "--target", "-S", "-G", "--setuid", "--setgid"],
+        fakeroot: ["-l", "--lib", "--faked", "-i", "-s", "-b", "--fd-base"],
+        chroot: [],
+      };
+      const rest = skipOptions(args, values[name]!);
+      const command = name === "chroot" ? rest.slice(1) : rest;
+      // With no command each starts a shell, which reads its commands from its input.
+      if (command.length === 0) out.doubts.push(`${name} with no command starts a shell that reads its commands from its input`);
+      return command;
+    }
+    case "script": {
+      const c = args.findIndex((a) => a === "-c" || a === "--command" || /^-[a-zA-Z]*c$/.test(a));
+      if (c >= 0) return args[c + 1] ?? null;
+      const joined = args.find((a) => a.startsWith("--command="));
+      if (joined) return joined.slice("--command=".length);
+      out.doubts.push("script with no -c starts a shell that reads its commands from its input");
+      return null;
+    }
+    case "mapfile":
+    case "readarray": {
+      // -C CALLBACK: bash runs the callback as a command every -c lines.
+      const c = args.findIndex((a) => a.startsWith("-C"));
+      if (c < 0) return null;
+      return args[c] === "-C" ? (args[c + 1] ?? null) : args[c]!.slice(2);
+    }
     case "source":
     case ".":
-      if (args[0]?.includes(UNKNOWN)) out.doubts.push(`${name} runs a file whose name is only known when it runs`);
+      if (args[0] !== undefined && /^(\/dev\/(stdin|fd\/)|\/proc\/[^/]+\/fd\/|-$)/.test(args[0])) out.doubts.push(`${name} ${args[0]} reads its commands from its input`);
+      else if (args[0]?.includes(UNKNOWN)) out.doubts.push(`${name} runs a file whose name is only known when it runs`);
       else if (args.length === 0) out.doubts.push(`${name} with no file`);
       return null;
     case "alias":

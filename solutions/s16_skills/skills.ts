@@ -12,6 +12,7 @@ import { existsSync, lstatSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { z } from "zod";
+import { promptSafe } from "../../runtime/terminal-text.ts";
 import { ToolError } from "../../runtime/tools/files.ts";
 import { ConfinedReadError, readConfined } from "../../runtime/tools/read-confined.ts";
 import { defineTool, type CheckedTool } from "../../solutions/s04_tool_errors/define-tool.ts";
@@ -95,7 +96,8 @@ export function skillsPrompt(skills: readonly Skill[]): string {
   return [
     "",
     "Skills: instructions you can load with the load_skill tool when a task needs one. Load a skill before you do its kind of work.",
-    ...skills.map((s) => `- ${s.name}: ${s.description}`),
+    // One line each: a description's new lines and invisible characters cannot start a line of the prompt.
+    ...skills.map((s) => `- ${s.name}: ${promptSafe(s.description.replace(/\s*\n\s*/g, " "), true)}`),
   ].join("\n");
 }
 // #endregion prompt

@@ -6,9 +6,14 @@
  * waits in the table, capped, until the model reads it; when the job ends, or prints a line that
  * matches what the model said to wait for, a notification waits for the next tool results.
  * `stopAll` kills every job still running: the loop calls it when the run ends, however it ends.
+ * A job writes after its call returned, so bash's check after each command (runtime/tools/planted.ts)
+ * cannot see it: `keepPlanted`, once every job is stopped, asks about the files that run or enter
+ * the prompt later which changed since the first job started, and puts back what is refused.
  */
 import { ToolError } from "../../runtime/tools/files.ts";
+import { changes, journalMark, keptSince, note, revert, snapshot, type Snapshot } from "../../runtime/tools/planted.ts";
 import { spawnTool } from "../../runtime/tools/sandbox.ts";
+import type { Approver } from "../../solutions/s07_safe_tools/approval.ts";
 import { JOB_OUTPUT_CAP, Job, LinePattern, MAX_JOBS, MAX_WAIT_SECONDS, NOTICE_LINE_CAP, noticeLine, type JobLimits } from "./job.ts";
 
 export { JOB_OUTPUT_CAP, Job, LinePattern, MAX_JOBS, MAX_WAIT_SECONDS, NOTICE_HEADER, NOTICE_LINE_CAP, noticeLine, notificationText, type JobLimits } from "./job.ts";
@@ -48,6 +53,8 @@ export class JobTable {
     } catch (e) {
       throw new ToolError(`not started: wait_for is not a regular expression (${(e as Error).message})`);
     }
+    // The planted files as they were before the first job (keepPlanted compares with them).
+    this.before ??= { files: snapshot(this.root), mark: journalMark() };
     const proc = spawnTool(["bash", "-c", command], { workspace: this.root });
     const job = new Job(`job-${this.next++}`, command, pattern, proc);
     if (pattern) pattern.onGiveUp = (why) => this.pending.push(noticeLine(job, why)); // a pattern too slow to match: told, not hung
@@ -136,6 +143,25 @@ export class JobTable {
     return left.length;
   }
   // #endregion stop-all
+
+  /** The planted files before the first job started, and the journal's mark then. */
+  private before: { files: Snapshot; mark: number } | undefined;
+
+  /** Once every job is stopped: what the jobs wrote to planted paths, asked about (less what the person let through already); refused, put back. */
+  async keepPlanted(approve: Approver): Promise<void> {
+    if (!this.before) return;
+    const { files, mark } = this.before;
+    this.before = undefined;
+    const kept = keptSince(mark);
+    const found = changes(this.root, files).filter((c) => !kept.has(c.path));
+    if (found.length === 0) return;
+    const list = found.map((c) => `${c.path} (${c.what}: ${c.kind})`).join("; ");
+    const decision = await approve({ command: `keep what background jobs wrote to ${found.map((c) => c.path).join(", ")}`, reason: `code there runs later, outside the sandbox: ${list}` });
+    for (const c of found) {
+      if (!decision.approved) revert(this.root, c.path, files);
+      note({ path: c.path, kind: c.kind, outcome: decision.approved ? "kept" : "reverted", by: "a background job" });
+    }
+  }
 
   /** The first error an event handler threw, not yet thrown to the loop. */
   private fault: { error: unknown } | undefined;

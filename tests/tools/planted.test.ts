@@ -6,6 +6,7 @@
  * end of the run.
  */
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
@@ -123,6 +124,14 @@ describe.each(modes)("bash, sandbox %s", (mode) => {
     else expect(r.text).toMatch(/Read-only file system/);
   });
 
+  it("a FIFO (or socket) made where a planted file goes is a change too: named, asked about, put back (issue 31)", async () => {
+    if (mode === "none") process.env.COURSE_SANDBOX = "off";
+    const ws = workspace();
+    const r = await call(ws, approver(false), "bash", { command: "mkdir -p .agent && mkfifo .agent/settings.json AGENTS.md .envrc; true" });
+    const left = [".agent/settings.json", "AGENTS.md", ".envrc"].filter((p) => existsSync(join(ws, p)));
+    expect(left, `a FIFO at a planted path makes every later run that reads it wait forever; bash's check after the command must see it (a file that is neither regular nor a link is a change), ask, and put it back: ${r.text.slice(-300)}`).toEqual([]);
+  });
+
   it("kept when the user says so, and listed as kept", async () => {
     if (mode === "none") process.env.COURSE_SANDBOX = "off";
     const ws = workspace();
@@ -149,5 +158,25 @@ describe.runIf(sandboxInfo().kind === "bubblewrap")("a planted path that is a li
     symlinkSync("/nonexistent/package.json", join(ws, "package.json"));
     const r = await call(ws, approver(false), "bash", { command: "echo still-running" });
     expect(r.text).toContain("still-running");
+  });
+});
+
+describe("a settings file a command made cannot stop a later run (issue 31)", () => {
+  // Run in a child with a time limit: a read that blocks would block this test's own thread.
+  it("a FIFO or a huge .agent/settings.json is one error, at once, naming the file: never a wait, never the whole file read", () => {
+    const ws = realpathSync(mkdtempSync(join(tmpdir(), "settings-fifo-")));
+    dirs.push(ws);
+    mkdirSync(join(ws, "fifo", ".agent"), { recursive: true });
+    mkdirSync(join(ws, "huge", ".agent"), { recursive: true });
+    spawnSync("mkfifo", [join(ws, "fifo", ".agent", "settings.json")]);
+    writeFileSync(join(ws, "huge", ".agent", "settings.json"), `{"permissions":{"allow":[${'"x",'.repeat(2_000_000)}"x"]}}`);
+    const script = `import { loadRules } from ${JSON.stringify(join(process.cwd(), "solutions/s18_permissions/permissions.ts"))};
+for (const w of ["fifo", "huge"]) { try { loadRules(${JSON.stringify(ws)} + "/" + w, ${JSON.stringify(ws)} + "/no-user"); console.log(w, "read"); } catch (e) { console.log(w, e.name, e.message); } }`;
+    writeFileSync(join(ws, "probe.mts"), script);
+    const out = spawnSync(process.execPath, ["--import", "tsx", join(ws, "probe.mts")], { encoding: "utf8", timeout: 30_000 });
+    const said = `${out.stdout}${out.stderr}`;
+    expect(out.status, `loading the rules of a workspace whose .agent/settings.json is a FIFO, then one of 10 MB, ${out.error ? "did not end in 30 s" : `printed ${JSON.stringify(said.slice(0, 400))}`}: readConfigFile (runtime/config-file.ts) opens without blocking, checks it is a regular file and its size BEFORE reading, and says what is wrong`).toBe(0);
+    expect(said).toMatch(/fifo \w*Error .*settings\.json.*not a regular file/);
+    expect(said).toMatch(/huge \w*Error .*settings\.json.*larger than/);
   });
 });

@@ -83,6 +83,19 @@ const SPELLINGS = [
   "echo rm notes.txt | bash",
   "X=rm; $X notes.txt",
   "bash <<'EOF'\nrm notes.txt\nEOF",
+  // util-linux and friends: programs that run their words as a command, as nice and nohup do.
+  "flock .lock rm notes.txt",
+  "flock -w 5 .lock -c 'rm notes.txt'",
+  "taskset -c 0 rm notes.txt",
+  "chrt -o 0 rm notes.txt",
+  "prlimit --nofile=64 rm notes.txt",
+  "setpriv --reset-env rm notes.txt",
+  "unshare -r rm notes.txt",
+  "fakeroot -- rm notes.txt",
+  "script -qc 'rm notes.txt' /dev/null",
+  "source /dev/stdin <<< 'rm notes.txt'",
+  ". /dev/fd/0 <<< 'rm notes.txt'",
+  "mapfile -C 'rm notes.txt; :' -c 1 <<< x",
 ];
 
 describe("bash(rm *) denies rm however it is spelt", () => {
@@ -97,7 +110,8 @@ describe("bash(rm *) denies rm however it is spelt", () => {
     if (spawnSync("bash", ["--version"]).status !== 0) return;
     // One bash for all (each in a sub-shell of its own, in a folder of its own): a spawn is slow on a busy machine.
     const dir = scratch("spelling-");
-    const spellings = SPELLINGS.filter((c) => !c.includes("sudo"));
+    // sudo needs a password, unshare -r user namespaces, fakeroot may not be installed: the others run anywhere.
+    const spellings = SPELLINGS.filter((c) => !/sudo|unshare|fakeroot/.test(c));
     const script = spellings.map((command, i) => {
       mkdirSync(join(dir, String(i)));
       writeFileSync(join(dir, String(i), "notes.txt"), "keep me\n");
@@ -110,7 +124,7 @@ describe("bash(rm *) denies rm however it is spelt", () => {
 
   // Wrappers that run their words as a command, then constructs that run what they hold.
   const shq = (c: string) => `'${c.replaceAll("'", `'\\''`)}'`;
-  const ARGV_WRAPPERS = ["command", "exec", "env", "env -i A=1", "nice -n 5", "nohup", "timeout 10", "time", "sudo", "sudo -u root", "stdbuf -o0", "setsid", "busybox", "/usr/bin/env", "xargs"];
+  const ARGV_WRAPPERS = ["command", "exec", "env", "env -i A=1", "nice -n 5", "nohup", "timeout 10", "time", "sudo", "sudo -u root", "stdbuf -o0", "setsid", "busybox", "/usr/bin/env", "xargs", "flock .lock", "taskset 1", "chrt -o 0", "prlimit --nofile=64", "setpriv", "unshare -r", "fakeroot --", "nsenter -t 1"];
   const BASES = ["rm notes.txt", "rm -rf build", "\\rm notes.txt", "/bin/rm notes.txt", "'rm' x", "r\\m x", "$'\\x72m' x", '"/usr/bin/rm" x'];
   const COMPOUND: Array<(c: string) => string> = [
     (c) => `if true; then ${c}; fi`,
@@ -184,6 +198,10 @@ describe("what the reader cannot follow is never allowed", () => {
     "python3 -c \"import os; os.remove('notes.txt')\"",
     "PATH=.:$PATH ls",
     "ls > notes.txt",
+    "source /dev/stdin",
+    "script -q /dev/null",
+    "unshare -r",
+    "chroot /",
   ])("%j: an allow rule bash(*) does not allow it (asked in default mode)", (command) => {
     const v = verdict(command, ALLOW_PATTERN);
     expect(v.behavior, `${JSON.stringify(command)} with allow bash(*): ${v.behavior} (${v.reason}); what the rules cannot read, or a write by redirection, is asked`).toBe("ask");
