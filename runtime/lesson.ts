@@ -20,6 +20,7 @@ import { NO_SCRIPT, NOT_DONE_OFFLINE, NotDoneOffline, hasScript, unscriptedRun }
 import { bold, dim, heading, printFinal, red, say, sendableLine, yellow } from "./print.ts";
 import { keepScratch, scratchCopy, scratchWorkspace } from "./tools/files.ts";
 import { sandboxInfo } from "./tools/sandbox.ts";
+import { word } from "./words.ts";
 
 /** Thrown by `todo()`: the exercise still has work left at this point. */
 export class TodoError extends Error {
@@ -203,7 +204,7 @@ export async function runLesson<R>(spec: LessonSpec<R>, argv = process.argv.slic
   // The default task works in a scratch workspace; a task of your own works in the current directory.
   const scratch = isDefault && spec.workspace !== undefined ? await scratchFor(spec.workspace) : undefined;
   const root = scratch ?? process.cwd();
-  say(scratch ? `workspace: ${root} ${dim(keep ? "(a scratch copy, kept after the run: --keep)" : "(a scratch copy, removed when the run ends; --keep keeps it)")}` : `workspace: ${root}`);
+  say(scratch ? `${word("run.workspace", { path: root })} ${dim(word(keep ? "run.scratch-kept" : "run.scratch"))}` : word("run.workspace", { path: root }));
   // Every tool process starts through spawnTool: the run says which boundary it has.
   say(sandboxLine());
   try {
@@ -212,7 +213,7 @@ export async function runLesson<R>(spec: LessonSpec<R>, argv = process.argv.slic
     if (scratch && !keep) await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
     else if (scratch) {
       keepScratch(scratch);
-      say(dim(`workspace kept: ${scratch} (remove it when done: rm -r ${scratch})`));
+      say(dim(word("run.kept", { path: scratch })));
     }
   }
 }
@@ -244,8 +245,8 @@ async function runIn<R>(spec: LessonSpec<R>, llm: Selection, task: string, isDef
   say("");
   // Offline, a task with no script is not done, whatever the loop concluded (runtime/offline.ts).
   const unscripted = llm.offline && unscriptedRun(ctx.history);
-  if (unscripted) say(`${bold("Outcome:")} not done (the offline model has no script for this task)${spec.describe ? dim(`; your loop reported: ${spec.describe(result)}`) : ""}`);
-  else if (spec.describe) say(`${bold("Outcome:")} ${spec.describe(result)}`);
+  if (unscripted) say(`${bold(word("run.outcome"))} ${word("run.unscripted")}${spec.describe ? dim(word("run.loop-reported", { what: spec.describe(result) })) : ""}`);
+  else if (spec.describe) say(`${bold(word("run.outcome"))} ${spec.describe(result)}`);
   say(sendableLine(ctx.history));
   await spec.after?.(result, ctx);
   if (unscripted) throw new NotDoneOffline(NOT_DONE_OFFLINE);

@@ -1,0 +1,168 @@
+/**
+ * The command line's own words, and the lessons' titles, in the learner's language (COURSE_LANG or
+ * the locale: courseLang() of runtime/rules.ts).
+ *
+ * - Words: the English ones are below, by id; every other language keeps its words in
+ *   runtime/i18n/cli.<lang>.json (id → text), as the hints and the rules do, so a translation is
+ *   added or corrected without touching code. `{name}` in a text is filled in by `word()`; a
+ *   translation keeps every `{name}` of the English text. A word a language lacks is said in
+ *   English, and `npm run docs:sync` (and verify) names it.
+ * - Titles: a lesson's title in a language is the heading of its page in that language
+ *   (docs/<lang>/lessons/<dir>.md, "# s06 · 防护"), the one the site's sidebar shows too: one
+ *   source. No page, or a heading without a title, gives the English title (the lesson's own);
+ *   `npm run docs:sync` names it.
+ *
+ * Code, paths, commands and rule ids inside a text stay as they are in every language.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { courseLang, type Lang } from "./rules.ts";
+
+export const CLI_WORDS = {
+  // ── the lesson list (npm run list, watch's l) ──
+  "list.done": "done",
+  "list.current": "current",
+  "list.in-progress": "in progress",
+  "list.not-started": "not started",
+  "list.missing": "missing",
+  "list.gone": "(lessons/{dir} is gone: `npm run reset {id}`)",
+  "list.summary": "{done} of {total} lessons done.",
+  "list.so-far": "(from the checks run so far; `npm run list` checks every lesson)",
+  "list.checking-one": "Checking {ids} (changed since its last check), all at once …",
+  "list.checking-many": "Checking {ids} (changed since their last check), all at once …",
+  // ── a lesson named on the command line ──
+  "usage.which": "which lesson? e.g. `npm run {command} s01` (`npm run list` shows them all)",
+  "usage.unknown": "no lesson \"{key}\": the lessons are {ids}",
+  "usage.folder-missing": "lessons/{dir} is missing. Bring it back with `npm run reset {id}`.",
+  // ── npm run check ──
+  "check.next": "Next: {id} · {title} ({path})",
+  "check.all-pass": "✓ All {n} lessons pass. `npm run list` shows them.",
+  "check.current": "Current lesson: {id} · {title}",
+  "check.runner-output": "── the test runner's output ──",
+  "check.npm-verbose": "(npm took --verbose as its own log level: for the test runner's output, write `npm run check … -- --verbose`)",
+  // ── npm run hint ──
+  "hint.none-needed": "Every lesson passes: no hint needed.",
+  // ── npm run lesson ──
+  "lesson.solution-missing": "{file} is missing from the course.",
+  "lesson.exercise-missing": "{file} is missing. Restore the exercise with `npm run reset {id}`.",
+  "lesson.no-parse": "{folder} does not parse, so it cannot run:\n    {error}\nFix the syntax at the line shown and save.",
+  // ── npm run reset ──
+  "reset.no-pristine": "there is no pristine copy of lessons/{dir}: it is neither committed to git nor in .course/pristine/. Get the course again (git clone) to restore it.",
+  "reset.no-ref": "git has no lessons/{dir} at \"{ref}\".",
+  "reset.already": "lessons/{dir} is already pristine: nothing to reset.",
+  "reset.not-tty": "reset replaces your work in lessons/{dir} (a copy is kept in .course/backups/). Not on a terminal, so not asking: add --yes after `--` (`npm run reset {id} -- --yes`).",
+  "reset.ask": "Reset lessons/{dir} to its pristine state (from {source})? Your files there go to .course/backups/ first. [y/N] ",
+  "reset.nothing-changed": "Nothing changed.",
+  "reset.done": "✓ lessons/{dir} is pristine again (from {source}).",
+  "reset.restored": "  restored {file}",
+  "reset.removed": "  removed {file}",
+  "reset.kept": "Your files as they were are in {backup}/ · `npm run reset {id} -- --undo` puts them back.",
+  "undo.none": "There is no backup of lessons/{dir} in .course/backups/: nothing to undo.",
+  "undo.already": "lessons/{dir} already holds the files of {backup}/: nothing to undo.",
+  "undo.done": "✓ lessons/{dir} is back as it was at {at} (from {backup}/).",
+  "undo.replaced": "The files it replaced are in {backup}/ (`npm run reset {id} -- --undo` again swaps back).",
+  // ── npm run solution ──
+  "solution.missing": "solutions/{dir} is missing from the course.",
+  "solution.header": "The reference solution of {id} · {title} (you asked for it).",
+  "solution.adds-given": "What it adds to the exercise as given (`-- --full` prints the whole files, `-- --mine` diffs against your file):",
+  "solution.adds-mine": "What it adds to your exercise (`-- --full` prints the whole files):",
+  // ── npm run watch ──
+  "watch.banner": " · saves under lessons/ are checked at once · q quits",
+  "watch.watching": "Watching lessons/ · current lesson: {id} {title}",
+  "watch.cached": "(the last check's result: your files have not changed since)",
+  "watch.checking": "── checking {id} {title} …",
+  "watch.passes": "✓ {id} passes ({passed}/{total} tests).",
+  "watch.all-done": "🎉 Every lesson passes. `npm run list` shows them all; press q to quit.",
+  "watch.nothing-to-run": "Every lesson passes: nothing to run.",
+  "watch.keys": "keys: [h] hint  [r] run the lesson  [l] list  [c] check again  [q] quit",
+  "watch.bye": "Bye. Your progress is in your files: `npm run list` shows it.",
+  "watch.script-missing": "lessons/{dir}/{entry} is missing: `npm run reset {id}`.",
+  "watch.no-fs-watch": "Cannot watch {dir} for saves: they are noticed within a second instead (press c to check at once).",
+  // ── a lesson's run (runtime/lesson.ts, runtime/print.ts) ──
+  "run.workspace": "workspace: {path}",
+  "run.scratch": "(a scratch copy, removed when the run ends; --keep keeps it)",
+  "run.scratch-kept": "(a scratch copy, kept after the run: --keep)",
+  "run.kept": "workspace kept: {path} (remove it when done: rm -r {path})",
+  "run.outcome": "Outcome:",
+  "run.unscripted": "not done (the offline model has no script for this task)",
+  "run.loop-reported": "; your loop reported: {what}",
+  "run.answer": "Answer:",
+  "run.no-text": "(no text)",
+  "run.sendable": "{n} messages, every tool_use answered: can be sent again",
+} as const satisfies Record<string, string>;
+
+export type WordId = keyof typeof CLI_WORDS;
+
+/** A language's words, as runtime/i18n/cli.<lang>.json holds them (id → text). */
+export type WordTable = Readonly<Record<string, string>>;
+
+const tables = new Map<Lang, WordTable>();
+
+/** The words of `lang` from its file (English: none, the catalog above is English); a file that does not parse is named. */
+export function translatedWords(lang: Lang): WordTable {
+  if (lang === "en") return {};
+  const known = tables.get(lang);
+  if (known) return known;
+  const file = new URL(`./i18n/cli.${lang}.json`, import.meta.url);
+  const out: Record<string, string> = {};
+  if (existsSync(file)) {
+    let data: unknown;
+    try {
+      data = JSON.parse(readFileSync(file, "utf8"));
+    } catch (e) {
+      throw new Error(`runtime/i18n/cli.${lang}.json does not parse: ${(e as Error).message}`);
+    }
+    for (const [id, text] of Object.entries(data as Record<string, unknown>)) {
+      if (id.startsWith("$")) continue;
+      if (typeof text !== "string" || !text.trim()) throw new Error(`runtime/i18n/cli.${lang}.json: "${id}" needs its words, a non-empty string`);
+      out[id] = text;
+    }
+  }
+  tables.set(lang, out);
+  return out;
+}
+
+/** The `{name}` slots of a text, sorted and without repeats. */
+export function slotsOf(text: string): string[] {
+  return [...new Set([...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!))].sort();
+}
+
+/**
+ * A word of the command line in the learner's language, its `{name}` slots filled from `vars`;
+ * English when the language has none for it (or its text lost a slot of the English one).
+ * `table` replaces the language's file (tests).
+ */
+export function word(id: WordId, vars: Record<string, string | number> = {}, lang: Lang = courseLang(), table: WordTable = translatedWords(lang)): string {
+  const english: string = CLI_WORDS[id];
+  const own = table[id];
+  const text = own !== undefined && slotsOf(own).join() === slotsOf(english).join() ? own : english;
+  return text.replace(/\{(\w+)\}/g, (slot, name: string) => (Object.hasOwn(vars, name) ? String(vars[name]) : slot));
+}
+
+/** What a lesson needs for its title: its id, its folder and its English title. */
+export interface Titled {
+  id: string;
+  dir: string;
+  title: string;
+}
+
+/** The title the heading of a lesson's page in `lang` gives ("# s06 · 防护" → "防护"), undefined without a page or a title there. */
+export function pageTitleIn(lesson: Titled, lang: Lang, docs = new URL("../docs/", import.meta.url)): string | undefined {
+  if (lang === "en") return lesson.title;
+  const page = new URL(`${lang}/lessons/${lesson.dir}.md`, docs);
+  if (!existsSync(page)) return undefined;
+  const heading = /^#\s+(.+)$/m.exec(readFileSync(page, "utf8"))?.[1] ?? "";
+  return heading.replace(/^s\d+\s*·\s*/, "").trim() || undefined;
+}
+
+const titles = new Map<string, string>();
+
+/** A lesson's title in the learner's language: its page's heading in that language, else its English title. */
+export function lessonTitle(lesson: Titled, lang: Lang = courseLang()): string {
+  const key = `${lang}/${lesson.dir}`;
+  let title = titles.get(key);
+  if (title === undefined) {
+    title = pageTitleIn(lesson, lang) ?? lesson.title;
+    titles.set(key, title);
+  }
+  return title;
+}
