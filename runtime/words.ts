@@ -29,6 +29,18 @@ export const CLI_WORDS = {
   "list.so-far": "(from the checks run so far; `npm run list` checks every lesson)",
   "list.checking-one": "Checking {ids} (changed since its last check), all at once …",
   "list.checking-many": "Checking {ids} (changed since their last check), all at once …",
+  // ── a mistake on the command line (scripts/lib/args.ts) ──
+  "args.usage": "usage: {command}",
+  "args.mistake": "{command}: {what}. {usage}",
+  "args.unknown-flag": "unknown flag {flag}",
+  "args.unexpected": "unexpected argument \"{arg}\"",
+  "args.needs-value": "{flag} needs a value",
+  "args.no-value": "{flag} takes no value",
+  "args.npm-kept": "unknown flag {flags} (npm kept it for itself: flags for the course go after `--`, as in `{command} … -- --flag`)",
+  "lesson.npm-kept": "unknown flag {flags} (npm kept it for itself: put `--` before flags)",
+  "lesson.id-first": "the lesson id comes first, not \"{arg}\"",
+  "lesson.usage-note": "(other flags go to the lesson's script)",
+  "reset.undo-ref": "--undo takes no --ref (it brings back your last backup)",
   // ── a lesson named on the command line ──
   "usage.which": "which lesson? e.g. `npm run {command} s01` (`npm run list` shows them all)",
   "usage.unknown": "no lesson \"{key}\": the lessons are {ids}",

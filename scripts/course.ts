@@ -28,7 +28,7 @@ import { say } from "../runtime/rules.ts";
 import { lessonTitle, word } from "../runtime/words.ts";
 import { ROOT, exerciseDir, filesUnder, solutionDir, testFileRel } from "./lib/paths.ts";
 import { isPristine, pristine, restore, takeSnapshots } from "./lib/pristine.ts";
-import { UsageError, npmSwallowed, strictArgs, usageLine } from "./lib/args.ts";
+import { UsageError, mistakeLine, npmSwallowed, strictArgs } from "./lib/args.ts";
 import { backUp, backups, bringBack, drop, matches } from "./lib/backups.ts";
 import type { Grade } from "./lib/grade.ts";
 import { checkLesson, currentLesson, statuses } from "./lib/progress.ts";
@@ -58,16 +58,17 @@ const print = (lines: string[]) => {
 
 // ── lesson ──────────────────────────────────────────────────────────────────────────────────
 
-const LESSON_USAGE = { command: "npm run lesson", usage: "sNN [-- --solution] [task…] (other flags go to the lesson's script)" };
+/** The usage of `npm run lesson`, its note in the learner's language. */
+const lessonUsage = () => ({ command: "npm run lesson", usage: `sNN [-- --solution] [task…] ${word("lesson.usage-note")}` });
 
 async function cmdLesson(args: string[]): Promise<number> {
   // The words and flags after the id are the lesson script's own (a task, s12's --yes…): they
   // are passed on, and the script refuses what it does not take. The id comes first.
   const swallowed = npmSwallowed();
-  if (swallowed.length > 0) throw new UsageError(`npm run lesson: unknown flag ${swallowed.join(", ")} (npm kept it for itself: put \`--\` before flags). ${usageLine(LESSON_USAGE)}`);
+  if (swallowed.length > 0) throw new UsageError(mistakeLine(lessonUsage(), word("lesson.npm-kept", { flags: swallowed.join(", ") })));
   const solution = args.includes("--solution");
   const rest = args.filter((a) => a !== "--solution");
-  if (rest[0]?.startsWith("-")) throw new UsageError(`npm run lesson: the lesson id comes first, not "${rest[0]}". ${usageLine(LESSON_USAGE)}`);
+  if (rest[0]?.startsWith("-")) throw new UsageError(mistakeLine(lessonUsage(), word("lesson.id-first", { arg: rest[0] })));
   const lesson = lessonOrFail(rest[0], "lesson");
   const tree = solution ? "solutions" : "lessons";
   const file = join(tree, lesson.dir, lesson.entry);
@@ -166,7 +167,7 @@ async function cmdReset(argv: string[]): Promise<number> {
   );
   const lesson = lessonOrFail(positionals[0], "reset");
   if (values.undo) {
-    if (values.ref !== undefined) throw new UsageError(`npm run reset: --undo takes no --ref (it brings back your last backup). ${usageLine(RESET_USAGE)}`);
+    if (values.ref !== undefined) throw new UsageError(mistakeLine(RESET_USAGE, word("reset.undo-ref")));
     return undoReset(lesson);
   }
   const ref = values.ref ?? "HEAD";
