@@ -10,6 +10,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LESSONS, type Lesson } from "../../runtime/manifest.ts";
+import { TodoError, explainError } from "../../runtime/lesson.ts";
+import { requestLimit } from "../../runtime/net.ts";
 import { sendableLine } from "../../runtime/print.ts";
 import { stripEscapes } from "../../runtime/terminal-text.ts";
 import { COURSE_LANGS, type Lang } from "../../runtime/rules.ts";
@@ -144,9 +146,12 @@ describe.each(OTHERS)("COURSE_LANG=%s", (lang) => {
     expect(text).not.toMatch(/Watching|keys: \[h\]|Bye\./);
   });
 
-  it("a lesson's run: whether the transcript can be sent again, in the language", () => {
+  it("a lesson's run: whether the transcript can be sent again, a TODO left, the net's limit, in the language", () => {
     const line = plain([sendableLine([{ role: "user", content: "hi" }])]);
     expect(line).toBe(translatedWords(lang)["run.sendable"]!.replace("{n}", "1"));
+    const table = translatedWords(lang);
+    expect(explainError(new TodoError("answer every tool_use"))).toBe(table["run.todo"]!.replace("{task}", "answer every tool_use"));
+    expect(() => requestLimit(["--max-requests=lots"])).toThrow(table["net.not-a-number"]!.replace("{name}", "--max-requests").replace("{raw}", "lots"));
   });
 
   it("every word of the command line is written in the language, its {slots} kept", () => {
