@@ -89,6 +89,13 @@ export const CLI_WORDS = {
   "watch.bye": "Bye. Your progress is in your files: `npm run list` shows it.",
   "watch.script-missing": "lessons/{dir}/{entry} is missing: `npm run reset {id}`.",
   "watch.no-fs-watch": "Cannot watch {dir} for saves: they are noticed within a second instead (press c to check at once).",
+  // ── a check's findings (scripts/lib/grade.ts) ──
+  "grade.hang": "the test \"{test}\" did not finish: the loop did not return (an await that never settles, or a loop with no exit). The other tests of this lesson were skipped.",
+  "grade.api-busy-retry": "the API (here, the scripted model) answered {status} and the SDK gave up on it: the request itself was fine, it came at a moment the API could not answer. Let the SDK retry it: give the client maxRetries (RETRIES in recovery.ts), so a 429 or 5xx is sent again after the wait it asks for.\n{error}",
+  "grade.api-busy": "the API (here, the scripted model) answered {status} and the SDK gave up on it: the request itself was fine, it came at a moment the API could not answer. The SDK retries these on its own (maxRetries); this lesson's loop need not handle them.\n{error}",
+  "grade.api-rejected": "the API (here, the scripted model) rejected a request your loop sent ({status}):\n{error}",
+  "grade.loop-threw": "your loop stopped with an error: {error}",
+  "grade.not-met": "{said}This check is not met: {title}.",
   // ── a lesson's run (runtime/lesson.ts, runtime/print.ts) ──
   "run.workspace": "workspace: {path}",
   "run.scratch": "(a scratch copy, removed when the run ends; --keep keeps it)",
@@ -200,4 +207,10 @@ export function lessonTitle(lesson: Titled, lang: Lang = courseLang()): string {
     titles.set(key, title);
   }
   return title;
+}
+
+/** A word to say later, in the language of whoever prints it (a check's verdict is cached as it was found). */
+export interface Said {
+  id: WordId;
+  vars: Record<string, string | number>;
 }

@@ -14,7 +14,8 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { z } from "zod";
 import type { Lesson } from "../../runtime/manifest.ts";
-import { STAGES, courseLang, isRuleId, ruleOfApiMessage, ruleStage, ruleWords, say, type RuleId, type Stage } from "../../runtime/rules.ts";
+import { STAGES, courseLang, isRuleId, ruleOfApiMessage, ruleStage, ruleWords, say, type Lang, type RuleId, type Stage } from "../../runtime/rules.ts";
+import { word, type Said, type WordId } from "../../runtime/words.ts";
 import { ROOT, exerciseDir, filesUnder, testFile, testFileRel } from "./paths.ts";
 import { HangWatch } from "./hang.ts";
 import { typeErrorsFast } from "./typecheck.ts";
@@ -29,8 +30,10 @@ export interface Failure {
   kind: "todo" | "api" | "transcript" | "assertion" | "error" | "load" | "rule" | "types" | "hang";
   /** The rule it breaks (a key of runtime/rules.ts), when known. */
   rule?: RuleId;
-  /** The explanation, without the stack. */
+  /** The explanation, without the stack (English). */
   message: string;
+  /** The same explanation as a word of the command line (runtime/words.ts), said in the learner's language when the check prints it. */
+  said?: Said;
   /** Where in the learner's file it happened ("lessons/s01_agent_loop/agent.ts:69"), when known. */
   where?: string;
   /** Where in the test file the expectation is, for assertion failures. */
@@ -326,7 +329,7 @@ export function parseFailure(lesson: Lesson, test: string, raw: string): Failure
       ...base,
       kind: "hang",
       rule: "loop-did-not-return",
-      message: `the test "${test}" did not finish: the loop did not return (an await that never settles, or a loop with no exit). The other tests of this lesson were skipped.`,
+      ...saying("grade.hang", { test }),
     };
 
   // A named rule: "[rule-id] sentence", from RuleError, expect(x, "[rule-id] …"), the transcript
@@ -351,23 +354,18 @@ export function parseFailure(lesson: Lesson, test: string, raw: string): Failure
     const status = Number(api[1]);
     if (status === 408 || status === 429 || status >= 500) {
       const recovers = Number(lesson.id.slice(1)) >= 11;
-      return {
-        ...base,
-        kind: "error",
-        rule: recovers ? "recovery" : "loop-threw",
-        message: `the API (here, the scripted model) answered ${status}${status === 429 ? " (rate limited)" : status === 529 ? " (overloaded)" : ""} and the SDK gave up on it: the request itself was fine, it came at a moment the API could not answer. ${recovers ? "Let the SDK retry it: give the client maxRetries (RETRIES in recovery.ts), so a 429 or 5xx is sent again after the wait it asks for." : "The SDK retries these on its own (maxRetries); this lesson's loop need not handle them."}\n${msg}`,
-      };
+      return { ...base, kind: "error", rule: recovers ? "recovery" : "loop-threw", ...saying(recovers ? "grade.api-busy-retry" : "grade.api-busy", { status, error: msg }) };
     }
-    return { ...base, kind: "api", rule: ruleOfApiMessage(msg), message: `the API (here, the scripted model) rejected a request your loop sent (${api[1]}):\n${msg}` };
+    return { ...base, kind: "api", rule: ruleOfApiMessage(msg), ...saying("grade.api-rejected", { status: api[1]!, error: msg }) };
   }
-  if (wrapped) return { ...base, kind: "transcript", rule: "loop-threw", message: `your loop stopped with an error: ${relativize(body)}` };
+  if (wrapped) return { ...base, kind: "transcript", rule: "loop-threw", ...saying("grade.loop-threw", { error: relativize(body) }) };
   const title = test.split(" › ").pop()!;
   if (/^AssertionError/.test(head) || isRunnerText(clean)) {
     // A check written without a rule id: the rule its test's name states, and the test's own
     // words when it gave some (expect(x, "words")), never the runner's text.
     const words = /^AssertionError: ([\s\S]+?): expected /.exec(head)?.[1];
     const said = words && !isRunnerText(words) ? `${words.trim()}. ` : "";
-    return { ...base, kind: "assertion", rule: ruleFromTest(lesson, test), message: `${said}This check is not met: ${title}.` };
+    return { ...base, kind: "assertion", rule: ruleFromTest(lesson, test), ...saying("grade.not-met", { said, title }) };
   }
   // The learner's code threw inside a test of one rule: that rule, and the error in its words.
   // An API refusal that surfaced as a thrown error names its pairing rule.
@@ -438,9 +436,20 @@ function findTodo(lesson: Lesson, text: string): string | undefined {
   return undefined;
 }
 
+/** A failure's explanation as a word of the command line: its English text, and the word to say it in the learner's language. */
+function saying(id: WordId, vars: Record<string, string | number>): { message: string; said: Said } {
+  return { message: word(id, vars, "en"), said: { id, vars } };
+}
+
+/** A failure's explanation in `lang` (its English text where it has no word). */
+export function failureText(f: Failure, lang: Lang = courseLang()): string {
+  return f.said ? word(f.said.id, f.said.vars, lang) : f.message;
+}
+
 /** What `npm run check` prints for a failed grade: the first broken rule first, in words. */
 export function explain(lesson: Lesson, grade: Grade, lang = courseLang()): string[] {
-  const first = grade.failures[0];
+  const found = grade.failures[0];
+  const first = found && { ...found, message: failureText(found, lang) };
   const t = (words: { en: string; zh: string; ja: string; ru: string }) => say(words, lang);
   if (!first) return [t({ en: `${lesson.id}: every test passes.`, zh: `${lesson.id}：所有测试都通过了。`, ja: `${lesson.id}：すべてのテストに合格しました。`, ru: `${lesson.id}: все тесты проходят.` })];
   const lines: string[] = [];

@@ -18,7 +18,7 @@ import { COURSE_LANGS, type Lang } from "../../runtime/rules.ts";
 import { CLI_WORDS, lessonTitle, pageTitleIn, slotsOf, translatedWords, word, type WordId } from "../../runtime/words.ts";
 import { SCRIPT } from "../../docs/.vitepress/theme/langs.ts";
 import { cliWords, lessonTitles, syncFindings } from "../../scripts/docs/i18n-sync.ts";
-import type { Grade } from "../../scripts/lib/grade.ts";
+import { failureText, parseFailure, type Grade } from "../../scripts/lib/grade.ts";
 import type { LessonStatus } from "../../scripts/lib/progress.ts";
 import { checkReport, hintLines, listLines, nextLine } from "../../scripts/lib/views.ts";
 import { WatchSession } from "../../scripts/lib/watch.ts";
@@ -95,6 +95,20 @@ describe.each(OTHERS)("COURSE_LANG=%s", (lang) => {
     const next = plain([nextLine(s02)]);
     expect(next).toBe(translatedWords(lang)["check.next"]!.replace("{id}", "s02").replace("{title}", headingTitle(lang, s02)).replace("{path}", `lessons/${s02.dir}/${s02.entry}`));
     expect(next).not.toMatch(/^Next:/);
+  });
+
+  it("npm run check: a finding the check words itself (a hang, an API refusal, a check not met) is said in the language, from the same cached verdict", () => {
+    const hang = parseFailure(s01, "s01 › loops", "Error: Test timed out in 5000ms.");
+    const refused = parseFailure(s01, "s01 › sends", 'BadRequestError: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.2: roles must alternate"}}');
+    const unmet = parseFailure(s01, "s01 › the loop › stops at end_turn", "AssertionError: expected 2 to be 1");
+    for (const f of [hang, refused, unmet]) {
+      expect(f.said, `${f.kind}: a word of the command line, so a cached verdict is said in any language`).toBeDefined();
+      expect(f.message, "the English text stays in the verdict (the runner's tools read it)").toBe(word(f.said!.id, f.said!.vars, "en"));
+      const text = plain(checkReport(s01, { ok: false, passed: 0, total: 3, failures: [f], output: "" }));
+      expect(text).toContain(failureText(f, lang).split("\n")[0]!);
+      expect(failureText(f, lang)).not.toBe(f.message);
+      expect(text).not.toMatch(/did not finish|rejected a request|This check is not met/);
+    }
   });
 
   it("npm run hint: the heading names the title in the language", () => {
