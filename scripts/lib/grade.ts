@@ -17,7 +17,7 @@ import type { Lesson } from "../../runtime/manifest.ts";
 import { STAGES, courseLang, isRuleId, ruleOfApiMessage, ruleStage, ruleWords, say, type Lang, type RuleId, type Stage } from "../../runtime/rules.ts";
 import { word, type Said, type WordId } from "../../runtime/words.ts";
 import { ROOT, exerciseDir, filesUnder, testFile, testFileRel } from "./paths.ts";
-import { HangWatch } from "./hang.ts";
+import { HangWatch, saidOfVerdict } from "./hang.ts";
 import { typeErrorsFast } from "./typecheck.ts";
 import type { FileReport, WarmRunner } from "./warm-runner.ts";
 
@@ -88,9 +88,8 @@ export async function gradeLessons(lessons: Lesson[], tree: Tree, opts: GradeOpt
   const grades = new Map<string, Grade>();
   const runnable: Lesson[] = [];
   for (const l of lessons) {
-    if (!existsSync(testFile(l))) grades.set(l.id, loadFailure(`${testFileRel(l)} is missing: this lesson has no tests yet.`, ""));
-    else if (tree === "lessons" && !existsSync(exerciseDir(l)))
-      grades.set(l.id, loadFailure(`lessons/${l.dir} is missing. Bring it back with \`npm run reset ${l.id}\`.`, ""));
+    if (!existsSync(testFile(l))) grades.set(l.id, loadFailure(saying("grade.no-tests", { file: testFileRel(l) }), ""));
+    else if (tree === "lessons" && !existsSync(exerciseDir(l))) grades.set(l.id, loadFailure(saying("usage.folder-missing", { dir: l.dir, id: l.id }), ""));
     else runnable.push(l);
   }
   if (runnable.length === 0) return grades;
@@ -120,11 +119,10 @@ export async function gradeLessons(lessons: Lesson[], tree: Tree, opts: GradeOpt
     for (const l of runnable) {
       const file = files?.find((r) => r.name === testFile(l) || r.name.endsWith(`/${testFileRel(l)}`));
       let grade: Grade;
-      if (aborted) grade = loadFailure("the check was stopped.", output);
-      else if (hung) grade = hangFailure(l, hung, output);
-      else if (timedOut)
-        grade = hangFailure(l, `the check did not finish in ${Math.round((opts.timeoutMs ?? 0) / 1000)} s`, output);
-      else if (!file) grade = loadFailure(`the test runner gave no result for ${testFileRel(l)}:\n${lastLines(stripAnsi(output), 15)}`, output);
+      if (aborted) grade = loadFailure(saying("grade.stopped", {}), output);
+      else if (hung) grade = hangFailure(saidOfVerdict(hung) ? { message: hung, said: saidOfVerdict(hung)! } : { message: hung }, output);
+      else if (timedOut) grade = hangFailure(saying("grade.timeout", { seconds: Math.round((opts.timeoutMs ?? 0) / 1000), dir: l.dir }), output);
+      else if (!file) grade = loadFailure(saying("grade.no-result", { file: testFileRel(l), output: lastLines(stripAnsi(output), 15) }), output);
       else grade = fromFile(l, file, output);
       const typeProblems = types.get(l.id) ?? [];
       if (typeProblems.length > 0 && !grade.failures.some((f) => f.kind === "load" && /does not parse/.test(f.message)))
@@ -236,17 +234,16 @@ function colorEnv(env: NodeJS.ProcessEnv, color: boolean): NodeJS.ProcessEnv {
   return color ? { ...env, FORCE_COLOR: "1" } : { ...env, NO_COLOR: "1" };
 }
 
-function loadFailure(message: string, output: string): Grade {
-  return { ok: false, passed: 0, total: 0, failures: [{ test: "(loading)", kind: "load", message }], output };
+function loadFailure(words: { message: string; said?: Said }, output: string): Grade {
+  return { ok: false, passed: 0, total: 0, failures: [{ test: "(loading)", kind: "load", ...words }], output };
 }
 
 function lastLines(s: string, n: number): string {
   return s.trimEnd().split("\n").slice(-n).join("\n");
 }
 
-function hangFailure(lesson: Lesson, message: string, output: string): Grade {
-  const where = /^the check did not finish/.test(message) ? `${message}: the loop in lessons/${lesson.dir} did not return.` : message;
-  return { ok: false, passed: 0, total: 0, failures: [{ test: "(the loop)", kind: "hang", rule: "loop-did-not-return", message: where }], output };
+function hangFailure(words: { message: string; said?: Said }, output: string): Grade {
+  return { ok: false, passed: 0, total: 0, failures: [{ test: "(the loop)", kind: "hang", rule: "loop-did-not-return", ...words }], output };
 }
 
 /** Type errors in a lesson's files: from watch's warm type checker if there is one. */
@@ -278,19 +275,17 @@ function fromFile(lesson: Lesson, file: z.infer<typeof fileResult> | FileReport,
   const passed = tests.filter((t) => t.status === "passed").length;
   const failures = order(failed.map((t) => parseFailure(lesson, [...t.ancestorTitles, t.title].join(" › "), t.failureMessages?.[0] ?? "failed")));
   if (tests.length === 0 || file.status === "failed" && failures.length === 0) {
-    failures.unshift({ test: "(loading)", kind: "load", message: loadMessage(lesson, stripAnsi(file.message ?? "the test file failed to load")) });
+    failures.unshift({ test: "(loading)", kind: "load", ...loadMessage(lesson, stripAnsi(file.message ?? "the test file failed to load")) });
   }
   return { ok: file.status === "passed" && failures.length === 0 && tests.length > 0, passed, total: tests.length, failures, output };
 }
 
 /** A file that does not even load: a syntax error, a missing import, a throw at the top level. */
-function loadMessage(lesson: Lesson, raw: string): string {
+function loadMessage(lesson: Lesson, raw: string): { message: string; said: Said } {
   const text = relativize(raw).trim();
-  if (/Transform failed|PARSE_ERROR|SyntaxError|Expected|Unexpected/.test(text))
-    return `lessons/${lesson.dir} does not parse, so no test could run:\n${indent(text)}\nFix the syntax at the line shown and save.`;
-  if (/Cannot find module|Failed to load url|does not provide an export/.test(text))
-    return `something the ${lesson.id} code or its tests import does not exist:\n${indent(text)}`;
-  return `the tests of ${lesson.id} could not start:\n${indent(text)}`;
+  if (/Transform failed|PARSE_ERROR|SyntaxError|Expected|Unexpected/.test(text)) return saying("grade.no-parse", { dir: lesson.dir, error: indent(text) });
+  if (/Cannot find module|Failed to load url|does not provide an export/.test(text)) return saying("grade.import-missing", { id: lesson.id, error: indent(text) });
+  return saying("grade.cannot-start", { id: lesson.id, error: indent(text) });
 }
 
 const indent = (s: string, pad = "    ") => s.split("\n").map((l) => (l ? pad + l : l)).join("\n");

@@ -19,6 +19,7 @@ import { CLI_WORDS, lessonTitle, pageTitleIn, slotsOf, translatedWords, word, ty
 import { SCRIPT } from "../../docs/.vitepress/theme/langs.ts";
 import { cliWords, lessonTitles, syncFindings } from "../../scripts/docs/i18n-sync.ts";
 import { failureText, parseFailure, type Grade } from "../../scripts/lib/grade.ts";
+import { saidOfVerdict } from "../../scripts/lib/hang.ts";
 import type { LessonStatus } from "../../scripts/lib/progress.ts";
 import { checkReport, hintLines, listLines, nextLine } from "../../scripts/lib/views.ts";
 import { WatchSession } from "../../scripts/lib/watch.ts";
@@ -109,6 +110,16 @@ describe.each(OTHERS)("COURSE_LANG=%s", (lang) => {
       expect(failureText(f, lang)).not.toBe(f.message);
       expect(text).not.toMatch(/did not finish|rejected a request|This check is not met/);
     }
+  });
+
+  it("npm run check: a loop that blocks the test process, its verdict found again from the runner's English text and said in the language", () => {
+    for (const [id, last] of [["grade.blocked-cpu", "The last request: 3 message(s)."], ["grade.blocked", ""]] as const) {
+      const english = word(id, { seconds: 12, last }, "en").trim();
+      const said = saidOfVerdict(english);
+      expect(said).toEqual({ id, vars: { seconds: 12, last } });
+      expect(word(said!.id, said!.vars, lang)).toBe(translatedWords(lang)[id]!.replace("{seconds}", "12").replace("{last}", last));
+    }
+    expect(saidOfVerdict("the check was stopped.")).toBeUndefined();
   });
 
   it("npm run hint: the heading names the title in the language", () => {
