@@ -89,6 +89,13 @@ export const CLI_WORDS = {
   "watch.bye": "Bye. Your progress is in your files: `npm run list` shows it.",
   "watch.script-missing": "lessons/{dir}/{entry} is missing: `npm run reset {id}`.",
   "watch.no-fs-watch": "Cannot watch {dir} for saves: they are noticed within a second instead (press c to check at once).",
+  // ── a command that failed on something outside the course (scripts/lib/failure.ts) ──
+  "fail.timeout": "{command}: {started} did not finish within its time limit. On a busy or slow machine everything takes longer: run it again when the machine is quieter, or with COURSE_TIME_SCALE=3 (every limit three times as long). ({error})",
+  "fail.not-installed": "{command}: {program} is not installed (or not on PATH). Install it and run again. ({error})",
+  "fail.a-program": "a program it needs",
+  "fail.disk-full": "{command}: the disk is full. Free some space (the temp folder, .course/) and run again. ({error})",
+  "fail.out-of-files": "{command}: the machine ran out of open files or processes. Close other programs, or run it again with fewer at once. ({error})",
+  "fail.unexpected": "{command} stopped on an unexpected error: {error}. Run it again; if it happens again, COURSE_DEBUG=1 shows where (the stack), to report.",
   // ── a check's findings (scripts/lib/grade.ts) ──
   "grade.hang": "the test \"{test}\" did not finish: the loop did not return (an await that never settles, or a loop with no exit). The other tests of this lesson were skipped.",
   "grade.api-busy-retry": "the API (here, the scripted model) answered {status} and the SDK gave up on it: the request itself was fine, it came at a moment the API could not answer. Let the SDK retry it: give the client maxRetries (RETRIES in recovery.ts), so a 429 or 5xx is sent again after the wait it asks for.\n{error}",

@@ -464,7 +464,7 @@ export async function runCourse(argv: string[]): Promise<number> {
     const { failureWords } = await import("./lib/failure.ts");
     console.error(red(failureWords(`npm run ${command}`, e)));
     if (process.env.DEBUG) console.error(e);
-    else console.error(dim("  (run with DEBUG=1 to see where it came from)"));
+    else console.error(dim(word("run.debug")));
     return 1;
   }
 }
