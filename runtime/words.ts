@@ -230,3 +230,12 @@ export interface Said {
   id: WordId;
   vars: Record<string, string | number>;
 }
+
+/**
+ * Words written beside the code that uses them (a check's verdict, whose sentences are built around
+ * counts and rule words), in every language of the course: the type asks for each language of
+ * COURSE_LANGS, so a language added there is a type error until each of them has its words.
+ */
+export function inEvery(words: Record<Lang, string>, lang: Lang = courseLang()): string {
+  return words[lang];
+}

@@ -24,8 +24,7 @@ import { createInterface } from "node:readline/promises";
 import { LESSONS, findLesson, type Lesson } from "../runtime/manifest.ts";
 import { REGISTRATION_FILE } from "../runtime/registrations.ts";
 import { bold, cyan, dim, green, red, yellow } from "../runtime/print.ts";
-import { say } from "../runtime/rules.ts";
-import { lessonTitle, word } from "../runtime/words.ts";
+import { inEvery, lessonTitle, word } from "../runtime/words.ts";
 import { ROOT, exerciseDir, filesUnder, solutionDir, testFileRel } from "./lib/paths.ts";
 import { isPristine, pristine, restore, takeSnapshots } from "./lib/pristine.ts";
 import { UsageError, mistakeLine, npmSwallowed, strictArgs } from "./lib/args.ts";
@@ -107,12 +106,12 @@ async function cmdCheck(argv: string[]): Promise<number> {
   if (positional[0]) {
     const lesson = lessonOrFail(positional[0], "check");
     folderOrFail(lesson);
-    console.log(dim(say({ en: `Checking lessons/${lesson.dir} …`, zh: `正在检查 lessons/${lesson.dir} ……`, ja: `lessons/${lesson.dir} をチェックしています…`, ru: `Проверяю lessons/${lesson.dir} …` })));
+    console.log(dim(inEvery({ en: `Checking lessons/${lesson.dir} …`, zh: `正在检查 lessons/${lesson.dir} ……`, ja: `lessons/${lesson.dir} をチェックしています…`, ru: `Проверяю lessons/${lesson.dir} …` })));
     const grade = await checkLesson(lesson, opts);
     report(lesson, grade);
     return grade.ok ? 0 : 1;
   }
-  console.log(dim(say({ en: "Finding your current lesson (the first one whose check does not pass) …", zh: "正在找你当前的课（第一个检查没有通过的课）……", ja: "現在のレッスン（チェックに通らない最初のレッスン）を探しています…", ru: "Ищу ваш текущий урок (первый, чья проверка не проходит) …" })));
+  console.log(dim(inEvery({ en: "Finding your current lesson (the first one whose check does not pass) …", zh: "正在找你当前的课（第一个检查没有通过的课）……", ja: "現在のレッスン（チェックに通らない最初のレッスン）を探しています…", ru: "Ищу ваш текущий урок (первый, чья проверка не проходит) …" })));
   const current = await currentLesson(LESSONS, opts);
   if (!current) {
     console.log(green(word("check.all-pass", { n: LESSONS.length })));

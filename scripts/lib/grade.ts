@@ -14,8 +14,8 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { z } from "zod";
 import type { Lesson } from "../../runtime/manifest.ts";
-import { STAGES, courseLang, isRuleId, ruleOfApiMessage, ruleStage, ruleWords, say, type Lang, type RuleId, type Stage } from "../../runtime/rules.ts";
-import { word, type Said, type WordId } from "../../runtime/words.ts";
+import { STAGES, courseLang, isRuleId, ruleOfApiMessage, ruleStage, ruleWords, type Lang, type RuleId, type Stage } from "../../runtime/rules.ts";
+import { inEvery, word, type Said, type WordId } from "../../runtime/words.ts";
 import { ROOT, exerciseDir, filesUnder, testFile, testFileRel } from "./paths.ts";
 import { HangWatch, saidOfVerdict } from "./hang.ts";
 import { typeErrorsFast } from "./typecheck.ts";
@@ -445,7 +445,7 @@ export function failureText(f: Failure, lang: Lang = courseLang()): string {
 export function explain(lesson: Lesson, grade: Grade, lang = courseLang()): string[] {
   const found = grade.failures[0];
   const first = found && { ...found, message: failureText(found, lang) };
-  const t = (words: { en: string; zh: string; ja: string; ru: string }) => say(words, lang);
+  const t = (words: Record<Lang, string>) => inEvery(words, lang);
   if (!first) return [t({ en: `${lesson.id}: every test passes.`, zh: `${lesson.id}：所有测试都通过了。`, ja: `${lesson.id}：すべてのテストに合格しました。`, ru: `${lesson.id}: все тесты проходят.` })];
   const lines: string[] = [];
   const at = first.where ? ` (${first.where})` : "";
@@ -507,7 +507,7 @@ export function explain(lesson: Lesson, grade: Grade, lang = courseLang()): stri
   }
   if (first.rule) {
     const w = ruleWords(first.rule, lang);
-    lines.push("", say({ en: `The rule: ${w.what}`, zh: `规则：${w.what}`, ja: `ルール：${w.what}`, ru: `Правило: ${w.what}` }, lang), say({ en: `What to do: ${w.fix}`, zh: `怎么做：${w.fix}`, ja: `すべきこと：${w.fix}`, ru: `Что делать: ${w.fix}` }, lang));
+    lines.push("", inEvery({ en: `The rule: ${w.what}`, zh: `规则：${w.what}`, ja: `ルール：${w.what}`, ru: `Правило: ${w.what}` }, lang), inEvery({ en: `What to do: ${w.fix}`, zh: `怎么做：${w.fix}`, ja: `すべきこと：${w.fix}`, ru: `Что делать: ${w.fix}` }, lang));
   }
   return lines;
 }

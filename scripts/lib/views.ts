@@ -5,8 +5,8 @@
 import { existsSync } from "node:fs";
 import { LESSONS, type Lesson } from "../../runtime/manifest.ts";
 import { bold, dim, green, red, yellow } from "../../runtime/print.ts";
-import { courseLang, ruleWords, say } from "../../runtime/rules.ts";
-import { lessonTitle, word, type WordId } from "../../runtime/words.ts";
+import { courseLang, ruleWords, type Lang } from "../../runtime/rules.ts";
+import { inEvery, lessonTitle, word, type WordId } from "../../runtime/words.ts";
 import { explain, type Grade } from "./grade.ts";
 import { lessonHints } from "./hints.ts";
 import { exerciseDir } from "./paths.ts";
@@ -14,7 +14,7 @@ import { cachedGrade, cachedResult, loadState } from "./state.ts";
 import type { LessonState, LessonStatus } from "./progress.ts";
 
 /** The words of this view in the learner's language. */
-const t = (words: { en: string; zh: string; ja: string; ru: string }) => say(words);
+const t = (words: Record<Lang, string>) => inEvery(words);
 
 /** Done by the checks run so far (a lesson never checked is not done). */
 const doneByChecks = (lesson: Lesson) => existsSync(exerciseDir(lesson)) && cachedResult(loadState(), lesson) === true;
@@ -145,11 +145,11 @@ function ruleHint(lesson: Lesson): string[] {
   if (!rule) return [];
   const lang = courseLang();
   const w = ruleWords(rule, lang);
-  const lines = ["", bold(say({ en: `The rule your last check broke [${rule}]:`, zh: `上次检查违反的规则 [${rule}]：`, ja: `前回のチェックで破られたルール [${rule}]：`, ru: `Правило, нарушенное при последней проверке [${rule}]:` }, lang)), `  ${w.what}`, `  ${w.fix}`];
+  const lines = ["", bold(inEvery({ en: `The rule your last check broke [${rule}]:`, zh: `上次检查违反的规则 [${rule}]：`, ja: `前回のチェックで破られたルール [${rule}]：`, ru: `Правило, нарушенное при последней проверке [${rule}]:` }, lang)), `  ${w.what}`, `  ${w.fix}`];
   // The net compares your loop with the reference: running the reference shows what it does.
   if (rule.startsWith("net-"))
     lines.push(
-      say(
+      inEvery(
         {
           en: `  The reference's run of the same task: \`npm run lesson ${lesson.id} -- --solution\` (offline, the same model answers).`,
           zh: `  参考答案在同一任务上的运行：\`npm run lesson ${lesson.id} -- --solution\`（离线时模型相同）。`,
