@@ -54,6 +54,11 @@ export default defineConfig({
   test: {
     // Lessons print as they run; show that output only for tests that fail.
     silent: "passed-only",
+    // The tests read what the course prints in English, whatever the machine's locale: a learner
+    // whose LANG is ja_JP.UTF-8 (or who set COURSE_LANG) gets the same verdicts. A test of another
+    // language sets COURSE_LANG itself (tests/runtime/cli-words.test.ts); `npm run check` writes its
+    // report in the learner's language from what the tests found.
+    env: { COURSE_LANG: "en" },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // vitest's default is one worker per core but one: a single worker on a 2-core machine, so

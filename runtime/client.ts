@@ -12,6 +12,7 @@
  */
 import Anthropic from "@anthropic-ai/sdk";
 import { CourseError, loadEnv } from "./env.ts";
+import { word } from "./words.ts";
 import { ScriptedModel, type ScriptedModelOptions } from "./scripted/model.ts";
 
 /** Faults the scripted model can play on demand (429, 529, a cut stream, latency…), for lessons that show recovery. */
@@ -78,7 +79,7 @@ export function selectModel(opts: SelectOptions = {}): Selection {
       // offline it is not read, so a .env kept for a compatible endpoint does not get a 404 here.
       model: SCRIPTED_MODEL_ID,
       offline: true,
-      banner: "model: scripted (offline) — set ANTHROPIC_API_KEY to use Claude",
+      banner: word("run.offline-banner"),
     };
   }
   if (baseURL && !/^https?:$/.test(safeProtocol(baseURL)))

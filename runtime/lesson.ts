@@ -16,10 +16,11 @@ import { selectModel, type SelectOptions, type Selection } from "./client.ts";
 import { terminalSafe } from "./terminal-text.ts";
 import { requestLimit, withRequestNet } from "./net.ts";
 import { registrationOf } from "./registrations.ts";
-import { NO_SCRIPT, NOT_DONE_OFFLINE, NotDoneOffline, hasScript, unscriptedRun } from "./offline.ts";
+import { NotDoneOffline, hasScript, unscriptedRun } from "./offline.ts";
 import { bold, dim, heading, printFinal, red, say, sendableLine, yellow } from "./print.ts";
 import { keepScratch, scratchCopy, scratchWorkspace } from "./tools/files.ts";
 import { sandboxInfo } from "./tools/sandbox.ts";
+import { word } from "./words.ts";
 
 /** Thrown by `todo()`: the exercise still has work left at this point. */
 export class TodoError extends Error {
@@ -47,29 +48,29 @@ export function isMain(metaUrl: string): boolean {
 
 /** A plain-words explanation of an error, or null when it is not one a learner can fix. */
 export function explainError(e: unknown): string | null {
-  if (e instanceof TodoError) return `${e.message}\n  Fill it in (look for "// TODO:" in the file), then check it with \`npm run check\`.`;
+  if (e instanceof TodoError) return word("run.todo", { task: e.task });
   if (e instanceof CourseError) return e.message;
   if (e instanceof TranscriptError) return e.message;
-  if (e instanceof Anthropic.APIUserAbortError) return "Stopped: the request was aborted.";
+  if (e instanceof Anthropic.APIUserAbortError) return word("run.aborted");
   if (e instanceof Anthropic.APIConnectionTimeoutError)
-    return "The request timed out. Try again, or raise the timeout; offline, remove the key from .env.";
+    return word("run.timeout");
   if (e instanceof Anthropic.APIConnectionError)
-    return `Could not reach the model's server (${e.message}). Check your network and ANTHROPIC_BASE_URL, or remove the keys from .env to run offline.`;
+    return word("run.no-connection", { error: e.message });
   if (e instanceof Anthropic.AuthenticationError)
-    return "The server refused your key (401). Check ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN in .env, or remove them to run offline.";
-  if (e instanceof Anthropic.PermissionDeniedError) return `Your key may not use this model or endpoint (403): ${apiMessage(e)}`;
+    return word("run.401");
+  if (e instanceof Anthropic.PermissionDeniedError) return word("run.403", { error: apiMessage(e) });
   if (e instanceof Anthropic.NotFoundError)
-    return `Not found (404): ${apiMessage(e)}. Check MODEL_ID (a model the endpoint serves: GET /v1/models lists them; a retired model answers 404 too) and ANTHROPIC_BASE_URL (without /v1).`;
-  if (e instanceof Anthropic.RateLimitError) return "Rate limited (429) even after the SDK's retries. Wait a minute and run again.";
+    return word("run.404", { error: apiMessage(e) });
+  if (e instanceof Anthropic.RateLimitError) return word("run.429");
   if (e instanceof Anthropic.BadRequestError)
-    return `The API rejected the request (400): ${apiMessage(e)}\n  If it names messages.N, your loop broke a message rule; \`npm run check\` shows which.`;
-  if (e instanceof Anthropic.InternalServerError) return `The model's server failed (${e.status}) even after retries: ${apiMessage(e)}. Try again later.`;
+    return word("run.400", { error: apiMessage(e) });
+  if (e instanceof Anthropic.InternalServerError) return word("run.5xx", { status: e.status, error: apiMessage(e) });
   if (e instanceof Anthropic.APIError)
     return e.status === undefined
-      ? `The model's server broke off its answer mid-stream (${apiType(e) ?? "error"}): ${apiMessage(e)}. Run again; lesson s11 shows how a loop recovers.`
-      : `API error ${e.status}: ${apiMessage(e)}`;
+      ? word("run.stream-broke", { type: apiType(e) ?? "error", error: apiMessage(e) })
+      : word("run.api-error", { status: e.status, error: apiMessage(e) });
   if (e instanceof Anthropic.AnthropicError && /terminated|other side closed|socket/i.test(e.message))
-    return `The connection to the model's server broke mid-answer (${e.message}). Run again; lesson s11 shows how a loop recovers.`;
+    return word("run.connection-broke", { error: e.message });
   return null;
 }
 
@@ -91,9 +92,9 @@ export function runMain(metaUrl: string, main: () => Promise<void>): void {
       // An API's error message is text from outside: no escape sequence of it reaches the terminal.
       console.error(terminalSafe((e instanceof TodoError || e instanceof NotDoneOffline ? yellow : red)(known)));
     } else {
-      console.error(terminalSafe(red(`Unexpected error: ${e instanceof Error ? e.message : String(e)}`)));
+      console.error(terminalSafe(red(word("run.unexpected", { error: e instanceof Error ? e.message : String(e) }))));
       if (process.env.DEBUG) console.error(e);
-      else console.error("  (run with DEBUG=1 to see where it came from)");
+      else console.error(word("run.debug"));
     }
     process.exitCode = e instanceof TodoError || e instanceof LessonUsageError ? 2 : 1;
   });
@@ -203,7 +204,7 @@ export async function runLesson<R>(spec: LessonSpec<R>, argv = process.argv.slic
   // The default task works in a scratch workspace; a task of your own works in the current directory.
   const scratch = isDefault && spec.workspace !== undefined ? await scratchFor(spec.workspace) : undefined;
   const root = scratch ?? process.cwd();
-  say(scratch ? `workspace: ${root} ${dim(keep ? "(a scratch copy, kept after the run: --keep)" : "(a scratch copy, removed when the run ends; --keep keeps it)")}` : `workspace: ${root}`);
+  say(scratch ? `${word("run.workspace", { path: root })} ${dim(word(keep ? "run.scratch-kept" : "run.scratch"))}` : word("run.workspace", { path: root }));
   // Every tool process starts through spawnTool: the run says which boundary it has.
   say(sandboxLine());
   try {
@@ -212,7 +213,7 @@ export async function runLesson<R>(spec: LessonSpec<R>, argv = process.argv.slic
     if (scratch && !keep) await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
     else if (scratch) {
       keepScratch(scratch);
-      say(dim(`workspace kept: ${scratch} (remove it when done: rm -r ${scratch})`));
+      say(dim(word("run.kept", { path: scratch })));
     }
   }
 }
@@ -235,7 +236,7 @@ async function runIn<R>(spec: LessonSpec<R>, llm: Selection, task: string, isDef
     flag: (name) => argv.includes(`--${name}`),
   };
   // Offline, a task with no script is told so before anything runs (runtime/offline.ts).
-  if (llm.offline && !hasScript(task)) say(yellow(NO_SCRIPT));
+  if (llm.offline && !hasScript(task)) say(yellow(word("run.no-script")));
   await spec.before?.(ctx);
   if (spec.heading) heading(spec.heading);
   const result = await spec.run(ctx);
@@ -244,11 +245,11 @@ async function runIn<R>(spec: LessonSpec<R>, llm: Selection, task: string, isDef
   say("");
   // Offline, a task with no script is not done, whatever the loop concluded (runtime/offline.ts).
   const unscripted = llm.offline && unscriptedRun(ctx.history);
-  if (unscripted) say(`${bold("Outcome:")} not done (the offline model has no script for this task)${spec.describe ? dim(`; your loop reported: ${spec.describe(result)}`) : ""}`);
-  else if (spec.describe) say(`${bold("Outcome:")} ${spec.describe(result)}`);
+  if (unscripted) say(`${bold(word("run.outcome"))} ${word("run.unscripted")}${spec.describe ? dim(word("run.loop-reported", { what: spec.describe(result) })) : ""}`);
+  else if (spec.describe) say(`${bold(word("run.outcome"))} ${spec.describe(result)}`);
   say(sendableLine(ctx.history));
   await spec.after?.(result, ctx);
-  if (unscripted) throw new NotDoneOffline(NOT_DONE_OFFLINE);
+  if (unscripted) throw new NotDoneOffline(word("run.not-done-offline"));
 }
 
 /** A lesson file's last lines: run the lesson when the file is executed, not when it is imported. */

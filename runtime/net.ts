@@ -15,6 +15,7 @@
  */
 import type Anthropic from "@anthropic-ai/sdk";
 import { CourseError } from "./env.ts";
+import { word } from "./words.ts";
 
 /** Requests in one run of a lesson before the net stops it (the longest default task uses about 15). */
 export const DEFAULT_REQUEST_LIMIT = 50;
@@ -32,7 +33,6 @@ export class RunawayError extends CourseError {
   override name = "RunawayError";
 }
 
-const RAISE = "To allow more, run again with --max-requests=N (or set COURSE_MAX_REQUESTS=N; 0 turns this check off).";
 
 /** The limit from `--max-requests=N` or COURSE_MAX_REQUESTS (flag first), else the lesson's default. */
 export function requestLimit(argv: string[], fallback = DEFAULT_REQUEST_LIMIT, env: NodeJS.ProcessEnv = process.env): number {
@@ -40,7 +40,7 @@ export function requestLimit(argv: string[], fallback = DEFAULT_REQUEST_LIMIT, e
   const raw = flag !== undefined ? flag.slice("--max-requests=".length) : env.COURSE_MAX_REQUESTS;
   if (raw === undefined || raw.trim() === "") return fallback;
   if (!/^\d+$/.test(raw.trim()))
-    throw new CourseError(`${flag !== undefined ? "--max-requests" : "COURSE_MAX_REQUESTS"} must be a whole number (0 for no limit), not "${raw}".`);
+    throw new CourseError(word("net.not-a-number", { name: flag !== undefined ? "--max-requests" : "COURSE_MAX_REQUESTS", raw }));
   return Number(raw.trim());
 }
 
@@ -88,19 +88,11 @@ export function withRequestNet(client: Anthropic, limit: number, doneAnswers = D
     } else c.repeats = 0;
     requests += 1;
     if (c.repeats >= RUNAWAY_REPEATS)
-      tripped = new RunawayError(
-        `Stopped: the model answered that it was done (stop_reason "${c.lastStop}", no tool to run) and your loop asked it again, ${c.repeats} times in a row. ` +
-          `Does your loop return when stop_reason is not "tool_use"?\n  If it means to ask again, run with --max-requests=0 (or COURSE_MAX_REQUESTS=0) to turn this check off.`,
-      );
+      tripped = new RunawayError(word("net.repeats", { stop: String(c.lastStop), n: c.repeats }));
     else if (c.afterDone >= doneAnswers)
-      tripped = new RunawayError(
-        `Stopped: the model answered that it was done (stop_reason "${c.lastStop}", no tool to run) ${c.afterDone} times in this run, and each time your loop went on. ` +
-          `Does your loop return when stop_reason is not "tool_use"?\n  If it means to go on, run with --max-requests=0 (or COURSE_MAX_REQUESTS=0) to turn this check off.`,
-      );
+      tripped = new RunawayError(word("net.after-done", { stop: String(c.lastStop), n: c.afterDone }));
     else if (requests > limit)
-      tripped = new RunawayError(
-        `Stopped: your loop made ${limit} requests in one run and never returned. Does it stop when stop_reason is not "tool_use"?\n  ${RAISE}`,
-      );
+      tripped = new RunawayError(word("net.limit", { limit }));
     if (tripped) throw tripped;
     c.lastLength = messages.length;
     c.lastStop = null;

@@ -12,6 +12,7 @@ import { CourseError } from "./env.ts";
 import { SCENARIOS } from "./scripted/scenarios/index.ts";
 import { UNSCRIPTED_MARK } from "./scripted/scenarios/intents.ts";
 import { textOf } from "./transcript.ts";
+import { CLI_WORDS } from "./words.ts";
 
 /** A run whose task the offline model had no script for: not done, whatever the loop concluded. */
 export class NotDoneOffline extends CourseError {
@@ -34,16 +35,10 @@ export function hasScript(task: string): boolean {
 }
 
 /** Printed before a run, offline, when the task has no script: the limits, before anything runs. */
-export const NO_SCRIPT =
-  "offline: the scripted model has no script for this task. It can take one step it recognises (list the files, read a file, " +
-  "run a `command`, run the tests) and quote it, or answer from the team's notes through an MCP notes server; it cannot reason " +
-  "or finish a task of its own. For a real answer, put ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) in .env and run again.";
+export const NO_SCRIPT: string = CLI_WORDS["run.no-script"];
 
 /** What a run of an unscripted task ends with (its exit is non-zero). */
-export const NOT_DONE_OFFLINE =
-  "Not done: the scripted model (offline) has no script for this task. It took at most the one step it recognised and quoted it; " +
-  "it did not reason about it or change anything. Offline, run a lesson's own task (run it without a task; " +
-  "`npm run agent -- --scenarios` lists the tasks it knows). For this task, put ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL) in .env and run again.";
+export const NOT_DONE_OFFLINE: string = CLI_WORDS["run.not-done-offline"];
 
 const oneLine = (s: string, max = 110) => {
   const flat = s.replace(/\s+/g, " ").trim();

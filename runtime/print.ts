@@ -5,6 +5,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { terminalSafe, stripEscapes } from "./terminal-text.ts";
 import { checkTranscript, formatViolations } from "./transcript.ts";
+import { word } from "./words.ts";
 
 const useColor = () => Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
 const paint = (code: string) => (s: string) => (useColor() ? `\x1b[${code}m${s}\x1b[0m` : s);
@@ -87,7 +88,7 @@ export function printToolResult(output: string, isError = false): void {
 export function printFinal(m: Anthropic.Message | undefined): void {
   const text = m?.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n") ?? "";
   say("");
-  say(bold("Answer:") + " " + (text || dim("(no text)")));
+  say(bold(word("run.answer")) + " " + (text || dim(word("run.no-text"))));
 }
 
 export function heading(s: string): void {
@@ -99,7 +100,7 @@ export function heading(s: string): void {
 export function sendableLine(history: readonly Anthropic.MessageParam[]): string {
   const problems = checkTranscript(history);
   return problems.length === 0
-    ? green(`${history.length} messages, every tool_use answered: can be sent again`)
+    ? green(word("run.sendable", { n: history.length }))
     : red(formatViolations(problems));
 }
 

@@ -16,13 +16,15 @@ import { existsSync, readFileSync } from "node:fs";
 import { registrations } from "./registrations.ts";
 
 /**
- * The languages the course speaks (its rule catalog, `npm run check` and `npm run hint`): English,
- * and every language listed after it. English and Chinese are written beside each rule below (and
- * in each lesson's course.json); every other language keeps its words in a file of its own,
- * runtime/i18n/rules.<lang>.json (rule id → { what, fix }), so a translation is added or corrected
- * without touching the rules themselves. A new language is one more entry here, its file, and its
- * words wherever `say()` is given words (English is the fallback for any it lacks; `npm run
- * docs:sync` names every rule a language lacks).
+ * The languages the course speaks (its rule catalog and the command line: list, check, hint, lesson,
+ * reset, solution, watch): English, and every language listed after it. English and Chinese are
+ * written beside each rule below (and in each lesson's course.json); every other language keeps its
+ * words in a file of its own, runtime/i18n/rules.<lang>.json (rule id → { what, fix }), so a
+ * translation is added or corrected without touching the rules themselves. A new language is one
+ * more entry here, its files (runtime/i18n/rules, hints and cli.<lang>.json: runtime/words.ts), its
+ * lesson pages (their headings are the lessons' titles), and its words wherever `inEvery()` is given
+ * words (a type error names each place) or `say()` is (English is the fallback for any it lacks;
+ * `npm run docs:sync` names every rule, hint, title and word a language lacks).
  */
 export const COURSE_LANGS = ["en", "zh", "ja", "ru"] as const;
 export type Lang = (typeof COURSE_LANGS)[number];

@@ -24,10 +24,10 @@ import { createInterface } from "node:readline/promises";
 import { LESSONS, findLesson, type Lesson } from "../runtime/manifest.ts";
 import { REGISTRATION_FILE } from "../runtime/registrations.ts";
 import { bold, cyan, dim, green, red, yellow } from "../runtime/print.ts";
-import { say } from "../runtime/rules.ts";
+import { inEvery, lessonTitle, word } from "../runtime/words.ts";
 import { ROOT, exerciseDir, filesUnder, solutionDir, testFileRel } from "./lib/paths.ts";
 import { isPristine, pristine, restore, takeSnapshots } from "./lib/pristine.ts";
-import { UsageError, npmSwallowed, strictArgs, usageLine } from "./lib/args.ts";
+import { UsageError, mistakeLine, npmSwallowed, strictArgs } from "./lib/args.ts";
 import { backUp, backups, bringBack, drop, matches } from "./lib/backups.ts";
 import type { Grade } from "./lib/grade.ts";
 import { checkLesson, currentLesson, statuses } from "./lib/progress.ts";
@@ -40,15 +40,15 @@ import { checkReport, hintLines, listLines } from "./lib/views.ts";
 const checkTimeoutMs = () => Number(process.env.COURSE_CHECK_TIMEOUT_MS) || 180_000;
 
 function lessonOrFail(key: string | undefined, command: string): Lesson {
-  if (!key) throw new UsageError(`which lesson? e.g. \`npm run ${command} s01\` (\`npm run list\` shows them all)`);
+  if (!key) throw new UsageError(word("usage.which", { command }));
   const lesson = findLesson(key);
-  if (!lesson) throw new UsageError(`no lesson "${key}": the lessons are ${LESSONS.map((l) => l.id).join(", ")}`);
+  if (!lesson) throw new UsageError(word("usage.unknown", { key, ids: LESSONS.map((l) => l.id).join(", ") }));
   return lesson;
 }
 
 function folderOrFail(lesson: Lesson): void {
   if (!existsSync(exerciseDir(lesson)))
-    throw new UsageError(`lessons/${lesson.dir} is missing. Bring it back with \`npm run reset ${lesson.id}\`.`);
+    throw new UsageError(word("usage.folder-missing", { dir: lesson.dir, id: lesson.id }));
 }
 
 const print = (lines: string[]) => {
@@ -57,25 +57,26 @@ const print = (lines: string[]) => {
 
 // ── lesson ──────────────────────────────────────────────────────────────────────────────────
 
-const LESSON_USAGE = { command: "npm run lesson", usage: "sNN [-- --solution] [task…] (other flags go to the lesson's script)" };
+/** The usage of `npm run lesson`, its note in the learner's language. */
+const lessonUsage = () => ({ command: "npm run lesson", usage: `sNN [-- --solution] [task…] ${word("lesson.usage-note")}` });
 
 async function cmdLesson(args: string[]): Promise<number> {
   // The words and flags after the id are the lesson script's own (a task, s12's --yes…): they
   // are passed on, and the script refuses what it does not take. The id comes first.
   const swallowed = npmSwallowed();
-  if (swallowed.length > 0) throw new UsageError(`npm run lesson: unknown flag ${swallowed.join(", ")} (npm kept it for itself: put \`--\` before flags). ${usageLine(LESSON_USAGE)}`);
+  if (swallowed.length > 0) throw new UsageError(mistakeLine(lessonUsage(), word("lesson.npm-kept", { flags: swallowed.join(", ") })));
   const solution = args.includes("--solution");
   const rest = args.filter((a) => a !== "--solution");
-  if (rest[0]?.startsWith("-")) throw new UsageError(`npm run lesson: the lesson id comes first, not "${rest[0]}". ${usageLine(LESSON_USAGE)}`);
+  if (rest[0]?.startsWith("-")) throw new UsageError(mistakeLine(lessonUsage(), word("lesson.id-first", { arg: rest[0] })));
   const lesson = lessonOrFail(rest[0], "lesson");
   const tree = solution ? "solutions" : "lessons";
   const file = join(tree, lesson.dir, lesson.entry);
   if (!existsSync(join(ROOT, file)))
-    throw new UsageError(solution ? `${file} is missing from the course.` : `${file} is missing. Restore the exercise with \`npm run reset ${lesson.id}\`.`);
+    throw new UsageError(solution ? word("lesson.solution-missing", { file }) : word("lesson.exercise-missing", { file, id: lesson.id }));
   const { firstSyntaxError } = await import("./lib/syntax.ts");
   const broken = firstSyntaxError(join(ROOT, tree, lesson.dir), ROOT);
   if (broken) {
-    console.error(red(`${tree}/${lesson.dir} does not parse, so it cannot run:\n    ${broken}\nFix the syntax at the line shown and save.`));
+    console.error(red(word("lesson.no-parse", { folder: `${tree}/${lesson.dir}`, error: broken })));
     return 1;
   }
   const r = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, file), ...rest.slice(1)], { stdio: "inherit", cwd: process.cwd() });
@@ -92,32 +93,32 @@ async function cmdCheck(argv: string[]): Promise<number> {
   const verbose = values.verbose === true;
   // `npm run check s01 --verbose` (no `--`): npm takes --verbose as its own log level.
   if (!verbose && process.env.npm_lifecycle_event && process.env.npm_config_loglevel === "verbose")
-    console.log(dim("(npm took --verbose as its own log level: for the test runner's output, write `npm run check … -- --verbose`)"));
+    console.log(dim(word("check.npm-verbose")));
   const opts = { timeoutMs: checkTimeoutMs() };
   // The verdict first; with --verbose the runner's whole output follows it.
   const report = (lesson: Lesson, grade: Grade) => {
     print(checkReport(lesson, grade));
     if (verbose) {
-      console.log(bold("\n── the test runner's output ──"));
+      console.log(bold(`\n${word("check.runner-output")}`));
       process.stdout.write(grade.output.replace(/^JSON report written to .*\n?/m, ""));
     }
   };
   if (positional[0]) {
     const lesson = lessonOrFail(positional[0], "check");
     folderOrFail(lesson);
-    console.log(dim(say({ en: `Checking lessons/${lesson.dir} …`, zh: `正在检查 lessons/${lesson.dir} ……`, ja: `lessons/${lesson.dir} をチェックしています…`, ru: `Проверяю lessons/${lesson.dir} …` })));
+    console.log(dim(inEvery({ en: `Checking lessons/${lesson.dir} …`, zh: `正在检查 lessons/${lesson.dir} ……`, ja: `lessons/${lesson.dir} をチェックしています…`, ru: `Проверяю lessons/${lesson.dir} …` })));
     const grade = await checkLesson(lesson, opts);
     report(lesson, grade);
     return grade.ok ? 0 : 1;
   }
-  console.log(dim(say({ en: "Finding your current lesson (the first one whose check does not pass) …", zh: "正在找你当前的课（第一个检查没有通过的课）……", ja: "現在のレッスン（チェックに通らない最初のレッスン）を探しています…", ru: "Ищу ваш текущий урок (первый, чья проверка не проходит) …" })));
+  console.log(dim(inEvery({ en: "Finding your current lesson (the first one whose check does not pass) …", zh: "正在找你当前的课（第一个检查没有通过的课）……", ja: "現在のレッスン（チェックに通らない最初のレッスン）を探しています…", ru: "Ищу ваш текущий урок (первый, чья проверка не проходит) …" })));
   const current = await currentLesson(LESSONS, opts);
   if (!current) {
-    console.log(green(`✓ All ${LESSONS.length} lessons pass. \`npm run list\` shows them.`));
+    console.log(green(word("check.all-pass", { n: LESSONS.length })));
     return 0;
   }
   folderOrFail(current.lesson);
-  console.log(bold(`Current lesson: ${current.lesson.id} · ${current.lesson.title}`));
+  console.log(bold(word("check.current", { id: current.lesson.id, title: lessonTitle(current.lesson) })));
   const grade = current.grade ?? (await checkLesson(current.lesson, opts));
   report(current.lesson, grade);
   return grade.ok ? 0 : 1;
@@ -132,7 +133,7 @@ async function cmdHint(argv: string[]): Promise<number> {
   );
   const lesson = positional[0] ? lessonOrFail(positional[0], "hint") : (await currentLesson(LESSONS, { run: false }))?.lesson;
   if (!lesson) {
-    console.log(green("Every lesson passes: no hint needed."));
+    console.log(green(word("hint.none-needed")));
     return 0;
   }
   const seen = loadState().hints[lesson.id] ?? 0;
@@ -165,7 +166,7 @@ async function cmdReset(argv: string[]): Promise<number> {
   );
   const lesson = lessonOrFail(positionals[0], "reset");
   if (values.undo) {
-    if (values.ref !== undefined) throw new UsageError(`npm run reset: --undo takes no --ref (it brings back your last backup). ${usageLine(RESET_USAGE)}`);
+    if (values.ref !== undefined) throw new UsageError(mistakeLine(RESET_USAGE, word("reset.undo-ref")));
     return undoReset(lesson);
   }
   const ref = values.ref ?? "HEAD";
@@ -173,30 +174,28 @@ async function cmdReset(argv: string[]): Promise<number> {
   if (!p)
     throw new UsageError(
       ref === "HEAD"
-        ? `there is no pristine copy of lessons/${lesson.dir}: it is neither committed to git nor in .course/pristine/. Get the course again (git clone) to restore it.`
-        : `git has no lessons/${lesson.dir} at "${ref}".`,
+        ? word("reset.no-pristine", { dir: lesson.dir })
+        : word("reset.no-ref", { dir: lesson.dir, ref }),
     );
   if (existsSync(exerciseDir(lesson)) && isPristine(lesson, p)) {
-    console.log(green(`lessons/${lesson.dir} is already pristine: nothing to reset.`));
+    console.log(green(word("reset.already", { dir: lesson.dir })));
     return 0;
   }
   if (!values.yes) {
     if (!process.stdin.isTTY)
-      throw new UsageError(
-        `reset replaces your work in lessons/${lesson.dir} (a copy is kept in .course/backups/). Not on a terminal, so not asking: add --yes after \`--\` (\`npm run reset ${lesson.id} -- --yes\`).`,
-      );
-    const ok = await confirm(yellow(`Reset lessons/${lesson.dir} to its pristine state (from ${p.source})? Your files there go to .course/backups/ first. [y/N] `));
+      throw new UsageError(word("reset.not-tty", { dir: lesson.dir, id: lesson.id }));
+    const ok = await confirm(yellow(word("reset.ask", { dir: lesson.dir, source: p.source })));
     if (!ok) {
-      console.log("Nothing changed.");
+      console.log(word("reset.nothing-changed"));
       return 1;
     }
   }
   const kept = backUp(lesson);
   const { written, removed } = restore(lesson, p);
-  console.log(green(`✓ lessons/${lesson.dir} is pristine again (from ${p.source}).`));
-  for (const f of written) console.log(dim(`  restored ${f}`));
-  for (const f of removed) console.log(dim(`  removed ${f}`));
-  if (kept) console.log(`Your files as they were are in ${kept.rel}/ · \`npm run reset ${lesson.id} -- --undo\` puts them back.`);
+  console.log(green(word("reset.done", { dir: lesson.dir, source: p.source })));
+  for (const f of written) console.log(dim(word("reset.restored", { file: f })));
+  for (const f of removed) console.log(dim(word("reset.removed", { file: f })));
+  if (kept) console.log(word("reset.kept", { backup: kept.rel, id: lesson.id }));
   return 0;
 }
 
@@ -205,21 +204,21 @@ function undoReset(lesson: Lesson): number {
   const all = backups(lesson);
   const last = all[all.length - 1];
   if (!last) {
-    console.error(red(`There is no backup of lessons/${lesson.dir} in .course/backups/: nothing to undo.`));
+    console.error(red(word("undo.none", { dir: lesson.dir })));
     return 1;
   }
   if (existsSync(exerciseDir(lesson)) && matches(lesson, last)) {
-    console.log(green(`lessons/${lesson.dir} already holds the files of ${last.rel}/: nothing to undo.`));
+    console.log(green(word("undo.already", { dir: lesson.dir, backup: last.rel })));
     return 0;
   }
   // The files there now (unless they are the pristine exercise) are kept too: an undo loses nothing.
   const replaced = existsSync(exerciseDir(lesson)) && isPristine(lesson) !== true ? backUp(lesson) : undefined;
   const { written, removed } = bringBack(lesson, last);
   drop(last);
-  console.log(green(`✓ lessons/${lesson.dir} is back as it was at ${last.at} (from ${last.rel}/).`));
-  for (const f of written) console.log(dim(`  restored ${f}`));
-  for (const f of removed) console.log(dim(`  removed ${f}`));
-  if (replaced) console.log(`The files it replaced are in ${replaced.rel}/ (\`npm run reset ${lesson.id} -- --undo\` again swaps back).`);
+  console.log(green(word("undo.done", { dir: lesson.dir, at: last.at, backup: last.rel })));
+  for (const f of written) console.log(dim(word("reset.restored", { file: f })));
+  for (const f of removed) console.log(dim(word("reset.removed", { file: f })));
+  if (replaced) console.log(word("undo.replaced", { backup: replaced.rel, id: lesson.id }));
   return 0;
 }
 
@@ -230,7 +229,7 @@ async function cmdList(argv: string[]): Promise<number> {
   // Only the lessons changed since their last check are checked (an untouched exercise is "not
   // started" without a run), all of them at once in one test runner.
   const onCheck = (stale: Lesson[]) =>
-    console.log(dim(`Checking ${stale.map((l) => l.id).join(", ")} (changed since ${stale.length === 1 ? "its" : "their"} last check), all at once …`));
+    console.log(dim(word(stale.length === 1 ? "list.checking-one" : "list.checking-many", { ids: stale.map((l) => l.id).join(", ") })));
   print(listLines(await statuses(LESSONS, { timeoutMs: checkTimeoutMs(), onCheck })));
   return 0;
 }
@@ -253,8 +252,8 @@ async function cmdSolution(argv: string[]): Promise<number> {
   const lesson = lessonOrFail(positional[0], "solution");
   const sol = solutionDir(lesson);
   const files = filesUnder(sol);
-  if (files.length === 0) throw new UsageError(`solutions/${lesson.dir} is missing from the course.`);
-  console.log(bold(`The reference solution of ${lesson.id} · ${lesson.title} (you asked for it).`));
+  if (files.length === 0) throw new UsageError(word("solution.missing", { dir: lesson.dir }));
+  console.log(bold(word("solution.header", { id: lesson.id, title: lessonTitle(lesson) })));
   if (flags.has("full")) {
     for (const f of files) {
       console.log(bold(`\n── solutions/${lesson.dir}/${f} ──`));
@@ -264,8 +263,7 @@ async function cmdSolution(argv: string[]): Promise<number> {
   }
   // The diff from the pristine exercise shows what the lesson asks for; `--mine` from your file.
   const p = flags.has("mine") ? undefined : pristine(lesson);
-  const from = p ? "the exercise as given" : "your exercise";
-  console.log(dim(`What it adds to ${from} (\`-- --full\` prints the whole files${p ? ", `-- --mine` diffs against your file" : ""}):\n`));
+  console.log(dim(`${word(p ? "solution.adds-given" : "solution.adds-mine")}\n`));
   const { createTwoFilesPatch } = await import("diff");
   const exFiles = new Set([...(p ? p.files.keys() : filesUnder(exerciseDir(lesson))), ...files]);
   for (const f of [...exFiles].sort()) {
@@ -298,12 +296,12 @@ async function cmdWatch(argv: string[]): Promise<number> {
     report: (lesson, grade) => checkReport(lesson, grade, { watch: true }),
     hint: (lesson, level) => hintLines(lesson, level, { watch: true }),
     // Instant: what the checks run so far say (a lesson never checked counts as not done).
-    list: async () => [...listLines(await statuses(LESSONS, { run: false })), dim("(from the checks run so far; `npm run list` checks every lesson)")],
+    list: async () => [...listLines(await statuses(LESSONS, { run: false })), dim(word("list.so-far"))],
     runLesson: (lesson) =>
       new Promise<void>((resolve) => {
         const file = join(ROOT, "lessons", lesson.dir, lesson.entry);
         if (!existsSync(file)) {
-          console.log(red(`lessons/${lesson.dir}/${lesson.entry} is missing: \`npm run reset ${lesson.id}\`.`));
+          console.log(red(word("watch.script-missing", { dir: lesson.dir, entry: lesson.entry, id: lesson.id })));
           return resolve();
         }
         console.log(bold(`\n── npm run lesson ${lesson.id} ──`));
@@ -318,7 +316,7 @@ async function cmdWatch(argv: string[]): Promise<number> {
       }),
     print: (line) => console.log(line),
   });
-  console.log(bold("npm run watch") + dim(" · saves under lessons/ are checked at once · q quits"));
+  console.log(bold("npm run watch") + dim(word("watch.banner")));
   const terminal = attachTerminal(session, { lessonsDir: join(ROOT, "lessons") });
   process.on("SIGINT", () => session.quit());
   await session.start();
@@ -465,7 +463,7 @@ export async function runCourse(argv: string[]): Promise<number> {
     const { failureWords } = await import("./lib/failure.ts");
     console.error(red(failureWords(`npm run ${command}`, e)));
     if (process.env.DEBUG) console.error(e);
-    else console.error(dim("  (run with DEBUG=1 to see where it came from)"));
+    else console.error(dim(word("run.debug")));
     return 1;
   }
 }

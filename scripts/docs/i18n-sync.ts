@@ -1,7 +1,9 @@
 /**
  * The translations' sync check: every page and every rule exists in every language of the site,
  * and a translated page whose English source changed after it was translated is reported with the
- * English lines that changed since.
+ * English lines that changed since. The command line's languages too: every lesson's hints, its
+ * title (the heading of its translated page, which `npm run list`, check and hint show) and every
+ * word of the command line (runtime/words.ts, runtime/i18n/cli.<lang>.json, each `{slot}` kept).
  *
  *   npm run docs:sync                         report (exit 1 on a missing page or rule, or drift)
  *   npm run docs:sync -- --mark zh/guide/x.md  record that zh/guide/x.md is up to date with the English page now
@@ -52,13 +54,20 @@ export interface SyncOptions {
   hints?: Record<string, readonly string[]>;
   /** Each lesson id with its picture's labels (docs/.vitepress/theme/diagrams.ts or the lesson's course.json "diagram"). */
   pictures?: Record<string, readonly PictureWords[]>;
+  /**
+   * Each lesson with its title in each language of the course: the English one, and the title the
+   * heading of its page in each other language gives (undefined: no page, or no title there).
+   */
+  titles?: Record<string, { dir: string; en: string } & Record<string, string | undefined>>;
+  /** The command line's words: the English ones by id (runtime/words.ts), and each other language's (runtime/i18n/cli.<lang>.json). */
+  cliWords?: { en: Readonly<Record<string, string>>; translated: Readonly<Record<string, Readonly<Record<string, string>>>> };
 }
 
 /** One label of a lesson's picture, in the languages it is written in. */
 export type PictureWords = { en: string; zh?: string } & Record<string, string | undefined>;
 
 export interface Finding {
-  kind: "missing-page" | "orphan-page" | "no-record" | "drift" | "missing-rule" | "missing-hint" | "missing-picture-words" | "cli-language";
+  kind: "missing-page" | "orphan-page" | "no-record" | "drift" | "missing-rule" | "missing-hint" | "missing-picture-words" | "cli-language" | "missing-title" | "missing-cli-word" | "orphan-cli-word";
   /** The page (relative to docs/) or the rule id. */
   where: string;
   message: string;
@@ -169,6 +178,33 @@ export function syncFindings(opts: SyncOptions): Finding[] {
   for (const [id, has] of Object.entries(opts.hints ?? {}))
     for (const lang of (opts.courseLanguages ?? []).filter((l) => l !== "en"))
       if (!has.includes(lang)) out.push({ kind: "missing-hint", where: id, message: `${id}'s hints have no ${lang} words: add "${id}": [the first hint, the stronger one] to runtime/i18n/hints.${lang}.json (npm run hint shows the English ones meanwhile)` });
+  const cliLangs = (opts.courseLanguages ?? []).filter((l) => l !== "en");
+  for (const [id, t] of Object.entries(opts.titles ?? {}))
+    for (const lang of cliLangs) {
+      const own = t[lang]?.trim();
+      if (!own || own === t.en.trim())
+        out.push({
+          kind: "missing-title",
+          where: id,
+          message: `${id}'s title has no ${lang} words: write it in the heading of docs/${lang}/lessons/${t.dir}.md ("# ${id} · …"), the title npm run list, check and hint show in ${lang} (they show "${t.en}" meanwhile)`,
+        });
+    }
+  if (opts.cliWords) {
+    const { en, translated } = opts.cliWords;
+    for (const lang of cliLangs) {
+      const own = translated[lang] ?? {};
+      for (const [id, english] of Object.entries(en)) {
+        const text = own[id];
+        if (text === undefined || !text.trim())
+          out.push({ kind: "missing-cli-word", where: id, message: `the command line's word "${id}" has no ${lang} words: add "${id}": "…" to runtime/i18n/cli.${lang}.json, the English being ${JSON.stringify(english)} (the command line says it in English meanwhile)` });
+        else if (slotsOf(text).join() !== slotsOf(english).join())
+          out.push({ kind: "missing-cli-word", where: id, message: `runtime/i18n/cli.${lang}.json: "${id}" must keep the English text's slots (${slotsOf(english).map((s) => `{${s}}`).join(", ") || "none"}), it has ${slotsOf(text).map((s) => `{${s}}`).join(", ") || "none"}: fix them (the command line says it in English meanwhile)` });
+      }
+      for (const id of Object.keys(own))
+        if (!Object.hasOwn(en, id))
+          out.push({ kind: "orphan-cli-word", where: id, message: `runtime/i18n/cli.${lang}.json has "${id}", a word runtime/words.ts does not have: remove it, or add its English to CLI_WORDS` });
+    }
+  }
   for (const [id, labels] of Object.entries(opts.pictures ?? {}))
     for (const lang of languages) {
       const lacking = untranslatedLabels(labels, lang);
@@ -206,6 +242,24 @@ export function pictureLabels(diagram: unknown): PictureWords[] {
   };
   walk(diagram);
   return out;
+}
+
+/** The `{name}` slots of a text (runtime/words.ts fills them), sorted. */
+const slotsOf = (text: string) => [...new Set([...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!))].sort();
+
+/** Each lesson with its title in every language of the course (runtime/words.ts: its page's heading). */
+export async function lessonTitles(): Promise<NonNullable<SyncOptions["titles"]>> {
+  const { LESSONS } = await import("../../runtime/manifest.ts");
+  const { COURSE_LANGS } = await import("../../runtime/rules.ts");
+  const { pageTitleIn } = await import("../../runtime/words.ts");
+  return Object.fromEntries(LESSONS.map((l) => [l.id, { dir: l.dir, en: l.title, ...Object.fromEntries(COURSE_LANGS.filter((lang) => lang !== "en").map((lang) => [lang, pageTitleIn(l, lang)])) }]));
+}
+
+/** The command line's words: English (runtime/words.ts) and every other language of the course (runtime/i18n/cli.<lang>.json). */
+export async function cliWords(): Promise<NonNullable<SyncOptions["cliWords"]>> {
+  const { COURSE_LANGS } = await import("../../runtime/rules.ts");
+  const { CLI_WORDS, translatedWords } = await import("../../runtime/words.ts");
+  return { en: CLI_WORDS, translated: Object.fromEntries(COURSE_LANGS.filter((l) => l !== "en").map((l) => [l, translatedWords(l)])) };
 }
 
 /** Each lesson with its picture's labels (diagrams.ts, or the lesson's course.json). */
@@ -268,14 +322,28 @@ export async function hintLanguages(): Promise<Record<string, string[]>> {
   return Object.fromEntries(LESSONS.map((l) => [l.id, ["en", ...Object.keys(by).filter((lang) => by[lang]![l.id])]]));
 }
 
+/** The course's own languages, pages, rules, hints, pictures, titles and command-line words, for syncFindings. */
+export async function courseSyncOptions(root: string, languages: readonly string[]): Promise<SyncOptions> {
+  return {
+    root,
+    languages,
+    rules: await ruleLanguages(),
+    courseLanguages: await courseLanguages(),
+    hints: await hintLanguages(),
+    pictures: await pictureWords(),
+    titles: await lessonTitles(),
+    cliWords: await cliWords(),
+  };
+}
+
 /**
  * The check as one line per problem (drift followed by its diff), for `npm run verify`; with
  * `lessonDirs`, only those lessons' pages (and every rule), as `npm run verify -- sNN` checks one lesson.
  */
 export async function syncProblems(root: string, lessonDirs?: readonly string[]): Promise<string[]> {
   const languages = await siteLanguages();
-  const mine = (f: Finding) => !lessonDirs || f.kind === "missing-rule" || f.kind === "missing-hint" || f.kind === "missing-picture-words" || f.kind === "cli-language" || lessonDirs.some((d) => f.where.endsWith(`lessons/${d}.md`));
-  return syncFindings({ root, languages, rules: await ruleLanguages(), courseLanguages: await courseLanguages(), hints: await hintLanguages(), pictures: await pictureWords() })
+  const mine = (f: Finding) => !lessonDirs || !["missing-page", "orphan-page", "no-record", "drift"].includes(f.kind) || lessonDirs.some((d) => f.where.endsWith(`lessons/${d}.md`));
+  return syncFindings(await courseSyncOptions(root, languages))
     .filter(mine)
     .map((f) => (f.diff ? `${f.message}\n${indent(f.diff)}` : f.message));
 }
@@ -306,12 +374,12 @@ if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).
       process.exit(2);
     }
   } else {
-    const findings = syncFindings({ root: ROOT, languages, rules: await ruleLanguages(), courseLanguages: await courseLanguages(), hints: await hintLanguages(), pictures: await pictureWords() });
+    const findings = syncFindings(await courseSyncOptions(ROOT, languages));
     for (const f of findings) console.log(`${f.kind}: ${f.message}${f.diff ? `\n${indent(f.diff)}` : ""}`);
     const pages = englishPages(ROOT, languages).length;
     console.log(
       findings.length === 0
-        ? `docs:sync: ${pages} English page(s), each translated into ${languages.join(", ")} and up to date; every rule in every language`
+        ? `docs:sync: ${pages} English page(s), each translated into ${languages.join(", ")} and up to date; every rule, hint, picture, lesson title and command-line word in every language`
         : `docs:sync: ${findings.length} problem(s) in ${relative(ROOT, join(ROOT, LOCK_FILE))}'s languages (${["en", ...languages].join(", ")})`,
     );
     process.exitCode = findings.length === 0 ? 0 : 1;

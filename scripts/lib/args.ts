@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { word } from "../../runtime/words.ts";
 
 /** A mistake in how a command was called: printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -30,7 +31,10 @@ export interface CommandSpec<O extends Options> {
 }
 
 /** `usage: npm run reset sNN [-- --yes]` */
-export const usageLine = (spec: { command: string; usage: string }) => `usage: ${spec.command}${spec.usage ? ` ${spec.usage}` : ""}`;
+export const usageLine = (spec: { command: string; usage: string }) => word("args.usage", { command: `${spec.command}${spec.usage ? ` ${spec.usage}` : ""}` });
+
+/** "npm run check: unknown flag --verbos. usage: npm run check [sNN] [-- --verbose]", in the learner's language. */
+export const mistakeLine = (spec: { command: string; usage: string }, what: string) => word("args.mistake", { command: spec.command, what, usage: usageLine(spec) });
 
 /** The mistake, in a few words, from node's parseArgs error. */
 function reason(e: unknown): string {
@@ -39,11 +43,11 @@ function reason(e: unknown): string {
   const quoted = /'([^']+)'/.exec(message)?.[1];
   switch (err.code) {
     case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
-      return `unknown flag ${quoted ?? message}`;
+      return word("args.unknown-flag", { flag: quoted ?? message });
     case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
-      return `unexpected argument "${quoted ?? message}"`;
+      return word("args.unexpected", { arg: quoted ?? message });
     case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
-      return /argument missing/.test(message) ? `${quoted?.replace(/ <value>$/, "") ?? "a flag"} needs a value` : `${quoted ?? "a flag"} takes no value`;
+      return /argument missing/.test(message) ? word("args.needs-value", { flag: quoted?.replace(/ <value>$/, "") ?? "--" }) : word("args.no-value", { flag: quoted ?? "--" });
     default:
       return message.split("\n")[0]!;
   }
@@ -52,7 +56,7 @@ function reason(e: unknown): string {
 /** Parses `argv` strictly for `spec`; throws a one-line UsageError naming what is wrong. */
 export function strictArgs<O extends Options>(spec: CommandSpec<O>, argv: string[]) {
   const fail = (what: string): never => {
-    throw new UsageError(`${spec.command}: ${what}. ${usageLine(spec)}`);
+    throw new UsageError(mistakeLine(spec, what));
   };
   let parsed;
   try {
@@ -61,10 +65,10 @@ export function strictArgs<O extends Options>(spec: CommandSpec<O>, argv: string
     return fail(reason(e));
   }
   const max = spec.positionals?.max ?? 0;
-  if (parsed.positionals.length > max) fail(`unexpected argument "${parsed.positionals[max]}"`);
+  if (parsed.positionals.length > max) fail(word("args.unexpected", { arg: parsed.positionals[max]! }));
   const swallowed = npmSwallowed();
   if (swallowed.length > 0)
-    fail(`unknown flag ${swallowed.join(", ")} (npm kept it for itself: flags for the course go after \`--\`, as in \`${spec.command} … -- --flag\`)`);
+    fail(word("args.npm-kept", { flags: swallowed.join(", "), command: spec.command }));
   return parsed;
 }
 

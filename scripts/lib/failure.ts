@@ -7,6 +7,7 @@
  * `timeScaled(ms)`. On a busy or slow machine, COURSE_TIME_SCALE=3 gives every such limit three
  * times as long.
  */
+import { word } from "../../runtime/words.ts";
 
 /** COURSE_TIME_SCALE (a number from 1 to 100; anything else is 1). */
 export function timeScale(env: NodeJS.ProcessEnv = process.env): number {
@@ -26,17 +27,14 @@ export function failureWords(command: string, e: unknown): string {
   const err = (e instanceof Error ? e : new Error(String(e))) as SpawnError;
   const started = err.path ? `${err.path}${err.spawnargs?.length ? ` ${err.spawnargs.join(" ").slice(0, 120)}` : ""}` : "a process it started";
   if (err.code === "ETIMEDOUT")
-    return (
-      `${command}: ${started} did not finish within its time limit. On a busy or slow machine everything takes longer: ` +
-      `run it again when the machine is quieter, or with COURSE_TIME_SCALE=3 (every limit three times as long). (${err.message})`
-    );
+    return word("fail.timeout", { command, started, error: err.message });
   if (err.code === "ENOENT" && err.syscall?.startsWith("spawn"))
-    return `${command}: ${err.path ?? "a program it needs"} is not installed (or not on PATH). Install it and run again. (${err.message})`;
-  if (err.code === "ENOSPC") return `${command}: the disk is full. Free some space (the temp folder, .course/) and run again. (${err.message})`;
+    return word("fail.not-installed", { command, program: err.path ?? word("fail.a-program"), error: err.message });
+  if (err.code === "ENOSPC") return word("fail.disk-full", { command, error: err.message });
   if (err.code === "EMFILE" || err.code === "EAGAIN")
-    return `${command}: the machine ran out of open files or processes. Close other programs, or run it again with fewer at once. (${err.message})`;
+    return word("fail.out-of-files", { command, error: err.message });
   const first = (err.message || String(e)).split("\n")[0];
-  return `${command} stopped on an unexpected error: ${first}. Run it again; if it happens again, COURSE_DEBUG=1 shows where (the stack), to report.`;
+  return word("fail.unexpected", { command, error: first ?? "" });
 }
 
 /** Anything thrown and not caught ends `command` with failureWords and exit 1 (the stack only with COURSE_DEBUG=1). */

@@ -14,9 +14,10 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { z } from "zod";
 import type { Lesson } from "../../runtime/manifest.ts";
-import { STAGES, courseLang, isRuleId, ruleOfApiMessage, ruleStage, ruleWords, say, type RuleId, type Stage } from "../../runtime/rules.ts";
+import { STAGES, courseLang, isRuleId, ruleOfApiMessage, ruleStage, ruleWords, type Lang, type RuleId, type Stage } from "../../runtime/rules.ts";
+import { inEvery, word, type Said, type WordId } from "../../runtime/words.ts";
 import { ROOT, exerciseDir, filesUnder, testFile, testFileRel } from "./paths.ts";
-import { HangWatch } from "./hang.ts";
+import { HangWatch, saidOfVerdict } from "./hang.ts";
 import { typeErrorsFast } from "./typecheck.ts";
 import type { FileReport, WarmRunner } from "./warm-runner.ts";
 
@@ -29,8 +30,10 @@ export interface Failure {
   kind: "todo" | "api" | "transcript" | "assertion" | "error" | "load" | "rule" | "types" | "hang";
   /** The rule it breaks (a key of runtime/rules.ts), when known. */
   rule?: RuleId;
-  /** The explanation, without the stack. */
+  /** The explanation, without the stack (English). */
   message: string;
+  /** The same explanation as a word of the command line (runtime/words.ts), said in the learner's language when the check prints it. */
+  said?: Said;
   /** Where in the learner's file it happened ("lessons/s01_agent_loop/agent.ts:69"), when known. */
   where?: string;
   /** Where in the test file the expectation is, for assertion failures. */
@@ -85,9 +88,8 @@ export async function gradeLessons(lessons: Lesson[], tree: Tree, opts: GradeOpt
   const grades = new Map<string, Grade>();
   const runnable: Lesson[] = [];
   for (const l of lessons) {
-    if (!existsSync(testFile(l))) grades.set(l.id, loadFailure(`${testFileRel(l)} is missing: this lesson has no tests yet.`, ""));
-    else if (tree === "lessons" && !existsSync(exerciseDir(l)))
-      grades.set(l.id, loadFailure(`lessons/${l.dir} is missing. Bring it back with \`npm run reset ${l.id}\`.`, ""));
+    if (!existsSync(testFile(l))) grades.set(l.id, loadFailure(saying("grade.no-tests", { file: testFileRel(l) }), ""));
+    else if (tree === "lessons" && !existsSync(exerciseDir(l))) grades.set(l.id, loadFailure(saying("usage.folder-missing", { dir: l.dir, id: l.id }), ""));
     else runnable.push(l);
   }
   if (runnable.length === 0) return grades;
@@ -117,11 +119,10 @@ export async function gradeLessons(lessons: Lesson[], tree: Tree, opts: GradeOpt
     for (const l of runnable) {
       const file = files?.find((r) => r.name === testFile(l) || r.name.endsWith(`/${testFileRel(l)}`));
       let grade: Grade;
-      if (aborted) grade = loadFailure("the check was stopped.", output);
-      else if (hung) grade = hangFailure(l, hung, output);
-      else if (timedOut)
-        grade = hangFailure(l, `the check did not finish in ${Math.round((opts.timeoutMs ?? 0) / 1000)} s`, output);
-      else if (!file) grade = loadFailure(`the test runner gave no result for ${testFileRel(l)}:\n${lastLines(stripAnsi(output), 15)}`, output);
+      if (aborted) grade = loadFailure(saying("grade.stopped", {}), output);
+      else if (hung) grade = hangFailure(saidOfVerdict(hung) ? { message: hung, said: saidOfVerdict(hung)! } : { message: hung }, output);
+      else if (timedOut) grade = hangFailure(saying("grade.timeout", { seconds: Math.round((opts.timeoutMs ?? 0) / 1000), dir: l.dir }), output);
+      else if (!file) grade = loadFailure(saying("grade.no-result", { file: testFileRel(l), output: lastLines(stripAnsi(output), 15) }), output);
       else grade = fromFile(l, file, output);
       const typeProblems = types.get(l.id) ?? [];
       if (typeProblems.length > 0 && !grade.failures.some((f) => f.kind === "load" && /does not parse/.test(f.message)))
@@ -233,17 +234,16 @@ function colorEnv(env: NodeJS.ProcessEnv, color: boolean): NodeJS.ProcessEnv {
   return color ? { ...env, FORCE_COLOR: "1" } : { ...env, NO_COLOR: "1" };
 }
 
-function loadFailure(message: string, output: string): Grade {
-  return { ok: false, passed: 0, total: 0, failures: [{ test: "(loading)", kind: "load", message }], output };
+function loadFailure(words: { message: string; said?: Said }, output: string): Grade {
+  return { ok: false, passed: 0, total: 0, failures: [{ test: "(loading)", kind: "load", ...words }], output };
 }
 
 function lastLines(s: string, n: number): string {
   return s.trimEnd().split("\n").slice(-n).join("\n");
 }
 
-function hangFailure(lesson: Lesson, message: string, output: string): Grade {
-  const where = /^the check did not finish/.test(message) ? `${message}: the loop in lessons/${lesson.dir} did not return.` : message;
-  return { ok: false, passed: 0, total: 0, failures: [{ test: "(the loop)", kind: "hang", rule: "loop-did-not-return", message: where }], output };
+function hangFailure(words: { message: string; said?: Said }, output: string): Grade {
+  return { ok: false, passed: 0, total: 0, failures: [{ test: "(the loop)", kind: "hang", rule: "loop-did-not-return", ...words }], output };
 }
 
 /** Type errors in a lesson's files: from watch's warm type checker if there is one. */
@@ -275,19 +275,17 @@ function fromFile(lesson: Lesson, file: z.infer<typeof fileResult> | FileReport,
   const passed = tests.filter((t) => t.status === "passed").length;
   const failures = order(failed.map((t) => parseFailure(lesson, [...t.ancestorTitles, t.title].join(" › "), t.failureMessages?.[0] ?? "failed")));
   if (tests.length === 0 || file.status === "failed" && failures.length === 0) {
-    failures.unshift({ test: "(loading)", kind: "load", message: loadMessage(lesson, stripAnsi(file.message ?? "the test file failed to load")) });
+    failures.unshift({ test: "(loading)", kind: "load", ...loadMessage(lesson, stripAnsi(file.message ?? "the test file failed to load")) });
   }
   return { ok: file.status === "passed" && failures.length === 0 && tests.length > 0, passed, total: tests.length, failures, output };
 }
 
 /** A file that does not even load: a syntax error, a missing import, a throw at the top level. */
-function loadMessage(lesson: Lesson, raw: string): string {
+function loadMessage(lesson: Lesson, raw: string): { message: string; said: Said } {
   const text = relativize(raw).trim();
-  if (/Transform failed|PARSE_ERROR|SyntaxError|Expected|Unexpected/.test(text))
-    return `lessons/${lesson.dir} does not parse, so no test could run:\n${indent(text)}\nFix the syntax at the line shown and save.`;
-  if (/Cannot find module|Failed to load url|does not provide an export/.test(text))
-    return `something the ${lesson.id} code or its tests import does not exist:\n${indent(text)}`;
-  return `the tests of ${lesson.id} could not start:\n${indent(text)}`;
+  if (/Transform failed|PARSE_ERROR|SyntaxError|Expected|Unexpected/.test(text)) return saying("grade.no-parse", { dir: lesson.dir, error: indent(text) });
+  if (/Cannot find module|Failed to load url|does not provide an export/.test(text)) return saying("grade.import-missing", { id: lesson.id, error: indent(text) });
+  return saying("grade.cannot-start", { id: lesson.id, error: indent(text) });
 }
 
 const indent = (s: string, pad = "    ") => s.split("\n").map((l) => (l ? pad + l : l)).join("\n");
@@ -326,7 +324,7 @@ export function parseFailure(lesson: Lesson, test: string, raw: string): Failure
       ...base,
       kind: "hang",
       rule: "loop-did-not-return",
-      message: `the test "${test}" did not finish: the loop did not return (an await that never settles, or a loop with no exit). The other tests of this lesson were skipped.`,
+      ...saying("grade.hang", { test }),
     };
 
   // A named rule: "[rule-id] sentence", from RuleError, expect(x, "[rule-id] …"), the transcript
@@ -351,23 +349,18 @@ export function parseFailure(lesson: Lesson, test: string, raw: string): Failure
     const status = Number(api[1]);
     if (status === 408 || status === 429 || status >= 500) {
       const recovers = Number(lesson.id.slice(1)) >= 11;
-      return {
-        ...base,
-        kind: "error",
-        rule: recovers ? "recovery" : "loop-threw",
-        message: `the API (here, the scripted model) answered ${status}${status === 429 ? " (rate limited)" : status === 529 ? " (overloaded)" : ""} and the SDK gave up on it: the request itself was fine, it came at a moment the API could not answer. ${recovers ? "Let the SDK retry it: give the client maxRetries (RETRIES in recovery.ts), so a 429 or 5xx is sent again after the wait it asks for." : "The SDK retries these on its own (maxRetries); this lesson's loop need not handle them."}\n${msg}`,
-      };
+      return { ...base, kind: "error", rule: recovers ? "recovery" : "loop-threw", ...saying(recovers ? "grade.api-busy-retry" : "grade.api-busy", { status, error: msg }) };
     }
-    return { ...base, kind: "api", rule: ruleOfApiMessage(msg), message: `the API (here, the scripted model) rejected a request your loop sent (${api[1]}):\n${msg}` };
+    return { ...base, kind: "api", rule: ruleOfApiMessage(msg), ...saying("grade.api-rejected", { status: api[1]!, error: msg }) };
   }
-  if (wrapped) return { ...base, kind: "transcript", rule: "loop-threw", message: `your loop stopped with an error: ${relativize(body)}` };
+  if (wrapped) return { ...base, kind: "transcript", rule: "loop-threw", ...saying("grade.loop-threw", { error: relativize(body) }) };
   const title = test.split(" › ").pop()!;
   if (/^AssertionError/.test(head) || isRunnerText(clean)) {
     // A check written without a rule id: the rule its test's name states, and the test's own
     // words when it gave some (expect(x, "words")), never the runner's text.
     const words = /^AssertionError: ([\s\S]+?): expected /.exec(head)?.[1];
     const said = words && !isRunnerText(words) ? `${words.trim()}. ` : "";
-    return { ...base, kind: "assertion", rule: ruleFromTest(lesson, test), message: `${said}This check is not met: ${title}.` };
+    return { ...base, kind: "assertion", rule: ruleFromTest(lesson, test), ...saying("grade.not-met", { said, title }) };
   }
   // The learner's code threw inside a test of one rule: that rule, and the error in its words.
   // An API refusal that surfaced as a thrown error names its pairing rule.
@@ -438,10 +431,21 @@ function findTodo(lesson: Lesson, text: string): string | undefined {
   return undefined;
 }
 
+/** A failure's explanation as a word of the command line: its English text, and the word to say it in the learner's language. */
+function saying(id: WordId, vars: Record<string, string | number>): { message: string; said: Said } {
+  return { message: word(id, vars, "en"), said: { id, vars } };
+}
+
+/** A failure's explanation in `lang` (its English text where it has no word). */
+export function failureText(f: Failure, lang: Lang = courseLang()): string {
+  return f.said ? word(f.said.id, f.said.vars, lang) : f.message;
+}
+
 /** What `npm run check` prints for a failed grade: the first broken rule first, in words. */
 export function explain(lesson: Lesson, grade: Grade, lang = courseLang()): string[] {
-  const first = grade.failures[0];
-  const t = (words: { en: string; zh: string; ja: string; ru: string }) => say(words, lang);
+  const found = grade.failures[0];
+  const first = found && { ...found, message: failureText(found, lang) };
+  const t = (words: Record<Lang, string>) => inEvery(words, lang);
   if (!first) return [t({ en: `${lesson.id}: every test passes.`, zh: `${lesson.id}：所有测试都通过了。`, ja: `${lesson.id}：すべてのテストに合格しました。`, ru: `${lesson.id}: все тесты проходят.` })];
   const lines: string[] = [];
   const at = first.where ? ` (${first.where})` : "";
@@ -503,7 +507,7 @@ export function explain(lesson: Lesson, grade: Grade, lang = courseLang()): stri
   }
   if (first.rule) {
     const w = ruleWords(first.rule, lang);
-    lines.push("", say({ en: `The rule: ${w.what}`, zh: `规则：${w.what}`, ja: `ルール：${w.what}`, ru: `Правило: ${w.what}` }, lang), say({ en: `What to do: ${w.fix}`, zh: `怎么做：${w.fix}`, ja: `すべきこと：${w.fix}`, ru: `Что делать: ${w.fix}` }, lang));
+    lines.push("", inEvery({ en: `The rule: ${w.what}`, zh: `规则：${w.what}`, ja: `ルール：${w.what}`, ru: `Правило: ${w.what}` }, lang), inEvery({ en: `What to do: ${w.fix}`, zh: `怎么做：${w.fix}`, ja: `すべきこと：${w.fix}`, ru: `Что делать: ${w.fix}` }, lang));
   }
   return lines;
 }

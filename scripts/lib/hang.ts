@@ -14,6 +14,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
+import { CLI_WORDS, word, type Said } from "../../runtime/words.ts";
 
 /**
  * CPU time a test worker may spend without a sign of life before its loop is declared blocked
@@ -140,7 +141,7 @@ export class HangWatch {
     if (cpu === undefined) {
       // No way to read CPU time: fall back on silence, with room for a slow machine.
       const silent = Date.now() - Math.max(beat.at, this.started);
-      return silent > this.limit * 4 ? verdict(`${Math.round(silent / 1000)} s`, beat.last) : undefined;
+      return silent > this.limit * 4 ? verdict(Math.round(silent / 1000), false, beat.last) : undefined;
     }
     // The workers only (the runner's children), or the runner itself when it runs the tests in threads.
     const workers = [...cpu.keys()].filter((p) => p !== pid);
@@ -149,10 +150,27 @@ export class HangWatch {
       if (!this.base.has(p)) this.base.set(p, cpu.get(p)!); // started since the beat: counts from now
       busiest = Math.max(busiest, cpu.get(p)! - this.base.get(p)!);
     }
-    return busiest >= this.limit ? verdict(`${Math.round(busiest / 1000)} s of CPU time`, beat.last) : undefined;
+    return busiest >= this.limit ? verdict(Math.round(busiest / 1000), true, beat.last) : undefined;
   }
 }
 
-function verdict(how: string, last: string): string {
-  return `the loop did not return: it has blocked the test process for ${how} (a loop that never awaits, so nothing else can run). ${last}`.trim();
+function verdict(seconds: number, cpu: boolean, last: string): string {
+  return word(cpu ? "grade.blocked-cpu" : "grade.blocked", { seconds, last }, "en").trim();
+}
+
+/**
+ * The word a verdict of this file was said with (it travels as English text, from the runner's
+ * process to the check), so the check says it in the learner's language; undefined for another text.
+ */
+export function saidOfVerdict(text: string): Said | undefined {
+  for (const id of ["grade.blocked-cpu", "grade.blocked"] as const) {
+    const [before, after] = CLI_WORDS[id].split("{seconds}") as [string, string];
+    const tail = after.split("{last}")[0]!;
+    if (!text.startsWith(before)) continue;
+    const rest = text.slice(before.length);
+    const seconds = /^\d+/.exec(rest)?.[0];
+    if (!seconds || !rest.slice(seconds.length).startsWith(tail.trimEnd())) continue;
+    return { id, vars: { seconds: Number(seconds), last: rest.slice(seconds.length + tail.length).trim() } };
+  }
+  return undefined;
 }

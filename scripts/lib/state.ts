@@ -10,6 +10,7 @@ import { z } from "zod";
 import type { Lesson } from "../../runtime/manifest.ts";
 import { isRuleId, type RuleId } from "../../runtime/rules.ts";
 import type { Grade } from "./grade.ts";
+import { CLI_WORDS, type WordId } from "../../runtime/words.ts";
 import { ROOT, STATE_DIR, exerciseDir, filesUnder, testFile } from "./paths.ts";
 
 /** A check's verdict without the runner's output: enough to print the report again. */
@@ -24,6 +25,8 @@ const savedGrade = z.object({
       message: z.string(),
       where: z.string().optional(),
       testLine: z.string().optional(),
+      // The explanation as a word of the command line, said in the language of whoever prints the cached verdict.
+      said: z.object({ id: z.custom<WordId>((v) => typeof v === "string" && Object.hasOwn(CLI_WORDS, v)), vars: z.record(z.string(), z.union([z.string(), z.number()])) }).optional(),
     }),
   ),
 });

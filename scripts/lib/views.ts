@@ -5,7 +5,8 @@
 import { existsSync } from "node:fs";
 import { LESSONS, type Lesson } from "../../runtime/manifest.ts";
 import { bold, dim, green, red, yellow } from "../../runtime/print.ts";
-import { courseLang, ruleWords, say } from "../../runtime/rules.ts";
+import { courseLang, ruleWords, type Lang } from "../../runtime/rules.ts";
+import { inEvery, lessonTitle, word, type WordId } from "../../runtime/words.ts";
 import { explain, type Grade } from "./grade.ts";
 import { lessonHints } from "./hints.ts";
 import { exerciseDir } from "./paths.ts";
@@ -13,7 +14,7 @@ import { cachedGrade, cachedResult, loadState } from "./state.ts";
 import type { LessonState, LessonStatus } from "./progress.ts";
 
 /** The words of this view in the learner's language. */
-const t = (words: { en: string; zh: string; ja: string; ru: string }) => say(words);
+const t = (words: Record<Lang, string>) => inEvery(words);
 
 /** Done by the checks run so far (a lesson never checked is not done). */
 const doneByChecks = (lesson: Lesson) => existsSync(exerciseDir(lesson)) && cachedResult(loadState(), lesson) === true;
@@ -26,17 +27,18 @@ export function nextToDo(passed: Lesson, isDone: (l: Lesson) => boolean = doneBy
   return lessons.find((l) => l.id !== passed.id && !isDone(l));
 }
 
-/** "Next: s02 · Tool dispatch (lessons/s02_tool_dispatch/agent.ts)" */
+/** "Next: s02 · Tool dispatch (lessons/s02_tool_dispatch/agent.ts)", in the learner's language. */
 export function nextLine(next: Lesson): string {
-  return `Next: ${next.id} · ${next.title} (lessons/${next.dir}/${next.entry})`;
+  return word("check.next", { id: next.id, title: lessonTitle(next), path: `lessons/${next.dir}/${next.entry}` });
 }
 
 /** The verdict of one check; `watch` leaves out the "run check again" advice. */
 export function checkReport(lesson: Lesson, grade: Grade, { watch = false } = {}): string[] {
+  const title = lessonTitle(lesson);
   if (grade.ok) {
     const next = nextToDo(lesson);
     return [
-      green(t({ en: `✓ ${lesson.id} · ${lesson.title}: all ${grade.total} tests pass.`, zh: `✓ ${lesson.id} · ${lesson.title}：全部 ${grade.total} 个测试通过。`, ja: `✓ ${lesson.id} · ${lesson.title}：${grade.total} 件のテストすべてに合格しました。`, ru: `✓ ${lesson.id} · ${lesson.title}: все тесты (${grade.total}) проходят.` })),
+      green(t({ en: `✓ ${lesson.id} · ${title}: all ${grade.total} tests pass.`, zh: `✓ ${lesson.id} · ${title}：全部 ${grade.total} 个测试通过。`, ja: `✓ ${lesson.id} · ${title}：${grade.total} 件のテストすべてに合格しました。`, ru: `✓ ${lesson.id} · ${title}: все тесты (${grade.total}) проходят.` })),
       next ? nextLine(next) : t({ en: "Every lesson passes.", zh: "每一课都通过了。", ja: "すべてのレッスンに合格しました。", ru: "Все уроки пройдены." }),
     ];
   }
@@ -58,10 +60,10 @@ export function checkReport(lesson: Lesson, grade: Grade, { watch = false } = {}
   const lines = [
     red(
       t({
-        en: `✗ ${lesson.id} · ${lesson.title} is not done yet${counts.en}.`,
-        zh: `✗ ${lesson.id} · ${lesson.title} 还没有完成${counts.zh}。`,
-        ja: `✗ ${lesson.id} · ${lesson.title} はまだ完成していません${counts.ja}。`,
-        ru: `✗ ${lesson.id} · ${lesson.title}: ещё не готово${counts.ru}.`,
+        en: `✗ ${lesson.id} · ${title} is not done yet${counts.en}.`,
+        zh: `✗ ${lesson.id} · ${title} 还没有完成${counts.zh}。`,
+        ja: `✗ ${lesson.id} · ${title} はまだ完成していません${counts.ja}。`,
+        ru: `✗ ${lesson.id} · ${title}: ещё не готово${counts.ru}.`,
       }),
     ),
     "",
@@ -96,8 +98,9 @@ export function checkReport(lesson: Lesson, grade: Grade, { watch = false } = {}
  * gives: after the first, a stronger hint; after the second, there is only the reference.
  */
 export function hintLines(lesson: Lesson, level: 1 | 2, { watch = false } = {}): string[] {
+  const title = lessonTitle(lesson);
   const hints = lessonHints(lesson);
-  const lines = [bold(t({ en: `Hint for ${lesson.id} · ${lesson.title}`, zh: `${lesson.id} · ${lesson.title} 的提示`, ja: `${lesson.id} · ${lesson.title} のヒント`, ru: `Подсказка к ${lesson.id} · ${lesson.title}` })), `  ${hints[0]}`];
+  const lines = [bold(t({ en: `Hint for ${lesson.id} · ${title}`, zh: `${lesson.id} · ${title} 的提示`, ja: `${lesson.id} · ${title} のヒント`, ru: `Подсказка к ${lesson.id} · ${title}` })), `  ${hints[0]}`];
   if (level === 2)
     lines.push(
       "",
@@ -142,11 +145,11 @@ function ruleHint(lesson: Lesson): string[] {
   if (!rule) return [];
   const lang = courseLang();
   const w = ruleWords(rule, lang);
-  const lines = ["", bold(say({ en: `The rule your last check broke [${rule}]:`, zh: `上次检查违反的规则 [${rule}]：`, ja: `前回のチェックで破られたルール [${rule}]：`, ru: `Правило, нарушенное при последней проверке [${rule}]:` }, lang)), `  ${w.what}`, `  ${w.fix}`];
+  const lines = ["", bold(inEvery({ en: `The rule your last check broke [${rule}]:`, zh: `上次检查违反的规则 [${rule}]：`, ja: `前回のチェックで破られたルール [${rule}]：`, ru: `Правило, нарушенное при последней проверке [${rule}]:` }, lang)), `  ${w.what}`, `  ${w.fix}`];
   // The net compares your loop with the reference: running the reference shows what it does.
   if (rule.startsWith("net-"))
     lines.push(
-      say(
+      inEvery(
         {
           en: `  The reference's run of the same task: \`npm run lesson ${lesson.id} -- --solution\` (offline, the same model answers).`,
           zh: `  参考答案在同一任务上的运行：\`npm run lesson ${lesson.id} -- --solution\`（离线时模型相同）。`,
@@ -159,17 +162,29 @@ function ruleHint(lesson: Lesson): string[] {
   return lines;
 }
 
-const MARK: Record<LessonState, string> = {
-  done: green("✓ done       "),
-  current: yellow("▶ current    "),
-  "in progress": "… in progress",
-  "not started": dim("· not started"),
-  missing: red("✗ missing    "),
+/** Each state's mark and word in the list, and the colour it is printed in. */
+const MARK: Record<LessonState, [string, WordId, (s: string) => string]> = {
+  done: ["✓", "list.done", green],
+  current: ["▶", "list.current", yellow],
+  "in progress": ["…", "list.in-progress", (s) => s],
+  "not started": ["·", "list.not-started", dim],
+  missing: ["✗", "list.missing", red],
 };
+
+/** How many columns a text takes in a terminal: a wide (CJK, full-width) character takes two. */
+export function displayWidth(text: string): number {
+  let width = 0;
+  for (const ch of text) width += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u.test(ch) ? 2 : 1;
+  return width;
+}
 
 export function listLines(all: LessonStatus[]): string[] {
   const done = all.filter((s) => s.state === "done").length;
-  const lines = all.map(({ lesson, state }) => `  ${MARK[state]}  ${lesson.id}  ${lesson.title}${state === "missing" ? red(`  (lessons/${lesson.dir} is gone: \`npm run reset ${lesson.id}\`)`) : ""}`);
-  lines.push("", `${done} of ${all.length} lessons done.${done === all.length ? " 🎉" : ""}`);
+  // The marks in one column whatever the language: each padded to the widest word.
+  const marks = Object.fromEntries(Object.entries(MARK).map(([state, [sign, id]]) => [state, `${sign} ${word(id)}`])) as Record<LessonState, string>;
+  const width = Math.max(...Object.values(marks).map(displayWidth));
+  const mark = (state: LessonState) => MARK[state][2](marks[state] + " ".repeat(width - displayWidth(marks[state])));
+  const lines = all.map(({ lesson, state }) => `  ${mark(state)}  ${lesson.id}  ${lessonTitle(lesson)}${state === "missing" ? red(`  ${word("list.gone", { dir: lesson.dir, id: lesson.id })}`) : ""}`);
+  lines.push("", `${word("list.summary", { done, total: all.length })}${done === all.length ? " 🎉" : ""}`);
   return lines;
 }

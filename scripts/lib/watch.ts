@@ -12,6 +12,7 @@ import { readdirSync, statSync, watch as fsWatch, type FSWatcher } from "node:fs
 import { join, relative } from "node:path";
 import type { Lesson } from "../../runtime/manifest.ts";
 import type { Grade } from "./grade.ts";
+import { lessonTitle, word, CLI_WORDS } from "../../runtime/words.ts";
 import { nextLine } from "./views.ts";
 
 export interface WatchDeps {
@@ -32,7 +33,9 @@ export interface WatchDeps {
   debounceMs?: number;
 }
 
-export const KEYS_HELP = "keys: [h] hint  [r] run the lesson  [l] list  [c] check again  [q] quit";
+/** The keys, in English; \`keysHelp()\` says them in the learner's language. */
+export const KEYS_HELP = CLI_WORDS["watch.keys"];
+export const keysHelp = () => word("watch.keys");
 
 export class WatchSession {
   current: Lesson | undefined;
@@ -54,13 +57,13 @@ export class WatchSession {
   async start(): Promise<void> {
     this.current = this.firstNotDone();
     if (!this.current) return this.allDone();
-    this.deps.print(`Watching lessons/ · current lesson: ${this.current.id} ${this.current.title}`);
+    this.deps.print(word("watch.watching", { id: this.current.id, title: lessonTitle(this.current) }));
     // Nothing changed since the last check: its verdict at once, no test run (save to re-check).
     const known = this.deps.cached?.(this.current);
     if (known && !known.ok) {
       for (const line of this.deps.report(this.current, known)) this.deps.print(line);
-      this.deps.print("(the last check's result: your files have not changed since)");
-      this.deps.print(KEYS_HELP);
+      this.deps.print(word("watch.cached"));
+      this.deps.print(keysHelp());
       return;
     }
     await this.check(this.current);
@@ -101,15 +104,15 @@ export class WatchSession {
     const controller = new AbortController();
     this.checks++;
     const run = async () => {
-      this.deps.print(`\n── checking ${lesson.id} ${lesson.title} …`);
+      this.deps.print(`\n${word("watch.checking", { id: lesson.id, title: lessonTitle(lesson) })}`);
       const grade = await this.deps.check(lesson, controller.signal);
       if (controller.signal.aborted || this.stopped) return;
       if (!grade.ok) {
         for (const line of this.deps.report(lesson, grade)) this.deps.print(line);
-        this.deps.print(KEYS_HELP);
+        this.deps.print(keysHelp());
         return;
       }
-      this.deps.print(`✓ ${lesson.id} passes (${grade.passed}/${grade.total} tests).`);
+      this.deps.print(word("watch.passes", { id: lesson.id, passed: grade.passed, total: grade.total }));
       const next = this.firstNotDone();
       if (!next) return this.allDone();
       this.current = next;
@@ -125,7 +128,7 @@ export class WatchSession {
 
   private allDone(): void {
     this.current = undefined;
-    this.deps.print("🎉 Every lesson passes. `npm run list` shows them all; press q to quit.");
+    this.deps.print(word("watch.all-done"));
   }
 
   /** Waits until no check is running (tests use it after a save or a key). */
@@ -151,7 +154,7 @@ export class WatchSession {
         this.quit();
         return true;
       case "h": {
-        if (!this.current) return this.say("Every lesson passes: no hint needed.");
+        if (!this.current) return this.say(word("hint.none-needed"));
         this.hintLevel = Math.min(this.hintLevel + 1, 2);
         for (const line of this.deps.hint(this.current, this.hintLevel as 1 | 2)) this.deps.print(line);
         return false;
@@ -160,14 +163,14 @@ export class WatchSession {
         for (const line of await this.deps.list()) this.deps.print(line);
         return false;
       case "r": {
-        if (!this.current) return this.say("Every lesson passes: nothing to run.");
+        if (!this.current) return this.say(word("watch.nothing-to-run"));
         this.runningScript = true;
         try {
           await this.deps.runLesson(this.current);
         } finally {
           this.runningScript = false;
         }
-        this.deps.print(KEYS_HELP);
+        this.deps.print(keysHelp());
         if (this.pending.size > 0) await this.flush();
         return false;
       }
@@ -176,7 +179,7 @@ export class WatchSession {
         if (this.current) await this.check(this.current);
         return false;
       default:
-        return this.say(KEYS_HELP);
+        return this.say(keysHelp());
     }
   }
 
@@ -190,7 +193,7 @@ export class WatchSession {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.inFlight?.controller.abort();
-    this.deps.print("Bye. Your progress is in your files: `npm run list` shows it.");
+    this.deps.print(word("watch.bye"));
     this.quitResolve();
   }
 }
@@ -211,7 +214,7 @@ export function attachTerminal(
     });
     watcher.on("error", () => {});
   } catch {
-    console.error(`Cannot watch ${lessonsDir} for saves: they are noticed within a second instead (press c to check at once).`);
+    console.error(word("watch.no-fs-watch", { dir: lessonsDir }));
   }
   const onData = (chunk: Buffer | string) => {
     for (const ch of chunk.toString()) if (ch !== "\n") void session.key(ch);

@@ -48,7 +48,8 @@ export function hasCommand(cmd: string): boolean {
 
 /** A learner's environment: offline, no colours, nothing of the test runner running this file. */
 export function courseEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { NO_COLOR: "1", FORCE_COLOR: "0", COURSE_OFFLINE: "1" };
+  // The course speaks English here whatever the machine's locale (LANG=ja_JP.UTF-8 would make it Japanese): the tests read English.
+  const env: NodeJS.ProcessEnv = { NO_COLOR: "1", FORCE_COLOR: "0", COURSE_OFFLINE: "1", COURSE_LANG: "en" };
   for (const [k, v] of Object.entries(process.env))
     if (!/^(VITEST|COURSE_|DEBUG$|NODE_ENV$|TEST$|FORCE_COLOR$|NO_COLOR$|ANTHROPIC_|MODEL_ID$)/.test(k)) env[k] = v;
   return env;

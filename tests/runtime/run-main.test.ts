@@ -31,7 +31,8 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env))
     if (!/^(ANTHROPIC_|MODEL_ID$|COURSE_|DEBUG$|FORCE_COLOR$|VITEST|NODE_OPTIONS$)/.test(k)) env[k] = v;
-  return { ...env, NO_COLOR: "1", ...extra };
+  // English whatever the machine's locale: the tests read the messages in English.
+  return { ...env, NO_COLOR: "1", COURSE_LANG: "en", ...extra };
 }
 
 function run(mode: string, extra: Record<string, string> = {}, cwd = work): Promise<{ code: number | null; stdout: string; stderr: string }> {
