@@ -149,6 +149,14 @@ describe("s22 notifications: beside the next results, each event once, never the
     rule(/job-1[^\n]*printed a line matching[^\n]*listening on 3000/.test(all), "job-notify", () => `job-1 printed "listen", then "ing on 3000" and a newline: one line, "listening on 3000", matching wait_for "listening"; the model was told ${JSON.stringify(all)}. Keep the unfinished piece in job.partial and match it with the text that ends it.`);
     const quoted = lineOf("job-2");
     rule(/ready/.test(quoted) && quoted.length < cap * 3, "job-notify", () => `job-2 printed a matching line of ${cap * 10 + 6} characters: the notice should quote its start (at most NOTICE_LINE_CAP, ${cap} characters), not all of it; the notice has ${quoted.length} characters.`);
+    // The part quoted is the job's words as data: one whole JSON string (cut before quoting, so it keeps its closing quote).
+    const literal = /printed a line matching "ready": ("(?:[^"\\\n]|\\.)*")/.exec(quoted)?.[1];
+    const said = literal === undefined ? undefined : (JSON.parse(literal) as string);
+    rule(
+      said !== undefined && said.length > 0 && said.length <= cap && `ready ${"0".repeat(cap * 10)}`.startsWith(said),
+      "job-notify",
+      () => `job-2's notice quotes its long line as ${JSON.stringify(quoted.slice(quoted.indexOf("matching")))}: quote the start of the line as one whole JSON string, JSON.stringify(line.slice(0, NOTICE_LINE_CAP)), cut BEFORE quoting; cut after, the quote loses its closing mark and the model cannot tell where the job's words end.`,
+    );
     const partial = jobs.jobs.get("job-3")?.partial.length ?? -1;
     rule(partial >= 0 && partial <= cap, "job-output", () => `job-3 printed ${cap * 20} characters with no newline: the unfinished line kept for wait_for should be cut to NOTICE_LINE_CAP (${cap}), or a job that never prints a newline grows it without end; it holds ${partial}.`);
     rule(/job-4[^\n]*printed a line matching[^\n]*up at last/.test(all), "job-notify", () => `job-4 printed "up at last" with no newline and ended: its last line ends with the job and matches wait_for "up at"; the model was told ${JSON.stringify(all)}. In ended(), finish job.partial's line (record it with a newline) before telling the end.`);
