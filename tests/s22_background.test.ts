@@ -149,14 +149,6 @@ describe("s22 notifications: beside the next results, each event once, never the
     rule(/job-1[^\n]*printed a line matching[^\n]*listening on 3000/.test(all), "job-notify", () => `job-1 printed "listen", then "ing on 3000" and a newline: one line, "listening on 3000", matching wait_for "listening"; the model was told ${JSON.stringify(all)}. Keep the unfinished piece in job.partial and match it with the text that ends it.`);
     const quoted = lineOf("job-2");
     rule(/ready/.test(quoted) && quoted.length < cap * 3, "job-notify", () => `job-2 printed a matching line of ${cap * 10 + 6} characters: the notice should quote its start (at most NOTICE_LINE_CAP, ${cap} characters), not all of it; the notice has ${quoted.length} characters.`);
-    // The part quoted is the job's words as data: one whole JSON string (cut before quoting, so it keeps its closing quote).
-    const literal = /printed a line matching "ready": ("(?:[^"\\\n]|\\.)*")/.exec(quoted)?.[1];
-    const said = literal === undefined ? undefined : (JSON.parse(literal) as string);
-    rule(
-      said !== undefined && said.length > 0 && said.length <= cap && `ready ${"0".repeat(cap * 10)}`.startsWith(said),
-      "job-notify",
-      () => `job-2's notice quotes its long line as ${JSON.stringify(quoted.slice(quoted.indexOf("matching")))}: quote the start of the line as one whole JSON string, JSON.stringify(line.slice(0, NOTICE_LINE_CAP)), cut BEFORE quoting; cut after, the quote loses its closing mark and the model cannot tell where the job's words end.`,
-    );
     const partial = jobs.jobs.get("job-3")?.partial.length ?? -1;
     rule(partial >= 0 && partial <= cap, "job-output", () => `job-3 printed ${cap * 20} characters with no newline: the unfinished line kept for wait_for should be cut to NOTICE_LINE_CAP (${cap}), or a job that never prints a newline grows it without end; it holds ${partial}.`);
     rule(/job-4[^\n]*printed a line matching[^\n]*up at last/.test(all), "job-notify", () => `job-4 printed "up at last" with no newline and ended: its last line ends with the job and matches wait_for "up at"; the model was told ${JSON.stringify(all)}. In ended(), finish job.partial's line (record it with a newline) before telling the end.`);
@@ -290,6 +282,24 @@ describe("s22 output in chunks: several lines in one, a line across several, the
     });
     const matches = told.split("\n").filter((l) => /printed a line matching/.test(l));
     rule(matches.length === 1 && /"ready on 3000"/.test(matches[0]!), "job-notify", () => `one chunk brought four lines, "booting", "ready on 3000", "ready on 3001", "still here"; wait_for "^ready on \\d+$" matches a line, not the chunk: the model should be told once, of "ready on 3000"; it was told ${JSON.stringify(told)}. Split the chunk on "\\n", test each line, and push one notice for the first that matches (job.matched).`);
+  });
+
+  it("a long matching line is quoted as data: one whole JSON string of its start, cut before quoting", async () => {
+    const cap = jobsModule.NOTICE_LINE_CAP;
+    const line = `ready ${"0".repeat(cap * 10)}`;
+    const told = await chunked("^ready", {}, (jobs, job) => {
+      jobs.record(job, `${line}\n`);
+      return jobs.take().join("\n");
+    });
+    // What follows 'matching "^ready": ' is the job's words: a JSON string that ends with its closing quote.
+    const after = /printed a line matching "\^ready": ([^\n]*)/.exec(told)?.[1];
+    const literal = after === undefined ? undefined : /^"(?:[^"\\]|\\.)*"/.exec(after)?.[0];
+    const said = literal === undefined ? undefined : (JSON.parse(literal) as string);
+    rule(
+      said !== undefined && said.length > 0 && said.length <= cap && line.startsWith(said),
+      "job-not-user",
+      () => `a job printed a matching line of ${line.length} characters, and the model was told ${JSON.stringify(told.slice(0, 400))}: quote the start of the line as ONE whole JSON string, JSON.stringify(line.slice(0, NOTICE_LINE_CAP)): cut before quoting. Cut after, the quote loses its closing mark and the model cannot tell where the job's words end.`,
+    );
   });
 
   it("a line across three chunks is matched whole, and only once it ends", async () => {
