@@ -16,6 +16,7 @@ import { assertProperty, loadLesson, resultsIn, rule, scripted, textIn, transcri
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 import { sandboxInfo } from "../runtime/tools/sandbox.ts";
 import { approveAll } from "../solutions/s07_safe_tools/approval.ts";
+import { killProcessesWith } from "../runtime/processes.ts";
 import { inSandboxModes, quietLessonFile } from "./support.ts";
 import { onTestClock, realSleep } from "./test-clock.ts";
 
@@ -266,14 +267,17 @@ describe("s23 grading one run: an error without words, a check killed by a signa
 describe("s23 grading one run: a check that never ends", () => {
   it("a check command still running at CHECK_TIMEOUT_MS (on the test's clock) fails, naming the command and saying it did not finish", async () => {
     const root = keep(await scratchWorkspace(REPO("a + b")));
-    const check = { command: "touch .check-started; sleep 600" };
     const started = join(root, ".check-started");
+    // The marker is named by its full path, so it appears wherever the command runs; the sleep carries a token, so
+    // the test stops it whatever the grading did.
+    const token = `s23-check-${process.pid}-${Date.now()}`;
+    const check = { command: `touch '${started}'; exec -a ${token} sleep 600` };
     // The check's time limit is a setTimeout (runSafeBash): the test's clock moves once the command has started.
     const got = await onTestClock(() => grade.gradeRun("t", check, root, {}, { answer: "" }), {
       limit: grade.CHECK_TIMEOUT_MS + 5_000,
       grace: 20_000,
       pace: async () => (existsSync(started) ? 1_000 : (await realSleep(10), 0)),
-    });
+    }).finally(() => killProcessesWith(token));
     rule(!("late" in got), "eval-final-state", () => `the check "sleep 600" was still being waited for ${Math.round(got.at / 1000)} s into the test's clock, past CHECK_TIMEOUT_MS (${grade.CHECK_TIMEOUT_MS / 1000} s): run it with runSafeBash(check.command, { cwd: root, timeoutMs: CHECK_TIMEOUT_MS }), so a check that never ends is stopped.`);
     const g = (got as { value: Graded }).value;
     rule(
