@@ -234,6 +234,75 @@ describe("s14 the reminder and the plan's items, in the plan's own code", () => 
   });
 });
 
+describe("s14 the reminder the loop sends carries the plan as it is at that turn", () => {
+  it("property: over any order of plan writes and other turns, each reminder in the history names every open item of the plan then, and a change of one status changes it", async () => {
+    // The class of bug, through the learner's loop (not staleReminder alone): a reminder written by
+    // the loop in its own words ("update your plan") without the plan, an older copy of the plan, or
+    // the items without their statuses. The model writes a list at some turns and reads at others;
+    // the first reminder of each run is compared with a run whose plan then differs in one status.
+    const status = fc.constantFrom("pending" as const, "in_progress" as const, "completed" as const);
+    const list = fc
+      .uniqueArray(fc.record({ content: fc.stringMatching(/^[A-Z][a-z]{3,8} [a-z]{3,8}$/), status }), { minLength: 1, maxLength: 4, selector: (i) => i.content })
+      .filter((l) => l.filter((i) => i.status === "in_progress").length <= 1 && l.some((i) => i.status !== "completed"));
+    const registry = new SafeToolRegistry([
+      defineTool({ name: "read_chunk", description: "Reads chunk n.", input: z.object({ n: z.number() }), readOnly: true, run: ({ n }) => `chunk ${n}` }),
+    ]);
+    /** Turn k + 1 writes events[k] when it is a list, else reads; then the model is done. */
+    const model = (events: (Item[] | null)[]): Scenario => ({
+      id: "test-plan-writes",
+      title: "writes the plan at some turns, reads at others",
+      reply: (ctx) => {
+        const step = ctx.messages.filter((m) => m.role === "assistant").length;
+        if (step >= events.length) return say("Done.");
+        const items = events[step];
+        return { content: [items ? call("todo", { items }) : call("read_chunk", { n: step })] };
+      },
+    });
+    const firstReminder = async (events: (Item[] | null)[], remindAfter: number) => {
+      const { history } = await run(model(events), { registry, remindAfter, guards: { maxRepeats: 100, maxTurns: 40 } });
+      const at = reminders(history)[0];
+      if (at === undefined) return null;
+      // messages[at] answers turn at / 2; the plan then is the last list written in an earlier turn.
+      const plan = events.slice(0, at / 2 - 1).filter((e): e is Item[] => e !== null).at(-1);
+      const note = blocksOf(history[at]!).filter(isReminder).map((b) => (b.type === "text" ? b.text : "")).join("\n");
+      return { at, plan, note };
+    };
+    await assertProperty(
+      fc.asyncProperty(
+        list,
+        fc.array(fc.option(list, { freq: 3, nil: null }), { minLength: 2, maxLength: 6 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.nat(),
+        async (first, rest, remindAfter, pick) => {
+          const events = [first, ...rest, ...Array.from({ length: remindAfter + 1 }, () => null)];
+          const got = await firstReminder(events, remindAfter);
+          rule(got !== null, "plan-reminder", () => `the model wrote a plan with open items and then left it alone for ${remindAfter + 1} turns (remindAfter ${remindAfter}), and no reminder came: add staleReminder's text after the results.`);
+          const plan = got.plan!;
+          const missing = plan.filter((i) => i.status !== "completed" && !got.note.includes(i.content)).map((i) => i.content);
+          rule(
+            missing.length === 0,
+            "plan-reminder-state",
+            () => `the plan at messages[${got.at}] is ${JSON.stringify(plan.map((i) => `${i.content}: ${i.status}`))}, and the reminder the loop sent there is ${JSON.stringify(got.note)}, without the open item(s) ${JSON.stringify(missing)}: a reminder carries the plan as it is at that turn. Send staleReminder's own text (it shows plan.render()), not a note of the loop's own.`,
+          );
+          // The same run with one item of that plan in another status (one item still open).
+          const j = pick % plan.length;
+          const other = plan.map((it, k) => (k !== j ? it : { ...it, status: it.status === "completed" ? ("pending" as const) : ("completed" as const) }));
+          if (!other.some((i) => i.status !== "completed")) return;
+          const where = events.indexOf(plan);
+          const changed = await firstReminder(events.map((e, k) => (k === where ? other : e)), remindAfter);
+          rule(
+            changed?.at === got.at && changed.note !== got.note,
+            "plan-reminder-state",
+            () => `the plan ${JSON.stringify(plan.map((i) => `${i.content}: ${i.status}`))} and the same plan with ${JSON.stringify(plan[j]!.content)} ${other[j]!.status} brought the same reminder at messages[${got.at}]: ${JSON.stringify(got.note)}. A reminder carries each item's status, so the model can tell what is done from what is left: send staleReminder's text.`,
+          );
+        },
+      ),
+      { numRuns: 12 },
+      "plan-reminder-state",
+    );
+  });
+});
+
 describe("s14 the list: at most one item in progress; a bad list is refused and changes nothing", () => {
   const lists: Item[][] = [
     [{ content: "a", status: "in_progress" }, { content: "b", status: "pending" }],

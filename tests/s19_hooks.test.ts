@@ -110,7 +110,9 @@ describe("s19 PreToolUse: block, change the input, or spare the question", () =>
     const hook = `echo '{"decision":"allow","updatedInput":{"command":"echo changed > changed.txt"}}'`;
     const approve = recording(false);
     const { root, results } = await runWith(making(call("bash", { command: "echo original > original.txt" })), pre(hook), { approve });
-    rule(existsSync(join(root, "changed.txt")) && !existsSync(join(root, "original.txt")) && approve.asked.length === 0, "hook-pre-tool", () => `a hook answered allow AND a changed command ("echo changed > changed.txt"); the approver (who says no) was asked ${JSON.stringify(approve.asked)}, the workspace has ${["changed.txt", "original.txt"].filter((f) => existsSync(join(root, f))).join(", ") || "neither file"} (${shown(results[0])}): return both, { input: pre.updatedInput, allow: true }: one does not drop the other.`);
+    // Asked first: a question the hook's allow should have spared is the approval rule's, whatever ran after it.
+    rule(approve.asked.length === 0, "hook-no-approval", () => `a hook answered allow AND a changed command ("echo changed > changed.txt"), and the approver (who says no) was asked ${JSON.stringify(approve.asked)} (${shown(results[0])}): the hook's allow spares the question; return both, { input: pre.updatedInput, allow: true }: one does not drop the other.`);
+    rule(existsSync(join(root, "changed.txt")) && !existsSync(join(root, "original.txt")), "hook-pre-tool", () => `a hook answered allow AND a changed command ("echo changed > changed.txt"); the approver (who says no) was asked ${JSON.stringify(approve.asked)}, the workspace has ${["changed.txt", "original.txt"].filter((f) => existsSync(join(root, f))).join(", ") || "neither file"} (${shown(results[0])}): return both, { input: pre.updatedInput, allow: true }: one does not drop the other.`);
   });
 
   it("a block with a PostToolUse hook: the blocked call never ran, so the PostToolUse hook does not run for it", async () => {

@@ -284,6 +284,24 @@ describe("s22 output in chunks: several lines in one, a line across several, the
     rule(matches.length === 1 && /"ready on 3000"/.test(matches[0]!), "job-notify", () => `one chunk brought four lines, "booting", "ready on 3000", "ready on 3001", "still here"; wait_for "^ready on \\d+$" matches a line, not the chunk: the model should be told once, of "ready on 3000"; it was told ${JSON.stringify(told)}. Split the chunk on "\\n", test each line, and push one notice for the first that matches (job.matched).`);
   });
 
+  it("a long matching line is quoted as data: one whole JSON string of its start, cut before quoting", async () => {
+    const cap = jobsModule.NOTICE_LINE_CAP;
+    const line = `ready ${"0".repeat(cap * 10)}`;
+    const told = await chunked("^ready", {}, (jobs, job) => {
+      jobs.record(job, `${line}\n`);
+      return jobs.take().join("\n");
+    });
+    // What follows 'matching "^ready": ' is the job's words: a JSON string that ends with its closing quote.
+    const after = /printed a line matching "\^ready": ([^\n]*)/.exec(told)?.[1];
+    const literal = after === undefined ? undefined : /^"(?:[^"\\]|\\.)*"/.exec(after)?.[0];
+    const said = literal === undefined ? undefined : (JSON.parse(literal) as string);
+    rule(
+      said !== undefined && said.length > 0 && said.length <= cap && line.startsWith(said),
+      "job-not-user",
+      () => `a job printed a matching line of ${line.length} characters, and the model was told ${JSON.stringify(told.slice(0, 400))}: quote the start of the line as ONE whole JSON string, JSON.stringify(line.slice(0, NOTICE_LINE_CAP)): cut before quoting. Cut after, the quote loses its closing mark and the model cannot tell where the job's words end.`,
+    );
+  });
+
   it("a line across three chunks is matched whole, and only once it ends", async () => {
     const seen = await chunked("^listening on 3000$", {}, (jobs, job) => {
       jobs.record(job, "starting\nlisten");

@@ -6,7 +6,7 @@
  * 1 − C(n−c, k)/C(n, k), pass^k is C(c, k)/C(n, k), both checked against counting every draw of
  * k runs; the comparison names the tasks that flip.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -16,7 +16,9 @@ import { assertProperty, loadLesson, resultsIn, rule, scripted, textIn, transcri
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 import { sandboxInfo } from "../runtime/tools/sandbox.ts";
 import { approveAll } from "../solutions/s07_safe_tools/approval.ts";
+import { killProcessesWith } from "../runtime/processes.ts";
 import { inSandboxModes, quietLessonFile } from "./support.ts";
+import { onTestClock, realSleep } from "./test-clock.ts";
 
 type Agent = typeof import("../solutions/s23_evals/agent.ts");
 type Grade = typeof import("../solutions/s23_evals/grade.ts");
@@ -193,6 +195,11 @@ describe("s23 the figures: pass rate, pass@k, pass^k", () => {
       "eval-outcome",
     );
   });
+
+  it("an agent with no runs at all (no task matched) has a pass rate of 0, a number the report and a comparison can read", () => {
+    const s = stats.score("agent", [], 1);
+    rule(s.pass_rate === 0 && s.runs === 0 && s.tasks.length === 0, "eval-outcome", () => `score("agent", [], 1) gave ${JSON.stringify({ runs: s.runs, pass_rate: Number.isNaN(s.pass_rate) ? "NaN" : s.pass_rate, tasks: s.tasks.length })}: with no runs the pass rate is 0, not 0 / 0 (NaN, which JSON writes as null and every comparison reads as neither better nor worse).`);
+  });
 });
 
 describe("s23 comparing two agents: the tasks that flip first", () => {
@@ -255,6 +262,30 @@ describe("s23 grading one run: an error without words, a check killed by a signa
       rule(g.outcome === "fail" && g.reasons.some((r) => r.includes("kill -9")), "eval-final-state", () => `sandbox ${sandbox}: the check "kill -9 $$" was killed by SIGKILL: it did not exit 0 (its exit code is null without a sandbox, 137 in one), so the run fails with a reason naming it; it was graded ${shown(g)}. Pass only on exitCode === 0: null is not 0, and (exitCode ?? 0) or Number(exitCode) make it one.`);
     });
   });
+});
+
+describe("s23 grading one run: a check that never ends", () => {
+  it("a check command still running at CHECK_TIMEOUT_MS (on the test's clock) fails, naming the command and saying it did not finish", async () => {
+    const root = keep(await scratchWorkspace(REPO("a + b")));
+    const started = join(root, ".check-started");
+    // The marker is named by its full path, so it appears wherever the command runs; the sleep carries a token, so
+    // the test stops it whatever the grading did.
+    const token = `s23-check-${process.pid}-${Date.now()}`;
+    const check = { command: `touch '${started}'; exec -a ${token} sleep 600` };
+    // The check's time limit is a setTimeout (runSafeBash): the test's clock moves once the command has started.
+    const got = await onTestClock(() => grade.gradeRun("t", check, root, {}, { answer: "" }), {
+      limit: grade.CHECK_TIMEOUT_MS + 5_000,
+      grace: 20_000,
+      pace: async () => (existsSync(started) ? 1_000 : (await realSleep(10), 0)),
+    }).finally(() => killProcessesWith(token));
+    rule(!("late" in got), "eval-final-state", () => `the check "sleep 600" was still being waited for ${Math.round(got.at / 1000)} s into the test's clock, past CHECK_TIMEOUT_MS (${grade.CHECK_TIMEOUT_MS / 1000} s): run it with runSafeBash(check.command, { cwd: root, timeoutMs: CHECK_TIMEOUT_MS }), so a check that never ends is stopped.`);
+    const g = (got as { value: Graded }).value;
+    rule(
+      g.outcome === "fail" && g.reasons.some((r) => r.includes("sleep 600") && /did not finish|timed? ?out|time limit|too long|took more than|still running|never (?:ended|finished)/i.test(r)),
+      "eval-final-state",
+      () => `the check "sleep 600" was stopped at its time limit, and the run was graded ${shown(g)}: it fails, with a reason that names the command and says it did not finish (run.timedOut), not an exit code it never had.`,
+    );
+  }, 60_000);
 });
 
 describe("s23 comparing two agents with k > 1: flips by the pass rate, not by pass@k", () => {

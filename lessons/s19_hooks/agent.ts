@@ -69,7 +69,8 @@ export class HookRun {
     // TODO: const pre = await this.hooks.run("PreToolUse", { tool_name: call.name, tool_input: call.input }, hookNames(call)).
     //       pre.decision "block" → return { refused: <a reason that says a PreToolUse hook blocked it, with pre.reason> }
     //       (s18's gate answers "Not run: …" and never runs it). pre.updatedInput → return it as `input` (the gate judges
-    //       and runs that input instead) and tell the model in this.notes, with hookNote. pre.decision "allow" → allow: true
+    //       and runs that input instead) and tell the model in this.notes: ONE line, hookNote("PreToolUse", …) naming the
+    //       call and its new input (JSON.stringify(pre.updatedInput)). pre.decision "allow" → allow: true
     //       (the gate does not ask; its deny rules still hold). Never run the tool yourself.
     void [hookNames, hookNote]; // (delete this line when you use them)
     return todo(`s19 HookRun.pre: the PreToolUse hooks on a ${call.name} call`);

@@ -71,7 +71,7 @@ export function score(agent: string, graded: readonly Graded[], k: number): Scor
     const errors = runs.filter((g) => g.outcome === "error").length;
     return { task, runs: runs.length, passed, errors, pass_at_k: passAtK(runs.length, passed, k), pass_hat_k: passHatK(runs.length, passed, k) };
   });
-  // TODO: the pass rate: passing runs over ALL runs (a run that broke did not do the job).
+  // TODO: the pass rate: passing runs over ALL runs (a run that broke did not do the job); no runs at all: 0, not 0 / 0.
   const passRate: number = todo("score: the pass rate over every run");
   return { agent, k, runs: graded.length, pass_rate: passRate, pass_at_k: mean(tasks.map((t) => t.pass_at_k)), pass_hat_k: mean(tasks.map((t) => t.pass_hat_k)), tasks };
 }

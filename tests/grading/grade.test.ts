@@ -23,12 +23,12 @@ const gradeOf = (failures: Failure[]): Grade => ({ ok: false, passed: 0, total: 
 describe("the rule catalog", () => {
   it("every rule has what it says and what to do, in English and Chinese", () => {
     for (const [id, r] of Object.entries(RULES)) {
-      expect(STAGES, id).toContain(r.stage);
+      expect(STAGES, `rule ${id}: its stage ${JSON.stringify(r.stage)} is none of STAGES: give it one of ${STAGES.join(", ")} (runtime/rules.ts or its course.json)`).toContain(r.stage);
       for (const lang of ["en", "zh"] as const) {
-        expect(r[lang].what.trim().length, `${id} ${lang}`).toBeGreaterThan(5);
-        expect(r[lang].fix.trim().length, `${id} ${lang}`).toBeGreaterThan(5);
+        expect(r[lang].what.trim().length, `rule ${id} says too little in ${lang} (what): write the rule in one sentence`).toBeGreaterThan(5);
+        expect(r[lang].fix.trim().length, `rule ${id} says too little in ${lang} (fix): say what to do when it is broken`).toBeGreaterThan(5);
       }
-      expect(r.zh.what, id).toMatch(/[\u4e00-\u9fff]/);
+      expect(r.zh.what, `rule ${id}: its zh words are not Chinese: translate what and fix into Chinese`).toMatch(/[\u4e00-\u9fff]/);
     }
   });
 
@@ -36,7 +36,7 @@ describe("the rule catalog", () => {
     for (const lang of ["en", "zh"] as const) {
       const page = readFileSync(PAGES[lang], "utf8");
       expect(withCatalog(page, lang), `${PAGES[lang]} is out of date: npx tsx scripts/lib/rules-doc.ts`).toBe(page);
-      for (const id of Object.keys(RULES)) expect(page).toContain(`\`${id}\``);
+      for (const id of Object.keys(RULES)) expect(page, `${PAGES[lang]} does not show the rule ${id}: write the page again (npx tsx scripts/lib/rules-doc.ts)`).toContain(`\`${id}\``);
       // VitePress reads the page as a Vue template: a bare <word> outside code would open an element and fail the build.
       const prose = page.replace(/<!--[\s\S]*?-->/g, "").replace(/`[^`\n]*`/g, "");
       expect(prose.match(/<\/?[A-Za-z][\w-]*>/g) ?? [], `${PAGES[lang]}: an angle-bracketed word outside a code span`).toEqual([]);
@@ -44,20 +44,20 @@ describe("the rule catalog", () => {
   });
 
   it("the language follows COURSE_LANG, then the locale", () => {
-    expect(courseLang({ COURSE_LANG: "zh" })).toBe("zh");
-    expect(courseLang({ LANG: "zh_CN.UTF-8" })).toBe("zh");
-    expect(courseLang({ COURSE_LANG: "en", LANG: "zh_CN.UTF-8" })).toBe("en");
-    expect(courseLang({})).toBe("en");
+    expect(courseLang({ COURSE_LANG: "zh" }), "COURSE_LANG=zh must choose Chinese: courseLang reads COURSE_LANG first").toBe("zh");
+    expect(courseLang({ LANG: "zh_CN.UTF-8" }), "with no COURSE_LANG, a Chinese locale (LANG=zh_CN.UTF-8) must choose Chinese: courseLang reads the locale next").toBe("zh");
+    expect(courseLang({ COURSE_LANG: "en", LANG: "zh_CN.UTF-8" }), "COURSE_LANG=en must win over a Chinese locale: courseLang reads COURSE_LANG before LANG").toBe("en");
+    expect(courseLang({}), "with neither COURSE_LANG nor a locale, the language must be English").toBe("en");
   });
 
   it("an API refusal names its pairing rule", () => {
-    expect(ruleOfApiMessage("messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1.")).toBe("unanswered-tool-use");
-    expect(ruleOfApiMessage("messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9.")).toBe("orphan-result");
-    expect(ruleOfApiMessage("messages.3: all messages must have non-empty content except for the optional final assistant message")).toBe("empty-message");
+    expect(ruleOfApiMessage("messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_1."), "this API refusal must be read as the rule unanswered-tool-use: check the patterns of ruleOfApiMessage (runtime/rules.ts)").toBe("unanswered-tool-use");
+    expect(ruleOfApiMessage("messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_9."), "this API refusal must be read as the rule orphan-result: check the patterns of ruleOfApiMessage (runtime/rules.ts)").toBe("orphan-result");
+    expect(ruleOfApiMessage("messages.3: all messages must have non-empty content except for the optional final assistant message"), "this API refusal must be read as the rule empty-message: check the patterns of ruleOfApiMessage (runtime/rules.ts)").toBe("empty-message");
     // A field the API does not take is about the field, even in a thinking block.
-    expect(ruleOfApiMessage("messages.1.content.0.thinking.index: Extra inputs are not permitted")).toBe("api-rejected");
-    expect(ruleOfApiMessage("messages.2.content.0.tool_result.is_error: Input should be a valid boolean")).toBe("api-rejected");
-    expect(ruleOfApiMessage("messages.1.content.0.thinking.signature: Field required")).toBe("not-verbatim");
+    expect(ruleOfApiMessage("messages.1.content.0.thinking.index: Extra inputs are not permitted"), "this API refusal must be read as the rule api-rejected: check the patterns of ruleOfApiMessage (runtime/rules.ts)").toBe("api-rejected");
+    expect(ruleOfApiMessage("messages.2.content.0.tool_result.is_error: Input should be a valid boolean"), "this API refusal must be read as the rule api-rejected: check the patterns of ruleOfApiMessage (runtime/rules.ts)").toBe("api-rejected");
+    expect(ruleOfApiMessage("messages.1.content.0.thinking.signature: Field required"), "this API refusal must be read as the rule not-verbatim: check the patterns of ruleOfApiMessage (runtime/rules.ts)").toBe("not-verbatim");
   });
 });
 
@@ -74,8 +74,8 @@ describe("a verdict in words, the cause first", () => {
     it(`never shows the runner's words: ${what}`, () => {
       const f = parseFailure(s01, "s01 part two › stops at end_turn", text);
       const verdict = explain(s01, gradeOf([f]), "en").join("\n");
-      expect(verdict).not.toMatch(RAW_WORDS);
-      expect(f.rule, verdict).toBeDefined();
+      expect(verdict, `the verdict on ${what} shows the test runner's own words: explain (scripts/lib/grade.ts) must say the cause in words instead`).not.toMatch(RAW_WORDS);
+      expect(f.rule, `${what} was given no rule: parseFailure must name one (the verdict was: ${verdict})`).toBeDefined();
     });
 
   it("a 429 or 5xx the SDK gave up on is a retry to configure, never a request the API rejected", () => {
@@ -84,40 +84,40 @@ describe("a verdict in words, the cause first", () => {
       const text = `${status === 429 ? "RateLimitError" : "InternalServerError"}: ${status} {"type":"error","error":{"type":"${type}","message":"try later"}}`;
       const late = parseFailure(s11, "a › b", text);
       const verdict = explain(s11, gradeOf([late]), "en").join("\n");
-      expect(late.rule, verdict).toBe("recovery");
-      expect(verdict).toMatch(/gave up/);
-      expect(verdict).toMatch(/maxRetries/);
-      expect(verdict).not.toMatch(/rejected a request|messages\.N/);
-      expect(parseFailure(s01, "a › b", text).rule).toBe("loop-threw");
+      expect(late.rule, `a ${status} the SDK gave up on must be the rule recovery, not a request the API rejected (the verdict was: ${verdict}): check parseFailure`).toBe("recovery");
+      expect(verdict, "the verdict on a retried error must say the SDK gave up").toMatch(/gave up/);
+      expect(verdict, "the verdict on a retried error must say what to configure (maxRetries)").toMatch(/maxRetries/);
+      expect(verdict, "a retried error is no request the API rejected: the verdict must not say so, nor point at messages.N").not.toMatch(/rejected a request|messages\.N/);
+      expect(parseFailure(s01, "a › b", text).rule, "before s11 teaches retries, an API error that escapes the loop must be loop-threw").toBe("loop-threw");
     }
     const refused = parseFailure(s01, "a › b", `BadRequestError: 400 {"type":"error","error":{"type":"invalid_request_error","message":"messages.1: \`tool_result\` blocks can only be in \`user\` messages"}}`);
-    expect(refused.rule).toBe("wrong-role-block");
-    expect(refused.message).toMatch(/rejected a request/);
+    expect(refused.rule, "a 400 about tool_result blocks in a non-user message must be the rule wrong-role-block: check ruleOfApiMessage's patterns").toBe("wrong-role-block");
+    expect(refused.message, "a 400 must be said as the API having rejected a request the loop sent").toMatch(/rejected a request/);
   });
 
   it("a time-out is the loop not returning", () => {
-    expect(parseFailure(s01, "a › b", "Error: Test timed out in 20000ms.").rule).toBe("loop-did-not-return");
+    expect(parseFailure(s01, "a › b", "Error: Test timed out in 20000ms.").rule, "a test time-out must be read as loop-did-not-return: check parseFailure").toBe("loop-did-not-return");
   });
 
   it("a rule's sentence comes through whole, without the runner's tail", () => {
     const long = "the tool_result for toolu_1 does not carry the command's output ".repeat(6).trim();
     const f = parseFailure(s01, "a › b", `AssertionError: [result-is-output] ${long}: expected false to be true // Object.is equality`);
-    expect(f.rule).toBe("result-is-output");
-    expect(f.message).toBe(long);
+    expect(f.rule, "the [rule-id] prefix of an assertion must become the finding's rule: check parseFailure").toBe("result-is-output");
+    expect(f.message, "a rule's long sentence must come through whole, with the runner's tail (: expected false to be true …) cut off: check parseFailure").toBe(long);
     const thrown = parseFailure(s01, "a › b", `RuleError: ${new RuleError("history-not-grown", "the history did not grow.").message}\n    at x (/a/b.ts:1:1)`);
-    expect(thrown).toMatchObject({ rule: "history-not-grown", message: "the history did not grow." });
+    expect(thrown, "a thrown RuleError must be read as its rule and sentence, without the stack: check parseFailure").toMatchObject({ rule: "history-not-grown", message: "the history did not grow." });
   });
 
   it("the words a check gave come through; the runner's comparison does not", () => {
     const f = parseFailure(s01, "s03 › runs three at once", "AssertionError: three 200 ms read-only calls took 612 ms: did they run one after another?: expected 612 to be less than 450");
-    expect(f.message).toContain("did they run one after another?");
-    expect(f.message).not.toMatch(RAW_WORDS);
+    expect(f.message, "the words a check gave must come through in the finding: check parseFailure").toContain("did they run one after another?");
+    expect(f.message, "the runner's comparison (expected 612 to be less than 450) must be cut from the finding: check parseFailure").not.toMatch(RAW_WORDS);
   });
 
   it("orders the findings: type error, then a hang, then growth, then pairing, then the lesson's rules", () => {
     const f = (rule: RuleId, kind: Failure["kind"] = "rule"): Failure => ({ test: rule, kind, rule, message: rule });
     const got = order([f("guard-repeat"), f("results-first"), f("history-not-grown"), f("loop-did-not-return", "hang"), f("type-error", "types")]);
-    expect(got.map((x) => x.rule)).toEqual(["type-error", "loop-did-not-return", "history-not-grown", "results-first", "guard-repeat"]);
+    expect(got.map((x) => x.rule), "findings must be ordered by stage (type error, hang, growth, pairing, the lesson's rules): check order() and STAGES").toEqual(["type-error", "loop-did-not-return", "history-not-grown", "results-first", "guard-repeat"]);
   });
 
   it("a failing property names its rule and shows the smallest case as a message table", () => {
@@ -135,17 +135,17 @@ describe("a verdict in words, the cause first", () => {
     } catch (e) {
       thrown = e;
     }
-    expect(thrown).toBeInstanceOf(RuleError);
+    expect(thrown, "a failing property must throw a RuleError: assertProperty (runtime/testing.ts) must turn fast-check's failure into one").toBeInstanceOf(RuleError);
     const message = (thrown as RuleError).message;
-    expect(message).toMatch(/^\[unanswered-tool-use\] a call is left unanswered/);
-    expect(message).toContain(messageTable(history));
-    expect(message).not.toMatch(RAW_WORDS);
+    expect(message, "a failing property's error must open with its rule and the sentence of the check that failed").toMatch(/^\[unanswered-tool-use\] a call is left unanswered/);
+    expect(message, "a failing property's error must show the smallest case as a message table (messageTable)").toContain(messageTable(history));
+    expect(message, "a failing property's error shows fast-check's own words (seed, path, Counterexample): assertProperty must leave them out").not.toMatch(RAW_WORDS);
   });
 
   it("the verdict ends with the rule and what to do, in the learner's language", () => {
     const g = gradeOf([{ test: "t", kind: "rule", rule: "results-first", message: "messages[2].content[0] is a text block" }]);
-    expect(explain(s01, g, "en").join("\n")).toContain(RULES["results-first"].en.fix);
-    expect(explain(s01, g, "zh").join("\n")).toContain(RULES["results-first"].zh.fix);
+    expect(explain(s01, g, "en").join("\n"), "the English verdict must end with the rule's fix in English: check explain").toContain(RULES["results-first"].en.fix);
+    expect(explain(s01, g, "zh").join("\n"), "the Chinese verdict must end with the rule's fix in Chinese: check explain").toContain(RULES["results-first"].zh.fix);
   });
 });
 

@@ -82,9 +82,9 @@ describe("the hang watchdog, on real processes", () => {
     const s = setup("spin");
     await s.worker();
     const verdict = await watchFor(s.watch, 30_000);
-    expect(verdict, "a while (true) in the worker must be found").toBeDefined();
-    expect(verdict).toMatch(/^the loop did not return: it has blocked the test process for \d+ s of CPU time/);
-    expect(verdict).toContain(LAST);
+    expect(verdict, "a while (true) in the worker was not declared hung within 30 s: HangWatch.look (scripts/lib/hang.ts) must count the CPU time the worker burns since its last heartbeat").toBeDefined();
+    expect(verdict, "the hang verdict must open with the rule in words (the loop did not return, N s of CPU time): keep that wording in HangWatch.look").toMatch(/^the loop did not return: it has blocked the test process for \d+ s of CPU time/);
+    expect(verdict, "the hang verdict must name the last request the loop made (the heartbeat's last): add it to the verdict").toContain(LAST);
   }, 40_000);
 
   it.runIf(process.platform !== "win32")("a starved worker (stopped: no CPU at all, far longer than the limit) is not a hang; nor is one that waits", async () => {
@@ -102,9 +102,9 @@ describe("the hang watchdog, on real processes", () => {
           }
         });
         // The first look takes the CPU count at the beat; then 3 s of silence, 4× the limit.
-        expect(await watchFor(s.watch, 3_000), "a stopped worker burns no CPU: not a hang").toBeUndefined();
+        expect(await watchFor(s.watch, 3_000), "a stopped worker (SIGSTOP, no CPU at all) was declared hung: count CPU time, never wall time, since the last heartbeat").toBeUndefined();
       } else {
-        expect(await watchFor(s.watch, 3_000), "a worker waiting on a promise burns no CPU: not a hang").toBeUndefined();
+        expect(await watchFor(s.watch, 3_000), "a worker waiting on a promise was declared hung: it burns no CPU, so the CPU count must stay under the limit").toBeUndefined();
       }
     }
   }, 20_000);
@@ -112,18 +112,18 @@ describe("the hang watchdog, on real processes", () => {
   it.runIf(process.platform !== "win32")("a worker that burns CPU but beats between requests is not a hang", async () => {
     const s = setup("beat");
     await s.worker();
-    expect(await watchFor(s.watch, 3_000)).toBeUndefined();
+    expect(await watchFor(s.watch, 3_000), "a worker that burns CPU but beats every 50 ms was declared hung: each heartbeat must start the CPU count again").toBeUndefined();
     // The worker rewrites the file every 50 ms: read it as the watchdog does (a half-written beat is skipped).
     let beat = readHeartbeat(s.beatFile);
     for (let i = 0; !beat && i < 50; i++) beat = (await new Promise((r) => setTimeout(r, 10)), readHeartbeat(s.beatFile));
-    expect(beat?.inTest).toBe(true);
+    expect(beat?.inTest, `the worker's heartbeat reads ${JSON.stringify(beat)}: readHeartbeat must read a beat written inside a test as { inTest: true }`).toBe(true);
   }, 20_000);
 
   it.runIf(process.platform === "linux")("the CPU sampler sees the runner and its worker", async () => {
     const s = setup("wait");
     const pid = await s.worker();
     const cpu = defaultSampler()(s.proc.pid!);
-    expect([...(cpu?.keys() ?? [])].sort()).toEqual([s.proc.pid!, pid].sort());
+    expect([...(cpu?.keys() ?? [])].sort(), "the CPU sampler must see the runner and its forked worker (and nothing else): defaultSampler reads the runner's process and its children from /proc").toEqual([s.proc.pid!, pid].sort());
   });
 });
 
@@ -146,16 +146,16 @@ describe("the hang watchdog, in a check", () => {
         const file = join(tmp, "solutions", s01.dir, "agent.ts");
         const text = readFileSync(file, "utf8");
         const spun = text.replace('if (response.stop_reason !== "tool_use") return response;', "for (;;) Date.now();");
-        expect(spun, "the s01 solution changed: find the line that ends the loop").not.toBe(text);
+        expect(spun, "(a check of this test itself) the s01 solution changed: make the test's replace find the line that ends the loop again").not.toBe(text);
         writeFileSync(file, spun);
         const grade = await gradeLesson(s01, "solutions", { treeDir: join(tmp, "solutions"), timeoutMs: 240_000, typecheck: false });
         const first = grade.failures[0];
-        expect(first?.rule).toBe("loop-did-not-return");
-        expect(first?.message).toMatch(/^the loop did not return: it has blocked the test process for \d+ s of CPU time/);
-        expect(first?.message).toMatch(/It made 1 request\(s\); the last one: 1 message\(s\) \[user\]/);
-        expect(grade.failures).toHaveLength(1);
+        expect(first?.rule, `a loop that spins after its first request was graded ${JSON.stringify(first)}: the first finding must be loop-did-not-return (the hang watchdog stops the worker and gradeLesson names the rule)`).toBe("loop-did-not-return");
+        expect(first?.message, "the finding must say in words that the loop did not return and for how many seconds of CPU time").toMatch(/^the loop did not return: it has blocked the test process for \d+ s of CPU time/);
+        expect(first?.message, "the finding must name the request count and the last request (1 request, 1 message [user]) from the heartbeat: keep them in the verdict").toMatch(/It made 1 request\(s\); the last one: 1 message\(s\) \[user\]/);
+        expect(grade.failures.map((f) => f.rule), "a hung worker must end the check with one finding: the rest of the file is not run, so no time-out of the other tests is reported").toHaveLength(1);
         const words = explain(s01, grade).join("\n");
-        expect(words).not.toMatch(/STACK_TRACE_ERROR|Test timed out|expected .* to /);
+        expect(words, "the verdict shows the test runner's own words: explain must replace them with the rule in words").not.toMatch(/STACK_TRACE_ERROR|Test timed out|expected .* to /);
       } finally {
         rmSync(tmp, { recursive: true, force: true });
         if (before === undefined) delete process.env.COURSE_HANG_MS;
@@ -198,8 +198,8 @@ describe("the hang watchdog, in a check", () => {
       const starving = cycle();
       try {
         const grade = await gradeLesson(findLesson("s01")!, "solutions", { timeoutMs: 240_000, typecheck: false });
-        expect(grade.failures, "a starved worker is slow, not blocked").toEqual([]);
-        expect(grade.ok).toBe(true);
+        expect(grade.failures, "a starved worker (stopped most of the time) was graded with findings: it is slow, not blocked; count CPU time since the heartbeat, never wall time").toEqual([]);
+        expect(grade.ok, "the s01 solution, with its worker starved, must pass its check").toBe(true);
       } finally {
         on = false;
         await starving;
@@ -231,18 +231,18 @@ describe("the hang rule, on a scripted CPU count", () => {
   it("counts only the CPU time since the last heartbeat, however much wall time passed", () => {
     const w = scriptedWatch(1000);
     w.beat(true, 1);
-    expect(w.watch.look()).toBeUndefined();
+    expect(w.watch.look(), "a look right after a heartbeat, no CPU burnt, gave a verdict: count only CPU time since the last heartbeat").toBeUndefined();
     // A starved worker: ten minutes of wall time would pass with 10 ms of CPU a look.
     for (let i = 0; i < 60; i++) {
       w.burn(10);
-      expect(w.watch.look(), `look ${i}`).toBeUndefined();
+      expect(w.watch.look(), `look ${i}: ${10 * (i + 1)} ms of CPU in all, under the 1000 ms limit, gave a verdict: the wall time between looks must not count`).toBeUndefined();
     }
     w.beat(true, 2); // it got its turn and beat: counting starts again
-    expect(w.watch.look()).toBeUndefined();
+    expect(w.watch.look(), "a new heartbeat must start the CPU count again: the 600 ms burnt before it were counted").toBeUndefined();
     w.burn(900);
-    expect(w.watch.look()).toBeUndefined();
+    expect(w.watch.look(), "900 ms of CPU since the heartbeat, under the 1000 ms limit, gave a verdict: declare a hang only past the limit").toBeUndefined();
     w.burn(200);
-    expect(w.watch.look()).toMatch(/blocked the test process for 1 s of CPU time/);
+    expect(w.watch.look(), "1100 ms of CPU since the heartbeat, past the 1000 ms limit, gave no verdict (or not in words): declare the hang, naming the seconds of CPU time").toMatch(/blocked the test process for 1 s of CPU time/);
   });
 
   it("silence between tests (loading, no test running) is never a hang", () => {
@@ -250,12 +250,12 @@ describe("the hang rule, on a scripted CPU count", () => {
     w.beat(false, 1);
     w.watch.look();
     w.burn(5000);
-    expect(w.watch.look()).toBeUndefined();
+    expect(w.watch.look(), "5 s of CPU between tests (heartbeat with inTest false) gave a verdict: loading and setup are never a hang").toBeUndefined();
   });
 
   it("before any heartbeat there is no verdict", () => {
     const w = scriptedWatch(1000);
     w.burn(5000);
-    expect(w.watch.look()).toBeUndefined();
+    expect(w.watch.look(), "a verdict before any heartbeat: with no beat there is nothing to count from, so give none").toBeUndefined();
   });
 });

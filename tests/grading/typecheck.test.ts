@@ -18,14 +18,14 @@ describe("the lesson's type check", () => {
     cpSync(join(ROOT, "solutions", "s02_tool_dispatch"), dir, { recursive: true });
     process.env.COURSE_TYPECHECK_CACHE = "0";
     try {
-      expect(await typeErrorsFast(dir), "a clean lesson: no problem").toEqual([]);
+      expect(await typeErrorsFast(dir), "s02's solution, copied as it is, was reported with type errors: typeErrorsFast (scripts/lib/typecheck.ts) must find a clean lesson clean").toEqual([]);
       const agent = join(dir, "agent.ts");
       writeFileSync(agent, `${readFileSync(agent, "utf8")}\nexport const wrong: number = "a string";\n`);
       const api = typeErrors(dir);
-      expect(api.map((p) => p.message)).toEqual([expect.stringContaining("(TS2322)")]);
-      expect(await typeErrorsFast(dir), "errors are the compiler API's, word for word").toEqual(api);
+      expect(api.map((p) => p.message), "a string assigned to a number must give one TS2322 from the compiler API: check typeErrors in scripts/lib/typecheck.ts").toEqual([expect.stringContaining("(TS2322)")]);
+      expect(await typeErrorsFast(dir), "typeErrorsFast worded the error otherwise than the compiler API: it must leave the wording of every error to typeErrors (the native compiler only decides clean)").toEqual(api);
       process.env.COURSE_NATIVE_TSC = "0";
-      expect(await typeErrorsFast(dir), "without the native compiler: the same").toEqual(api);
+      expect(await typeErrorsFast(dir), "with COURSE_NATIVE_TSC=0 the answer differs: without the native compiler typeErrorsFast must give the compiler API's errors, the same").toEqual(api);
     } finally {
       delete process.env.COURSE_TYPECHECK_CACHE;
       delete process.env.COURSE_NATIVE_TSC;
@@ -41,13 +41,13 @@ describe("a long type error, as a learner reads it", () => {
       const context = join(mine, "context.ts");
       const text = readFileSync(context, "utf8");
       const rebuilt = text.replace(/return messages\.map\(\(m\) => \{[\s\S]*?\n {2}\}\);\n/, "return messages.map((m) => (typeof m.content === \"string\" ? m : { role: m.role, content: m.content.map((b) => b) }));\n");
-      expect(rebuilt, "the test's edit applies to s20's clearOldResults").not.toBe(text);
+      expect(rebuilt, "(a check of this test itself) its edit no longer applies to s20's clearOldResults: change the regular expression to the current return statement of solutions/s20_memory/context.ts").not.toBe(text);
       writeFileSync(context, rebuilt);
       process.env.COURSE_TYPECHECK_CACHE = "0";
       const [problem] = typeErrors(mine);
-      expect(problem?.message, "one TS2322, in under 400 characters").toMatch(/\(TS2322\)$/);
-      expect(problem!.message.length, `the message is ${problem!.message.length} characters: ${problem!.message}`).toBeLessThan(400);
-      expect(problem!.message, "it says what is wrong where it was written, and the root cause").toMatch(/not assignable to type 'MessageParam\[\]'[\s\S]*At the root of it: /);
+      expect(problem?.message, `the first problem is ${JSON.stringify(problem?.message)}, not a TS2322: typeErrors must report the assignment's error, its code last in parentheses`).toMatch(/\(TS2322\)$/);
+      expect(problem!.message.length, `the message is ${problem!.message.length} characters: ${problem!.message}. Shorten it in typeErrors (scripts/lib/typecheck.ts): the first sentence and the root cause, not TypeScript's whole chain`).toBeLessThan(400);
+      expect(problem!.message, `the message ${JSON.stringify(problem!.message)} does not say both what is wrong where it was written and, after "At the root of it: ", the root cause: keep both in typeErrors`).toMatch(/not assignable to type 'MessageParam\[\]'[\s\S]*At the root of it: /);
     } finally {
       delete process.env.COURSE_TYPECHECK_CACHE;
       rmSync(mine, { recursive: true, force: true });
