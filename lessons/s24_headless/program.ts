@@ -72,6 +72,8 @@ export interface LaterHeadless {
   runAgent: typeof runAgent;
   lesson: string;
   usage: string;
+  /** false: a text run neither saves a session nor says one (s27's --workflow: the task is the program's own, its journal resumes it). */
+  session?: boolean;
 }
 
 /** The whole program: flags in, exit code and transcript out; `write` takes stdout's lines (tests pass their own). */
@@ -95,7 +97,7 @@ export async function run(
     });
   if (format === "text") {
     const result = await program({});
-    if (print !== undefined && result.history.length > 0) say(`session: ${session} ${saveAs(session, result)}`);
+    if (print !== undefined && result.history.length > 0 && later.session !== false) say(`session: ${session} ${saveAs(session, result)}`);
     return result;
   }
   // json, stream-json: stdout holds the lines and nothing else; what is said for a person goes to stderr.

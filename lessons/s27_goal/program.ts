@@ -154,6 +154,8 @@ export async function run(
   return headlessProgram(rest, deps, {
     lesson: "s27_goal",
     usage: TEAM_USAGE,
+    // A workflow's task is the program's own: a person sees the workflow's lines, not a session to resume.
+    ...(features.workflow ? { session: false } : {}),
     runAgent: (llm, history, opts = {}) => {
       const w = features.workflow;
       if (!w) return teamRun(llm, history, opts, features);

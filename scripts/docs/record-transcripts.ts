@@ -184,7 +184,9 @@ export function writeSnapshots(lessons: Lesson[] = LESSONS): number {
       const text = readFileSync(join(dir, f), "utf8");
       if (!text.includes("\u0000")) files[f] = text;
     }
-    writeFileSync(join(out, `${l.dir}.json`), JSON.stringify({ dir: l.dir, id: l.id, entry: l.entry, files }));
+    // Given code: the exercise's folder holds the file as the solution does (the diff view shows it last).
+    const given = Object.keys(files).filter((f) => f !== l.entry && existsSync(join(ROOT, "lessons", l.dir, f)) && readFileSync(join(ROOT, "lessons", l.dir, f), "utf8") === files[f]);
+    writeFileSync(join(out, `${l.dir}.json`), JSON.stringify({ dir: l.dir, id: l.id, entry: l.entry, files, given }));
     n++;
   }
   return n;

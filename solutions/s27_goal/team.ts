@@ -102,10 +102,17 @@ function stepRunner(llm: Llm, opts: HeadlessOptions, f: Features, use: ReturnTyp
   };
 }
 
+/** The workflow's step ids in the file's order (a parallel step's finish in any order: this line says the same each run). */
+const inFileOrder = (workflow: Workflow, ids: readonly string[]): string[] => {
+  const order = workflow.steps.flatMap((s) => ("steps" in s ? s.steps.map((a) => a.id) : [s.id]));
+  return [...ids].sort((a, b) => order.indexOf(a) - order.indexOf(b));
+};
+
 /** The workflow's outcome in one line for a person. */
-export function describeWorkflow(name: string, o: WorkflowOutcome, journal: string): string {
+export function describeWorkflow(workflow: Workflow, o: WorkflowOutcome, journal: string): string {
   const how = o.status === "done" ? "done" : `stopped (${o.reason}: ${o.detail})`;
-  return `workflow "${name}": ${how} · ran ${o.ran.join(", ") || "nothing"} · read back ${o.reused.join(", ") || "nothing"} · ${o.used.tokens} tokens · journal: ${journal}`;
+  const list = (ids: readonly string[]) => inFileOrder(workflow, ids).join(", ") || "nothing";
+  return `workflow "${workflow.name}": ${how} · ran ${list(o.ran)} · read back ${list(o.reused)} · ${o.used.tokens} tokens · journal: ${journal}`;
 }
 
 /** A workflow as one run of the program: its steps through the journal, its summary the run's answer (and, headless, its result line). */
@@ -118,7 +125,7 @@ export async function workflowRun(llm: Llm, history: Anthropic.MessageParam[], o
   if (last?.type === "run_finished" && last.status === "done") renameSync(journal, journal.replace(/\.jsonl$/, ".done.jsonl"));
   const o = await runWorkflow(workflow, { journal, runStep: stepRunner(llm, opts, f, use), ...(caps ? { caps } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
   const offline = o.detail?.endsWith(": no_script");
-  const summary = [describeWorkflow(workflow.name, o, journal), ...Object.entries(o.answers).map(([id, a]) => `${id}: ${a}`), ...(offline ? [NOT_DONE_OFFLINE] : [])].join("\n");
+  const summary = [describeWorkflow(workflow, o, journal), ...inFileOrder(workflow, Object.keys(o.answers)).map((id) => `${id}: ${o.answers[id]}`), ...(offline ? [NOT_DONE_OFFLINE] : [])].join("\n");
   say(o.status === "done" ? summary : yellow(summary));
   const message = { id: `workflow-${workflow.name}`, type: "message", role: "assistant", model: llm.model, content: [{ type: "text", text: summary, citations: null }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: use.input, output_tokens: use.output } } as unknown as Anthropic.Message;
   history.push({ role: "assistant", content: [{ type: "text", text: summary }] });

@@ -79,7 +79,7 @@ const EXPECTED: Record<string, Expect> = {
   [`npm run -s agent -- --workspace examples/login-service -p ${FLAGSHIP} --output-format json`]: { exit: 0, out: /\{"type":"result","subtype":"success","is_error":false,[\s\S]*off-by-one/, not: /"type":"assistant"/ },
   [`npm run -s agent -- --workspace examples/login-service -p ${FLAGSHIP} --output-format stream-json`]: { exit: 0, out: /^\{"type":"system","subtype":"init"[\s\S]*\{"type":"assistant"[\s\S]*\{"type":"result","subtype":"success"/m },
   'npm run -s agent -- --workspace DIR -p "task" --output-format json | jq .result': { ci: "a pattern (DIR, task): the json line before runs it on the sample repository; jq is not installed everywhere" },
-  [`${SAMPLE} --workflow examples/workflows/review.json`]: { exit: 0, out: /workflow "review": done · ran files, source, tests, draft, short/, not: /Not done|no_script/ },
+  [`${SAMPLE} --workflow examples/workflows/review.json`]: { exit: 0, out: /workflow "review": done · ran files, source, tests, draft, short/, not: /Not done|no_script|session: headless-/ },
   // No terminal: the worker's edit is refused, so the evaluator never finds the tests passing (the sample stays as it is).
   [`${SAMPLE} --goal --goal-check "node --test" "Make the login service's tests pass: an account must lock after MAX_FAILED_ATTEMPTS failed logins in a row."`]: { exit: 1, out: /evaluator: not done[\s\S]*stopped \(goal_not_met\)[\s\S]*evaluator: 3 request/, not: /Not done|no_script|goal met/ },
   [`${SAMPLE} --mcp-config examples/mcp-notes/mcp.json "What do our team notes say about account lockouts?"`]: { exit: 0, out: /→ mcp__notes__search[\s\S]*locks after 3 failed logins/, not: /Not done|Not run/ },

@@ -378,6 +378,12 @@ describe("the diff view's model", () => {
     const rows = splitRows(loop);
     expect(rows.some((r) => r.left === undefined && r.right?.type === "+")).toBe(true);
   });
+
+  it("shows the exercise's files before the given ones (a program around the loop), each marked", () => {
+    const files = { "agent.ts": "export function loop() {}\n", "program.ts": "export function run() {}\n", "team.ts": "export const team = 1;\n", "verdict.ts": "export function readVerdict() {}\n" };
+    const m = diffLessons(snap("s22_x", {}), { ...snap("s27_y", files), given: ["program.ts", "team.ts"] });
+    expect(m.files.map((f) => [f.path, f.given])).toEqual([["agent.ts", false], ["verdict.ts", false], ["program.ts", true], ["team.ts", true]]);
+  });
 });
 
 describe("one glossary (docs/guide/glossary.md) on the Chinese pages", () => {

@@ -97,6 +97,9 @@ describe("the final agent's Part IV flags, offline", () => {
     rule(r.exitCode === 0 && r.result?.is_error === false, "final-agent", `--worktrees on s25's task: exit ${r.exitCode}, result ${JSON.stringify(r.result).slice(0, 200)}`);
     rule(branches.includes("worktree/child-1") && branches.includes("worktree/child-2"), "final-agent", `--worktrees: the branches are ${branches.join(", ")}: each child's change is committed on a branch of its own`);
     expect(await readFile(join(ws, "src/login.js"), "utf8"), "the workspace is unchanged").toBe(source);
+    // The parent names the branches as git spells them: a command copied from its answer works.
+    const answer = (r.result?.result ?? "").split("\n");
+    rule(answer[0]?.startsWith("Take worktree/child-1: ") && answer[1]?.startsWith("worktree/child-2 lowers") && answer.at(-1)?.endsWith("git merge worktree/child-1"), "final-agent", `--worktrees: the parent's answer names the branches wrongly: ${JSON.stringify(answer)}`);
     const without = await agent(["--workspace", ws, "-p", lessonTask("s25_worktrees"), "--output-format", "json"]);
     rule(offering(without.llm, "worktree_task").length === 0 && requests(without.llm).length > 0, "final-agent", "without --worktrees the model was offered worktree_task: the feature is on request");
   });
@@ -119,6 +122,13 @@ describe("the final agent's Part IV flags, offline", () => {
     const again = await agent(argv, { journals: dir });
     rule(/ran files, source, tests, draft, short · read back nothing/.test(again.result?.result ?? ""), "final-agent", `--workflow after a run that ended done: ${again.result?.result.split("\n")[0]}: it starts over`);
     expect((await readdir(dir)).some((f) => f.endsWith(".done.jsonl")), "the finished journal is kept").toBe(true);
+  });
+
+  it("--workflow in text mode: the workflow's own lines, no session line and no session saved (its journal is what resumes it)", async () => {
+    const sessions = listSessions().length;
+    const r = await agent(["--workspace", await workspace(), "--workflow", join(ROOT, "examples/workflows/review.json")], { journals: await journals() });
+    rule(r.exitCode === 0 && /workflow "review": done · ran files, source, tests, draft, short/.test(r.said), "final-agent", `--workflow in text mode: exit ${r.exitCode}, said ${r.said.slice(-400)}`);
+    rule(!/^session: /m.test(r.said) && listSessions().length === sessions, "final-agent", `--workflow in text mode said or saved a session for the program's own task: ${r.said.split("\n").find((l) => l.startsWith("session: "))}`);
   });
 
   it("--workflow offline with a step it has no script for: stopped at that step, not done, said once", async () => {

@@ -14,6 +14,8 @@ export interface Snapshot {
   id: string;
   entry: string;
   files: Record<string, string>;
+  /** Files the lesson gives whole (lessons/<dir>/ holds them as the solution does: no TODO), e.g. a program around the loop. */
+  given?: string[];
 }
 
 export type HunkKind = "loop" | "new" | "change" | "cosmetic";
@@ -36,6 +38,8 @@ export interface Hunk {
 export interface FileDiffModel {
   path: string;
   status: "added" | "changed";
+  /** Given code, not the exercise: shown after the files with TODOs. */
+  given: boolean;
   hunks: Hunk[];
   added: number;
   removed: number;
@@ -86,7 +90,7 @@ function isCosmetic(lines: DiffLine[]): boolean {
 
 const DEFINES = /^\s*(export\s+)?(async\s+)?(function\*?|class)\s+[\w$]+|^\s*export\s+(const|let|interface|type|enum)\s+[\w$]+/;
 
-function fileDiff(path: string, oldText: string | undefined, newText: string, loop: [number, number] | null): FileDiffModel {
+function fileDiff(path: string, oldText: string | undefined, newText: string, loop: [number, number] | null): Omit<FileDiffModel, "given"> {
   const patch = structuredPatch(`a/${path}`, `b/${path}`, oldText ?? "", newText, undefined, undefined, { context: 3 });
   const hunks: Hunk[] = patch.hunks.map((h) => {
     let o = h.oldStart;
@@ -148,9 +152,10 @@ export function diffLessons(from: Snapshot, to: Snapshot): DiffModel {
     const b = to.files[p];
     if (b === undefined) kept.push(p);
     else if (a === b) unchanged.push(p);
-    else files.push(fileDiff(p, a, b, p === to.entry ? regionLines(b, "loop") : null));
+    else files.push({ ...fileDiff(p, a, b, p === to.entry ? regionLines(b, "loop") : null), given: (to.given ?? []).includes(p) });
   }
-  const rank = (f: FileDiffModel) => Math.min(...f.hunks.map((h) => RANK[h.kind]), 9);
+  // The exercise's files first (the loop's change, then the new mechanism), the given ones after them.
+  const rank = (f: FileDiffModel) => (f.given ? 10 : 0) + Math.min(...f.hunks.map((h) => RANK[h.kind]), 9);
   files.sort((x, y) => rank(x) - rank(y) || (x.path === to.entry ? -1 : y.path === to.entry ? 1 : 0) || x.path.localeCompare(y.path));
   const before = exportsOf(from.files);
   const toolsBefore = toolsOf(from.files);

@@ -22,7 +22,8 @@ const TASK = lessonTask("s25_worktrees");
 const CHILD_COMPARE = lessonTask("s25_worktrees", "child-compare");
 const CHILD_CONSTANT = lessonTask("s25_worktrees", "child-constant");
 
-const branchIn = (s: string) => /on branch (\S+)/.exec(s)?.[1];
+/** The branch a child's report names ("… on branch worktree/child-1: src/login.js."): a git branch name holds no colon. */
+const branchIn = (s: string) => /on branch ([^\s:]+)/.exec(s)?.[1];
 
 function parent(ctx: TurnContext): Reply {
   if (ctx.prompt.trim() !== TASK) return say("Neither fix is in this workspace yet: each is on its own branch. Take the comparison fix with git merge, then run the tests.");
