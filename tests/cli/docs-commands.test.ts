@@ -49,6 +49,7 @@ const EXPECTED: Record<string, Expect> = {
   "npm run eval": { starts: /fix-range|explain-port|pass/i, limitS: 180 },
   "npm start": { exit: 0, out: /model: scripted \(offline\)[\s\S]*lessons\/s01_agent_loop\/agent\.ts/ },
   "npm run list": { exit: 0, out: /s01\s+The agent loop/ },
+  "COURSE_LANG=ja npm run list": { exit: 0, out: /s01\s+エージェントループ/, not: /The agent loop/ },
   "npm run lesson s01": { exit: 2, out: /TODO/ },
   'npm run lesson s01 "read package.json"': { exit: 2, out: /TODO/ },
   "npm run lesson s01 -- --solution": { exit: 0, out: /model: scripted \(offline\)/ },
