@@ -46,3 +46,13 @@ export async function until(ok: () => boolean, ms: number): Promise<boolean> {
   }
   return ok();
 }
+
+/**
+ * How many processes with `token` are still alive once the kernel had up to `ms` to take away what
+ * was killed (a killed sandbox's namespace, a signalled group: gone in milliseconds on an idle
+ * machine, later on a loaded one). Asked every 100 ms; what is alive at the end is killed and counted.
+ */
+export async function aliveAfter(token: string, ms: number, opts: { anywhere?: boolean } = {}): Promise<number> {
+  await until(() => processesWith(token, opts).length === 0, ms);
+  return killProcessesWith(token, opts);
+}

@@ -295,8 +295,7 @@ describe("s19 a broken hook is reported and changes nothing", () => {
       const token = `s19-left-${process.pid}-${Date.now()}-${sandbox}`;
       const hooks = [`(setsid sh -c 'sleep 60; : ${token}-a' >/dev/null 2>&1 &); exit 0`, `sh -c 'sleep 60; : ${token}-b' & exit 0`].map((command) => ({ command, timeout: 20 }));
       const { root, problems } = await runWith(making(call("bash", { command: "touch ran.txt" })), { hooks: { PreToolUse: hooks, Stop: [{ command: `(setsid sh -c 'sleep 60; : ${token}-c' >/dev/null 2>&1 &)` }] } });
-      await new Promise((r) => setTimeout(r, 300));
-      const alive = killProcessesWith(token, { anywhere: true });
+      const alive = await aliveAfter(token, 3_000, { anywhere: true });
       rule(alive === 0 && existsSync(join(root, "ran.txt")), "hook-broken", () => `sandbox ${sandbox}: hooks that exit 0 and leave "sleep 60" running (in the background, or detached with setsid) left ${alive} process(es) alive after the run (problems: ${JSON.stringify(problems)}): when the hook's shell exits, call proc.killAll(), as s07's bash does.`);
       rule(problems.length === 0, "hook-broken", () => `sandbox ${sandbox}: a hook that exits 0 at once is no broken hook, even with a process in the background holding its output; reported: ${JSON.stringify(problems)}.`);
     });
@@ -347,7 +346,7 @@ describe("s19 the final agent: npm run agent", () => {
 // The net under the rules: this lesson beside the reference, on its own task and on generated
 // model answers (tests/differential/net.ts).
 import { differentialNet } from "./differential/net.ts";
-import { killProcessesWith } from "../runtime/processes.ts";
+import { aliveAfter } from "../runtime/processes.ts";
 // On generated answers, two hooks (each a sandboxed process, so only on two of the tools): writes
 // are blocked by a PreToolUse hook (exit 2, its reason on stderr), an empty output gets a
 // PostToolUse hook's context; the notes and blocked calls are compared with the reference's.

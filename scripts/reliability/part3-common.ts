@@ -110,6 +110,8 @@ export async function capturing<T>(work: () => Promise<T>): Promise<{ value?: T;
 export const newToken = (what: string) => `p3-${what.replace(/\W+/g, "-")}-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 7)}`;
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** How long a check lets the kernel take away what a run killed before it counts what is alive (a loaded machine is slow to reap). */
+export const GRACE_MS = 3_000;
 
 /** The first line of an error, for a verdict's detail. */
 export const errorLine = (e: unknown) => (e instanceof Error ? `${e.constructor.name}: ${e.message.split("\n")[0]}` : String(e));

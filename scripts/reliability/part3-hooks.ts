@@ -17,8 +17,8 @@ import type { Llm } from "../../runtime/client.ts";
 import { call, say, text } from "../../runtime/scripted/scenarios/script.ts";
 import type { Scenario } from "../../runtime/scripted/types.ts";
 import { scripted, transcriptProblems } from "../../runtime/testing.ts";
-import { capturing, errorLine, inMode, newToken, p3Modes, pool, scratch, sleep, solution, type P3Mode } from "./part3-common.ts";
-import { killProcessesWith } from "../../runtime/processes.ts";
+import { capturing, errorLine, inMode, newToken, p3Modes, GRACE_MS, pool, scratch, solution, type P3Mode } from "./part3-common.ts";
+import { aliveAfter } from "../../runtime/processes.ts";
 
 type Agent = typeof import("../../solutions/s19_hooks/agent.ts");
 type HooksModule = typeof import("../../solutions/s19_hooks/hooks.ts");
@@ -108,8 +108,7 @@ export async function runHookCell(behaviour: HookBehaviour, event: HookEventName
         onHookProblem: (p) => problems.push(hooksModule.describeProblem(p)),
       };
       const { value, error, lines } = await capturing(() => run(llm, history, opts));
-      await sleep(200);
-      const alive = killProcessesWith(token, { anywhere: true });
+      const alive = await aliveAfter(token, GRACE_MS, { anywhere: true });
       const r: HookRun = { history, llm, ...(value ? { outcome: value } : {}), ...(error !== undefined ? { error } : {}), problems, lines };
       const failed = await checkHookRun(r, behaviour, event, hooksModule.HOOK_MAX_OUTPUT);
       if (alive > 0) failed.push(`no process: ${alive} process(es) the hook started alive after the run`);

@@ -13,8 +13,8 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { call, say, text } from "../../runtime/scripted/scenarios/script.ts";
 import type { Fault, Scenario } from "../../runtime/scripted/types.ts";
 import { scripted, transcriptProblems } from "../../runtime/testing.ts";
-import { capturing, errorLine, outcomeLine, inMode, newToken, p3Modes, pool, scratch, sleep, solution, type P3Mode } from "./part3-common.ts";
-import { killProcessesWith } from "../../runtime/processes.ts";
+import { capturing, errorLine, outcomeLine, inMode, newToken, p3Modes, GRACE_MS, pool, scratch, solution, type P3Mode } from "./part3-common.ts";
+import { aliveAfter } from "../../runtime/processes.ts";
 
 type Agent = typeof import("../../solutions/s22_background/agent.ts");
 type Jobs = typeof import("../../solutions/s22_background/jobs.ts");
@@ -99,8 +99,7 @@ export async function runJobCell(kind: JobKind, end: RunEnd, mode: P3Mode, makeT
           ...(end === "guard stop" ? { guards: { maxTurns: 3 } } : {}),
         }),
       );
-      await sleep(400);
-      const alive = killProcessesWith(token, { anywhere: true });
+      const alive = await aliveAfter(token, GRACE_MS, { anywhere: true });
       const problems: string[] = [];
       // The run ended the way this cell means.
       const how = error !== undefined ? `threw ${errorLine(error)}` : outcomeLine(value!);
