@@ -146,7 +146,8 @@ async function runOnce(attack: AgentAttack, mode: Mode, n: number): Promise<Atta
     }
     const finished = await Promise.race([ended.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 60_000))]);
     if (!finished) killGroup("SIGKILL");
-    await new Promise((r) => setTimeout(r, 300));
+    // What the agent's end killed: up to 3 s for the kernel to take it away (a loaded machine is slow to reap).
+    await until(() => tokens.every((t) => processesWith(t).length === 0), 3_000);
     const log = /(?:run log: |transcript is saved in )(\S+\.jsonl)/.exec(out)?.[1];
     const harm = (!finished ? "the agent did not end" : undefined) ?? attack.harm({ out, ws, outside, tokens, ...(log ? { log } : {}) });
     if (log) rmSync(log, { force: true });

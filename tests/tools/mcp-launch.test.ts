@@ -14,7 +14,7 @@ import { ROOT } from "../../runtime/testing.ts";
 import { killEverything, liveCount } from "../../runtime/tools/live.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import { McpServers } from "../../solutions/s17_mcp/mcp.ts";
-import { killProcessesWith } from "../../runtime/processes.ts";
+import { aliveAfter } from "../../runtime/processes.ts";
 
 const KEY = "sk-ant-MCP-CANARY-4242";
 // Under the course's node_modules, so that the server's imports (the MCP SDK) resolve.
@@ -96,8 +96,7 @@ describe.each(modes)("an MCP server, sandbox %s", (mode) => {
       expect(textOf(await servers.call(callOf("spawn", { token })))).toMatch(/started/);
       if (end === "close") await servers.close();
       else killEverything();
-      await new Promise((r) => setTimeout(r, 300));
-      expect(killProcessesWith(token), `a process the server started survived ${end}()`).toBe(0);
+      expect(await aliveAfter(token, 3_000), `a process the server started survived ${end}() (still alive 3 s later)`).toBe(0);
       if (end === "killEverything") await servers.close();
     }
   });
