@@ -180,7 +180,34 @@ describe("s25 Worktrees", () => {
     rule(outcome.status === "done", "worktree-cleanup", `a child's failure ended the parent's run (${outcome.status}): catch it in worktree_task ${LOOP}`);
     const r = answered(history)[0]?.result;
     rule(r?.is_error === true && /did not finish|fail/i.test(textOf(r)), "worktree-report", () => `a child whose requests failed should be an is_error result saying so; got ${clip(textOf(r))}`);
+    rule(/500|server/i.test(textOf(r)), "worktree-report", () => `the child's request failed with a 500 (a server error): the result should say what went wrong (the error's message), so the parent can decide what to do; got ${clip(textOf(r), 300)} ${LOOP}`);
     rule(/worktree\/child-1/.test(textOf(r)) && (await branchesOf(root)).includes("worktree/child-1"), "worktree-cleanup", () => `the failed child had written NOTES.md: its work should be kept on its branch and named in the result (${clip(textOf(r), 300)})`);
+  });
+
+  it("a child stopped by its own guard (max turns) is an is_error result saying it did not finish and why, never its answer as done", async () => {
+    const root = await sample();
+    const child = "List forever.";
+    const llm = scripted({ scenario: parentOf([child], { [child]: Array.from({ length: 20 }, () => ({ tool: "list_files" })) }), maxRequests: 60 });
+    const { outcome, history } = await run(llm, root, "One child that never ends.");
+    await noneLeft(root, "after a child stopped by its guard");
+    const r = answered(history)[0]?.result;
+    rule(outcome.status === "done", "worktree-report", `a child's guard stop ended the parent's run (${outcome.status}): it is the child's result, not the parent's end ${LOOP}`);
+    rule(r?.is_error === true && /did not finish/i.test(textOf(r)) && /turn/i.test(textOf(r)), "worktree-report", () => `a child that ran out of turns (CHILD_GUARDS.maxTurns) did not finish its task: its result should be an is_error saying it did not finish and how it ended (describeOutcome); got is_error ${r?.is_error}, ${clip(textOf(r), 300)} ${LOOP}`);
+  });
+
+  it("a child's tokens count against the parent's budget, as the child spends them", async () => {
+    const child = "Write one note.";
+    const scenario = () => parentOf([child], { [child]: [{ tool: "write_file", path: "NOTES.md", content: "a note\n" }] });
+    // The parent's first request alone: what the parent spends before its child starts.
+    const probe = scripted({ scenario: scenario() });
+    await run(probe, await sample(), "One child.");
+    const first = probe.scripted!.exchanges[0]!.response!.usage;
+    const parentFirst = first.input_tokens + first.output_tokens + (first.cache_read_input_tokens ?? 0) + (first.cache_creation_input_tokens ?? 0);
+    const budget = parentFirst + 1;
+    const llm = scripted({ scenario: scenario() });
+    const { outcome } = await run(llm, await sample(), "One child.", { guards: { tokenBudget: budget } });
+    const stop = outcome.status === "stopped" ? (outcome as { reason?: string }).reason : undefined;
+    rule(outcome.status === "stopped" && /token/i.test(String(stop)), "worktree-report", () => `the parent's budget was ${budget} tokens and its first request spent ${parentFirst}: with its child's tokens added it is spent, so the parent should stop (token_budget) instead of asking again; it ended ${outcome.status}${stop ? ` (${stop})` : ""}. Add what the child spends to the parent's guard (onTokens: (n) => (guard.used += n)) ${LOOP}`);
   });
 
   it("a run aborted while a child works leaves no worktree and a transcript that can be sent again", async () => {
