@@ -5,11 +5,11 @@
  * a raw stack trace.
  *
  * The command-line cases run as real processes. Those that need a broken lesson run in a scratch
- * copy of the course (runtime/, scripts/, lesson s01 and its test; node_modules linked), so the
+ * copy of the course (runtime/, scripts/, every solution and test, lesson s01; node_modules linked), so the
  * working tree is never touched.
  */
 import { spawn } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -64,8 +64,16 @@ function exec(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; time
 }
 
 const course = (args: string[]) => (s: Scratch) => exec([join(s.course, "scripts/course.ts"), ...args], { cwd: s.course });
-const lessonFrom = (name: string, env: string | Buffer) => (s: Scratch) =>
-  exec([join(ROOT, "solutions/s01_agent_loop/agent.ts")], { cwd: s.cwd(name, env) });
+/**
+ * A lesson run with a broken `.env`: the runtime reads the course checkout's `.env` (runtime/env.ts,
+ * COURSE_ROOT), never the folder it runs from, so the file goes into the scratch course and its s01
+ * runs from elsewhere. (A `.env` in the working folder would be read by no one: the case would pass
+ * for the wrong reason, or fail as it did when the runtime stopped reading it.)
+ */
+const lessonFrom = (name: string, env: string | Buffer) => (s: Scratch) => {
+  writeFileSync(join(s.course, ".env"), env);
+  return exec([join(s.course, "solutions/s01_agent_loop/agent.ts")], { cwd: s.cwd(name) });
+};
 
 /** What every client sends, as SDK 1.14 sends it (the model answers 401/400 without them, as the API does). */
 const API_HEADERS = { "content-type": "application/json", authorization: "Bearer offline", "anthropic-version": "2026-10-21" };
@@ -134,9 +142,12 @@ function makeScratch(): { scratch: Scratch; dispose(): void } {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "course-bad-input-")));
   const copy = join(dir, "course");
   mkdirSync(copy);
-  const s01Tests = readdirSync(join(ROOT, "tests")).filter((f) => f.startsWith("s01_agent_loop")).map((f) => `tests/${f}`);
-  for (const p of ["runtime", "scripts", "lessons/s01_agent_loop", "solutions/s01_agent_loop", ...s01Tests, "package.json", "tsconfig.json", "vitest.config.ts"])
-    cpSync(join(ROOT, p), join(copy, p), { recursive: true, filter: (src) => !src.includes(`${join("scripts", "reliability")}`) });
+  // Every lesson's solution: the runtime reads later lessons' course.json files as it loads (their
+  // scripted scenarios and tasks; s23's plays an eval task's script), so a copy with s01's alone fails
+  // before s01's first line. The tests whole: s01's imports the differential
+  // net (which imports scripts/reliability/fuzz.ts) and the setup files.
+  for (const p of ["runtime", "scripts", "lessons/s01_agent_loop", "solutions", "evals", "tests", "package.json", "tsconfig.json", "vitest.config.ts"])
+    cpSync(join(ROOT, p), join(copy, p), { recursive: true });
   symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"), "dir");
   return {
     scratch: {

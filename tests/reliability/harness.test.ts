@@ -11,7 +11,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { ATTACK_ENV, ATTACKS, CANARY_KEY, PLANTED_ATTACKS, presentToolsets, runAttack, s07Cases, type Toolset } from "../../scripts/reliability/attacks.ts";
 import { HOUSE_ATTACKS } from "../../scripts/reliability/house-attacks.ts";
-import { BAD_INPUTS, runBadInput } from "../../scripts/reliability/bad-inputs.ts";
+import { BAD_INPUTS, runBadInput, runBadInputs } from "../../scripts/reliability/bad-inputs.ts";
 import { FAULT_CASES, runFault } from "../../scripts/reliability/faults.ts";
 import { presentAdapters, type LessonAdapter } from "../../scripts/reliability/lessons.ts";
 
@@ -171,12 +171,15 @@ describe("house attacks over several runs (sample)", () => {
   });
 });
 
-describe("bad input to the course (sample)", () => {
-  for (const id of ["model-not-json", "model-json-array", "unknown-lesson-run"])
-    it(`${id}: a clear message and a non-zero exit`, async () => {
-      const r = await runBadInput(BAD_INPUTS.find((b) => b.id === id)!);
-      expect(r.handled, r.detail).toBe(true);
-    });
+describe("bad input to the course (every case: a scratch copy each, a few seconds)", () => {
+  // Every case, not a sample: the .env cases once passed a .env the runtime no longer read, and the
+  // scratch copy stopped being able to run s01 at all (later lessons' files missing), so three of
+  // them said "not handled" in the report while a sample of three other cases stayed green.
+  it("each bad input gets a clear message and a non-zero exit (scripts/reliability/bad-inputs.ts)", async () => {
+    const results = await runBadInputs(BAD_INPUTS, 3);
+    const missed = results.filter((r) => !r.handled).map((r) => `${r.id} (${r.what}): ${r.detail}`);
+    expect(missed, `bad inputs the course does not report clearly (fix the message, or the case if the course moved):\n${missed.join("\n")}`).toEqual([]);
+  }, 300_000);
 
   it("a mistake answered with success is not 'handled'", async () => {
     const r = await runBadInput({ id: "ok", what: "a valid request", run: async () => ({ code: 0, text: "fine" }), expect: /fine/ });
