@@ -33,6 +33,7 @@ type Define = typeof import("../../solutions/s04_tool_errors/define-tool.ts");
 type Rule = ReturnType<Perms["parseRule"]>;
 type Mode = Perms["MODES"][number];
 type Decide = Perms["decide"];
+type Verdict = ReturnType<Decide>;
 
 export const RULE_TOOLS = ["bash", "read_file", "write_file", "edit_file", "list_files", "run_tests", "bash_background", "mcp__notes__add"] as const;
 const NAME_GLOBS = ["*", "*_file", "mcp__*", "mcp__notes__*", "bash*"];
@@ -185,6 +186,22 @@ export function precedence(d: RulesDeps): fc.IProperty<[Array<{ text: string; be
   });
 }
 
+/**
+ * The verdict the gate owes a call, as s18's page states it: the call's own rules and mode; a tool
+ * that runs a shell command (bash_background) meets bash's rules too, and of the two verdicts a deny
+ * wins, then an ask a rule made, then an allow a rule made, then the tool's own (the mode's).
+ * Written here from the page, not taken from the gate's Policy, so a gate that merges them wrongly fails.
+ */
+function expectedVerdict(d: RulesDeps, c: GenCall, rules: Rule[], mode: Mode): Verdict {
+  const facts = { readOnly: readOnlyOf(d, c, ROOT), root: ROOT };
+  const own = d.perms.decide(c.name, c.input, rules, mode, facts);
+  const command = c.input.command;
+  if (c.name === "bash" || !d.perms.COMMAND_TOOLS.has(c.name) || typeof command !== "string") return own;
+  const asBash = d.perms.decide("bash", { command }, rules, mode, facts);
+  const rank = (v: Verdict) => (v.behavior === "deny" ? 3 : !v.rule ? 0 : v.behavior === "ask" ? 2 : 1);
+  return rank(asBash) > rank(own) ? asBash : own;
+}
+
 /** denied-is-error: through the gate, with tools that record whether they ran. */
 export function deniedIsError(d: RulesDeps): fc.IAsyncProperty<[Array<{ text: string; behavior: "allow" | "ask" | "deny"; user: boolean }>, Mode, GenCall]> {
   const ruleArb = fc.record({ text: ruleText, behavior: fc.constantFrom<"allow" | "ask" | "deny">("allow", "ask", "deny"), user: fc.boolean() });
@@ -197,7 +214,7 @@ export function deniedIsError(d: RulesDeps): fc.IAsyncProperty<[Array<{ text: st
     const gate = d.gate(inner, policy);
     const id = "toolu_part3_rules";
     const result = await gate.dispatch({ type: "tool_use", id, name: c.name, input: c.input } as Anthropic.ToolUseBlock);
-    const v = d.perms.decide(c.name, c.input, rules, mode, { readOnly: readOnlyOf(d, c, ROOT), root: ROOT });
+    const v = expectedVerdict(d, c, rules, mode);
     const content = typeof result.content === "string" ? result.content : JSON.stringify(result.content);
     if (result.tool_use_id !== id) throw new Error(`${shownCall(c)}: the result answers ${result.tool_use_id}, not the call`);
     if (v.behavior === "deny") {

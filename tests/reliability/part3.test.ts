@@ -90,6 +90,22 @@ describe("Part III: the rules fuzzed (sample)", () => {
   });
 });
 
+describe("Part III: the rules property's verdict for a command tool", () => {
+  it("a gate that judges bash_background by its own name alone (not bash's rules too, as s18's page says) fails denied-is-error", async () => {
+    const d = (await rulesDeps())!;
+    class OwnNameOnly extends d.agent.Policy {
+      override verdict(call: Anthropic.ToolUseBlock, tool: Parameters<InstanceType<RulesDeps["agent"]["Policy"]>["verdict"]>[1]) {
+        if (call.name === "bash") return super.verdict(call, tool);
+        return d.perms.decide(call.name, call.input as Record<string, unknown>, this.rules, this.mode, { readOnly: tool?.readOnly === true, root: this.root });
+      }
+    }
+    const rows = (await runRulesPart(600, 7, { ...d, agent: { ...d.agent, Policy: OwnNameOnly } }))!;
+    const row = rows.find((r) => r.id === "denied-is-error")!;
+    expect(row.violations, "the property passed a gate that lets bash_background escape bash's rules").toBe(1);
+    expect(row.counterexample).toMatch(/bash_background/);
+  });
+});
+
 describe("Part III: background jobs that never end (sample)", () => {
   it("s22 stops a job that ignores SIGTERM when the run is done, and one that detached when the run is aborted, with the sandbox and without", async () => {
     const cells = [await runJobCell(job("ignores-term"), "done", mode!), await runJobCell(job("setsid"), "abort", mode!), await runJobCell(job("forks"), "guard stop", "none"), await runJobCell(job("setsid"), "done", "none")];
