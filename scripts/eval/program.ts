@@ -19,6 +19,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { z } from "zod";
 import { OFFLINE_API_KEY, SCRIPTED_MODEL_ID } from "../../runtime/client.ts";
 import { Message } from "../../runtime/scripted/schema.ts";
+import { sweepOrphanScratch } from "../../runtime/tools/files.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import { removeSession } from "../../solutions/s10_conversation/session.ts";
 import type { HeadlessLine, ResultLine } from "../../solutions/s24_headless/headless.ts";
@@ -172,6 +173,8 @@ export async function runProgram(argv: string[], upstream: Upstream, opts: { sig
       child.on("error", reject);
       child.on("close", (code) => resolve(code));
     });
+    // A killed process could not remove its scratch folders (its exit handler never ran): the runtime's sweep does.
+    if (killed || exitCode === null) sweepOrphanScratch();
     const lines: HeadlessLine[] = [];
     const problems: string[] = [];
     stdout
