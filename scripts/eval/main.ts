@@ -170,7 +170,7 @@ export async function main(argv: string[]): Promise<number> {
   const { tasks: all, problems } = loadSuite();
   for (const p of problems) print(yellow(`task skipped: ${p}`));
   if (values.list) {
-    for (const t of all) print(`${t.id.padEnd(22)} ${t.kind.padEnd(9)} ${(t.changes ? "change" : "no change").padEnd(10)} ${t.title}`);
+    for (const t of all) print(`${t.id.padEnd(22)} ${t.kind.padEnd(9)} ${(t.changes ? "change" : "no change").padEnd(10)} ${t.title}${t.feature ? ` (needs --${t.feature.name})` : ""}`);
     return 0;
   }
   let tasks = all;

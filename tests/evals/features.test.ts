@@ -5,17 +5,19 @@
  * them without it); the lines the eval reads from `npm run agent -- … --output-format stream-json`
  * are s24's, each assistant message the API's Message, and they replay a transcript the API accepts.
  */
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../../scripts/lib/paths.ts";
 import { scriptedLlm } from "../../runtime/client.ts";
 import { scripted, transcriptProblems } from "../../runtime/testing.ts";
 import { removeSession } from "../../solutions/s10_conversation/session.ts";
 import { compareFeatures, featureJson, featureTable, featureTasks, type FeatureComparison, type FeatureRow } from "../../scripts/eval/features.ts";
 import { readLine, runProgram } from "../../scripts/eval/program.ts";
-import { loadSuite } from "../../scripts/eval/suite.ts";
+import { main } from "../../scripts/eval/main.ts";
+import { loadSuite, loadTask, SuiteError } from "../../scripts/eval/suite.ts";
 
 const { tasks } = loadSuite();
 const FEATURES = { "worktrees-two-edits": "worktrees", "workflow-resume": "workflow", "goal-premature-done": "goal" };
@@ -25,6 +27,34 @@ describe("the tasks that need a Part IV feature", () => {
     expect(Object.fromEntries(featureTasks(tasks).map((t) => [t.id, t.feature?.name]))).toEqual(FEATURES);
     const flow = tasks.find((t) => t.id === "workflow-resume")!;
     expect(flow.workflow?.workflow.steps.map((s) => ("id" in s ? s.id : "")), "workflow-resume's workflow.json: three steps, killed at the third").toEqual(["bump", "changelog", "announce"]);
+  });
+});
+
+describe("a feature task that is not well formed, and a comparison asked wrongly", () => {
+  it("names the field and what to fix: a kill at the first step, a workflow file that is not there", () => {
+    const dir = mkdtempSync(join(tmpdir(), "eval-feature-"));
+    try {
+      const task = join(dir, "workflow-resume");
+      cpSync(join(ROOT, "evals/tasks/workflow-resume"), task, { recursive: true });
+      const manifest = JSON.parse(readFileSync(join(task, "task.json"), "utf8")) as Record<string, unknown>;
+      const write = (feature: unknown) => writeFileSync(join(task, "task.json"), JSON.stringify({ ...manifest, feature }));
+      write({ name: "workflow", file: "workflow.json", killAt: "bump" });
+      expect(() => loadTask(task)).toThrow(/feature\.killAt must name a step after the first .*not "bump"/);
+      write({ name: "workflow", file: "none.json", killAt: "announce" });
+      expect(() => loadTask(task)).toThrow(SuiteError);
+      expect(() => loadTask(task)).toThrow(/feature\.file names none\.json, which is not a file of the task's folder/);
+      write({ name: "teleport" });
+      expect(() => loadTask(task)).toThrow(/task\.json: feature\.name/);
+      write({ name: "workflow", file: "workflow.json", killAt: "announce" });
+      expect(loadTask(task).workflow?.workflow.name).toBe("release");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("--compare-features refuses another agent, and a task list with no feature task, before running anything", async () => {
+    await expect(main(["--compare-features", "--agent", "s13"])).rejects.toThrow(/--compare-features runs the final agent with and without each feature: no --agent/);
+    await expect(main(["--compare-features", "--tasks", "fix-range"])).rejects.toThrow(/no task that needs a feature among fix-range/);
   });
 });
 
