@@ -2,7 +2,9 @@
  * The agents `npm run eval` can run, by name:
  *
  *   final (default)   the course's final agent: the runAgent of the lesson npm run agent runs (the last
- *                     course.json with an "agent" field; runtime/registrations.ts finalAgent)
+ *                     course.json with an "agent" field; runtime/registrations.ts finalAgent); a task that
+ *                     needs a Part IV feature (task.json `feature`) runs `npm run agent` itself, headless,
+ *                     with that feature's flag (program.ts)
  *   final:nocache     the same without its prompt-cache breakpoints (s13's `cache: false`)
  *   sNN               that lesson's reference loop, solutions/sNN_…/agent.ts (s07 and later: the
  *                     first whose tools are confined to a workspace)
@@ -28,6 +30,7 @@ import { approveAll, refuseAll, type Approver } from "../../solutions/s07_safe_t
 import { readMcpConfig } from "../../solutions/s17_mcp/mcp.ts";
 import { runSafeBash } from "../../solutions/s07_safe_tools/safe-bash.ts";
 import { applyUnifiedPatch, PatchError } from "./patch.ts";
+import { programAgent, type Upstream } from "./program.ts";
 import type { EvalTask } from "./suite.ts";
 
 /** How a run ended, in the loop's own words (Outcome of s05 and later). */
@@ -49,6 +52,8 @@ export interface AgentInput {
   task: EvalTask;
   ws: string;
   llm?: Llm;
+  /** The same model for an agent in another process (program.ts): a metered fetch and its base URL. */
+  upstream?: Upstream;
   signal: AbortSignal;
 }
 
@@ -174,7 +179,11 @@ export async function resolveAgent(spec: string): Promise<EvalAgent> {
   if (s === "null") return nullAgent;
   if (s === "final" || s === "final:nocache") {
     const loop = await importLoop(join(ROOT, finalAgent().loop), "the final agent");
-    return loopAgent(s, loop, s === "final:nocache" ? { cache: false } : {});
+    if (s === "final:nocache") return loopAgent(s, loop, { cache: false });
+    // A task that needs a Part IV feature is the program's: its loop alone has none of them on.
+    const inProcess = loopAgent(s, loop);
+    const program = programAgent(s, true);
+    return { ...inProcess, run: (input) => (input.task.feature ? program.run(input) : inProcess.run(input)) };
   }
   const lessonSpec = /^(?:(lessons|solutions)\/)?(s\d{1,2})(?:_[a-z0-9_]+)?\/?(?::(nocache))?$/.exec(s);
   if (lessonSpec) {

@@ -1,13 +1,15 @@
 /**
  * npm run eval -- [--agent NAME]… [--runs k] [--tasks id,id] [--jobs n] [--json] [--compare] [--yes] [--max-cost USD]
  * npm run eval -- --compare A/result.json B/result.json
+ * npm run eval -- --compare-features [--runs k] [--tasks id,id] [--json]
  * npm run eval -- --list
  *
  * Runs an agent (the final agent by default) over the task suite (evals/tasks), every task k
  * times in a scratch copy, commands in the OS sandbox, graded by each task's hidden check; prints
  * a live table, then the result; keeps every run's transcript and diff, the result (JSON) and a
  * report (Markdown and HTML, with a chart) under .course/evals/<id>/. Two --agent flags run both
- * and compare them; --compare with two result files compares past runs. docs/guide/evals.md.
+ * and compare them; --compare with two result files compares past runs; --compare-features runs
+ * each task that needs a Part IV feature with and without it (features.ts). docs/guide/evals.md.
  */
 import { createInterface } from "node:readline/promises";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -26,6 +28,7 @@ import { compareLines, compareTable, failures, headline, htmlReport, jsonLine, m
 import { EVALS_OUT, runEval, type EvalResult, type ModelChoice } from "./run.ts";
 import type { RunRecord } from "./stats.ts";
 import { loadSuite, type EvalTask } from "./suite.ts";
+import { compareFeatures, featureJson, featureLines, featureTable, featureTasks, WITH } from "./features.ts";
 import { reportFailures } from "../lib/failure.ts";
 
 // What nothing else catches ends the run in words, with what to do (scripts/lib/failure.ts).
@@ -33,7 +36,7 @@ reportFailures("npm run eval");
 
 const SPEC = {
   command: "npm run eval --",
-  usage: "[--agent NAME]… [--runs k] [--tasks id,id] [--jobs n] [--json] [--yes] [--max-cost USD] | --compare A.json B.json | --list",
+  usage: "[--agent NAME]… [--runs k] [--tasks id,id] [--jobs n] [--json] [--yes] [--max-cost USD] | --compare A.json B.json | --compare-features | --list",
   options: {
     agent: { type: "string", multiple: true },
     runs: { type: "string" },
@@ -41,6 +44,7 @@ const SPEC = {
     jobs: { type: "string" },
     json: { type: "boolean" },
     compare: { type: "boolean" },
+    "compare-features": { type: "boolean" },
     list: { type: "boolean" },
     yes: { type: "boolean" },
     "max-cost": { type: "string" },
@@ -59,6 +63,8 @@ const HELP = `${SPEC.command} ${SPEC.usage}
   --json           print the result as one JSON line, the only line on stdout (the rest goes to stderr;
                    \`npm run -s eval -- --json\` keeps npm's own lines off stdout too)
   --compare        with two result.json files: compare them (no run); with two --agent: the same after running
+  --compare-features  the tasks that need a Part IV feature (worktrees, workflow, goal), each run by the final
+                   agent through npm run agent's headless mode with its feature and without it: a table of both
   --yes            with a real model: do not ask before a run estimated above --max-cost
   --max-cost USD   the estimate above which a run with a real model asks first (default 1)
   --list           list the tasks and exit`;
@@ -164,7 +170,7 @@ export async function main(argv: string[]): Promise<number> {
   const { tasks: all, problems } = loadSuite();
   for (const p of problems) print(yellow(`task skipped: ${p}`));
   if (values.list) {
-    for (const t of all) print(`${t.id.padEnd(22)} ${t.kind.padEnd(9)} ${(t.changes ? "change" : "no change").padEnd(10)} ${t.title}`);
+    for (const t of all) print(`${t.id.padEnd(22)} ${t.kind.padEnd(9)} ${(t.changes ? "change" : "no change").padEnd(10)} ${t.title}${t.feature ? ` (needs --${t.feature.name})` : ""}`);
     return 0;
   }
   let tasks = all;
@@ -173,6 +179,11 @@ export async function main(argv: string[]): Promise<number> {
     const unknown = wanted.filter((w) => !all.some((t) => t.id === w));
     if (unknown.length) throw new UsageError(`${SPEC.command}: no task ${unknown.join(", ")} (npm run eval -- --list shows them)`);
     tasks = all.filter((t) => wanted.includes(t.id));
+  }
+  if (values["compare-features"]) {
+    if (values.agent || values.compare) throw new UsageError(`${SPEC.command}: --compare-features runs the final agent with and without each feature: no --agent or --compare with it`);
+    tasks = featureTasks(tasks);
+    if (tasks.length === 0) throw new UsageError(`${SPEC.command}: no task that needs a feature${values.tasks ? ` among ${values.tasks}` : ""} (task.json "feature"; npm run eval -- --list shows them)`);
   }
   if (tasks.length === 0) throw new UsageError(`${SPEC.command}: no task to run (evals/tasks is empty or every task has a problem)`);
   const runs = count("runs", values.runs, 1, 20);
@@ -186,7 +197,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!Number.isFinite(maxCost) || maxCost < 0) throw new UsageError(`${SPEC.command}: --max-cost takes an amount in US dollars (not "${values["max-cost"]}")`);
   }
   const agents: EvalAgent[] = [];
-  for (const n of names) agents.push(await resolveAgent(n));
+  if (!values["compare-features"]) for (const n of names) agents.push(await resolveAgent(n));
 
   loadEnv();
   const selection = selectModel({ ...RETRIES });
@@ -194,8 +205,8 @@ export async function main(argv: string[]): Promise<number> {
   const sandbox = sandboxInfo();
   print(dim(selection.offline ? "model: scripted (offline), a fresh one per run" : selection.banner));
   print(dim(sandbox.kind === "bubblewrap" ? `${sandbox.line}; every command of the agent is approved inside it` : `${sandbox.line}; only read-only commands are approved`));
-  if (!model.offline && agents.some((a) => a.model)) {
-    const est = estimateCost(tasks, runs * agents.filter((a) => a.model).length, selection.model);
+  if (!model.offline && (values["compare-features"] || agents.some((a) => a.model))) {
+    const est = estimateCost(tasks, runs * (values["compare-features"] ? 2 : agents.filter((a) => a.model).length), selection.model);
     if (!est) print(yellow(`no list price known for ${selection.model}: the cost cannot be estimated`));
     else {
       print(`estimated cost: about $${est.typical.toFixed(2)}, at most about $${est.most.toFixed(2)} if every run used its whole turn limit (list prices, no cache)`);
@@ -219,6 +230,20 @@ export async function main(argv: string[]): Promise<number> {
     print(yellow("\nStopping: the runs in flight end now; the result holds the runs that finished. Ctrl-C again to quit at once."));
     stop.abort();
   });
+  if (values["compare-features"]) {
+    print(dim(`each task with its feature, then without it: npm run agent -- … --output-format stream-json, ${tasks.length} task(s) × ${runs} run(s) × 2`));
+    const side = (agent: string | undefined) => (agent === WITH ? "with   " : "without");
+    const c = await compareFeatures({ tasks, runs, jobs, model, signal: stop.signal, onRun: (e) => {
+      if (e.type === "end" && e.record && !e.record.interrupted) print(dim(`${e.record.pass ? "pass" : "FAIL"} ${e.task} ${side(e.agent ?? "")} (${e.record.turns} turns, ${(e.record.ms / 1000).toFixed(1)} s, ${e.record.stop})`));
+    } });
+    print("");
+    for (const l of featureTable(c.rows)) print(l);
+    for (const l of featureLines(c.rows)) print(`- ${l}`);
+    print(dim(`offline, the scripted model follows each task's script: these figures measure the loop and its features, not a model`));
+    print(dim(`runs, transcripts and diffs: ${c.results.map((r) => relative(process.cwd(), join(EVALS_OUT, r.id)) || ".").join(", ")}`));
+    if (values.json) console.log(JSON.stringify(featureJson(c)));
+    return 0;
+  }
   const results: EvalResult[] = [];
   for (const agent of agents) {
     if (stop.signal.aborted) break;

@@ -11,6 +11,7 @@ import { scriptedLlm, type Llm } from "../../runtime/client.ts";
 import { ROOT, STATE_DIR } from "../lib/paths.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import type { EvalAgent } from "./agents.ts";
+import type { Upstream } from "./program.ts";
 import { gradeRun, snapshot, unifiedDiff } from "./grade.ts";
 import { Meter, costOf } from "./meter.ts";
 import { summarize, summarizeTask, type RunRecord, type Summary, type TaskSummary } from "./stats.ts";
@@ -57,7 +58,16 @@ export interface EvalOptions {
   /** Aborting it stops the runs in flight (their loops see the abort) and starts no more. */
   signal?: AbortSignal;
   /** Called when a run starts and when it ends. */
-  onRun?: (event: { type: "start" | "end"; task: string; run: number; record?: RunRecord }) => void;
+  onRun?: (event: { type: "start" | "end"; task: string; run: number; record?: RunRecord; agent?: string }) => void;
+}
+
+/** The same model for an agent in another process: a metered fetch, and the base URL it answers (program.ts). */
+function upstreamFor(model: ModelChoice, meter: Meter): Upstream {
+  if (model.offline) {
+    const s = scriptedLlm({}, { maxRetries: 2 });
+    return { fetch: meter.wrap(s.scripted.fetch), baseURL: s.client.baseURL, offline: true };
+  }
+  return { fetch: meter.wrap(globalThis.fetch), baseURL: model.llm.client.baseURL, offline: false };
 }
 
 function llmFor(model: ModelChoice, meter: Meter): Llm {
@@ -86,6 +96,7 @@ export async function runOnce(task: EvalTask, run: number, agent: EvalAgent, mod
     const before = snapshot(ws);
     const meter = new Meter();
     const llm = agent.model ? llmFor(model, meter) : undefined;
+    const upstream = agent.model ? upstreamFor(model, meter) : undefined;
     const controller = new AbortController();
     const onStop = () => controller.abort();
     halt?.addEventListener("abort", onStop, { once: true });
@@ -106,7 +117,7 @@ export async function runOnce(task: EvalTask, run: number, agent: EvalAgent, mod
     let error: string | undefined;
     let notes: string[] | undefined;
     try {
-      const result = await Promise.race([agent.run({ task, ws, signal: controller.signal, ...(llm ? { llm } : {}) }), hardStop]);
+      const result = await Promise.race([agent.run({ task, ws, signal: controller.signal, ...(llm ? { llm } : {}), ...(upstream ? { upstream } : {}) }), hardStop]);
       history = result.history;
       answer = result.answer;
       stop = result.end.stop;
@@ -169,10 +180,10 @@ export async function runEval(opts: EvalOptions): Promise<EvalResult> {
   const worker = async () => {
     while (next < queue.length && !opts.signal?.aborted) {
       const { task, run } = queue[next++]!;
-      opts.onRun?.({ type: "start", task: task.id, run });
+      opts.onRun?.({ type: "start", task: task.id, run, agent: opts.agent.name });
       const record = await runOnce(task, run, opts.agent, opts.model, outDir, opts.signal);
       records.push(record);
-      opts.onRun?.({ type: "end", task: task.id, run, record });
+      opts.onRun?.({ type: "end", task: task.id, run, record, agent: opts.agent.name });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.jobs ?? 2, queue.length)) }, worker));

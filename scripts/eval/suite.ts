@@ -9,6 +9,7 @@
  *   solution.patch   the reference solution as a unified diff (the oracle applies it), and/or
  *   solution.sh      a bash script run in the workspace, inside the sandbox (after the patch)
  *   answer.md        the reference answer, for tasks graded by what the agent says
+ *   workflow.json    for a task whose feature is "workflow": the workflow the final agent runs (s26's format)
  *
  * A task that is not well formed is reported with its folder and what to fix; the others still run.
  */
@@ -16,10 +17,27 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { z } from "zod";
 import { EVAL_TASKS_DIR } from "../../runtime/scripted/scenarios/evals.ts";
+import { WorkflowSchema, type Workflow } from "../../solutions/s26_workflow/workflow.ts";
 
 export { EVAL_TASKS_DIR };
 
 export const TASK_KINDS = ["fix", "feature", "explain", "refactor", "plan", "subagent", "mcp", "safety"] as const;
+
+/**
+ * The Part IV feature a task needs (`npm run eval -- --compare-features` runs it with and without):
+ *   worktrees  the workspace is made a git repository; the final agent runs with --worktrees
+ *   workflow   the final agent runs `file` with --workflow, is killed when step `killAt` first asks the
+ *              model, and is run again: with the feature the journal is read back; without it, removed
+ *   goal       the final agent runs with --goal --goal-check `check`
+ */
+export const FEATURES = ["worktrees", "workflow", "goal"] as const;
+export type FeatureName = (typeof FEATURES)[number];
+const Feature = z.discriminatedUnion("name", [
+  z.object({ name: z.literal("worktrees") }).strict(),
+  z.object({ name: z.literal("workflow"), file: z.string().min(1), killAt: z.string().min(1) }).strict(),
+  z.object({ name: z.literal("goal"), check: z.string().min(1) }).strict(),
+]);
+export type Feature = z.infer<typeof Feature>;
 
 const pattern = z.string().min(1).refine((p) => !p.startsWith("/") && !p.split("/").includes(".."), "a path inside the workspace (no leading / and no ..)");
 
@@ -32,6 +50,8 @@ export const TaskManifest = z
     limits: z.object({ turns: z.number().int().min(1).max(200), seconds: z.number().int().min(5).max(3600) }).strict(),
     /** An MCP config ({ "mcpServers": … }), relative to the task's folder, started for each run. */
     mcp: z.string().min(1).optional(),
+    /** The Part IV feature the task needs (FEATURES): the final agent runs it through its headless interface. */
+    feature: Feature.optional(),
     check: z
       .object({
         /** Run check/*.test.js against the final workspace: every test must pass. */
@@ -60,6 +80,8 @@ export interface EvalTask extends TaskManifest {
   patch?: string;
   answerText?: string;
   mcpConfig?: string;
+  /** For a workflow task: the workflow, checked, and its file's path. */
+  workflow?: { workflow: Workflow; file: string };
 }
 
 export class SuiteError extends Error {
@@ -116,6 +138,22 @@ export function loadTask(dir: string): EvalTask {
     mcpConfig = resolve(dir, m.mcp);
     if (!existsSync(mcpConfig)) throw new SuiteError(`${where}/task.json: mcp names ${m.mcp}, which does not exist (relative to the task's folder)`);
   }
+  let workflow: EvalTask["workflow"];
+  if (m.feature?.name === "workflow") {
+    const file = resolve(dir, m.feature.file);
+    if (!file.startsWith(`${dir}/`) || !existsSync(file)) throw new SuiteError(`${where}/task.json: feature.file names ${m.feature.file}, which is not a file of the task's folder`);
+    let parsedFlow;
+    try {
+      parsedFlow = WorkflowSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
+    } catch (e) {
+      throw new SuiteError(`${where}/${m.feature.file} is not valid JSON: ${(e as Error).message}`);
+    }
+    if (!parsedFlow.success) throw new SuiteError(`${where}/${m.feature.file}: ${parsedFlow.error.issues[0]?.path.join(".") || "(top)"}: ${parsedFlow.error.issues[0]?.message} (s26's workflow format)`);
+    const steps = parsedFlow.data.steps.flatMap((st) => ("steps" in st ? st.steps : [st]));
+    const killAt = m.feature.killAt;
+    if (steps.findIndex((st) => st.id === killAt) < 1) throw new SuiteError(`${where}/task.json: feature.killAt must name a step after the first (the run is killed when that step first asks the model), not "${killAt}"`);
+    workflow = { workflow: parsedFlow.data, file };
+  }
   return {
     ...m,
     id,
@@ -127,6 +165,7 @@ export function loadTask(dir: string): EvalTask {
     ...(patch !== undefined ? { patch } : {}),
     ...(answerText !== undefined ? { answerText } : {}),
     ...(mcpConfig ? { mcpConfig } : {}),
+    ...(workflow ? { workflow } : {}),
   };
 }
 

@@ -120,7 +120,7 @@ describe("checks of the suite itself", () => {
     for (const t of tasks.filter((x) => x.changes)) expect(r.runs.find((x) => x.task === t.id)?.pass, `${t.id} asks for a change`).toBe(false);
   });
 
-  it("the final agent passes every task offline (the loop carries out each task's script), keeping its transcript and diff", async () => {
+  it("the final agent passes every task offline (the loop carries out each task's script; a task that needs a Part IV feature, npm run agent with it), keeping its transcript and diff", async () => {
     const out = mkdtempSync(join(tmpdir(), "eval-out-"));
     try {
       const r = await runEval({ tasks, agent: await resolveAgent("final"), runs: 1, model: { offline: true }, outDir: out });
@@ -131,11 +131,13 @@ describe("checks of the suite itself", () => {
       expect(readFileSync(join(out, "fix-range", "run-1", "diff.patch"), "utf8")).toMatch(/^\+.*i <= to/m);
       expect(JSON.parse(readFileSync(join(out, "fix-range", "run-1", "transcript.json"), "utf8")).length).toBeGreaterThan(2);
       const sub = r.runs.find((x) => x.task === "subagent-todos")!;
+      const flow = r.runs.find((x) => x.task === "workflow-resume")!;
+      expect(flow.notes?.join(" "), "the workflow task runs npm run agent -- --workflow, killed, then again").toMatch(/killed at announce .*journal read back/);
       expect(sub.requests, "a subagent's requests are counted too").toBeGreaterThan(sub.turns);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
-  });
+  }, 300_000);
 
   it("a loop that leaves its boundary (no sandbox, every command approved) fails the safety task", async () => {
     const before = process.env.COURSE_SANDBOX;

@@ -12,6 +12,8 @@
  * the very instruction the eval sends selects it. A task without a script here runs on the
  * free-form intents (and fails its check, honestly).
  *
+ * The tasks that need a Part IV feature of the final agent have their scripts in evals-part-four.ts.
+ *
  * safety-secret plays a careless model on purpose: it tries to read a decoy key outside the
  * workspace and copy it in. The task passes only when the loop's boundary stops it.
  */
@@ -22,6 +24,7 @@ import type { Reply, ReplyBlock, Scenario, TurnContext } from "../types.ts";
 import { blocksOf } from "../conversation.ts";
 import { call, say, text } from "./script.ts";
 import { EVAL_SUITE } from "../../tasks.ts";
+import { PART_FOUR_SCENARIOS, PART_FOUR_TASKS } from "./evals-part-four.ts";
 
 /** The suite's folder (evals/tasks). */
 export const EVAL_TASKS_DIR = EVAL_SUITE;
@@ -435,7 +438,8 @@ export const EVAL_SCENARIOS: Scenario[] = [
     return task ? [scripted(s, task)] : [];
   }),
   todoSurvey,
+  ...PART_FOUR_SCENARIOS,
 ];
 
 /** The ids of the tasks that have a script here (a test checks every task in the suite has one). */
-export const SCRIPTED_TASKS = SCRIPTS.map((s) => s.id);
+export const SCRIPTED_TASKS = [...SCRIPTS.map((s) => s.id), ...PART_FOUR_TASKS];
