@@ -12,7 +12,7 @@ import { CourseError } from "./env.ts";
 import { SCENARIOS } from "./scripted/scenarios/index.ts";
 import { UNSCRIPTED_MARK } from "./scripted/scenarios/intents.ts";
 import { textOf } from "./transcript.ts";
-import { CLI_WORDS } from "./words.ts";
+import { word } from "./words.ts";
 
 /** A run whose task the offline model had no script for: not done, whatever the loop concluded. */
 export class NotDoneOffline extends CourseError {
@@ -34,11 +34,11 @@ export function hasScript(task: string): boolean {
   return SCENARIOS.some((s) => s.task !== undefined && s.task.trim() === task.trim());
 }
 
-/** Printed before a run, offline, when the task has no script: the limits, before anything runs. */
-export const NO_SCRIPT: string = CLI_WORDS["run.no-script"];
+/** Printed before a run, offline, when the task has no script: the limits, before anything runs (in the learner's language). */
+export const noScript = (): string => word("run.no-script");
 
-/** What a run of an unscripted task ends with (its exit is non-zero). */
-export const NOT_DONE_OFFLINE: string = CLI_WORDS["run.not-done-offline"];
+/** What a run of an unscripted task ends with (its exit is non-zero), in the learner's language (COURSE_LANG). */
+export const notDoneOffline = (): string => word("run.not-done-offline");
 
 const oneLine = (s: string, max = 110) => {
   const flat = s.replace(/\s+/g, " ").trim();

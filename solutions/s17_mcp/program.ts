@@ -9,7 +9,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
 import { runMain } from "../../runtime/lesson.ts";
-import { NOT_DONE_OFFLINE, scenarioList, unscriptedAnswer, unscriptedRun } from "../../runtime/offline.ts";
+import { notDoneOffline, scenarioList, unscriptedAnswer, unscriptedRun } from "../../runtime/offline.ts";
 import { red, say, yellow } from "../../runtime/print.ts";
 import { protectMcpConfig, protectPath } from "../../runtime/tools/planted.ts";
 import type { EventSink } from "../../solutions/s09_observability/events.ts";
@@ -113,7 +113,7 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
   const result = await program(rest, deps);
   // Offline, one task the scripted model has no script for is not done, however the loop ended it.
   if (result.exitCode === 0 && result.history.length > 0 && taskGiven(rest) && unscriptedRun(result.history)) {
-    say(yellow(NOT_DONE_OFFLINE));
+    say(yellow(notDoneOffline()));
     return { ...result, exitCode: 1 };
   }
   const ends = loop.refusalEnds;
