@@ -114,12 +114,12 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
   // Offline, one task the scripted model has no script for is not done, however the loop ended it.
   if (result.exitCode === 0 && result.history.length > 0 && taskGiven(rest) && unscriptedRun(result.history)) {
     say(yellow(notDoneOffline()));
-    return { ...result, exitCode: 1 };
+    return { ...result, exitCode: 1, stopped: "no_script" };
   }
   const ends = loop.refusalEnds;
   if (result.exitCode === 0 && ends && taskGiven(rest) && lastRefused(result.history, ends.tool)) {
     say(yellow(`Not done: ${ends.detail}. ${ends.advice}.`));
-    return { ...result, exitCode: 1 };
+    return { ...result, exitCode: 1, stopped: ends.reason };
   }
   return result;
 }

@@ -157,4 +157,17 @@ describe("the final agent's Part IV flags, offline", () => {
     const json = await agent(["--workspace", await workspace(), "--goal", "-p", "Write a poem about the login service.", "--output-format", "json"]);
     rule(json.exitCode === 1 && json.result?.is_error === true && json.result.stop_reason === "no_script", "final-agent", `an unscripted run offline, as json: exit ${json.exitCode}, result ${JSON.stringify(json.result).slice(0, 200)}: its result line says not done (is_error, no_script), as its exit does`);
   });
+
+  it("-p in plan mode with the plan never approved (no terminal, no --yes): the json result says why it stopped (is_error, plan_not_approved), not end_turn", async () => {
+    const ws = await workspace();
+    const r = await agent(["--workspace", ws, "--permission-mode", "plan", "-p", "Fix the login lockout so the tests pass.", "--output-format", "json"]);
+    const calls = r.history.flatMap((m) => (m.role === "assistant" && typeof m.content !== "string" ? m.content.flatMap((b) => (b.type === "tool_use" ? [b.name] : [])) : []));
+    expect(calls, "the scripted plan-mode run asks for approval").toContain("exit_plan_mode");
+    rule(
+      r.exitCode === 1 && r.stdout.length === 1 && r.result?.subtype === "error" && r.result.is_error && r.result.stop_reason === "plan_not_approved",
+      "final-agent",
+      `plan mode, the plan refused, as json: exit ${r.exitCode}, stdout ${JSON.stringify(r.stdout).slice(0, 300)}: one result line that says not done and why (subtype "error", is_error true, stop_reason "plan_not_approved")`,
+    );
+    expect(await readFile(join(ws, "src/login.js"), "utf8"), "nothing was changed").toContain("attempts > MAX_FAILED_ATTEMPTS");
+  });
 });
