@@ -10,7 +10,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { CourseError } from "./env.ts";
 import { SCENARIOS } from "./scripted/scenarios/index.ts";
-import { UNSCRIPTED_MARK } from "./scripted/scenarios/intents.ts";
+import { UNSCRIPTED_MARK, UNSCRIPTED_SENT_BACK } from "./scripted/scenarios/intents.ts";
 import { textOf } from "./transcript.ts";
 import { word } from "./words.ts";
 
@@ -22,6 +22,11 @@ export class NotDoneOffline extends CourseError {
 /** Is this answer the offline model's to a task it has no script for? */
 export function unscriptedAnswer(content: Anthropic.MessageParam["content"]): boolean {
   return textOf(content).trimStart().startsWith(UNSCRIPTED_MARK);
+}
+
+/** Is this the offline model's answer to a Stop hook that sent it back to a task it has no script for? */
+export function unscriptedSentBack(content: Anthropic.MessageParam["content"]): boolean {
+  return textOf(content).trimStart().startsWith(UNSCRIPTED_SENT_BACK);
 }
 
 /** Did the offline model answer this conversation as a task it has no script for? */

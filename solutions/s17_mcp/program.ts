@@ -9,7 +9,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
 import { runMain } from "../../runtime/lesson.ts";
-import { notDoneOffline, scenarioList, unscriptedAnswer, unscriptedRun } from "../../runtime/offline.ts";
+import { notDoneOffline, scenarioList, unscriptedAnswer, unscriptedRun, unscriptedSentBack } from "../../runtime/offline.ts";
 import { red, say, yellow } from "../../runtime/print.ts";
 import { protectMcpConfig, protectPath } from "../../runtime/tools/planted.ts";
 import type { EventSink } from "../../solutions/s09_observability/events.ts";
@@ -149,14 +149,23 @@ function lastRefused(history: readonly Anthropic.MessageParam[], tool: string): 
 /**
  * Offline, a round the scripted model answered as a task it has no script for ends "stopped
  * (no_script)", not "done", in the line that says how it ended and in the run log (each turn of a
- * conversation, and each round a Stop hook asks for, is judged on its own answers).
+ * conversation, and each round a Stop hook asks for, is judged on its own answers). It is said once
+ * per task: a round a Stop hook asked for after it, which the model can only answer with "I cannot
+ * act on that", adds no second "stopped (no_script)" line.
  */
 function notDoneWhenUnscripted(sink: EventSink): EventSink {
   let unscripted = false;
+  let sentBack = false;
+  let said = false;
   return (e) => {
-    if (e.type === "think" && unscriptedAnswer(e.message.content)) unscripted = true;
+    if (e.type === "think" && unscriptedAnswer(e.message.content)) {
+      unscripted = true;
+      sentBack = unscriptedSentBack(e.message.content);
+    }
     if (e.type !== "stop" || !unscripted) return sink(e);
     unscripted = false;
+    if (sentBack && said) return;
+    said = true;
     const o = e.outcome;
     sink(o.status !== "done" ? e : { ...e, outcome: { status: "stopped", reason: "no_script", detail: "the scripted model (offline) has no script for this task", turns: o.turns, message: o.message } });
   };
