@@ -16,7 +16,7 @@ import { selectModel, type SelectOptions, type Selection } from "./client.ts";
 import { terminalSafe } from "./terminal-text.ts";
 import { requestLimit, withRequestNet } from "./net.ts";
 import { registrationOf } from "./registrations.ts";
-import { NotDoneOffline, hasScript, unscriptedRun } from "./offline.ts";
+import { NotDoneOffline, hasScript, noScript, notDoneOffline, unscriptedRun } from "./offline.ts";
 import { bold, dim, heading, printFinal, red, say, sendableLine, yellow } from "./print.ts";
 import { keepScratch, scratchCopy, scratchWorkspace } from "./tools/files.ts";
 import { sandboxInfo } from "./tools/sandbox.ts";
@@ -236,7 +236,7 @@ async function runIn<R>(spec: LessonSpec<R>, llm: Selection, task: string, isDef
     flag: (name) => argv.includes(`--${name}`),
   };
   // Offline, a task with no script is told so before anything runs (runtime/offline.ts).
-  if (llm.offline && !hasScript(task)) say(yellow(word("run.no-script")));
+  if (llm.offline && !hasScript(task)) say(yellow(noScript()));
   await spec.before?.(ctx);
   if (spec.heading) heading(spec.heading);
   const result = await spec.run(ctx);
@@ -249,7 +249,7 @@ async function runIn<R>(spec: LessonSpec<R>, llm: Selection, task: string, isDef
   else if (spec.describe) say(`${bold(word("run.outcome"))} ${spec.describe(result)}`);
   say(sendableLine(ctx.history));
   await spec.after?.(result, ctx);
-  if (unscripted) throw new NotDoneOffline(word("run.not-done-offline"));
+  if (unscripted) throw new NotDoneOffline(notDoneOffline());
 }
 
 /** A lesson file's last lines: run the lesson when the file is executed, not when it is imported. */

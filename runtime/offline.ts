@@ -10,9 +10,9 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import { CourseError } from "./env.ts";
 import { SCENARIOS } from "./scripted/scenarios/index.ts";
-import { UNSCRIPTED_MARK } from "./scripted/scenarios/intents.ts";
+import { UNSCRIPTED_MARK, UNSCRIPTED_SENT_BACK } from "./scripted/scenarios/intents.ts";
 import { textOf } from "./transcript.ts";
-import { CLI_WORDS } from "./words.ts";
+import { word } from "./words.ts";
 
 /** A run whose task the offline model had no script for: not done, whatever the loop concluded. */
 export class NotDoneOffline extends CourseError {
@@ -22,6 +22,11 @@ export class NotDoneOffline extends CourseError {
 /** Is this answer the offline model's to a task it has no script for? */
 export function unscriptedAnswer(content: Anthropic.MessageParam["content"]): boolean {
   return textOf(content).trimStart().startsWith(UNSCRIPTED_MARK);
+}
+
+/** Is this the offline model's answer to a Stop hook that sent it back to a task it has no script for? */
+export function unscriptedSentBack(content: Anthropic.MessageParam["content"]): boolean {
+  return textOf(content).trimStart().startsWith(UNSCRIPTED_SENT_BACK);
 }
 
 /** Did the offline model answer this conversation as a task it has no script for? */
@@ -34,11 +39,11 @@ export function hasScript(task: string): boolean {
   return SCENARIOS.some((s) => s.task !== undefined && s.task.trim() === task.trim());
 }
 
-/** Printed before a run, offline, when the task has no script: the limits, before anything runs. */
-export const NO_SCRIPT: string = CLI_WORDS["run.no-script"];
+/** Printed before a run, offline, when the task has no script: the limits, before anything runs (in the learner's language). */
+export const noScript = (): string => word("run.no-script");
 
-/** What a run of an unscripted task ends with (its exit is non-zero). */
-export const NOT_DONE_OFFLINE: string = CLI_WORDS["run.not-done-offline"];
+/** What a run of an unscripted task ends with (its exit is non-zero), in the learner's language (COURSE_LANG). */
+export const notDoneOffline = (): string => word("run.not-done-offline");
 
 const oneLine = (s: string, max = 110) => {
   const flat = s.replace(/\s+/g, " ").trim();

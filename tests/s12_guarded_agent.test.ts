@@ -258,7 +258,10 @@ function agentProcess(cwd: string, args: string[]) {
   const entry = join(ROOT, gradedTree(), "s12_guarded_agent", "agent.ts");
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" };
   for (const name of ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "MODEL_ID"]) delete env[name];
-  return spawnSync(join(ROOT, "node_modules", ".bin", "tsx"), [entry, ...args], { cwd, env, input: "", encoding: "utf8", timeout: 60_000 });
+  // node with tsx's loader (by path: cwd is the sample), as `npm run agent` starts it: tsx's own
+  // command line would start a second node for every run.
+  const loader = pathToFileURL(join(ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
+  return spawnSync(process.execPath, ["--import", loader, entry, ...args], { cwd, env, input: "", encoding: "utf8", timeout: 60_000 });
 }
 
 describe("s12 run_tests: a fixed command, a checked name, no approval", () => {

@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { SCRIPTED_MODEL_ID, type Llm } from "../../runtime/client.ts";
-import { hasScript, NOT_DONE_OFFLINE, unscriptedRun } from "../../runtime/offline.ts";
+import { hasScript, notDoneOffline, unscriptedRun } from "../../runtime/offline.ts";
 import { dim, say, yellow } from "../../runtime/print.ts";
 import { textOf } from "../../runtime/transcript.ts";
 import { fanOut } from "../../solutions/s09_observability/events.ts";
@@ -125,7 +125,7 @@ export async function workflowRun(llm: Llm, history: Anthropic.MessageParam[], o
   if (last?.type === "run_finished" && last.status === "done") renameSync(journal, journal.replace(/\.jsonl$/, ".done.jsonl"));
   const o = await runWorkflow(workflow, { journal, runStep: stepRunner(llm, opts, f, use), ...(caps ? { caps } : {}), ...(opts.signal ? { signal: opts.signal } : {}) });
   const offline = o.detail?.endsWith(": no_script");
-  const summary = [describeWorkflow(workflow, o, journal), ...inFileOrder(workflow, Object.keys(o.answers)).map((id) => `${id}: ${o.answers[id]}`), ...(offline ? [NOT_DONE_OFFLINE] : [])].join("\n");
+  const summary = [describeWorkflow(workflow, o, journal), ...inFileOrder(workflow, Object.keys(o.answers)).map((id) => `${id}: ${o.answers[id]}`), ...(offline ? [notDoneOffline()] : [])].join("\n");
   say(o.status === "done" ? summary : yellow(summary));
   const message = { id: `workflow-${workflow.name}`, type: "message", role: "assistant", model: llm.model, content: [{ type: "text", text: summary, citations: null }], stop_reason: "end_turn", stop_sequence: null, usage: { input_tokens: use.input, output_tokens: use.output } } as unknown as Anthropic.Message;
   history.push({ role: "assistant", content: [{ type: "text", text: summary }] });

@@ -29,6 +29,8 @@ export interface RunResult {
   /** 0: done (or the conversation ended); 1: the run stopped before the task was done; 2: a mistake in the flags. */
   exitCode: number;
   history: Anthropic.MessageParam[];
+  /** Why a run that ended before its task was done stopped, when a later program finds it after the loop (s17: "no_script", "plan_not_approved"). */
+  stopped?: string;
 }
 
 /** What the program is handed: the loop, the options it takes from the flags, and its REPL. */

@@ -9,7 +9,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
 import { runMain } from "../../runtime/lesson.ts";
-import { NOT_DONE_OFFLINE, scenarioList, unscriptedAnswer, unscriptedRun } from "../../runtime/offline.ts";
+import { notDoneOffline, scenarioList, unscriptedAnswer, unscriptedRun, unscriptedSentBack } from "../../runtime/offline.ts";
 import { red, say, yellow } from "../../runtime/print.ts";
 import { protectMcpConfig, protectPath } from "../../runtime/tools/planted.ts";
 import type { EventSink } from "../../solutions/s09_observability/events.ts";
@@ -113,13 +113,13 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
   const result = await program(rest, deps);
   // Offline, one task the scripted model has no script for is not done, however the loop ended it.
   if (result.exitCode === 0 && result.history.length > 0 && taskGiven(rest) && unscriptedRun(result.history)) {
-    say(yellow(NOT_DONE_OFFLINE));
-    return { ...result, exitCode: 1 };
+    say(yellow(notDoneOffline()));
+    return { ...result, exitCode: 1, stopped: "no_script" };
   }
   const ends = loop.refusalEnds;
   if (result.exitCode === 0 && ends && taskGiven(rest) && lastRefused(result.history, ends.tool)) {
     say(yellow(`Not done: ${ends.detail}. ${ends.advice}.`));
-    return { ...result, exitCode: 1 };
+    return { ...result, exitCode: 1, stopped: ends.reason };
   }
   return result;
 }
@@ -149,14 +149,23 @@ function lastRefused(history: readonly Anthropic.MessageParam[], tool: string): 
 /**
  * Offline, a round the scripted model answered as a task it has no script for ends "stopped
  * (no_script)", not "done", in the line that says how it ended and in the run log (each turn of a
- * conversation, and each round a Stop hook asks for, is judged on its own answers).
+ * conversation, and each round a Stop hook asks for, is judged on its own answers). It is said once
+ * per task: a round a Stop hook asked for after it, which the model can only answer with "I cannot
+ * act on that", adds no second "stopped (no_script)" line.
  */
 function notDoneWhenUnscripted(sink: EventSink): EventSink {
   let unscripted = false;
+  let sentBack = false;
+  let said = false;
   return (e) => {
-    if (e.type === "think" && unscriptedAnswer(e.message.content)) unscripted = true;
+    if (e.type === "think" && unscriptedAnswer(e.message.content)) {
+      unscripted = true;
+      sentBack = unscriptedSentBack(e.message.content);
+    }
     if (e.type !== "stop" || !unscripted) return sink(e);
     unscripted = false;
+    if (sentBack && said) return;
+    said = true;
     const o = e.outcome;
     sink(o.status !== "done" ? e : { ...e, outcome: { status: "stopped", reason: "no_script", detail: "the scripted model (offline) has no script for this task", turns: o.turns, message: o.message } });
   };

@@ -28,7 +28,7 @@ export interface ResultLine {
   /** An estimate from s09's price table. */
   total_cost_usd: number;
   session_id: string;
-  /** The last response's stop_reason, or the guard that stopped the run ("max_turns", "timeout", …). */
+  /** The last response's stop_reason, or why the run stopped: the guard ("max_turns", "timeout", …), or what the program found after the loop ("no_script", "plan_not_approved"). */
   stop_reason: string | null;
   duration_ms: number;
 }

@@ -120,10 +120,10 @@ export async function run(
     };
     const result = await program({ headless: { emit, session } }, init);
     if (result.history.length > 0) saveAs(session, result);
-    // Not done though the loop ended (offline, a task the scripted model has no script for: s17):
-    // the line a script reads says so too, as the exit code does.
+    // Not done though the loop ended (offline, a task the scripted model has no script for: s17; a
+    // plan never approved: s18): the line a script reads says so too, as the exit code does, and why.
     if (last?.type === "result" && result.exitCode !== 0 && !last.is_error)
-      last = { ...last, subtype: "error", is_error: true, stop_reason: unscriptedRun(result.history) ? "no_script" : last.stop_reason };
+      last = { ...last, subtype: "error", is_error: true, stop_reason: result.stopped ?? (unscriptedRun(result.history) ? "no_script" : last.stop_reason) };
     if (last) stdout(JSON.stringify(last));
     return result;
   } finally {

@@ -4,15 +4,19 @@
  * its exit says so (the lesson harness, the final agent); the tasks it knows are listed; with the
  * example notes server connected, a question in any wording is searched, then the note read.
  */
+import { rmSync } from "node:fs";
 import type Anthropic from "@anthropic-ai/sdk";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { scriptedLlm } from "../../runtime/client.ts";
 import { runLesson } from "../../runtime/lesson.ts";
-import { NO_SCRIPT, NotDoneOffline, hasScript, scenarioList, unscriptedRun } from "../../runtime/offline.ts";
+import { NotDoneOffline, hasScript, noScript, scenarioList, unscriptedRun } from "../../runtime/offline.ts";
 import { output } from "../../runtime/print.ts";
 import { OFFLINE_NOTICE, UNSCRIPTED } from "../../runtime/scripted/scenarios/intents.ts";
 import { SCENARIOS } from "../../runtime/scripted/scenarios/index.ts";
-import { S01_TASK } from "../../runtime/tasks.ts";
+import { S01_TASK, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
+import { stripEscapes } from "../../runtime/terminal-text.ts";
+import { scratchCopy } from "../../runtime/tools/files.ts";
+import { translatedWords, word } from "../../runtime/words.ts";
 import { agentLoop } from "../../solutions/s01_agent_loop/agent.ts";
 import { run as agentProgram } from "../../solutions/s17_mcp/program.ts";
 
@@ -36,7 +40,7 @@ async function capture(task: string): Promise<{ out: string; error: unknown }> {
 describe("a task the offline model has no script for", () => {
   it("its first answer says so before anything runs; the outcome is not done and the run fails (exit non-zero)", async () => {
     const { out, error } = await capture("run `echo offline-honesty` and fix whatever it shows");
-    const first = out.indexOf(NO_SCRIPT);
+    const first = out.indexOf(noScript());
     expect(first, "the limits are printed before the run").toBeGreaterThan(-1);
     expect(first, "before the step it takes").toBeLessThan(out.indexOf("offline-honesty"));
     expect(out).toMatch(/Outcome:.*not done \(the offline model has no script for this task\)/);
@@ -68,7 +72,7 @@ describe("a task the offline model has no script for", () => {
     const { out, error } = await capture(S01_TASK);
     expect(error).toBeUndefined();
     expect(out).not.toContain("I am the scripted model");
-    expect(out).not.toContain(NO_SCRIPT);
+    expect(out).not.toContain(noScript());
     expect(out).toMatch(/Outcome: stop_reason end_turn/);
   });
 
@@ -95,6 +99,28 @@ describe("a task the offline model has no script for", () => {
     }
     expect(lines.join("\n")).toContain("s01_agent_loop");
     expect(lines.join("\n")).toContain("--scenarios");
+  });
+
+  it.for(["zh", "ja", "ru"] as const)("npm run agent with COURSE_LANG=%s: the run's \"Not done\" is said in that language (runtime/i18n/cli.<lang>.json), once", async (lang) => {
+    const table = translatedWords(lang);
+    const own = table["run.not-done-offline"];
+    expect(own, `runtime/i18n/cli.${lang}.json has no "run.not-done-offline"`).toBeDefined();
+    const dir = await scratchCopy(SAMPLE_REPOSITORY);
+    const lines: string[] = [];
+    const original = output.write;
+    output.write = (line) => void lines.push(stripEscapes(line));
+    vi.stubEnv("COURSE_LANG", lang);
+    try {
+      const { exitCode } = await agentProgram(["--workspace", dir, "What is the weather like?"], { llm: scriptedLlm() });
+      expect(exitCode).toBe(1);
+    } finally {
+      vi.unstubAllEnvs();
+      output.write = original;
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const said = lines.join("\n");
+    expect(said.split(own!).length - 1, said).toBe(1);
+    expect(said, "the English words as well as, or instead of, the language's").not.toContain(word("run.not-done-offline", {}, "en"));
   });
 });
 

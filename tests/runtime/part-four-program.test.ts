@@ -9,7 +9,7 @@ import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { NOT_DONE_OFFLINE } from "../../runtime/offline.ts";
+import { notDoneOffline } from "../../runtime/offline.ts";
 import { output } from "../../runtime/print.ts";
 import { lessonTask, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
 import { ROOT, rule, scripted } from "../../runtime/testing.ts";
@@ -137,7 +137,7 @@ describe("the final agent's Part IV flags, offline", () => {
     await writeFile(flow, JSON.stringify({ name: "poems", steps: [{ kind: "agent", id: "a", prompt: "Write a poem about the login service." }, { kind: "agent", id: "b", prompt: "Another poem." }] }));
     const r = await agent(["--workspace", await workspace(), "--workflow", flow, "--output-format", "json"], { journals: dir });
     rule(r.exitCode === 1 && r.result?.is_error === true && requests(r.llm).length === 1, "final-agent", `an unscripted workflow offline: exit ${r.exitCode}, ${requests(r.llm).length} request(s), result ${JSON.stringify(r.result).slice(0, 200)}: not done, at its first step`);
-    rule(times(r.said, NOT_DONE_OFFLINE) === 1, "final-agent", `the offline notice was said ${times(r.said, NOT_DONE_OFFLINE)} times: once`);
+    rule(times(r.said, notDoneOffline()) === 1, "final-agent", `the offline notice was said ${times(r.said, notDoneOffline())} times: once`);
   });
 
   it("--goal: the evaluator sends s27's worker back until the check passes, its cost in the result; no evidence never counts as done", async () => {
@@ -153,8 +153,21 @@ describe("the final agent's Part IV flags, offline", () => {
   it("--goal offline with a task it has no script for: no evaluator asked, not done, said once", async () => {
     const r = await agent(["--workspace", await workspace(), "--goal", "Write a poem about the login service."]);
     const judged = offering(r.llm, "verdict");
-    rule(r.exitCode === 1 && judged.length === 0 && times(r.said, NOT_DONE_OFFLINE) === 1, "final-agent", `an unscripted --goal run offline: exit ${r.exitCode}, ${judged.length} evaluator request(s), the notice said ${times(r.said, NOT_DONE_OFFLINE)} times`);
+    rule(r.exitCode === 1 && judged.length === 0 && times(r.said, notDoneOffline()) === 1, "final-agent", `an unscripted --goal run offline: exit ${r.exitCode}, ${judged.length} evaluator request(s), the notice said ${times(r.said, notDoneOffline())} times`);
     const json = await agent(["--workspace", await workspace(), "--goal", "-p", "Write a poem about the login service.", "--output-format", "json"]);
     rule(json.exitCode === 1 && json.result?.is_error === true && json.result.stop_reason === "no_script", "final-agent", `an unscripted run offline, as json: exit ${json.exitCode}, result ${JSON.stringify(json.result).slice(0, 200)}: its result line says not done (is_error, no_script), as its exit does`);
+  });
+
+  it("-p in plan mode with the plan never approved (no terminal, no --yes): the json result says why it stopped (is_error, plan_not_approved), not end_turn", async () => {
+    const ws = await workspace();
+    const r = await agent(["--workspace", ws, "--permission-mode", "plan", "-p", "Fix the login lockout so the tests pass.", "--output-format", "json"]);
+    const calls = r.history.flatMap((m) => (m.role === "assistant" && typeof m.content !== "string" ? m.content.flatMap((b) => (b.type === "tool_use" ? [b.name] : [])) : []));
+    expect(calls, "the scripted plan-mode run asks for approval").toContain("exit_plan_mode");
+    rule(
+      r.exitCode === 1 && r.stdout.length === 1 && r.result?.subtype === "error" && r.result.is_error && r.result.stop_reason === "plan_not_approved",
+      "final-agent",
+      `plan mode, the plan refused, as json: exit ${r.exitCode}, stdout ${JSON.stringify(r.stdout).slice(0, 300)}: one result line that says not done and why (subtype "error", is_error true, stop_reason "plan_not_approved")`,
+    );
+    expect(await readFile(join(ws, "src/login.js"), "utf8"), "nothing was changed").toContain("attempts > MAX_FAILED_ATTEMPTS");
   });
 });

@@ -210,6 +210,34 @@ describe("the README's offline tasks reach their designed end (npm run agent's p
     }
   });
 
+  it("a task with no script and a Stop hook that sends the model back every round: stopped (no_script) said once, then Not done once, exit 1", async () => {
+    const dir = await sample();
+    const settings = join(dir, ".agent", "settings.json");
+    const always = { command: "echo 'the tests still fail: fix them' >&2; exit 2" };
+    writeFileSync(settings, JSON.stringify({ ...JSON.parse(readFileSync(settings, "utf8")), hooks: { Stop: [always] } }));
+    const userDir = mkdtempSync(join(tmpdir(), "scenarios-user-"));
+    vi.stubEnv("AGENT_CONFIG_DIR", userDir);
+    approveWorkspaceHooks(dir, userDir);
+    const lines: string[] = [];
+    const write = output.write;
+    output.write = (line) => void lines.push(stripAnsi(line));
+    try {
+      const r = await finalProgram.run(["--workspace", dir, "What is the weather like?"], { llm: scripted() });
+      const shown = lines.join("\n");
+      const sentBack = r.history.filter((m) => m.role === "assistant" && /a Stop hook sent me back/.test(textOf(m.content)));
+      expect(sentBack.length, `the Stop hook sent the model back each round it may (3):\n${shown}`).toBe(3);
+      expect(lines.filter((l) => l.startsWith("■ ")), shown).toEqual([expect.stringMatching(/^■ stopped \(no_script\) .*no script for this task/)]);
+      expect(lines.filter((l) => l.startsWith("Not done")).length, shown).toBe(1);
+      expect(lines.at(-1), shown).toMatch(/^Not done: /);
+      expect(r.exitCode).toBe(1);
+    } finally {
+      output.write = write;
+      vi.unstubAllEnvs();
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(userDir, { recursive: true, force: true });
+    }
+  });
+
   it("plan mode with the plan refused (no terminal, no --yes, the Stop hook approved): no round says done; stopped (plan_not_approved), then Not done once, exit 1", async () => {
     const dir = await sample();
     const userDir = mkdtempSync(join(tmpdir(), "scenarios-user-"));

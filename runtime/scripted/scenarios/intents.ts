@@ -21,6 +21,9 @@ export const OFFLINE_NOTICE =
   "(\"run `ls -la`\"), run the tests, and (with the example MCP notes server) questions about the team's notes. For anything else, put ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL " +
   "for a compatible endpoint) in .env and run again.";
 
+/** How its answer begins when a Stop hook sent it back to a task it has no script for (the run's no_script already said). */
+export const UNSCRIPTED_SENT_BACK = `${UNSCRIPTED_MARK}: a Stop hook sent me back`;
+
 /** The first words of the first answer to a task the offline model has no script for. */
 export const UNSCRIPTED =
   `${UNSCRIPTED_MARK}, and this task is not one I have a script for. I can take the one step I recognise in it ` +
@@ -85,7 +88,7 @@ export const intents: Scenario = {
     if (ctx.prompt.trimStart().startsWith("[Stop hook]")) {
       const why = ctx.prompt.trim().replace(/^\[Stop hook\]\s*/, "").slice(0, 200);
       // An unscripted question stays unscripted (its round ends not done, runtime/offline.ts).
-      if (unscriptedQuestion(ctx)) return say(`${UNSCRIPTED_MARK}: a Stop hook sent me back (${why}), and I cannot act on that; this task is not done.`);
+      if (unscriptedQuestion(ctx)) return say(`${UNSCRIPTED_SENT_BACK} (${why}), and I cannot act on that; this task is not done.`);
       return say(`A Stop hook sent me back (${why}). Offline, the scripted model cannot act on that: my answer above stands.`);
     }
     const intent = intentOf(ctx);
