@@ -167,6 +167,39 @@ describe("s26 a workflow that resumes", () => {
     }
   });
 
+  it("a cost exactly at the cap stops the workflow: a run starts only while the dollars spent are under maxCostUsd", async () => {
+    const journal = await tempJournal();
+    const f = fakeSteps(1, 0.25);
+    const o = await runtime.runWorkflow(FOUR, { journal, runStep: f.runStep, caps: { maxCostUsd: 0.5 } });
+    rule(o.status === "stopped" && o.reason === "max_cost" && f.prompts.length === 2, "workflow-caps", `each step costing $0.25 under maxCostUsd 0.5, the workflow ran ${f.prompts.length} steps and ended ${o.status}/${o.reason}; expected stopped/max_cost after 2: $0.50 spent is the cap reached, compare used.costUsd >= caps.maxCostUsd, not > ${WHERE}`);
+  });
+
+  it("a stopped workflow says why in its outcome's detail: the cap and its value, the step an abort came before or during, the step that stopped and its reason", async () => {
+    const named = (id: string) => ({ kind: "agent" as const, id, prompt: `Step ${id}: say something.` });
+    const TWO: Workflow = { name: "two", steps: [named("first-look"), named("second-look")] };
+    const caps = [
+      { caps: { maxRuns: 3 }, value: "3", reason: "max_runs" },
+      { caps: { maxTokens: 270 }, value: "270", reason: "max_tokens" },
+      { caps: { maxCostUsd: 0.025 }, value: "0.025", reason: "max_cost" },
+    ] as const;
+    for (const c of caps) {
+      const o = await runtime.runWorkflow(SIX, { journal: await tempJournal(), runStep: fakeSteps(100, 0.01).runStep, caps: c.caps });
+      rule(o.reason === c.reason && (o.detail ?? "").includes(c.value), "workflow-outcome", `stopped by the cap ${JSON.stringify(c.caps)}, the outcome is ${o.reason} with the detail ${JSON.stringify(o.detail)}: the person reads that sentence, so name the cap's value (${c.value}) in the Stop's detail ${WHERE}`);
+    }
+    const stop = new AbortController();
+    const abortAfter: RunStep = async (prompt) => (stop.abort(), { status: "done", answer: prompt, usage: { tokens: 1, costUsd: 0 } });
+    const before = await runtime.runWorkflow(TWO, { journal: await tempJournal(), runStep: abortAfter, signal: stop.signal });
+    rule(before.reason === "aborted" && (before.detail ?? "").includes("second-look"), "workflow-outcome", `aborted after step first-look finished, the outcome is ${before.reason} with the detail ${JSON.stringify(before.detail)}: name the step the abort came before (second-look) in the Stop's detail ${WHERE}`);
+    const cut = new AbortController();
+    const abortDuring: RunStep = async () => (cut.abort(), { status: "stopped", reason: "aborted", usage: { tokens: 1, costUsd: 0 } });
+    const during = await runtime.runWorkflow(TWO, { journal: await tempJournal(), runStep: abortDuring, signal: cut.signal });
+    rule(during.reason === "aborted" && (during.detail ?? "").includes("first-look"), "workflow-outcome", `aborted while step first-look ran, the outcome is ${during.reason} with the detail ${JSON.stringify(during.detail)}: name the step the abort cut short (first-look) in the Stop's detail ${WHERE}`);
+    const guard = "max_turns: the turn limit of 7 is reached";
+    const guarded: RunStep = async () => ({ status: "stopped", reason: guard, usage: { tokens: 1, costUsd: 0 } });
+    const stopped = await runtime.runWorkflow(TWO, { journal: await tempJournal(), runStep: guarded });
+    rule(stopped.reason === "step_stopped" && (stopped.detail ?? "").includes("first-look") && (stopped.detail ?? "").includes(guard), "workflow-outcome", `step first-look's run stopped (${guard}); the outcome is ${stopped.reason} with the detail ${JSON.stringify(stopped.detail)}: name the step and the reason its run gave (result.reason) in the Stop's detail ${WHERE}`);
+  });
+
   it("property: over random token costs and budgets, the workflow runs exactly the steps started while under the budget", async () => {
     await assertProperty(
       fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 4, maxLength: 4 }), fc.integer({ min: 0, max: 200 }), async (costs, maxTokens) => {

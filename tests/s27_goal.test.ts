@@ -113,7 +113,22 @@ describe("s27 Goal loop", () => {
       rule(asked === maxRounds && notes.length === maxRounds - 1, "goal-cap", `with maxRounds ${maxRounds} the evaluator was asked ${asked} time(s) and the worker sent back ${notes.length} time(s): stop when round >= maxRounds ${LOOP}.`);
       const last = maxRounds === 1 ? "step one" : "the last thing";
       rule(outcome.status === "stopped" && outcome.reason === "goal_not_met" && outcome.verdict?.missing === last && outcome.rounds === maxRounds, "goal-cap", `the cap ended the run as ${JSON.stringify({ status: outcome.status, reason: outcome.status === "stopped" ? outcome.reason : undefined, verdict: outcome.verdict, rounds: outcome.rounds })}: return stopped("goal_not_met", …, verdict) with the last verdict ${LOOP}.`);
+      rule(outcome.status === "stopped" && outcome.detail.includes(last), "goal-cap", `the cap ended the run with the detail ${JSON.stringify(outcome.status === "stopped" ? outcome.detail : undefined)}: the person reads that sentence, so name what the last verdict says is still missing ("${last}") in stopped("goal_not_met", …) ${LOOP}.`);
     }
+  });
+
+  it("the person is told when the worker is sent back: what the evaluator says is missing, and the round the worker goes into", async () => {
+    const { output } = await import("../runtime/print.ts");
+    const printed: string[] = [];
+    const original = output.write;
+    output.write = (line: string) => void printed.push(line);
+    try {
+      await runGoal([{ done: false, missing: "a README line on locking" }, { done: true }], { maxRounds: 3 });
+    } finally {
+      output.write = original;
+    }
+    const told = printed.filter((l) => l.includes("a README line on locking"));
+    rule(told.length === 1 && /\bround 2\b/.test(told[0]!), "goal-progress", `the evaluator sent the worker back after round 1 ("a README line on locking" missing); the terminal showed ${JSON.stringify(told.length > 0 ? told : printed.slice(0, 6))}: before sendBack, say one line with verdict.missing and the round the worker goes into (round + 1, here round 2) ${LOOP}.`);
   });
 
   it("an unreadable verdict (a refusal, the wrong shape, not done with nothing missing) stops the run, named, never done, never sent back", async () => {
@@ -129,6 +144,17 @@ describe("s27 Goal loop", () => {
     rule("unreadable" in two && "verdict" in one && one.verdict.missing === "the docs", "goal-unreadable", `readVerdict read two verdict calls as ${JSON.stringify(two)} and one as ${JSON.stringify(one)}: exactly one call is a verdict ${READ}.`);
     const cut = verdicts.readVerdict({ ...message([v("a", { done: true, missing: "" })]), stop_reason: "max_tokens" });
     rule("unreadable" in cut, "goal-unreadable", `readVerdict read an answer cut off by max_tokens as ${JSON.stringify(cut)}: only an answer that ended with stop_reason "tool_use" holds a whole verdict ${READ}.`);
+    // What the person reads (the run's detail) is the reason: each names what was wrong with the answer.
+    const why = (r: ReturnType<typeof verdicts.readVerdict>) => ("unreadable" in r ? r.unreadable : "");
+    rule(why(cut).includes("max_tokens"), "goal-unreadable", `readVerdict gave an answer cut off by max_tokens the reason ${JSON.stringify(why(cut))}: name the stop_reason it ended with ${READ}.`);
+    rule(why(two).includes("2"), "goal-unreadable", `readVerdict gave an answer with two verdict calls the reason ${JSON.stringify(why(two))}: name how many verdict calls it holds ${READ}.`);
+    const shape = verdicts.readVerdict(message([v("a", { done: "yes", missing: "x" })]));
+    rule(why(shape).includes("done"), "goal-unreadable", `readVerdict gave a verdict with done: "yes" the reason ${JSON.stringify(why(shape))}: name what does not fit the schema (z.prettifyError names the field, done) ${READ}.`);
+    const empty = verdicts.readVerdict(message([v("a", { done: false, missing: " " })]));
+    rule(/missing/i.test(why(empty)), "goal-unreadable", `readVerdict gave a not-done verdict that names nothing missing the reason ${JSON.stringify(why(empty))}: say that nothing is named as missing ${READ}.`);
+    // Only calls of the verdict tool are verdicts: a call of another tool beside it is not counted as one.
+    const stray = verdicts.readVerdict(message([{ type: "tool_use", id: "n", name: "read_file", input: { path: "x" } } as Anthropic.ContentBlock, v("a", { done: false, missing: "the docs" })]));
+    rule("verdict" in stray && stray.verdict.missing === "the docs", "goal-unreadable", `readVerdict read one verdict call beside a call of read_file as ${JSON.stringify(stray)}: count only the tool_use blocks named VERDICT_TOOL.name ${READ}.`);
   });
 
   it("property: over any sequence of verdicts and worker turns, the run ends as the verdicts say, within the cap, every pair whole and roles alternating", async () => {

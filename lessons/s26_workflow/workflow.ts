@@ -109,17 +109,19 @@ export function replay(events: readonly JournalEvent[]): Progress {
 export function capReached({ runs, used }: Progress, caps: Caps = {}): Stop | null {
   // TODO: a cap that is set and reached (>=: a run may start only while under it) stops the workflow:
   //       runs >= caps.maxRuns → new Stop("max_runs", why); used.tokens >= caps.maxTokens → new Stop("max_tokens", why);
-  //       used.costUsd >= caps.maxCostUsd → new Stop("max_cost", why). None reached → null.
+  //       used.costUsd >= caps.maxCostUsd → new Stop("max_cost", why). None reached → null. The why is the sentence the
+  //       person reads: name the cap's value, e.g. `the cap of ${caps.maxRuns} agent runs is reached (${runs} started)`.
   return todo(`s26 capReached: compare ${runs} runs, ${used.tokens} tokens and $${used.costUsd} with the caps ${JSON.stringify(caps)}`);
 }
 
 /** NEW: one agent step: its answer read back when the journal has it; else run (unless stopped), journaled before and after. */
 export async function agentStep(run: Run, step: AgentStep, prompt: string): Promise<string> {
   // TODO: 1. finished before (run.progress.done has step.id)? run.reused.push(step.id) and return its answer: do not run it.
-  //       2. run.signal aborted → throw new Stop("aborted", why); capReached(run.progress, run.caps) → throw that Stop.
+  //       2. run.signal aborted → throw new Stop("aborted", why naming step.id); capReached(run.progress, run.caps) → throw that Stop.
   //       3. run.progress.runs += 1; run.log.append({ type: "step_started", step: step.id }); then
   //          const result = await run.runStep(prompt, run.signal); run.progress.used = add(run.progress.used, result.usage).
-  //       4. result.status not "done" → throw new Stop("aborted", …) if run.signal is aborted, else new Stop("step_stopped", …):
+  //       4. result.status not "done" → throw new Stop("aborted", why naming step.id) if run.signal is aborted, else
+  //          new Stop("step_stopped", why naming step.id and result.reason):
   //          no step_done line for it. Done → run.log.append({ type: "step_done", step: step.id, answer: result.answer,
   //          usage: result.usage }), run.progress.done.set(step.id, { answer, usage }), run.ran.push(step.id), return the answer.
   return todo(`s26 agentStep: read back or run step ${step.id} (${prompt.length} characters of prompt, ${run.progress.runs} runs so far)`);

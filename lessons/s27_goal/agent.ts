@@ -97,8 +97,9 @@ export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts
     //      and count(cost, usage): the evaluator sees the goal, the answer and the evidence, never the history;
     //   3. "unreadable" in reading → return stopped("verdict_unreadable", a sentence with reading.unreadable);
     //   4. verdict.done → return { ...outcome, turns, rounds: round, verdict, evaluator: cost } (the goal is met);
-    //   5. not done and round >= (opts.maxRounds ?? MAX_ROUNDS) → return stopped("goal_not_met", a sentence, verdict);
-    //   6. else sendBack(history, evaluatorNote(verdict.missing)): the evaluator's words, and the loop goes round again.
+    //   5. not done and round >= (opts.maxRounds ?? MAX_ROUNDS) → return stopped("goal_not_met", a sentence with verdict.missing, verdict);
+    //   6. else tell the person in one line, with say(dim(…)): verdict.missing and the round the worker goes into (round + 1);
+    //      then sendBack(history, evaluatorNote(verdict.missing)): the evaluator's words, and the loop goes round again.
     void [gatherEvidence, evaluate, count, sendBack, evaluatorNote, stopped];
     return todo(`judge the worker's "done" of round ${round} with the evaluator`);
   }
