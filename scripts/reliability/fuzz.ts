@@ -144,26 +144,33 @@ export interface FuzzStats {
  */
 export async function fuzzLesson(adapter: LessonAdapter, numRuns: number, seed?: number): Promise<FuzzStats> {
   const start = performance.now();
-  let last: Verdict = { ok: true };
+  // The verdict of each plan that failed, so the report names the rule it broke even when the
+  // same plan passes when run again (a failure that depends on timing).
+  const failures = new WeakMap<Plan, Verdict & { ok: false }>();
   const restore = output.write;
   output.write = () => {};
   try {
     const result = await fc.check(
       fc.asyncProperty(planArb(adapter.space), async (plan) => {
-        last = await runPlan(adapter, plan);
-        return last.ok;
+        const verdict = await runPlan(adapter, plan);
+        if (!verdict.ok) failures.set(plan, verdict);
+        return verdict.ok;
       }),
       { numRuns, ...(seed !== undefined ? { seed } : {}), endOnFailure: false, maxSkipsPerRun: 1000 },
     );
     const stats: FuzzStats = { lesson: adapter.lesson.id, runs: result.numRuns, violations: 0, crashes: 0, ms: performance.now() - start };
     if (result.failed && result.counterexample) {
       const [plan] = result.counterexample;
-      const verdict = await runPlan(adapter, plan);
-      const kind = verdict.ok ? "violation" : verdict.kind;
-      stats[kind === "crash" ? "crashes" : "violations"] = 1;
-      stats.counterexample = `${adapter.lesson.id} (seed ${result.seed}, shrunk after ${result.numShrinks} steps): ${
-        verdict.ok ? String(result.errorInstance ?? "failed") : verdict.problem
-      }\n  plan:${fc.stringify(plan)}`;
+      const first = failures.get(plan);
+      const again = await runPlan(adapter, plan);
+      const verdict = again.ok ? first : again;
+      const problem = !verdict
+        ? `the property failed without a verdict (${String(result.errorInstance ?? "no error")})`
+        : again.ok
+          ? `${verdict.problem} (this plan failed once and passed when run again: the failure depends on timing)`
+          : verdict.problem;
+      stats[verdict?.kind === "crash" ? "crashes" : "violations"] = 1;
+      stats.counterexample = `${adapter.lesson.id} (seed ${result.seed}, shrunk after ${result.numShrinks} steps): ${problem}\n  plan:${fc.stringify(plan)}`;
     }
     return stats;
   } finally {

@@ -22,7 +22,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type { Llm } from "../../runtime/client.ts";
 import { LESSONS, type Lesson } from "../../runtime/manifest.ts";
 import { ROOT } from "../../runtime/testing.ts";
-import { binaryOutput, HUGE_OUTPUT_CHARS, TOOL_NAMES, type PlanSpace, type ToolKind } from "./plan.ts";
+import { binaryOutput, HUGE_BASH_COMMAND, HUGE_OUTPUT_CHARS, HUGE_RESULTS_WITHIN_WINDOW, TOOL_NAMES, type PlanSpace, type ToolKind } from "./plan.ts";
 
 export interface Claims {
   unknownToolIsError: boolean;
@@ -79,7 +79,7 @@ export const S01_COMMANDS = [
   "true",
   "false",
   "echo oops >&2; exit 3",
-  `head -c ${HUGE_OUTPUT_CHARS} /dev/zero | tr '\\0' x`,
+  HUGE_BASH_COMMAND,
   // Bytes that are not UTF-8, the same each run (the differential net plays a plan to two loops).
   "head -c 300 /dev/zero | tr '\\0' '\\377'",
 ];
@@ -112,6 +112,9 @@ export function spaceFor(n: number, claims: Claims): PlanSpace {
     emptyContent: claims.stopReasons,
     maxTurns: 4,
     maxCalls: 4,
+    // A lesson that does not compact (before s11) does not claim a full context: its plans stay
+    // within the window. One that compacts is fuzzed past it, and must compact and go on.
+    ...(claims.compacts ? {} : { maxHugeResults: HUGE_RESULTS_WITHIN_WINDOW }),
   };
 }
 

@@ -95,6 +95,13 @@ export interface PlanSpace {
   faults?: boolean;
   /** A stream cut in the middle of an answer (loops that stream). */
   streamFaults?: boolean;
+  /**
+   * At most this many calls whose output is huge (fz_huge, s01's HUGE_BASH_COMMAND) in a plan:
+   * the plans of a lesson that does not compact a full context (before s11) stay within the
+   * context window, since a request past it gets the API's 400 "prompt is too long", which the
+   * lesson does not claim to handle. Unset: no limit (a lesson that compacts is fuzzed past it).
+   */
+  maxHugeResults?: number;
 }
 
 const words = fc.constantFrom("Looking.", "Let me check.", "Done here.", "I will call a tool.", "Hmm.", "Reading the result.", "多语言 текст ✓");
@@ -173,9 +180,37 @@ export function planArb(space: PlanSpace): fc.Arbitrary<Plan> {
       // so once a turn has paused, no later turn carries thinking.
       const paused = all.findIndex((t) => t.stop === "pause_turn");
       const fixed = all.map((t, i) => (paused >= 0 && i > paused ? { ...t, blocks: t.blocks.filter((b) => b.type !== "thinking") } : t));
-      const kept = faults.filter((f) => f.turn < fixed.length).sort((a, b) => a.turn - b.turn);
-      return withDescription(kept.length > 0 ? { turns: fixed, faults: kept } : { turns: fixed });
+      const capped = space.maxHugeResults === undefined ? fixed : capHugeResults(fixed, space.maxHugeResults);
+      const kept = faults.filter((f) => f.turn < capped.length).sort((a, b) => a.turn - b.turn);
+      return withDescription(kept.length > 0 ? { turns: capped, faults: kept } : { turns: capped });
     });
+}
+
+/** Is this call's output huge? */
+export const isHugeCall = (c: PlannedCall) => c.tool === TOOL_NAMES.huge || (c.tool === "bash" && c.command === HUGE_BASH_COMMAND);
+
+/**
+ * Keeps at most `max` huge calls in a plan, counting a twin as the call it repeats: a huge call
+ * that would go past it (with its twins) becomes the small one (fz_ok, or `echo hello` for bash),
+ * same input shape. A map of the generated plan, so fast-check still shrinks it.
+ */
+export function capHugeResults(turns: PlannedTurn[], max: number): PlannedTurn[] {
+  let used = 0;
+  return turns.map((t) => {
+    const blocks = t.blocks.map((b, i): PlannedBlock => {
+      if (b.type !== "call" || b.twin || !isHugeCall(b.call)) return b;
+      // The twins that repeat this call: the ones after it, up to the turn's next call of its own.
+      const next = t.blocks.findIndex((x, j) => j > i && x.type === "call" && !x.twin);
+      const twins = t.blocks.slice(i + 1, next < 0 ? undefined : next).filter((x) => x.type === "call" && x.twin).length;
+      if (used + 1 + twins <= max) {
+        used += 1 + twins;
+        return b;
+      }
+      const small: PlannedCall = b.call.tool === "bash" ? { ...b.call, command: "echo hello" } : { ...b.call, tool: TOOL_NAMES.ok };
+      return { type: "call", call: small };
+    });
+    return { ...t, blocks };
+  });
 }
 
 /** fast-check prints counterexamples with this, so a shrunk plan reads as turns. */
@@ -202,7 +237,7 @@ export function describePlan(plan: Plan): string {
                 .map((b) => {
                   if (b.type !== "call") return b.type;
                   // A twin repeats the previous call: its tool, its input, its number.
-                  if (b.twin && n > 0) return `${describeTwin(t.blocks, b)} (the same call again)`;
+                  if (b.twin && n > 0) return `${describeTwin(t.blocks, b, i)} (the same call again)`;
                   return describeCall(b.call, callNumber(i, n++));
                 })
                 .join(" · ");
@@ -241,12 +276,12 @@ export function planFaults(plan: Plan): Array<Fault | null> {
 }
 
 /** The call a twin repeats, as describePlan shows it. */
-function describeTwin(blocks: PlannedBlock[], twin: PlannedBlock): string {
+function describeTwin(blocks: PlannedBlock[], twin: PlannedBlock, turn: number): string {
   const before = blocks.slice(0, blocks.indexOf(twin));
   let n = 0;
   let last: { call: PlannedCall; n: number } | undefined;
   for (const b of before) if (b.type === "call" && !(b.twin && n > 0)) last = { call: b.call, n: n++ };
-  return last ? describeCall(last.call, last.n) : "?";
+  return last ? describeCall(last.call, callNumber(turn, last.n)) : "?";
 }
 
 /** A unique number per call (turn, position), so the harness can tell which calls ran (a twin shares its original's). */
@@ -321,6 +356,15 @@ export function cutOffTurns(plan: Plan): Set<number> {
 
 /** The output of a generated tool. Huge and binary outputs are the same each time (deterministic). */
 export const HUGE_OUTPUT_CHARS = 60_000;
+/** s01's command with a huge output (HUGE_OUTPUT_CHARS of "x"). */
+export const HUGE_BASH_COMMAND = `head -c ${HUGE_OUTPUT_CHARS} /dev/zero | tr '\\0' x`;
+/**
+ * The estimated tokens of one huge output (the scripted model counts 4 characters a token), and
+ * how many fit in a plan with room to spare: 8 × 15 000 = 120 000 of the 200 000-token window,
+ * the rest of a plan (at most 7 turns of short text, small outputs and calls) being far less.
+ */
+export const HUGE_OUTPUT_TOKENS = Math.ceil(HUGE_OUTPUT_CHARS / 4);
+export const HUGE_RESULTS_WITHIN_WINDOW = 8;
 export function binaryOutput(): string {
   let s = "";
   for (let i = 0; i < 512; i++) s += String.fromCharCode((i * 131 + 7) % 256);
