@@ -382,7 +382,7 @@ describe("the diff view's model", () => {
   it("shows the exercise's files before the given ones (a program around the loop), each marked", () => {
     const files = { "agent.ts": "export function loop() {}\n", "program.ts": "export function run() {}\n", "team.ts": "export const team = 1;\n", "verdict.ts": "export function readVerdict() {}\n" };
     const m = diffLessons(snap("s22_x", {}), { ...snap("s27_y", files), given: ["program.ts", "team.ts"] });
-    expect(m.files.map((f) => [f.path, f.given])).toEqual([["agent.ts", false], ["verdict.ts", false], ["program.ts", true], ["team.ts", true]]);
+    expect(m.files.map((f) => [f.path, f.given]), "the diff view's model (diffLessons, docs/.vitepress/theme/diffmodel.ts): the exercise's files (agent.ts, verdict.ts) come first, each unmarked, then the files the lesson gives (program.ts, team.ts), each marked given; sort by the snapshot's given list, then by the loop first").toEqual([["agent.ts", false], ["verdict.ts", false], ["program.ts", true], ["team.ts", true]]);
   });
 });
 
