@@ -218,7 +218,7 @@ describe("s17 a server that fails is an is_error result with a clear message, ne
   // that; the crash and the call after it run with a limit no busy machine reaches (60 s), so a crash
   // seen late is still a crash, never a call past its limit.
   it("hangs (past the call's limit), crashes during a call, then is gone: three is_error results, the run goes on", async () => {
-    const calling = (id: string, steps: ReturnType<typeof call>[]): Scenario => ({ id, title: steps.map((c) => c.name).join(", "), reply: (ctx) => (ctx.step < steps.length ? { content: [steps[ctx.step]!] } : say("ok")) });
+    const calling = (id: string, steps: ReturnType<typeof call>[]): Scenario => ({ id, title: id, reply: (ctx) => (ctx.step < steps.length ? { content: [steps[ctx.step]!] } : say("ok")) });
     const hung = await runFaulty(calling("test-mcp-hang", [call("mcp__notes__hang", {})]), { mcpServers: notesConfig({ MCP_NOTES_FAULTS: "1" }), mcpCallTimeoutMs: 250 }, "a server that hangs");
     const crashed = await runFaulty(calling("test-mcp-crash", [call("mcp__notes__crash", {}), call("mcp__notes__search", { query: "x" })]), { mcpServers: notesConfig({ MCP_NOTES_FAULTS: "1" }), mcpCallTimeoutMs: 60_000 }, "a server that crashes, then is gone");
     for (const [run, what] of [[hung, "hung"], [crashed, "crashed and was gone"]] as const)
