@@ -30,6 +30,8 @@ import { attackWords, figuresOf, reliabilityBlock, renderReliability, replaceBlo
 import { FAULT_CASES } from "../../scripts/reliability/faults.ts";
 import { BAD_INPUTS } from "../../scripts/reliability/bad-inputs.ts";
 import { diffLessons, splitRows, type Snapshot } from "../../docs/.vitepress/theme/diffmodel.ts";
+import { DIAGRAMS, diagramFor } from "../../docs/.vitepress/theme/diagrams.ts";
+import { registrationOf } from "../../runtime/registrations.ts";
 import { playerSteps, rowsOf, short } from "../../docs/.vitepress/theme/player.ts";
 import { transcriptOf } from "../../scripts/docs/record-transcripts.ts";
 import { linkTools, matchResponses, matchTurns, parseTranscriptText, TranscriptFileError } from "../../docs/.vitepress/theme/transcript.ts";
@@ -353,6 +355,22 @@ describe("the step-through player's steps", () => {
 
   it("cuts a long text at a word, with one ellipsis", () => {
     expect(short("The directory has 14 entries: README.md, docs, package.json, more", 41)).toBe("The directory has 14 entries: README.md …");
+  });
+});
+
+describe("a lesson's picture: one lookup (diagramFor) for the page generator, the translation sync and the site", () => {
+  it("takes the picture drawn in diagrams.ts first, else the one the lesson's course.json registers, else none", () => {
+    const registered = registrationOf("s22_background")?.diagram;
+    expect(registered, "a check of this test itself: s22 registers its picture in solutions/s22_background/course.json").toBeDefined();
+    expect(diagramFor("s01_agent_loop", registered), "diagramFor (docs/.vitepress/theme/diagrams.ts): a lesson drawn in diagrams.ts shows that picture, whatever a registration brings").toBe(DIAGRAMS.s01_agent_loop);
+    expect(diagramFor("s22_background", registered), "diagramFor: a lesson with no picture in diagrams.ts shows the one its course.json registers").toBe(registered);
+    expect(diagramFor("s02_second", undefined), "diagramFor: a lesson with neither has no picture").toBeUndefined();
+  });
+
+  it("places the picture on a lesson page only when the lesson has one", () => {
+    const page = (dir: string) => expandLessonPage("# sNN\n\nThe idea.\n", `lessons/${dir}.md`, root, [...LESSONS, { ...L3, id: "s22", dir: "s22_background" }]);
+    expect(page("s22_background"), "scripts/docs/pages.ts: a registered lesson's page (s22) gets its picture: ask diagramFor with the registration's diagram").toContain('<IdeaDiagram lesson="s22_background" />');
+    expect(page("s02_second"), "scripts/docs/pages.ts: a lesson with no picture gets no <IdeaDiagram> (it would draw nothing): ask diagramFor").not.toContain("<IdeaDiagram");
   });
 });
 
