@@ -211,7 +211,7 @@ describe("English, and what a language lacks", () => {
   it("a lesson without a page in the language keeps its English title", () => {
     const docs = mkdtempSync(join(tmpdir(), "titles-"));
     try {
-      expect(pageTitleIn(s01, "ja", pathToFileURL(`${docs}/`))).toBeUndefined();
+      expect(pageTitleIn(s01, "ja", pathToFileURL(`${docs}/`)), `pageTitleIn() (runtime/words.ts): a docs folder without ja/lessons/${s01.dir}.md gives s01 a ja title; give none when the page is missing, so the English title stands`).toBeUndefined();
       const madeUp = { id: "s99", dir: "s99_made_up", title: "A made-up lesson" };
       for (const lang of OTHERS) expect(lessonTitle(madeUp, lang), `lessonTitle() (runtime/words.ts), ${lang}: a lesson without a ${lang} page does not keep its English title`).toBe("A made-up lesson");
     } finally {
