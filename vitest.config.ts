@@ -42,6 +42,8 @@ const NOT_LEARNER = new Set([
   "tests/tools/orphans.test.ts",
   // run_tests with and without the sandbox, as the program runs it
   "tests/tools/boundary.test.ts",
+  // grading runs (verify's, a check's) as vitest processes: where they keep run_tests' fingerprints
+  "tests/runtime/grading-env.test.ts",
 ]);
 
 /** This run is the learner's project alone (`npm test`: `vitest run --project learner`). */

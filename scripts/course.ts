@@ -17,7 +17,8 @@
  * are strict (scripts/lib/args.ts): a flag a command does not take is an error, exit 2.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline/promises";
@@ -28,6 +29,7 @@ import { inEvery, lessonTitle, word } from "../runtime/words.ts";
 import { ROOT, exerciseDir, filesUnder, solutionDir, testFileRel } from "./lib/paths.ts";
 import { isPristine, pristine, restore, takeSnapshots } from "./lib/pristine.ts";
 import { UsageError, mistakeLine, npmSwallowed, strictArgs } from "./lib/args.ts";
+import { gradingEnv } from "./lib/grading-env.ts";
 import { backUp, backups, bringBack, drop, matches } from "./lib/backups.ts";
 import type { Grade } from "./lib/grade.ts";
 import { checkLesson, currentLesson, statuses } from "./lib/progress.ts";
@@ -327,12 +329,13 @@ async function cmdWatch(argv: string[]): Promise<number> {
 
 // ── verify ──────────────────────────────────────────────────────────────────────────────────
 
-/** Runs lessons' tests on a tree without blocking (several side by side); whether they passed and the runner's output. */
-function runTestsAsync(lessons: Lesson[], tree: "lessons" | "solutions"): Promise<{ ok: boolean; output: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", ...lessons.map(testFileRel)], {
+/** Runs lessons' tests on a tree without blocking (several side by side); whether they passed and the runner's output. Their own folder (gradingEnv) is removed when they end. */
+export function runTestsAsync(lessons: Lesson[], tree: "lessons" | "solutions", extraArgs: string[] = []): Promise<{ ok: boolean; output: string }> {
+  const runDir = mkdtempSync(join(tmpdir(), "course-verify-"));
+  return new Promise<{ ok: boolean; output: string }>((done) => {
+    const child = spawn(process.execPath, [join(ROOT, "node_modules/vitest/vitest.mjs"), "run", ...lessons.map(testFileRel), ...extraArgs], {
       cwd: ROOT,
-      env: { ...process.env, COURSE_TREE: tree, FORCE_COLOR: "0" },
+      env: gradingEnv(tree, runDir, { FORCE_COLOR: "0" }),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -340,7 +343,7 @@ function runTestsAsync(lessons: Lesson[], tree: "lessons" | "solutions"): Promis
     child.stderr.on("data", (d: Buffer) => void (output += d.toString()));
     child.on("error", (e) => done({ ok: false, output: `${output}\n${e.message}` }));
     child.on("close", (code) => done({ ok: code === 0, output }));
-  });
+  }).finally(() => rmSync(runDir, { recursive: true, force: true }));
 }
 
 /** Maps items, `width` at a time; the results in the items' order. */

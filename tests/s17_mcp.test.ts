@@ -213,21 +213,20 @@ describe("s17 servers handed to the run belong to the caller", () => {
 });
 
 describe("s17 a server that fails is an is_error result with a clear message, never an exception", () => {
-  // The limit is long enough that a crash on a busy machine is a crash, not a call past its limit.
+  // Two runs, so neither verdict depends on the machine's speed. The hang never answers, so a call limit
+  // of a quarter second can only end it by the limit, on any machine, and the test waits no longer than
+  // that; the crash and the call after it run with a limit no busy machine reaches (60 s), so a crash
+  // seen late is still a crash, never a call past its limit.
   it("hangs (past the call's limit), crashes during a call, then is gone: three is_error results, the run goes on", async () => {
-    const scenario: Scenario = {
-      id: "test-mcp-faults",
-      title: "hang, crash, call again",
-      reply: (ctx) => {
-        const steps = [call("mcp__notes__hang", {}), call("mcp__notes__crash", {}), call("mcp__notes__search", { query: "x" })];
-        return ctx.step < steps.length ? { content: [steps[ctx.step]!] } : say("ok");
-      },
-    };
-    const { history, outcome } = await runFaulty(scenario, { mcpServers: notesConfig({ MCP_NOTES_FAULTS: "1" }), mcpCallTimeoutMs: 3_000 }, "a server that hangs, then crashes, then is gone");
-    rule(outcome.status === "done", "mcp-errors", `the server hung, crashed and was gone, and the run ended ${outcome.status}: every server failure is a tool result, and the loop goes on`);
-    const [hang, crash, after] = [2, 4, 6].map((i) => resultsOf(history[i]!)[0]!);
+    const calling = (id: string, steps: ReturnType<typeof call>[]): Scenario => ({ id, title: id, reply: (ctx) => (ctx.step < steps.length ? { content: [steps[ctx.step]!] } : say("ok")) });
+    const hung = await runFaulty(calling("test-mcp-hang", [call("mcp__notes__hang", {})]), { mcpServers: notesConfig({ MCP_NOTES_FAULTS: "1" }), mcpCallTimeoutMs: 250 }, "a server that hangs");
+    const crashed = await runFaulty(calling("test-mcp-crash", [call("mcp__notes__crash", {}), call("mcp__notes__search", { query: "x" })]), { mcpServers: notesConfig({ MCP_NOTES_FAULTS: "1" }), mcpCallTimeoutMs: 60_000 }, "a server that crashes, then is gone");
+    for (const [run, what] of [[hung, "hung"], [crashed, "crashed and was gone"]] as const)
+      rule(run.outcome.status === "done", "mcp-errors", `the server ${what}, and the run ended ${run.outcome.status}: every server failure is a tool result, and the loop goes on`);
+    const hang = resultsOf(hung.history[2]!)[0]!;
+    const [crash, after] = [2, 4].map((i) => resultsOf(crashed.history[i]!)[0]!);
     const cases: Array<[Anthropic.ToolResultBlockParam, string, RegExp, string]> = [
-      [hang!, "a call the server never answered (past mcpCallTimeoutMs)", /did not answer|time|too long|longer than|hang|no answer|abandon/i, "that the server did not answer in time"],
+      [hang, "a call the server never answered (past mcpCallTimeoutMs)", /did not answer|time|too long|longer than|hang|no answer|abandon/i, "that the server did not answer in time"],
       [crash!, "a call during which the server crashed", /stopped|ended|closed|not running|crash|exit|gone|died|disconnect/i, "that the server stopped"],
       [after!, "a call to the server after it was gone", /not running|stopped|closed|crash|exit|gone|died|disconnect|unavailable|ended/i, "that the server is not running"],
     ];

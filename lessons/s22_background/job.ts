@@ -25,7 +25,8 @@ export const MATCH_LINE_CAP = 4_000;
  * line ((a+)+$ on "aaaa…b"), and it runs in the loop's own thread: nothing else (--timeout,
  * Ctrl-C) would run until it ends. So each line is matched in a vm context with a timeout
  * (V8 stops the match itself), at most MATCH_TOTAL_MS over the job; past either limit the
- * pattern gives up: it matches nothing more, and onGiveUp says so once.
+ * pattern gives up: it matches nothing more, and onGiveUp says so once. The limits are the
+ * machine's time (V8 keeps no other), so they are the table's to set (JobLimits).
  */
 export class LinePattern {
   private readonly context = createContext({ line: "" });
@@ -34,7 +35,10 @@ export class LinePattern {
   gaveUp = false;
   onGiveUp: (why: string) => void = () => {};
 
-  constructor(readonly source: string) {
+  constructor(
+    readonly source: string,
+    readonly limits: Pick<JobLimits, "matchLineMs" | "matchTotalMs"> = { matchLineMs: MATCH_LINE_MS, matchTotalMs: MATCH_TOTAL_MS },
+  ) {
     new RegExp(source); // a SyntaxError names what is wrong, in this realm
     this.context.re = runInContext(`new RegExp(${JSON.stringify(source)})`, this.context);
   }
@@ -44,10 +48,11 @@ export class LinePattern {
     this.context.line = line.slice(0, MATCH_LINE_CAP);
     const started = performance.now();
     try {
-      return this.script.runInContext(this.context, { timeout: Math.max(1, Math.min(MATCH_LINE_MS, MATCH_TOTAL_MS - this.spent)) }) === true;
+      const { matchLineMs, matchTotalMs } = this.limits;
+      return this.script.runInContext(this.context, { timeout: Math.max(1, Math.min(matchLineMs, matchTotalMs - this.spent)) }) === true;
     } catch {
       this.gaveUp = true;
-      this.onGiveUp(`wait_for ${JSON.stringify(this.source)} took more than ${MATCH_LINE_MS} ms on one line (or ${MATCH_TOTAL_MS} ms in all) and was given up: no line will match it; read the output with job_output`);
+      this.onGiveUp(`wait_for ${JSON.stringify(this.source)} took more than ${this.limits.matchLineMs} ms on one line (or ${this.limits.matchTotalMs} ms in all) and was given up: no line will match it; read the output with job_output`);
       return false;
     } finally {
       this.spent += performance.now() - started;
@@ -58,6 +63,9 @@ export class LinePattern {
 export interface JobLimits {
   maxJobs: number;
   outputCap: number;
+  /** wait_for's time limits (LinePattern): one line, and all the job's lines (ms). */
+  matchLineMs: number;
+  matchTotalMs: number;
 }
 
 export class Job {

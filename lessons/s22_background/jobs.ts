@@ -15,7 +15,7 @@ import { ToolError } from "../../runtime/tools/files.ts";
 import { changes, journalMark, keptSince, note, revert, snapshot, type Snapshot } from "../../runtime/tools/planted.ts";
 import { spawnTool } from "../../runtime/tools/sandbox.ts";
 import type { Approver } from "../../solutions/s07_safe_tools/approval.ts";
-import { JOB_OUTPUT_CAP, Job, LinePattern, MAX_JOBS, MAX_WAIT_SECONDS, NOTICE_LINE_CAP, noticeLine, type JobLimits } from "./job.ts";
+import { JOB_OUTPUT_CAP, Job, LinePattern, MATCH_LINE_MS, MATCH_TOTAL_MS, MAX_JOBS, MAX_WAIT_SECONDS, NOTICE_LINE_CAP, noticeLine, type JobLimits } from "./job.ts";
 
 export { JOB_OUTPUT_CAP, Job, LinePattern, MAX_JOBS, MAX_WAIT_SECONDS, NOTICE_HEADER, NOTICE_LINE_CAP, noticeLine, notificationText, type JobLimits } from "./job.ts";
 
@@ -30,7 +30,7 @@ export class JobTable {
     readonly root: string,
     limits: Partial<JobLimits> = {},
   ) {
-    this.limits = { maxJobs: MAX_JOBS, outputCap: JOB_OUTPUT_CAP, ...limits };
+    this.limits = { maxJobs: MAX_JOBS, outputCap: JOB_OUTPUT_CAP, matchLineMs: MATCH_LINE_MS, matchTotalMs: MATCH_TOTAL_MS, ...limits };
   }
 
   running(): Job[] {
@@ -50,7 +50,7 @@ export class JobTable {
       throw new ToolError(`not started: ${this.limits.maxJobs} jobs are running already (the limit); stop one with job_stop first`);
     let pattern: LinePattern | undefined;
     try {
-      pattern = waitFor ? new LinePattern(waitFor) : undefined;
+      pattern = waitFor ? new LinePattern(waitFor, this.limits) : undefined;
     } catch (e) {
       throw new ToolError(`not started: wait_for is not a regular expression (${(e as Error).message})`);
     }

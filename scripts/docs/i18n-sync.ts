@@ -267,7 +267,7 @@ export async function pictureWords(): Promise<Record<string, PictureWords[]>> {
   const { LESSONS } = await import("../../runtime/manifest.ts");
   const { diagramFor } = await import("../../docs/.vitepress/theme/diagrams.ts");
   const { registrationOf } = await import("../../runtime/registrations.ts");
-  return Object.fromEntries(LESSONS.map((l) => [l.id, pictureLabels(diagramFor(l.dir) ?? registrationOf(l.dir)?.diagram)]));
+  return Object.fromEntries(LESSONS.map((l) => [l.id, pictureLabels(diagramFor(l.dir, registrationOf(l.dir)?.diagram))]));
 }
 
 /** Records translated pages as up to date with their English pages as they are now. */

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { baseOf, type Lesson } from "../../runtime/manifest.ts";
 import { diffMarkdown, lessonDiff, type Lang } from "./diff.ts";
 import { LANG_PREFIX, SITE_LANGS, langDir, langOfPath } from "../../docs/.vitepress/theme/langs.ts";
-import { DIAGRAMS } from "../../docs/.vitepress/theme/diagrams.ts";
+import { diagramFor } from "../../docs/.vitepress/theme/diagrams.ts";
 import { registrationOf } from "../../runtime/registrations.ts";
 import { rowsOf } from "../../docs/.vitepress/theme/player.ts";
 import type { FailedRecording, RecordedTranscript } from "../../docs/.vitepress/theme/transcript.ts";
@@ -327,7 +327,7 @@ export function expandLessonPage(src: string, relativePath: string, root: string
 
   const lesson = lessonByKey(lessons, page[2]!);
   if (!lesson) return out; // a page for a lesson not (yet) in the manifest: left as written
-  if ((DIAGRAMS[lesson.dir] || registrationOf(lesson.dir)) && !PICTURE_TAG.test(src)) out = withPicture(out, lesson.dir);
+  if (diagramFor(lesson.dir, registrationOf(lesson.dir)?.diagram) && !PICTURE_TAG.test(src)) out = withPicture(out, lesson.dir);
   const h = HEADINGS[lang];
   if (!placedDiff) {
     const previous = baseOf(lesson, lessons);

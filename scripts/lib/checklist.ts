@@ -10,7 +10,7 @@
  */
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { DIAGRAMS } from "../../docs/.vitepress/theme/diagrams.ts";
+import { diagramFor } from "../../docs/.vitepress/theme/diagrams.ts";
 import { SITE_LANGS, langDir, type SiteLang } from "../../docs/.vitepress/theme/langs.ts";
 import { LESSONS, type Lesson } from "../../runtime/manifest.ts";
 import { REGISTRATION_FILE, registrationOf } from "../../runtime/registrations.ts";
@@ -152,7 +152,7 @@ export function lessonChecklist(lesson: Lesson): Item[] {
     add(!new RegExp(`npx tsx lessons/${dir}/`).test(text), `${page} teaches \`npm run lesson ${id}\``, `run the exercise with \`npm run lesson ${id}\` (a bare npx tsx prints the transpiler's trace on a syntax error)`);
     if (lang !== "en") add(writtenIn(lang, text), `${page} is written in ${name}`, `write the page in ${name}, not a copy of the English one`);
   }
-  add(Boolean(DIAGRAMS[dir] || reg?.diagram), "a picture of the idea", `add "diagram" to solutions/${dir}/${REGISTRATION_FILE} (boxes, arrows, labels in en, zh, ja and ru; English fills a missing one)`);
+  add(diagramFor(dir, reg?.diagram) !== undefined, "a picture of the idea", `add "diagram" to solutions/${dir}/${REGISTRATION_FILE} (boxes, arrows, labels in en, zh, ja and ru; English fills a missing one)`);
 
   const dup = sharedRun(dir);
   add(dup === null, `no run of ${DUPLICATE_LINES} lines copied from another lesson`, dup ?? "");

@@ -17,6 +17,7 @@ import type { Lesson } from "../../runtime/manifest.ts";
 import { STAGES, courseLang, isRuleId, ruleOfApiMessage, ruleStage, ruleWords, type Lang, type RuleId, type Stage } from "../../runtime/rules.ts";
 import { inEvery, word, type Said, type WordId } from "../../runtime/words.ts";
 import { ROOT, exerciseDir, filesUnder, testFile, testFileRel } from "./paths.ts";
+import { gradingEnv } from "./grading-env.ts";
 import { HangWatch, saidOfVerdict } from "./hang.ts";
 import { typeErrorsFast } from "./typecheck.ts";
 import type { FileReport, WarmRunner } from "./warm-runner.ts";
@@ -104,7 +105,7 @@ export async function gradeLessons(lessons: Lesson[], tree: Tree, opts: GradeOpt
     const warm = tree === "lessons" && !opts.treeDir ? opts.warm : undefined;
     const running = warm
       ? warm.run(runnable.map(testFileRel), opts)
-      : runVitest(runnable.map(testFileRel), tree, out, { ...opts, heartbeatFile: join(tmp, "heartbeat.json") }).then((r) => {
+      : runVitest(runnable.map(testFileRel), tree, out, { ...opts, heartbeatFile: join(tmp, "heartbeat.json"), runDir: tmp }).then((r) => {
           const parsed = readReport(out);
           return { ...r, files: parsed?.success ? parsed.data.testResults : undefined };
         });
@@ -171,7 +172,7 @@ export async function gradeLesson(lesson: Lesson, tree: Tree, opts: GradeOptions
   return (await gradeLessons([lesson], tree, opts)).get(lesson.id)!;
 }
 
-function runVitest(files: string[], tree: Tree, outFile: string, opts: GradeOptions & { heartbeatFile?: string }) {
+function runVitest(files: string[], tree: Tree, outFile: string, opts: GradeOptions & { heartbeatFile?: string; runDir: string }) {
   // The transformed modules (runtime/, the tests, the lesson) are kept on disk between checks,
   // keyed by their content: a fresh check transforms only what changed. Not for a mutant's
   // temporary copy, which would only fill the cache.
@@ -180,7 +181,7 @@ function runVitest(files: string[], tree: Tree, outFile: string, opts: GradeOpti
   const color = process.stdout.isTTY && !process.env.NO_COLOR;
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
-    env: colorEnv({ ...process.env, COURSE_TREE: tree, ...(opts.treeDir ? { COURSE_TREE_DIR: opts.treeDir } : {}), ...(opts.heartbeatFile ? { COURSE_HEARTBEAT_FILE: opts.heartbeatFile } : {}) }, Boolean(color)),
+    env: colorEnv(gradingEnv(tree, opts.runDir, { ...(opts.treeDir ? { COURSE_TREE_DIR: opts.treeDir } : {}), ...(opts.heartbeatFile ? { COURSE_HEARTBEAT_FILE: opts.heartbeatFile } : {}) }), Boolean(color)),
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

@@ -19,6 +19,7 @@ import { fileURLToPath } from "node:url";
 import { HangWatch } from "./hang.ts";
 import { ROOT } from "./paths.ts";
 import { WarmTypes } from "./warm-types.ts";
+import { gradingEnv } from "./grading-env.ts";
 
 /** One test file's results, in the shape of vitest's JSON reporter (what grade.ts reads). */
 export interface FileReport {
@@ -65,7 +66,7 @@ export class WarmRunner {
     this.child = fork(fileURLToPath(import.meta.url), [], {
       cwd: ROOT,
       execArgv: ["--import", "tsx"],
-      env: { ...process.env, COURSE_TREE: "lessons", COURSE_HEARTBEAT_FILE: this.heartbeat, NO_COLOR: "1", FORCE_COLOR: "0" },
+      env: gradingEnv("lessons", this.dir, { COURSE_HEARTBEAT_FILE: this.heartbeat, NO_COLOR: "1", FORCE_COLOR: "0" }),
       stdio: ["ignore", "pipe", "pipe", "ipc"],
       detached: true,
     });

@@ -30,6 +30,8 @@ import { attackWords, figuresOf, reliabilityBlock, renderReliability, replaceBlo
 import { FAULT_CASES } from "../../scripts/reliability/faults.ts";
 import { BAD_INPUTS } from "../../scripts/reliability/bad-inputs.ts";
 import { diffLessons, splitRows, type Snapshot } from "../../docs/.vitepress/theme/diffmodel.ts";
+import { DIAGRAMS, diagramFor } from "../../docs/.vitepress/theme/diagrams.ts";
+import { registrationOf } from "../../runtime/registrations.ts";
 import { playerSteps, rowsOf, short } from "../../docs/.vitepress/theme/player.ts";
 import { transcriptOf } from "../../scripts/docs/record-transcripts.ts";
 import { linkTools, matchResponses, matchTurns, parseTranscriptText, TranscriptFileError } from "../../docs/.vitepress/theme/transcript.ts";
@@ -356,6 +358,22 @@ describe("the step-through player's steps", () => {
   });
 });
 
+describe("a lesson's picture: one lookup (diagramFor) for the page generator, the translation sync and the site", () => {
+  it("takes the picture drawn in diagrams.ts first, else the one the lesson's course.json registers, else none", () => {
+    const registered = registrationOf("s22_background")?.diagram;
+    expect(registered, "a check of this test itself: s22 registers its picture in solutions/s22_background/course.json").toBeDefined();
+    expect(diagramFor("s01_agent_loop", registered), "diagramFor (docs/.vitepress/theme/diagrams.ts): a lesson drawn in diagrams.ts shows that picture, whatever a registration brings").toBe(DIAGRAMS.s01_agent_loop);
+    expect(diagramFor("s22_background", registered), "diagramFor: a lesson with no picture in diagrams.ts shows the one its course.json registers").toBe(registered);
+    expect(diagramFor("s02_second", undefined), "diagramFor: a lesson with neither has no picture").toBeUndefined();
+  });
+
+  it("places the picture on a lesson page only when the lesson has one", () => {
+    const page = (dir: string) => expandLessonPage("# sNN\n\nThe idea.\n", `lessons/${dir}.md`, root, [...LESSONS, { ...L3, id: "s22", dir: "s22_background" }]);
+    expect(page("s22_background"), "scripts/docs/pages.ts: a registered lesson's page (s22) gets its picture: ask diagramFor with the registration's diagram").toContain('<IdeaDiagram lesson="s22_background" />');
+    expect(page("s02_second"), "scripts/docs/pages.ts: a lesson with no picture gets no <IdeaDiagram> (it would draw nothing): ask diagramFor").not.toContain("<IdeaDiagram");
+  });
+});
+
 describe("the diff view's model", () => {
   const snap = (dir: string, files: Record<string, string>): Snapshot => ({ dir, id: dir.slice(0, 3), entry: "agent.ts", files });
 
@@ -382,7 +400,7 @@ describe("the diff view's model", () => {
   it("shows the exercise's files before the given ones (a program around the loop), each marked", () => {
     const files = { "agent.ts": "export function loop() {}\n", "program.ts": "export function run() {}\n", "team.ts": "export const team = 1;\n", "verdict.ts": "export function readVerdict() {}\n" };
     const m = diffLessons(snap("s22_x", {}), { ...snap("s27_y", files), given: ["program.ts", "team.ts"] });
-    expect(m.files.map((f) => [f.path, f.given])).toEqual([["agent.ts", false], ["verdict.ts", false], ["program.ts", true], ["team.ts", true]]);
+    expect(m.files.map((f) => [f.path, f.given]), "the diff view's model (diffLessons, docs/.vitepress/theme/diffmodel.ts): the exercise's files (agent.ts, verdict.ts) come first, each unmarked, then the files the lesson gives (program.ts, team.ts), each marked given; sort by the snapshot's given list, then by the loop first").toEqual([["agent.ts", false], ["verdict.ts", false], ["program.ts", true], ["team.ts", true]]);
   });
 });
 

@@ -10,7 +10,8 @@
  * picture labelled in the page's language, the diff view (summary card, code folded, the loop's
  * change first, line numbers, split view, any two lessons), the recorded run with every tool_use
  * linked to its tool_result, and the step-through player stepped through the whole run from the
- * keyboard. Then: a learner's own JSONL in the viewer and the player, the language switch to and
+ * keyboard. A lesson that gives files whole (s27): its diff view marks exactly those files, in its
+ * card and on each file's header, after the exercise's files. Then: a learner's own JSONL in the viewer and the player, the language switch to and
  * from each language, local search in each (CJK words inside longer ones, no generated diff in the
  * results), each translated language's navigation and report blocks (headings, columns and rows), message tables drawn as HTML tables (none left
  * as text, none wider than the column), picture labels inside their boxes, previous/next kept inside the lessons, no dead internal link (a crawl), every
@@ -28,7 +29,7 @@
  *   npm run test:e2e [-- --no-build] [-- --only s01] [-- --sample]
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, extname, join, normalize, resolve } from "node:path";
@@ -345,6 +346,43 @@ async function checkDiffView(page: Page, lesson: Lesson, previous: Lesson): Prom
   await view.locator(".ldv-open").click().catch(() => {});
 }
 
+/** The files of a lesson the learner is given: its solution's files the exercise's folder holds as they are (the entry aside). */
+function givenFiles(l: Lesson): string[] {
+  const dir = join(ROOT, "solutions", l.dir);
+  return readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => {
+    const mine = join(ROOT, "lessons", l.dir, f);
+    return f !== l.entry && statSync(join(dir, f)).isFile() && existsSync(mine) && readFileSync(mine, "utf8") === readFileSync(join(dir, f), "utf8");
+  });
+}
+
+/**
+ * A lesson that gives some files whole (s27: its program and its team are given, the exercise is in
+ * agent.ts and verdict.ts): the diff view marks each given file, and only those, both in its card
+ * and on the file's header, and shows the exercise's files first (docs/.vitepress/theme/diffmodel.ts
+ * sorts them, LessonDiffView.vue marks them).
+ */
+async function checkGivenMarked(page: Page, origin: string, lesson: Lesson): Promise<void> {
+  const given = givenFiles(lesson);
+  expect(given.length > 0, `${lesson.id} gives no file whole (lessons/${lesson.dir} and solutions/${lesson.dir} differ in every file): this check needs a lesson that does`);
+  await open(page, `${origin}/lessons/${lesson.dir}`);
+  const view = page.locator(".ldv").first();
+  await view.locator(".ldv-card").waitFor({ timeout: 10_000 });
+  const word = "given code, not the exercise";
+  const listed = await view.locator(".ldv-card dt").evaluateAll((dts, want) => dts.filter((dt) => dt.textContent?.trim() === want).flatMap((dt) => Array.from(dt.nextElementSibling?.querySelectorAll("code") ?? []).map((c) => c.textContent?.trim() ?? "")), word);
+  await view.locator(".ldv-open").click();
+  await view.locator(".ldv-file").first().waitFor({ timeout: 10_000 });
+  const files = await view.locator(".ldv-file").evaluateAll((els) => els.map((e) => ({ path: e.getAttribute("data-path") ?? "", marked: e.querySelector(".ldv-file-head .ldv-given") !== null })));
+  const shownGiven = files.filter((f) => given.includes(f.path)).map((f) => f.path);
+  expect(shownGiven.length > 0, `the diff against ${lesson.id}'s base shows none of its given files (${given.join(", ")}): shown ${files.map((f) => f.path).join(", ")}`);
+  expect(files.some((f) => !given.includes(f.path)), `the diff shows no exercise file of ${lesson.id}, only given ones`);
+  const wrong = files.filter((f) => f.marked !== given.includes(f.path));
+  expect(wrong.length === 0, `the diff view marks the wrong files as given: ${wrong.map((f) => `${f.path} ${f.marked ? "marked, but the exercise differs" : "not marked, but given whole"}`).join("; ")} (LessonDiffView.vue: .ldv-given on a file whose model says given)`);
+  expect(JSON.stringify([...listed].sort()) === JSON.stringify([...shownGiven].sort()), `the diff card lists as "${word}" ${JSON.stringify(listed)}, not the given files it shows ${JSON.stringify(shownGiven)}`);
+  const firstGiven = files.findIndex((f) => f.marked);
+  const late = files.slice(firstGiven).filter((f) => !f.marked);
+  expect(late.length === 0, `an exercise file comes after a given one in the diff (${files.map((f) => `${f.path}${f.marked ? " (given)" : ""}`).join(", ")}): the exercise's files come first (diffmodel.ts)`);
+}
+
 /** The player's state: its step, the stage it lights, the rows of its table. */
 async function playerState(page: Page): Promise<{ step: number; stage: string; lit: string[]; rows: number }> {
   const player = page.locator(".lp").first();
@@ -525,6 +563,13 @@ async function main(): Promise<number> {
         });
       }
     }
+
+    // A lesson that gives files whole, its diff view in English (the marker's words are the view's own).
+    const giving = findLesson("s27");
+    if (giving && lessons.includes(giving))
+      await check(`${giving.id}'s diff view marks the files it gives whole, the exercise's files first`, async () => {
+        await checkGivenMarked(page, origin, giving);
+      });
 
     const first = lessons[0] ?? LESSONS[0]!;
     for (const lang of OTHERS)

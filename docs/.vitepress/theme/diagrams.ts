@@ -481,7 +481,13 @@ export const DIAGRAMS: Record<string, Diagram> = {
   },
 };
 
-/** The lesson's picture, if it has one. */
-export function diagramFor(dir: string): Diagram | undefined {
-  return DIAGRAMS[dir];
+/**
+ * A lesson's picture: the one drawn here for it, else the one its course.json registers
+ * (`registered`, read by the caller: the page generator and the translation sync read course.json,
+ * the site's component gets it through the build-time data), else none. The page generator
+ * (scripts/docs/pages.ts), the translation sync (scripts/docs/i18n-sync.ts) and the picture
+ * (IdeaDiagram.vue) all ask this one function, so they agree on which picture a lesson has.
+ */
+export function diagramFor(dir: string, registered: unknown): Diagram | undefined {
+  return DIAGRAMS[dir] ?? (registered as Diagram | undefined);
 }
