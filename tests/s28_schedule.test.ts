@@ -109,26 +109,19 @@ describe("s28 a scheduled prompt runs through the loop", () => {
     rule(runs() === 2 && timers.pending === 0, "schedule-interval", () => `after its 2 runs the job should stop: ${shown(job)}, ${timers.pending} timer(s) still armed.`);
     await scheduler.stop();
   });
-
-  it("a job the run owns: the run ends once its runs have ended, and leaves no timer", async () => {
-    const root = keep(await scratchCopy(SAMPLE_REPOSITORY));
-    const timers = new ManualTimers();
-    const llm = scripted({ scenario: making(every(1, 2)) });
-    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Do the steps." }];
-    let settled = false;
-    const run = lesson.runAgent(llm, history, { root, userConfigDir: root, approve: lesson.approveScheduling, hooks: [], timers }).finally(() => (settled = true));
-    const began = Date.now();
-    while (!settled && Date.now() - began < 30_000) {
-      await new Promise((r) => setTimeout(r, 20));
-      timers.advance(1000);
-    }
-    const outcome = await run;
-    rule(outcome.status === "done" && timers.pending === 0, "schedule-stop", () => `the run's own scheduler: the run should end done once both runs have run, with no timer left: ${outcome.status}, ${timers.pending} timer(s) armed`);
-    rule(llm.scripted.exchanges.filter((e) => JSON.stringify(e.request).includes("logs/auth.log")).length >= 4, "schedule-run", "the run ended before its scheduled runs did: each of the 2 runs should have read the log (2 requests each)");
-  });
 });
 
 describe("s28 the scheduler's rule: never twice at once, no drift, nothing left behind", () => {
+  it("an interval counts from when the run was due, not from when it ended", async () => {
+    const { timers, scheduler, job } = await runWith(making(every(60, 3)));
+    timers.advance(60_000);
+    timers.advance(20_000); // the first run takes 20 s of the job's clock
+    await ended(job);
+    timers.advance(40_000);
+    rule(job!.runs.length === 2 && job!.runs[1]!.at === 120_000, "schedule-interval", () => `every 60 s from 60 s: the second run is due at 120 s whatever the first run took (it ended at 80 s): ${shown(job)}, started at ${JSON.stringify(job?.runs.map((r) => r.at))}. Arm this.arm(job, job.next + everyMs) in due() ${WHERE}.`);
+    await scheduler.stop();
+  });
+
   it("a job whose run is still going is skipped, said, and runs again at its next time", async () => {
     const { timers, scheduler, job } = await runWith(making(every(1, 3)));
     timers.advance(1000);
@@ -140,16 +133,6 @@ describe("s28 the scheduler's rule: never twice at once, no drift, nothing left 
     await ended(job);
     timers.advance(1000);
     rule(runs() === 2, "schedule-overlap", () => `after a skipped time the job keeps its interval: at 3 s its second run should start: ${shown(job)}. Arm the next time whether the job started or was skipped.`);
-    await scheduler.stop();
-  });
-
-  it("an interval counts from when the run was due, not from when it ended", async () => {
-    const { timers, scheduler, job } = await runWith(making(every(60, 3)));
-    timers.advance(60_000);
-    timers.advance(20_000); // the first run takes 20 s of the job's clock
-    await ended(job);
-    timers.advance(40_000);
-    rule(job!.runs.length === 2 && job!.runs[1]!.at === 120_000, "schedule-interval", () => `every 60 s from 60 s: the second run is due at 120 s whatever the first run took (it ended at 80 s): ${shown(job)}, started at ${JSON.stringify(job?.runs.map((r) => r.at))}. Arm this.arm(job, job.next + everyMs) in due() ${WHERE}.`);
     await scheduler.stop();
   });
 
@@ -186,8 +169,27 @@ describe("s28 the gate judges scheduling and the scheduled runs", () => {
     timers.advance(1000);
     await ended(job);
     const calls = (job?.runs[0]?.history ?? []).flatMap((m) => (m.role === "user" ? resultsIn(m) : []));
-    rule(calls[0]?.is_error === true && /could not read/.test(job!.runs[0]!.summary), "schedule-gate", () => `deny read_file(logs/**): the scheduled run's read of logs/auth.log should be refused by the rule, as in any run: ${shown(job)}. Run each scheduled prompt with the run's own options (scheduledRunner).`);
+    rule(calls[0]?.is_error === true && /read_file\(logs\/\*\*\)/.test(textIn(calls[0].content)) && /could not read/.test(job!.runs[0]!.summary), "schedule-gate", () => `deny read_file(logs/**): the scheduled run's read of logs/auth.log should be refused by that rule, as in any run: ${shown(job)}, the result ${textIn(calls[0]?.content).slice(0, 200)}. Run each scheduled prompt with the run's own options (scheduledRunner).`);
     await scheduler.stop();
+  });
+});
+
+describe("s28 the run that scheduled: it waits, then nothing is left", () => {
+  it("a job the run owns: the run ends once its runs have ended, and leaves no timer", async () => {
+    const root = keep(await scratchCopy(SAMPLE_REPOSITORY));
+    const timers = new ManualTimers();
+    const llm = scripted({ scenario: making(every(1, 2)) });
+    const history: Anthropic.MessageParam[] = [{ role: "user", content: "Do the steps." }];
+    let settled = false;
+    const run = lesson.runAgent(llm, history, { root, userConfigDir: root, approve: lesson.approveScheduling, hooks: [], timers }).finally(() => (settled = true));
+    const began = Date.now();
+    while (!settled && Date.now() - began < 30_000) {
+      await new Promise((r) => setTimeout(r, 20));
+      timers.advance(1000);
+    }
+    const outcome = await run;
+    rule(outcome.status === "done" && timers.pending === 0, "schedule-stop", () => `the run's own scheduler: the run should end done once both runs have run, with no timer left: ${outcome.status}, ${timers.pending} timer(s) armed`);
+    rule(llm.scripted.exchanges.filter((e) => JSON.stringify(e.request).includes("logs/auth.log")).length >= 4, "schedule-run", "the run ended before its scheduled runs did: each of the 2 runs should have read the log (2 requests each)");
   });
 });
 
