@@ -1,14 +1,8 @@
 /**
- * s28's scheduler: prompts that run later, or again every so often, each through the agent's loop.
- *
- * A job is a prompt and when to run it: once after a delay, or every N ms (at most `times` runs).
- * The scheduler keeps one timer per job; when it fires, the job's prompt runs as a run of its own
- * (the runner the agent gives it: a fresh history, the same loop, rules, hooks and sandbox). Time
- * comes from `Timers`, which a test replaces with its own, so no test sleeps. Three rules make it
- * safe to leave running, and they are the lesson's exercise: a job whose previous run is still
- * going is not started again (the time is skipped, and said); an interval counts from the time a
- * run was due, not from when the last one ended (no drift); `stop` clears every timer and aborts
- * every run still going, and resolves once they have ended (nothing outlives the agent).
+ * s28's scheduler: prompts that run later, or again every N ms, each as a run of its own through the
+ * agent's loop (a fresh history, the same rules). Time comes from `Timers` (a test passes its own, so
+ * no test sleeps). The lesson's rules: a job never runs twice at once, an interval does not drift, and
+ * `stop` clears every timer and aborts every run still going (nothing outlives the agent).
  */
 import type Anthropic from "@anthropic-ai/sdk";
 
@@ -20,11 +14,7 @@ export interface Timers {
 }
 
 /** The machine's time. */
-export const systemTimers: Timers = {
-  now: () => Date.now(),
-  set: (fire, ms) => setTimeout(fire, ms),
-  clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
-};
+export const systemTimers: Timers = { now: () => Date.now(), set: (fire, ms) => setTimeout(fire, ms), clear: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>) };
 
 /** What one run of a scheduled prompt came to. */
 export interface ScheduledResult {
@@ -90,10 +80,7 @@ export class Scheduler {
   private nextId = 1;
   private waiters: Array<() => void> = [];
 
-  constructor(
-    readonly timers: Timers = systemTimers,
-    private readonly tell: (line: string) => void = () => {},
-  ) {}
+  constructor(readonly timers: Timers = systemTimers, private readonly tell: (line: string) => void = () => {}) {}
 
   /** Adds a job and arms its timer. */
   add(spec: JobSpec, run: RunPrompt): Job {
