@@ -146,11 +146,11 @@ export class Scheduler {
     this.stopped = true;
     let aborted = 0;
     for (const job of this.jobs.values()) {
-      if (job.timer !== undefined) this.timers.clear(job.timer);
+      this.timers.clear(job.timer);
       job.timer = undefined;
       if (job.running) {
         aborted++;
-        job.running.abort(new Error("the scheduler stopped"));
+        job.running.abort();
       }
     }
     await Promise.allSettled([...this.jobs.values()].map((job) => job.work));
