@@ -17,7 +17,7 @@ import type { RunResult } from "../../solutions/s12_guarded_agent/program.ts";
 import { partTwoFlags } from "../../solutions/s17_mcp/program.ts";
 import { permissionFlag } from "../../solutions/s18_permissions/program.ts";
 import { budgetFlag } from "../../solutions/s20_memory/program.ts";
-import { HEADLESS_USAGE, headlessFlags, run as headlessProgram } from "../../solutions/s24_headless/program.ts";
+import { HEADLESS_USAGE, headlessFlags, run as headlessProgram, type LaterHeadless } from "../../solutions/s24_headless/program.ts";
 import { git } from "../../solutions/s25_worktrees/worktree.ts";
 import { WorkflowSchema, type Workflow } from "../../solutions/s26_workflow/workflow.ts";
 import { MAX_ROUNDS } from "./agent.ts";
@@ -124,10 +124,18 @@ export function readWorkflow(file: string): { workflow: Workflow; caps?: z.infer
 /** The final agent's loop as `npm run agent` runs it without Part IV's flags (the eval's `final` agent: course.json "loop"). */
 export const runAgent = (llm: Llm, history: Parameters<typeof teamRun>[1], opts: Parameters<typeof teamRun>[2] = {}) => teamRun(llm, history, opts, {});
 
+/** What a later lesson's program passes to run this one with its help and its loop around this one's (s28: scheduling). */
+export interface LaterTeam {
+  lesson: string;
+  usage: string;
+  around: (loop: LaterHeadless["runAgent"]) => LaterHeadless["runAgent"];
+}
+
 /** The whole program: flags in, exit code and transcript out (tests pass their own model, stdout and journal folder). */
 export async function run(
   argv: string[],
   deps: { llm?: Llm; signal?: AbortSignal; write?: (line: string) => void; journals?: string } = {},
+  later?: LaterTeam,
 ): Promise<RunResult> {
   const refuse = (why: string): RunResult => (process.stderr.write(`${red(`npm run agent: ${why}`)}\n`), { exitCode: 2, history: [] });
   const flags = teamFlags(argv);
@@ -151,17 +159,18 @@ export async function run(
     if (repo !== null)
       return refuse(`--worktrees: the workspace ${given.workspace} is not a git repository with a commit (${repo}). Each child works in a worktree of its repository: run git init and commit there first, or leave --worktrees out`);
   }
+  const loop: LaterHeadless["runAgent"] = (llm, history, opts = {}) => {
+    const w = features.workflow;
+    if (!w) return teamRun(llm, history, opts, features);
+    const journal = journalFor(deps.journals ?? WORKFLOWS_DIR, resolve(opts.root ?? process.cwd()), w.workflow.name, text);
+    return workflowRun(llm, history, opts, { ...features, workflow: { ...w, journal } });
+  };
   return headlessProgram(rest, deps, {
-    lesson: "s27_goal",
-    usage: TEAM_USAGE,
+    lesson: later?.lesson ?? "s27_goal",
+    usage: later?.usage ?? TEAM_USAGE,
     // A workflow's task is the program's own: a person sees the workflow's lines, not a session to resume.
     ...(features.workflow ? { session: false } : {}),
-    runAgent: (llm, history, opts = {}) => {
-      const w = features.workflow;
-      if (!w) return teamRun(llm, history, opts, features);
-      const journal = journalFor(deps.journals ?? WORKFLOWS_DIR, resolve(opts.root ?? process.cwd()), w.workflow.name, text);
-      return workflowRun(llm, history, opts, { ...features, workflow: { ...w, journal } });
-    },
+    runAgent: later ? later.around(loop) : loop,
   });
 }
 
