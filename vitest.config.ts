@@ -76,8 +76,8 @@ export default defineConfig({
     maxWorkers: LEARNER_ONLY ? Math.max(4, 2 * availableParallelism()) : Math.max(2, availableParallelism()),
     projects: [
       // npm test leaves the working tree and the temp folder as it found them (tests/leftovers.setup.ts).
-      { extends: true, test: { name: "learner", include: learner, globalSetup: ["tests/leftovers.setup.ts"], setupFiles: ["tests/leftovers.each.ts"] } },
-      { extends: true, test: { name: "extended", include: [ALL], exclude: [...learner, "**/node_modules/**"] } },
+      { extends: true, test: { name: "learner", include: learner, globalSetup: ["tests/leftovers.setup.ts"], setupFiles: ["tests/leftovers.each.ts", "tests/sessions.each.ts"] } },
+      { extends: true, test: { name: "extended", include: [ALL], exclude: [...learner, "**/node_modules/**"], setupFiles: ["tests/sessions.each.ts"] } },
     ],
   },
 });

@@ -16,6 +16,11 @@ import { checkTranscript, formatViolations } from "../../runtime/transcript.ts";
 /** .course/sessions at the top of the course repository (git-ignored). */
 export const SESSIONS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../.course/sessions");
 
+/** Where sessions are kept: COURSE_SESSIONS_DIR when set (each test file's own folder), else SESSIONS_DIR. */
+export function sessionsDir(): string {
+  return process.env.COURSE_SESSIONS_DIR?.trim() || SESSIONS_DIR;
+}
+
 export class SessionError extends CourseError {
   override name = "SessionError";
 }
@@ -56,14 +61,14 @@ export function newSessionName(now = new Date()): string {
   return now.toISOString().slice(0, 19).replace(/:/g, "-");
 }
 
-export function sessionPath(name: string, dir = SESSIONS_DIR): string {
+export function sessionPath(name: string, dir = sessionsDir()): string {
   return join(dir, `${checkName(name)}.json`);
 }
 
 // #region save-load
 /** Writes the session atomically (a crash mid-write never leaves half a file). Returns the path. */
 export function saveSession(name: string, messages: Anthropic.MessageParam[], opts: { dir?: string; model?: string } = {}): string {
-  const dir = opts.dir ?? SESSIONS_DIR;
+  const dir = opts.dir ?? sessionsDir();
   const path = sessionPath(name, dir);
   const session: Session = { version: 1, name, savedAt: new Date().toISOString(), model: opts.model ?? "", messages };
   mkdirSync(dir, { recursive: true });
@@ -75,7 +80,7 @@ export function saveSession(name: string, messages: Anthropic.MessageParam[], op
 
 /** Reads a saved session back, or explains why it cannot be resumed. */
 export function loadSession(name: string, opts: { dir?: string } = {}): Session {
-  const dir = opts.dir ?? SESSIONS_DIR;
+  const dir = opts.dir ?? sessionsDir();
   const path = sessionPath(name, dir);
   if (!existsSync(path)) {
     const known = listSessions(dir).map((s) => s.name);
@@ -97,7 +102,7 @@ export function loadSession(name: string, opts: { dir?: string } = {}): Session 
 }
 // #endregion save-load
 
-export function listSessions(dir = SESSIONS_DIR): Array<{ name: string; path: string }> {
+export function listSessions(dir = sessionsDir()): Array<{ name: string; path: string }> {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith(".json"))

@@ -23,7 +23,7 @@ import { run, TEAM_USAGE } from "../../solutions/s27_goal/program.ts";
 import { checkFinalAgent } from "../support.ts";
 
 const before = new Set(listSessions().map((f) => f.name));
-// Every -p run saves a session under .course/sessions: the test leaves it as it found it.
+// Every -p run saves a session (in this file's own folder, COURSE_SESSIONS_DIR: tests/sessions.each.ts); each test removes those it made.
 afterEach(() => {
   for (const f of listSessions()) if (!before.has(f.name)) removeSession(f.name);
 });

@@ -9,6 +9,7 @@ import { spawnSync } from "node:child_process";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SESSIONS_DIR, listSessions, saveSession, sessionPath, sessionsDir } from "../../solutions/s10_conversation/session.ts";
 import { userConfigDir } from "../../solutions/s18_permissions/permissions.ts";
 
 describe("npm test and the learner's own config folder", () => {
@@ -20,5 +21,17 @@ describe("npm test and the learner's own config folder", () => {
     expect(userConfigDir().startsWith(join(homedir(), ".config"))).toBe(false);
     const child = spawnSync(process.execPath, ["-e", "process.stdout.write(process.env.AGENT_CONFIG_DIR ?? '')"], { encoding: "utf8" });
     expect(child.stdout, "a process a test starts inherits the suite's config folder").toBe(own);
+  });
+
+  it("saved sessions go to this file's own folder (COURSE_SESSIONS_DIR), never .course/sessions, so files side by side cannot see or remove each other's", () => {
+    const own = process.env.COURSE_SESSIONS_DIR;
+    expect(own, "COURSE_SESSIONS_DIR is unset: vitest.config.ts gives every test file its own (tests/sessions.each.ts)").toBeTruthy();
+    expect(sessionsDir()).toBe(own);
+    expect(own!.startsWith(process.env.TMPDIR ?? "\0"), `${own} is outside this file's temp folder`).toBe(true);
+    expect(listSessions(), "a fresh file's sessions folder holds another file's sessions").toEqual([]);
+    const path = saveSession("isolation", [{ role: "user", content: "hello" }]);
+    expect(path).toBe(sessionPath("isolation"));
+    expect(path.startsWith(own!) && !path.startsWith(SESSIONS_DIR), `saveSession wrote ${path}: the test's own folder, not ${SESSIONS_DIR}`).toBe(true);
+    expect(listSessions().map((s) => s.name)).toEqual(["isolation"]);
   });
 });
