@@ -13,20 +13,24 @@ import { LESSONS, findLesson } from "../runtime/manifest.ts";
 import { dim, green, red } from "../runtime/print.ts";
 import { lessonChecklist } from "./lib/checklist.ts";
 import { ROOT } from "./lib/paths.ts";
+import { strictArgsOrExit } from "./lib/args.ts";
 import { ScaffoldError, parseLessonName, scaffoldLesson } from "./lib/scaffold.ts";
 
 const USAGE = 'usage: npm run new-lesson -- sNN_slug --from sMM [--title "Title"]   (write a new lesson)\n       npm run new-lesson -- [sNN]                               (what a lesson still lacks)';
 
-const args = process.argv.slice(2).filter((a) => a !== "--");
-const option = (name: string): string | undefined => {
-  const i = args.indexOf(name);
-  if (i === -1) return undefined;
-  const value = args[i + 1];
-  args.splice(i, 2);
-  return value ?? "";
-};
-const from = option("--from");
-const title = option("--title");
+// Strict: an unknown flag (or --help) is one line with the usage, exit 2, nothing written.
+const parsed = strictArgsOrExit({
+  command: "npm run new-lesson --",
+  usage: 'sNN_slug --from sMM [--title "Title"] | [sNN …]',
+  options: { from: { type: "string" }, title: { type: "string" }, help: { type: "boolean" } },
+  positionals: { max: LESSONS.length },
+});
+if (parsed.values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const args = parsed.positionals;
+const { from, title } = parsed.values;
 
 if (from !== undefined) scaffold();
 else checklist();

@@ -356,13 +356,23 @@ const indent = (s: string) =>
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
   const { ROOT } = await import("../lib/paths.ts");
-  const args = process.argv.slice(2);
+  const { strictArgsOrExit } = await import("../lib/args.ts");
+  const usage = "[--mark LANG/PAGE.md … | --mark-all]";
+  const { values, positionals } = strictArgsOrExit({ command: "npm run docs:sync --", usage, options: { mark: { type: "boolean" }, "mark-all": { type: "boolean" }, help: { type: "boolean" } }, positionals: { max: Infinity } });
+  if (values.help) {
+    console.log(`usage: npm run docs:sync -- ${usage}\n\nWithout a flag: every page and rule in every language, and every translation older than its English page (the lines that changed).\n--mark: record these translations as up to date with their English pages (after bringing them up to date). --mark-all: every translation.`);
+    process.exit(0);
+  }
+  if (positionals.length > 0 && !values.mark) {
+    console.error(`npm run docs:sync --: unexpected argument "${positionals[0]}": pages are named after --mark. usage: npm run docs:sync -- ${usage}`);
+    process.exit(2);
+  }
   const languages = await siteLanguages();
-  if (args[0] === "--mark" || args[0] === "--mark-all") {
+  if (values.mark || values["mark-all"]) {
     const pages =
-      args[0] === "--mark-all"
+      values["mark-all"]
         ? languages.flatMap((lang) => englishPages(ROOT, languages).map((p) => `${lang}/${p}`).filter((p) => existsSync(join(ROOT, "docs", p))))
-        : args.slice(1);
+        : positionals;
     if (pages.length === 0) {
       console.error("which page? npm run docs:sync -- --mark zh/guide/commands.md");
       process.exit(2);

@@ -21,7 +21,7 @@ import { bold, dim, green, output, red, yellow } from "../../runtime/print.ts";
 import { ROOT } from "../lib/paths.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import { RETRIES } from "../../solutions/s11_recovery/recovery.ts";
-import { strictArgs, UsageError } from "../lib/args.ts";
+import { strictArgs, UsageError, usageLine } from "../lib/args.ts";
 import { AgentSpecError, evalLessons, resolveAgent, type EvalAgent } from "./agents.ts";
 import { estimateCost } from "./estimate.ts";
 import { compareLines, compareTable, failures, headline, htmlReport, jsonLine, markdownReport, measures, resultTable } from "./report.ts";
@@ -53,7 +53,7 @@ const SPEC = {
   positionals: { max: 2 },
 } as const;
 
-const HELP = `${SPEC.command} ${SPEC.usage}
+const HELP = `${usageLine(SPEC)}
 
   --agent NAME     final (default), final:nocache, sNN (${evalLessons().join(" ")}), lessons/sNN (yours), a .ts file exporting runAgent,
                    oracle (the reference solutions) or null (does nothing). Twice: both run, then compared.

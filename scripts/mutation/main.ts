@@ -38,6 +38,7 @@ import { otherFileErrors, SweepError } from "./sweep-check.ts";
 import { listMutants, placeOf } from "./mutants.ts";
 import { compute, docsBlock, loadScores, measure, pct, saveScore, SCORES_DIR, staleness, table, type LessonScore } from "./scores.ts";
 import { reportFailures } from "../lib/failure.ts";
+import { strictArgsOrExit, usageLine } from "../lib/args.ts";
 
 // What nothing else catches ends the run in words, with what to do (scripts/lib/failure.ts).
 reportFailures("npm run mutation");
@@ -116,6 +117,21 @@ async function sweep(lesson: Lesson, opts: { concurrency: number; check: boolean
 }
 
 /** The reliability page of each language of the site (a translation's once it is written). */
+/** What --help prints under the usage line. */
+const HELP = `A mutation sweep (StrykerJS) over each lesson's TODO regions, graded by the lesson's own tests
+on the reference solutions. Minutes per lesson on 2 cores: about 95 minutes for every lesson.
+
+  sNN …            these lessons only (default: every lesson)
+  --stale          only the lessons whose score no longer describes their files, smallest first
+  --at-most N      with --stale: at most N of them (what CI sweeps)
+  --docs           write the table of every lesson's last score into the reliability pages
+                   (alone: without sweeping)
+  --concurrency N  Stryker's test runners (default 2)
+  --no-check       skip the TypeScript checker (faster; a mutant that does not compile is run)
+  --fresh          ignore Stryker's incremental file
+
+Scores go to tests/mutation/scores/ (commit them); reports to .course/mutation/sNN/index.html.`;
+
 const PAGES = Object.fromEntries(SITE_LANGS.map((l) => [l, `docs/${langDir(l)}guide/reliability.md`])) as Record<SiteLang, string>;
 
 /** Writes the table of every lesson's last sweep (tests/mutation/scores/) between the pages' mutation markers. */
@@ -133,10 +149,29 @@ function writeDocs(all: Record<string, LessonScore>, equivalents: Record<string,
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  const args = process.argv.slice(2);
-  const flag = (name: string) => args.includes(name);
-  const value = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
-  const ids = args.filter((a, i) => !a.startsWith("--") && !["--concurrency", "--one", "--at-most"].includes(args[i - 1] ?? ""));
+  const spec = {
+    command: "npm run mutation --",
+    usage: "[sNN …] [--stale [--at-most N]] [--docs] [--concurrency N] [--no-check] [--fresh] [--help]",
+    options: {
+      help: { type: "boolean" },
+      docs: { type: "boolean" },
+      stale: { type: "boolean" },
+      fresh: { type: "boolean" },
+      "no-check": { type: "boolean" },
+      concurrency: { type: "string" },
+      "at-most": { type: "string" },
+      one: { type: "string" },
+    },
+    positionals: { max: LESSONS.length },
+  } as const;
+  const { values, positionals } = strictArgsOrExit(spec);
+  if (values.help) {
+    console.log(`${usageLine(spec)}\n\n${HELP}`);
+    process.exit(0);
+  }
+  const flag = (name: "--docs" | "--stale" | "--fresh" | "--no-check") => values[name.slice(2) as "docs" | "stale" | "fresh" | "no-check"] === true;
+  const value = (name: "--concurrency" | "--at-most" | "--one") => values[name.slice(2) as "concurrency" | "at-most" | "one"];
+  const ids = positionals;
   const concurrency = Number(value("--concurrency") ?? 2);
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     console.error(`--concurrency takes a whole number of 1 or more, not ${value("--concurrency")}`);

@@ -58,6 +58,11 @@ const EXPECTED: Record<string, Expect> = {
   "npm run check s01": { exit: 1, out: /✗ s01[\s\S]*TODO/ },
   "npm run check s01 -- --verbose": { exit: 1, out: /✗ s01/ },
   "npm run check s01 -- --verbos": { exit: 2, out: /unknown flag --verbos/ },
+  // Every course command refuses a flag it does not know at once, the long ones too, and --help is the usage.
+  "npm run mutation -- --hlep": { exit: 2, out: /unknown flag --hlep\. usage: npm run mutation/, limitS: 60 },
+  "npm run mutation -- --help": { exit: 0, out: /usage: npm run mutation[\s\S]*--stale[\s\S]*--docs/, limitS: 60 },
+  "npm run eval -- --help": { exit: 0, out: /usage: npm run eval[\s\S]*--agent NAME/, limitS: 60 },
+  "npm run new-lesson -- --help": { exit: 0, out: /usage: npm run new-lesson -- sNN_slug --from sMM/, limitS: 60 },
   "npm run check s01 --verbose": { exit: 1, out: /-- --verbose/ },
   "npm run hint s01": { exit: 0, out: /\S/ },
   "npm run hint s01 -- --more": { exit: 0, out: /\S/ },
