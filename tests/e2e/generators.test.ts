@@ -11,6 +11,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Lesson } from "../../runtime/manifest.ts";
 import { diffFile, diffMarkdown, lessonDiff } from "../../scripts/docs/diff.ts";
+import { givenMarkProblems } from "./given.ts";
 import { expandLessonPage, missingLessonPages, rewriteImports, wrappableLineNumbers } from "../../scripts/docs/pages.ts";
 import { answerLines, isAnswer, parseImport, todoRegions } from "../../scripts/docs/regions.ts";
 import { messageTableHtml, parseMessageTable, renderMessageBlocks } from "../../scripts/docs/message-table.ts";
@@ -686,5 +687,38 @@ describe("the generated report blocks (scripts/bench/report.ts, scripts/reliabil
     expect(body(renderHookCost(noHc, "zh"))).not.toContain("n/a");
     const wrong = contextEditingBlock(ce, "en").replace(/"last":\d+/, '"last":"many"');
     expect(() => contextEditingFiguresOf(wrong)).toThrow(/last/);
+  });
+});
+
+describe("the diff view's given files, judged from what the browser reads (tests/e2e/given.ts)", () => {
+  const given = ["program.ts", "team.ts"];
+  const right = {
+    given,
+    files: [
+      { path: "agent.ts", marked: false },
+      { path: "verdict.ts", marked: false },
+      { path: "program.ts", marked: true },
+      { path: "team.ts", marked: true },
+    ],
+    listed: ["team.ts", "program.ts"],
+  };
+  const mark = (path: string, marked: boolean) => right.files.map((f) => (f.path === path ? { ...f, marked } : f));
+
+  it("a view that marks and lists exactly the given files, the exercise's first, passes", () => {
+    expect(givenMarkProblems("s27", right)).toEqual([]);
+  });
+
+  it.each([
+    ["a given file not marked", { ...right, files: mark("team.ts", false) }, /team\.ts not marked, but given whole/],
+    ["an exercise file marked", { ...right, files: mark("agent.ts", true) }, /agent\.ts marked, but the exercise differs/],
+    ["nothing marked", { ...right, files: right.files.map((f) => ({ ...f, marked: false })) }, /not marked, but given whole/],
+    ["the card lists one given file too few", { ...right, listed: ["program.ts"] }, /the diff card lists as given \["program\.ts"\]/],
+    ["the card lists an exercise file", { ...right, listed: ["program.ts", "team.ts", "agent.ts"] }, /the diff card lists as given/],
+    ["an exercise file after a given one", { ...right, files: [right.files[0]!, right.files[2]!, right.files[1]!, right.files[3]!] }, /an exercise file comes after a given one/],
+    ["no given file shown", { ...right, files: right.files.slice(0, 2), listed: [] }, /shows none of its given files/],
+    ["only given files shown", { ...right, files: right.files.slice(2) }, /no exercise file of s27/],
+  ])("%s: named", (_what, view, named) => {
+    const problems = givenMarkProblems("s27", view);
+    expect(problems.join("\n")).toMatch(named);
   });
 });

@@ -41,6 +41,7 @@ import { CODE_WORDS, missingLessonPages, pageTitle } from "../../scripts/docs/pa
 import { answerLines, findRegion, importsIn, todoRegions } from "../../scripts/docs/regions.ts";
 import { strictArgsOrExit } from "../../scripts/lib/args.ts";
 import { dim } from "../../runtime/print.ts";
+import { givenMarkProblems } from "./given.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const DIST = join(ROOT, "docs/.vitepress/dist");
@@ -372,15 +373,8 @@ async function checkGivenMarked(page: Page, origin: string, lesson: Lesson): Pro
   await view.locator(".ldv-open").click();
   await view.locator(".ldv-file").first().waitFor({ timeout: 10_000 });
   const files = await view.locator(".ldv-file").evaluateAll((els) => els.map((e) => ({ path: e.getAttribute("data-path") ?? "", marked: e.querySelector(".ldv-file-head .ldv-given") !== null })));
-  const shownGiven = files.filter((f) => given.includes(f.path)).map((f) => f.path);
-  expect(shownGiven.length > 0, `the diff against ${lesson.id}'s base shows none of its given files (${given.join(", ")}): shown ${files.map((f) => f.path).join(", ")}`);
-  expect(files.some((f) => !given.includes(f.path)), `the diff shows no exercise file of ${lesson.id}, only given ones`);
-  const wrong = files.filter((f) => f.marked !== given.includes(f.path));
-  expect(wrong.length === 0, `the diff view marks the wrong files as given: ${wrong.map((f) => `${f.path} ${f.marked ? "marked, but the exercise differs" : "not marked, but given whole"}`).join("; ")} (LessonDiffView.vue: .ldv-given on a file whose model says given)`);
-  expect(JSON.stringify([...listed].sort()) === JSON.stringify([...shownGiven].sort()), `the diff card lists as "${word}" ${JSON.stringify(listed)}, not the given files it shows ${JSON.stringify(shownGiven)}`);
-  const firstGiven = files.findIndex((f) => f.marked);
-  const late = files.slice(firstGiven).filter((f) => !f.marked);
-  expect(late.length === 0, `an exercise file comes after a given one in the diff (${files.map((f) => `${f.path}${f.marked ? " (given)" : ""}`).join(", ")}): the exercise's files come first (diffmodel.ts)`);
+  const problems = givenMarkProblems(lesson.id, { given, files, listed });
+  expect(problems.length === 0, problems.join("\n"));
 }
 
 /** The player's state: its step, the stage it lights, the rows of its table. */
