@@ -117,7 +117,7 @@ describe("s24 the program: -p, --output-format, --resume, exit codes", () => {
     const parsed = again.map((l) => JSON.parse(l) as Line);
     expect(parsed[0]?.type, "[headless-lines] stream-json starts with the init line").toBe("system");
     expect(parsed.at(-1)?.type, "[headless-result] and ends with the result").toBe("result");
-    for (const f of listSessions()) if (f.name === result.session_id) removeSession(f.name); // leaves .course/sessions as it found it
+    for (const f of listSessions()) if (f.name === result.session_id) removeSession(f.name); // leaves the sessions folder (this file's own: tests/sessions.each.ts) as it found it
   });
 
   it("offline, a task the scripted model has no script for: exit 1, and the result line says not done too (is_error, no_script)", async () => {
@@ -167,7 +167,7 @@ describe("s24 the program: -p, --output-format, --resume, exit codes", () => {
     rule(bad.length === 0 && kinds[0] === "system" && kinds.at(-1) === "result" && kinds.includes("assistant") && kinds.includes("user"), "final-agent", `stream-json printed these lines on stdout: ${JSON.stringify(kinds)}: the init line, the assistant and user lines, then the result, on stdout itself (not on stderr; stderr: ${r.stderr.slice(-300)}).`);
     rule(r.status === 0 && bad.length === 0, "final-agent", `exit ${r.status}; stdout lines that are not JSON: ${JSON.stringify(bad.slice(0, 3))} (stderr: ${r.stderr.slice(-300)}): in json modes everything for a person goes to stderr.`);
     const stopped = agent(["--workspace", dir, "--max-turns", "1", "-p", TASK, "--output-format", "json"]);
-    // The sessions these runs saved are removed: the test leaves .course/ as it found it.
+    // The sessions these runs saved are removed: the test leaves its sessions folder as it found it.
     for (const f of listSessions()) if (!before.has(f.name)) removeSession(f.name);
     rule(stopped.status === 1, "final-agent", `a run stopped by --max-turns 1 exited ${stopped.status}: not done is exit 1. stdout: ${stopped.stdout.slice(0, 200)}`);
     const printed = stopped.stdout.split("\n").filter((l) => l.trim() !== "");
