@@ -7,6 +7,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
 import { call, say, text } from "../runtime/scripted/scenarios/script.ts";
@@ -18,6 +19,7 @@ import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
 import { differentialNet } from "./differential/net.ts";
 import { checkFinalAgent, expectExit, inSandboxModes, quietLessonFile } from "./support.ts";
 import { killProcessesWith, processesWith, until } from "../runtime/processes.ts";
+import { output as printed } from "../runtime/print.ts";
 
 type Agent = typeof import("../solutions/s22_background/agent.ts");
 type JobsModule = typeof import("../solutions/s22_background/jobs.ts");
@@ -60,13 +62,18 @@ async function runWith<T = undefined>(scenario: Scenario, opts: Partial<Options>
   const jobs = new jobsModule.JobTable(root, { ...UNHURRIED, ...opts.jobLimits });
   const llm = scripted({ scenario });
   const history: Anthropic.MessageParam[] = [{ role: "user", content: "Do the steps." }];
+  // What the run says for the person (runtime/print.ts say), ANSI colours taken out.
+  const said: string[] = [];
+  const write = printed.write;
+  printed.write = (line) => void said.push(stripVTControlCharacters(line));
   try {
     const outcome = await driveLoop(llm, history, () => lesson.runAgent(llm, history, { root, userConfigDir: root, approve: yes, hooks: [], jobs, ...opts }), { timeoutMs: 60_000 });
     const results = history.flatMap((m) => (m.role === "user" ? resultsIn(m) : []));
     const stopped = allStopped(jobs);
     const inspected = inspect ? await inspect(jobs) : undefined;
-    return { root, history, outcome, results, jobs, llm, stopped, inspected };
+    return { root, history, outcome, results, jobs, llm, stopped, inspected, said };
   } finally {
+    printed.write = write;
     jobs.stopAll();
   }
 }
@@ -214,6 +221,12 @@ describe("s22 every job is stopped when the run ends, however it ends", () => {
   it("after a done answer, a guard's stop, and an exception", async () => {
     const done = await runWith(making([start("sleep 30")]));
     rule(done.stopped, "job-cleanup", () => `the run ended done with "sleep 30" still running in job-1, and it still runs: wrap the loop in try { … } finally { jobs.stopAll(); }.`);
+    // The person is told how many jobs the end stopped, and told nothing when there were none.
+    rule(done.said.some((l) => /\b1\b/.test(l) && /stop/i.test(l)), "job-cleanup", () => `the run ended with job-1 still running and stopped it, and said ${JSON.stringify(done.said)}: say how many were stopped (jobs.stopAll() returns the count), e.g. "jobs: 1 still running when the run ended, stopped".`);
+    // A job with no output: job_output's wait returns when it ends, so none is running when the run does.
+    const ended = await runWith(making([start("exit 0")], [output("job-1", 30)]));
+    expect([...ended.jobs.jobs.values()].every((j) => !j.running), "the test's own job (exit 0) should have ended before the run did").toBe(true);
+    rule(!ended.said.some((l) => /stop/i.test(l)), "job-cleanup", () => `every job had ended before the run did, yet the run said ${JSON.stringify(ended.said.filter((l) => /stop/i.test(l)))}: say how many jobs the end stopped only when it stopped some.`);
     const guarded = await runWith(making([start("sleep 30")], [output()], [output()]), { guards: { maxTurns: 2 } });
     rule(guarded.outcome.status !== "done" && guarded.stopped, "job-cleanup", () => `the run was stopped by maxTurns (${guarded.outcome.status}) with "sleep 30" running: it must be stopped too.`);
     const root = keep(await scratchWorkspace({ "notes.txt": "x\n" }));

@@ -109,7 +109,8 @@ export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts
 /** The loop with the job tools; no job outlives it. */
 async function runJobs(llm: Llm, history: Anthropic.MessageParam[], opts: RunOptions, root: string, jobs: JobTable): Promise<RecoveredOutcome> {
   // TODO: the run is over however it ends (done, a guard's stop, an abort, or an exception): no job may outlive it.
-  //       Wrap the call below in try { return await … } finally { jobs.stopAll() } (say how many were stopped, dim).
+  //       Wrap the call below in try { return await … } finally { jobs.stopAll() }. stopAll returns how many it stopped:
+  //       when some were, say so, dim ("jobs: 1 still running when the run ended, stopped"); when none were, say nothing.
   const outcome = await previousLoop(llm, history, { ...opts, root, extensions: [background(jobs), ...(opts.extensions ?? [])] });
   void [outcome, dim]; // (delete this line when you use them)
   return todo(`s22 runAgent: stop the jobs still running (${jobs.running().length}) when the run ends`);
