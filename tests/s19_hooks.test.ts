@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import type Anthropic from "@anthropic-ai/sdk";
 import { describe, it, vi } from "vitest";
 import { call, say, text, thinking } from "../runtime/scripted/scenarios/script.ts";
@@ -98,6 +99,11 @@ describe("s19 PreToolUse: block, change the input, or spare the question", () =>
       rule(!existsSync(join(root, "made.txt")), "hook-pre-tool", () => `the PreToolUse hook ${JSON.stringify(hook)} blocked "touch made.txt", and it ran anyway: await hooks.run("PreToolUse", …) before dispatching, and on a block do not dispatch.`);
       rule(results[0]?.is_error === true && /no touching here/.test(textIn(results[0]?.content)), "hook-pre-tool", () => `the blocked call was answered ${shown(results[0])}: answer it with an is_error tool_result that carries the hook's reason (pre.reason), so the model knows why.`);
     }
+  });
+
+  it("a block with no reason: the result says that no reason was given, never an empty reason", async () => {
+    const { results } = await runWith(making(call("bash", { command: "touch made.txt" })), pre(`echo '{"decision":"block"}'`));
+    rule(results[0]?.is_error === true && /no reason/i.test(textIn(results[0]?.content)), "hook-pre-tool", () => `a PreToolUse hook blocked with no reason; the call was answered ${shown(results[0])}: say that a PreToolUse hook blocked it and that it gave no reason ("no reason given" when pre.reason is missing).`);
   });
 
   it("a hook's updatedInput is what runs", async () => {
@@ -253,6 +259,27 @@ describe("s19 Stop: sent back, a bounded number of times", () => {
     const { history, outcome } = await runWith(making(), { hooks: { Stop: [{ command: "echo 'never happy' >&2; exit 2" }] } });
     const notes = stopNotes(history);
     rule(lesson.MAX_STOP_ROUNDS === 3 && notes.length === lesson.MAX_STOP_ROUNDS && outcome.status === "done", "hook-stop", () => `with no maxStopRounds given and a Stop hook that always blocks, the model was sent back ${notes.length} time(s) (MAX_STOP_ROUNDS is ${lesson.MAX_STOP_ROUNDS}, the run ended ${outcome.status}): bound the rounds by opts.maxStopRounds ?? MAX_STOP_ROUNDS (3), never forever.`);
+  });
+
+  it("the person is told each time a Stop hook sends the model back and when the bound ends the run, each with the hook's reason; no reason is said as such", async () => {
+    const { output } = await import("../runtime/print.ts");
+    const printed: string[] = [];
+    const original = output.write;
+    output.write = (line: string) => void printed.push(stripVTControlCharacters(line));
+    let silent: Awaited<ReturnType<typeof runWith>>;
+    try {
+      await runWith(making(), { hooks: { Stop: [{ command: "echo 'never happy' >&2; exit 2" }] } }, { maxStopRounds: 1 });
+      const withReason = printed.filter((l) => l.includes("never happy"));
+      rule(withReason.length === 2, "hook-stop", () => `a Stop hook blocked twice ("never happy") with maxStopRounds 1: the model was sent back once, then the bound ended the run; the terminal showed ${JSON.stringify(printed)}: say each, with the hook's reason (stop.reason): once when it sends the model back, once when the run ends because the hooks still object.`);
+      printed.length = 0;
+      silent = await runWith(making(), { hooks: { Stop: [{ command: `echo '{"decision":"block"}'` }] } }, { maxStopRounds: 1 });
+    } finally {
+      output.write = original;
+    }
+    const noReason = printed.filter((l) => /no reason/i.test(l));
+    rule(noReason.length === 2, "hook-stop", () => `a Stop hook blocked with no reason: the terminal showed ${JSON.stringify(printed)}: when stop.reason is missing say so ("no reason given"), in both lines, rather than an empty reason.`);
+    const note = stopNotes(silent.history)[0] ?? "";
+    rule(/blocked/i.test(note) && !/:\s*\./.test(note), "hook-stop", () => `a Stop hook blocked with no reason, and the model was sent back with ${JSON.stringify(note)}: without stop.reason, tell the model a Stop hook blocked the end of the run.`);
   });
 
   it("a Stop hook that says nothing lets the run end", async () => {

@@ -67,7 +67,7 @@ export class HookRun {
   /** PreToolUse, s18's Screen: after the rules and the mode let the call through, before the question. */
   readonly pre: Screen = async (call) => {
     // TODO: const pre = await this.hooks.run("PreToolUse", { tool_name: call.name, tool_input: call.input }, hookNames(call)).
-    //       pre.decision "block" → return { refused: <a reason that says a PreToolUse hook blocked it, with pre.reason> }
+    //       pre.decision "block" → return { refused: <a reason that says a PreToolUse hook blocked it, with pre.reason or "no reason given"> }
     //       (s18's gate answers "Not run: …" and never runs it). pre.updatedInput → return it as `input` (the gate judges
     //       and runs that input instead) and tell the model in this.notes: ONE line, hookNote("PreToolUse", …) naming the
     //       call and its new input (JSON.stringify(pre.updatedInput)). pre.decision "allow" → allow: true
@@ -120,9 +120,10 @@ export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts
     const outcome = await permissionLoop(llm, history, loopOpts);
     if (outcome.status !== "done" || !hooks.has("Stop")) return outcome;
     // TODO: the model says it is done: const stop = await hooks.run("Stop", { stop_hook_active: round > 0, last_assistant_message: <its text> }).
-    //       No block → return outcome. A block → send the model back: push a user message hookNote("Stop", …) with
-    //       stop.reason, and let the loop run again; but once round reaches opts.maxStopRounds ?? MAX_STOP_ROUNDS,
-    //       say so and return outcome (a hook that always objects must not loop forever).
+    //       No block → return outcome. A block → send the model back: say so to the person, with stop.reason ("no reason
+    //       given" when there is none); push a user message hookNote("Stop", …) with stop.reason (none: say that a Stop hook
+    //       blocked the end of the run), and let the loop run again; but once round reaches opts.maxStopRounds ??
+    //       MAX_STOP_ROUNDS, say so, with the reason, and return outcome (a hook that always objects must not loop forever).
     void round; // (delete this line when you use it)
     return todo(`s19 runAgent: the Stop hooks after the model's answer (round ${round})`);
   }
