@@ -303,6 +303,15 @@ describe("s17 the pieces: config, names, results", () => {
     rule(JSON.stringify(types(odd)) === JSON.stringify(["text"]), "mcp-results", () => `an audio item whose mimeType says image/png became blocks of ${JSON.stringify(types(odd))}: only an item of type "image" (with a PNG/JPEG/GIF/WebP mimeType) becomes an image block; check the item's type, not its mimeType alone.`);
     const link = mcp.toToolResult("toolu_7", { content: [{ type: "resource_link", uri: "file:///notes/1", name: "note 1" }] });
     rule(/resource_link/.test(textOf(link)) && !/undefined/.test(textOf(link)), "mcp-results", () => `a resource_link item (no mimeType) became the text ${show(textOf(link))}: say what it was; a content without a mimeType has none to name (never "undefined").`);
+    // Without a mimeType, the same words with the mimeType left out: nothing put in its place.
+    const typed = textOf(mcp.toToolResult("toolu_9", { content: [{ type: "resource_link", uri: "file:///notes/1", name: "note 1", mimeType: "text/plain" }] }));
+    /** short is long with some characters left out (each of short's, in order, found in long). */
+    const within = (short: string, long: string) => {
+      let at = 0;
+      for (const ch of short) if ((at = long.indexOf(ch, at) + 1) === 0) return false;
+      return true;
+    };
+    rule(within(textOf(link), typed), "mcp-results", () => `a resource_link with mimeType text/plain became ${show(typed)}, and without one ${show(textOf(link))}: without a mimeType say the same, leaving the mimeType out (nothing in its place).`);
     rule(r.is_error !== true, "mcp-results", () => `a result without isError became is_error: set is_error only when isError is true (it returned ${shown(r)}).`);
     const denied = mcp.toToolResult("toolu_0", { content: [{ type: "text", text: "fine" }], isError: false });
     rule(denied.is_error !== true, "mcp-results", () => `a result with isError: false became is_error: set is_error only when isError is true (it returned ${shown(denied)}).`);
