@@ -287,6 +287,21 @@ describe("s18 decide, call by call", () => {
     rule(plain.behavior === "ask" && /\bwrite_file\b/.test(plain.reason), "permission-modes", () => `write_file, which no rule decides, gave ${JSON.stringify({ behavior: plain.behavior, reason: plain.reason })} in default mode: ask, and say why (the tool is not read-only), naming it.`);
   });
 
+  it("every verdict that lets a call through says why, as the person reads it (permission: tool → allow (why)): the rule, read-only, or the mode", () => {
+    const allowRule = perms.parseRule("bash(node --test*)", "allow", ".agent/settings.json");
+    const askRule = perms.parseRule("bash(node --test*)", "ask", ".agent/settings.json");
+    const test = { command: "node --test" };
+    const cases: Array<[string, ReturnType<typeof perms.decide>, RegExp[]]> = [
+      ["an allow rule", perms.decide("bash", test, [allowRule], "default", facts(false)), [/bash\(node --test\*\)/, /\.agent\/settings\.json/]],
+      ["an ask rule in bypassPermissions", perms.decide("bash", test, [askRule], "bypassPermissions", facts(false)), [/bypassPermissions/]],
+      ["a read-only call", perms.decide("read_file", { path: "a.txt" }, [], "default", facts(true)), [/read-only/]],
+      ["a file edit in acceptEdits", perms.decide("write_file", { path: "a.txt", content: "x" }, [], "acceptEdits", facts(false)), [/acceptEdits/]],
+      ["bypassPermissions, no rule", perms.decide("bash", test, [], "bypassPermissions", facts(false)), [/bypassPermissions/]],
+    ];
+    for (const [what, v, names] of cases)
+      rule(v.behavior === "allow" && names.every((n) => n.test(v.reason)), "permission-modes", () => `${what} gave ${JSON.stringify({ behavior: v.behavior, reason: v.reason })}: allow, with a reason that names why (${names.map(String).join(", ")}): the person sees "permission: bash → allow (<reason>)" for every call.`);
+  });
+
   it("acceptEdits lets both file edit tools through, write_file and edit_file, unasked", () => {
     const seen = (["write_file", "edit_file"] as const).map((name) => [name, perms.decide(name, { path: "src/app.js", content: "x", old_text: "1", new_text: "2" }, [], "acceptEdits", facts(false)).behavior] as const);
     rule(seen.every(([, b]) => b === "allow"), "permission-modes", () => `in acceptEdits with no rules the verdicts were ${JSON.stringify(Object.fromEntries(seen))}: that mode lets every file edit tool through (EDIT_TOOLS), edit_file as well as write_file.`);

@@ -161,10 +161,11 @@ export function decide(name: string, input: Record<string, unknown>, rules: read
   //       - a deny rule → { behavior: "deny", rule, reason: `denied by the rule "${rule.text}" of ${rule.source}` };
   //       - plan mode and a call that is not read-only → deny, with a reason that says to call EXIT_PLAN with the plan
   //         (EXIT_PLAN itself passes, though it is not read-only: it is how the plan gets approved);
-  //       - an ask rule → ask, naming the rule (in bypassPermissions: allow, nothing is asked);
-  //       - an allow rule → allow, naming the rule.
-  // TODO: then the mode: read-only → allow; acceptEdits and one of EDIT_TOOLS → allow;
-  //       bypassPermissions → allow; anything else → ask, saying it is not read-only.
+  //       - an ask rule → ask, naming the rule and its file (in bypassPermissions: allow, the reason naming bypassPermissions);
+  //       - an allow rule → allow, naming the rule and its file.
+  // TODO: then the mode: read-only → allow ("read-only"); acceptEdits and one of EDIT_TOOLS → allow (naming acceptEdits);
+  //       bypassPermissions → allow (naming it); anything else → ask, saying the tool (by name) is not read-only.
+  //       Every verdict's reason is what the person reads: "permission: bash → allow (<reason>)".
   void [first, EXIT_PLAN, EDIT_TOOLS, mode]; // (delete this line when you use them)
   return todo(`s18 decide: the verdict on a ${name} call (mode ${mode}, ${rules.length} rule(s), ${facts.readOnly ? "read-only" : "not read-only"})`);
 }
