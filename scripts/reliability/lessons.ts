@@ -264,7 +264,8 @@ export function loopSource(file: string, seen = new Set<string>()): string {
   let all = source;
   for (const m of source.matchAll(/\b(?:import|export)\s*\{([^}]*)\}\s*from\s*["'](\.{1,2}\/[^"']+)["']/g)) {
     const names = m[1]!.split(",").map((n) => n.trim().split(/\s+/)[0]);
-    if (names.includes("runAgent") || names.includes("agentLoop")) all += "\n" + loopSource(join(dirname(file), m[2]!), seen);
+    // The loop may come through a program's own runner (s28 → s27's program.ts → team.ts's teamRun → s22's loop).
+    if (names.some((n) => n === "runAgent" || n === "agentLoop" || /^[a-z]\w*(Run|Loop)$/.test(n ?? ""))) all += "\n" + loopSource(join(dirname(file), m[2]!), seen);
   }
   return all;
 }
