@@ -473,12 +473,14 @@ function describeCase(args: readonly unknown[]): string {
     .join("\n");
 }
 
-function propertyFailure(details: { failed: boolean; counterexample: unknown[] | null; numRuns: number; numShrinks: number; errorInstance?: unknown }, fallback: RuleId): RuleError {
+function propertyFailure(details: { failed: boolean; counterexample: unknown[] | null; numRuns: number; numShrinks: number; errorInstance?: unknown }, fallback: RuleId, says?: string): RuleError {
   const inner = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance ?? "");
   const named = /\[([a-z][a-z0-9-]*)\] ([^\n]*)/.exec(inner);
   const words = /^([\s\S]+?): expected /.exec(inner)?.[1];
   const rule = (named && isRuleId(named[1]!) ? named[1] : fallback) as RuleId;
-  const sentence = named ? named[2]! : words && !RUNNER_TEXT.test(words) ? words : RUNNER_TEXT.test(inner) ? "a case breaks this check" : inner.split("\n")[0]!;
+  // A predicate that returns false has no words of its own: the property's `says` tells the learner what broke.
+  const returnedFalse = inner === "" || /returning false/i.test(inner);
+  const sentence = named ? named[2]! : words && !RUNNER_TEXT.test(words) ? words : says && returnedFalse ? says : RUNNER_TEXT.test(inner) ? "a case breaks this check" : inner.split("\n")[0]!;
   const table = details.counterexample ? describeCase(details.counterexample) : "";
   // A property that runs a loop may add the transcript it left (messageTable rows): kept, after the case.
   const rows = inner.split("\n").filter((l) => /^\s+messages\[\d+\] (user|assistant) /.test(l));
@@ -491,16 +493,17 @@ function propertyFailure(details: { failed: boolean; counterexample: unknown[] |
  * fast-check's assert, in words: a failing case is shrunk, then reported as the rule it breaks
  * (the inner failure's [rule-id], else `rule`) and the smallest case as a small message table.
  */
-export function assertProperty<Ts extends unknown[]>(property: fc.IProperty<Ts>, params?: fc.Parameters<Ts>, rule?: RuleId): void;
-export function assertProperty<Ts extends unknown[]>(property: fc.IAsyncProperty<Ts>, params?: fc.Parameters<Ts>, rule?: RuleId): Promise<void>;
+export function assertProperty<Ts extends unknown[]>(property: fc.IProperty<Ts>, params: fc.Parameters<Ts>, rule: RuleId, says?: string): void;
+export function assertProperty<Ts extends unknown[]>(property: fc.IAsyncProperty<Ts>, params: fc.Parameters<Ts>, rule: RuleId, says?: string): Promise<void>;
 export function assertProperty<Ts extends unknown[]>(
   property: fc.IProperty<Ts> | fc.IAsyncProperty<Ts>,
-  params: fc.Parameters<Ts> = {},
-  rule: RuleId = "lesson-rule",
+  params: fc.Parameters<Ts>,
+  rule: RuleId,
+  says?: string,
 ): void | Promise<void> {
   const out = fc.check(property as fc.IProperty<Ts>, params) as fc.RunDetails<Ts> | Promise<fc.RunDetails<Ts>>;
   const judge = (d: fc.RunDetails<Ts>) => {
-    if (d.failed) throw propertyFailure(d as never, rule);
+    if (d.failed) throw propertyFailure(d as never, rule, says);
   };
   if (out instanceof Promise) return out.then(judge);
   judge(out);

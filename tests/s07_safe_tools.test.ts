@@ -245,6 +245,7 @@ describe("s07 the workspace: paths resolve inside the root, or are refused", () 
       }),
       { numRuns: 300 },
       "workspace",
+      "Workspace.resolve gave a path outside the workspace (itself, or where its links lead) instead of throwing OutsideWorkspaceError: resolve the path against the root, follow every link with realpath, and refuse what lands outside",
     );
   });
 });
@@ -303,6 +304,7 @@ describe("s07 safe bash: a capped, clean process group", () => {
       fc.property(name, ([a, s, b]) => !(`${a}${s}${b}` in bash.childEnv({ [`${a}${s}${b}`]: "x", PATH: "/bin" }))),
       {},
       "child-env",
+      "childEnv passed a variable whose name looks secret (KEY, TOKEN, SECRET, PASSWORD) to the child: build the environment from an allow list (PATH, HOME, LANG, …), not by removing a few names",
     );
     rule(!("ANTHROPIC_MODEL" in bash.childEnv({ ANTHROPIC_MODEL: "m", PATH: "/bin" })), "child-env", "childEnv passed ANTHROPIC_MODEL to the child: no ANTHROPIC_ variable reaches a tool's process.");
   });
@@ -388,7 +390,7 @@ describe("s07 read-only commands run freely; anything else asks first", () => {
 
   it("property: a command with a shell metacharacter outside single quotes is never read-only", () => {
     const meta = fc.constantFrom("$", "`", ";", "&", ">", "<", "\\", "(", "\n", "||");
-    assertProperty(fc.property(fc.constantFrom("ls", "cat src/a.txt", "echo hi"), meta, fc.stringMatching(/^[a-z ]{0,6}$/), (c, m, tail) => !approval.classify(`${c} ${m}${tail}`, root).readOnly), {}, "approval");
+    assertProperty(fc.property(fc.constantFrom("ls", "cat src/a.txt", "echo hi"), meta, fc.stringMatching(/^[a-z ]{0,6}$/), (c, m, tail) => !approval.classify(`${c} ${m}${tail}`, root).readOnly), {}, "approval", "classify called a command with a shell metacharacter outside single quotes ($ ` ; & > < \\ ( a new line ||) read-only: such a command can run anything, so it is never read-only, and the person is asked");
   });
 
   it("with no terminal and no --yes the approver refuses, saying how to allow it", async () => {

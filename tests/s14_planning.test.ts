@@ -224,6 +224,8 @@ describe("s14 the reminder and the plan's items, in the plan's own code", () => 
           () => `the plan ${JSON.stringify(last.map((i) => `${i.content}: ${i.status}`))} and the same plan with ${JSON.stringify(last[j]!.content)} ${other[j]!.status} gave the same reminder ${JSON.stringify(reminder)}: a reminder carries each item's status (plan.render() shows it), so the model can tell what is done from what is left.`,
         );
       }),
+      {},
+      "plan-reminder",
     );
   });
 

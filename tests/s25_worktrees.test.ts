@@ -254,6 +254,7 @@ describe("s25 Worktrees", () => {
       }),
       { numRuns: 6, seed: 25 },
       "worktree-report",
+      "the child's result does not name exactly the files it changed with the branch that holds them, or its diff is over the cap, or it left a worktree, a branch or a changed file in the workspace: report each changed file, its branch and a capped diff, and remove the worktree (closeWorktree)",
     );
   });
 });

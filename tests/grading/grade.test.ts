@@ -131,6 +131,8 @@ describe("a verdict in words, the cause first", () => {
         fc.property(fc.constant(history), (h) => {
           if (checkTranscript(h).length > 0) throw new RuleError("unanswered-tool-use", "a call is left unanswered");
         }),
+        {},
+        "lesson-rule",
       );
     } catch (e) {
       thrown = e;
@@ -140,6 +142,22 @@ describe("a verdict in words, the cause first", () => {
     expect(message, "a failing property's error must open with its rule and the sentence of the check that failed").toMatch(/^\[unanswered-tool-use\] a call is left unanswered/);
     expect(message, "a failing property's error must show the smallest case as a message table (messageTable)").toContain(messageTable(history));
     expect(message, "a failing property's error shows fast-check's own words (seed, path, Counterexample): assertProperty must leave them out").not.toMatch(RAW_WORDS);
+  });
+
+  it("a property whose check returns false fails in the words it was given (says), under its rule; an error it throws keeps its own words", () => {
+    const caught = (f: () => void) => {
+      try {
+        f();
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    };
+    const returned = caught(() => assertProperty(fc.property(fc.integer(), (n) => n < 0), {}, "workspace", "the path resolved outside the workspace"));
+    expect(returned, "a property returning false must throw a RuleError").toBeInstanceOf(RuleError);
+    expect((returned as RuleError).message, "a false return is told with the property's own sentence, under its rule").toMatch(/^\[workspace\] the path resolved outside the workspace\n/);
+    const thrown = caught(() => assertProperty(fc.property(fc.integer(), () => { throw new Error("the tool crashed: ENOENT"); }), {}, "workspace", "the path resolved outside the workspace"));
+    expect((thrown as RuleError).message, "an error the check throws keeps its own words (says is for a false return)").toMatch(/^\[workspace\] the tool crashed: ENOENT/);
   });
 
   it("the verdict ends with the rule and what to do, in the learner's language", () => {
@@ -202,6 +220,7 @@ describe("every shape of the same transcript is read the same", () => {
           }
       }),
       { numRuns: 200 },
+      "sendable-again",
     );
   });
 });
