@@ -10,6 +10,7 @@ import { PassThrough } from "node:stream";
 import type Anthropic from "@anthropic-ai/sdk";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, it } from "vitest";
+import { SCRIPTED_MODEL_ID } from "../runtime/client.ts";
 import { COMMAND_ATTACKS, FILE_ATTACKS } from "./attacks/s07_cases.ts";
 import type { Approver } from "../solutions/s07_safe_tools/approval.ts";
 import { S07_TASK, S07_WORKSPACE } from "../runtime/scripted/scenarios/s07_safe_tools.ts";
@@ -391,6 +392,13 @@ describe("s07 read-only commands run freely; anything else asks first", () => {
   it("property: a command with a shell metacharacter outside single quotes is never read-only", () => {
     const meta = fc.constantFrom("$", "`", ";", "&", ">", "<", "\\", "(", "\n", "||");
     assertProperty(fc.property(fc.constantFrom("ls", "cat src/a.txt", "echo hi"), meta, fc.stringMatching(/^[a-z ]{0,6}$/), (c, m, tail) => !approval.classify(`${c} ${m}${tail}`, root).readOnly), {}, "approval", "classify called a command with a shell metacharacter outside single quotes ($ ` ; & > < \\ ( a new line ||) read-only: such a command can run anything, so it is never read-only, and the person is asked");
+  });
+
+  it("a demo's approver approves the offline scripted model's calls only: a real model's are refused, since no person gave that approval", async () => {
+    const request = { command: "touch x", reason: "touch is not on the read-only list" };
+    const scriptedAnswer = await approval.demoApprover({ model: SCRIPTED_MODEL_ID })(request);
+    const realAnswer = await approval.demoApprover({ model: "claude-sonnet-4-5" })(request);
+    rule(scriptedAnswer.approved && !realAnswer.approved, "approval", () => `demoApprover gave ${JSON.stringify({ scripted: scriptedAnswer, real: realAnswer })}: a demo's recorded run approves the scripted model's own script, and refuses any other model's commands.`);
   });
 
   it("with no terminal and no --yes the approver refuses, saying how to allow it", async () => {

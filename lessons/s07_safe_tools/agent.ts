@@ -20,7 +20,7 @@ import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts
 import { describeOutcome } from "../../solutions/s05_stop_reasons/outcome.ts";
 import type { GuardedOutcome } from "../../solutions/s06_guards/guards.ts";
 import { runAgent as guardedLoop, type RunOptions as GuardedOptions } from "../../solutions/s06_guards/agent.ts";
-import { approveAll, terminalApprover, type Approver } from "./approval.ts";
+import { demoApprover, terminalApprover, type Approver } from "./approval.ts";
 import { runBypasses } from "./blocklist.ts";
 import { safeTools } from "./safe-tools.ts";
 
@@ -42,7 +42,7 @@ export function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts: RunO
 // #endregion loop
 
 /** The lesson's default task in a scratch workspace; the marker command is approved. */
-export const demo = (llm: Llm, task = S07_TASK) => transcriptOf(task, S07_WORKSPACE, (history, root) => runAgent(llm, history, { root, approve: approveAll }));
+export const demo = (llm: Llm, task = S07_TASK) => transcriptOf(task, S07_WORKSPACE, (history, root) => runAgent(llm, history, { root, approve: demoApprover(llm) }));
 
 /** A substring block list against three bypasses, run live on harmless stand-ins. */
 function showBypasses(): void {

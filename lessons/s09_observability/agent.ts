@@ -21,7 +21,7 @@ import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts
 import { answerNotRun } from "../../solutions/s05_stop_reasons/outcome.ts";
 import { afterResponse } from "../../solutions/s06_guards/agent.ts";
 import { RunGuards, type GuardedOutcome } from "../../solutions/s06_guards/guards.ts";
-import { approveAll, preApproved, terminalApprover } from "../../solutions/s07_safe_tools/approval.ts";
+import { demoApprover, preApproved, terminalApprover } from "../../solutions/s07_safe_tools/approval.ts";
 import { safeTools } from "../../solutions/s07_safe_tools/safe-tools.ts";
 import { DEFAULT_MAX_TOKENS, system, type RunOptions as StreamingOptions } from "../../solutions/s08_streaming/agent.ts";
 import { EarlyStart } from "../../solutions/s08_streaming/early-tools.ts";
@@ -124,7 +124,7 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
 export const S09_TEST_COMMAND = "node --test";
 
 /** The failing-login-test task on a scratch copy of the sample repository; returns the transcript. */
-export const demo = (llm: Llm, task = S12_TASK) => transcriptOf(task, SAMPLE_REPOSITORY, (history, root) => runAgent(llm, history, { root, approve: approveAll }));
+export const demo = (llm: Llm, task = S12_TASK) => transcriptOf(task, SAMPLE_REPOSITORY, (history, root) => runAgent(llm, history, { root, approve: demoApprover(llm) }));
 
 // The default task is the failing login test, on a scratch copy of the sample repository; its test command is pre-approved.
 const responses: Anthropic.Message[] = [];

@@ -17,7 +17,7 @@ import type { Llm } from "../../runtime/client.ts";
 import { lesson, transcriptOf } from "../../runtime/lesson.ts";
 import { say } from "../../runtime/print.ts";
 import { lessonTask, SAMPLE_REPOSITORY } from "../../runtime/tasks.ts";
-import { approveAll } from "../../solutions/s07_safe_tools/approval.ts";
+import { demoApprover } from "../../solutions/s07_safe_tools/approval.ts";
 import { fanOut } from "../../solutions/s09_observability/events.ts";
 import { runAgent as previousLoop, type RunOptions as JobOptions } from "../../solutions/s22_background/agent.ts";
 import { headlessLines, type HeadlessLine } from "./headless.ts";
@@ -47,7 +47,7 @@ export async function runAgent(llm: Llm, history: Anthropic.MessageParam[], opts
 /** The default task on a scratch copy of the sample repository, as lines (the docs record this run). */
 export const demo = (llm: Llm, task = TASK) =>
   transcriptOf(task, SAMPLE_REPOSITORY, (history, root) =>
-    runAgent(llm, history, { root, approve: approveAll, userConfigDir: root, hooks: [], onHookProblem: () => {}, headless: { emit: () => {}, session: "demo" } }),
+    runAgent(llm, history, { root, approve: demoApprover(llm), userConfigDir: root, hooks: [], onHookProblem: () => {}, headless: { emit: () => {}, session: "demo" } }),
   );
 
 lesson(import.meta.url, {

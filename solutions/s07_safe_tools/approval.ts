@@ -9,6 +9,7 @@
  * (runtime/tools/sandbox.ts), which holds even when a check here is fooled.
  */
 import { createInterface } from "node:readline/promises";
+import { SCRIPTED_MODEL_ID } from "../../runtime/client.ts";
 import { approvalQuestion, shownCommand } from "../../runtime/terminal-text.ts";
 import { leavesWorkspace, words } from "./command-words.ts";
 import { READ_ONLY } from "./read-only.ts";
@@ -41,6 +42,13 @@ export type Approver = (request: { command: string; reason: string }) => Promise
 export const approveAll: Approver = async () => ({ approved: true });
 /** Nothing but read-only commands. */
 export const refuseAll: Approver = async () => ({ approved: false, why: "only read-only commands are allowed in this run" });
+
+/**
+ * For a lesson's demo (the recorded run its page shows): no person is there to ask. The offline
+ * scripted model's calls are approved (its script is the course's own, run on a scratch copy); a
+ * real model's are refused, since nobody gave that approval.
+ */
+export const demoApprover = (llm: { model: string }): Approver => (llm.model === SCRIPTED_MODEL_ID ? approveAll : refuseAll);
 
 /** Commands the user approved in advance (exactly as written); anything else goes to `ask`. */
 export function preApproved(commands: readonly string[], ask: Approver): Approver {

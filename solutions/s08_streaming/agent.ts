@@ -22,7 +22,7 @@ import { SafeToolRegistry } from "../../solutions/s04_tool_errors/define-tool.ts
 import { answerNotRun, describeOutcome } from "../../solutions/s05_stop_reasons/outcome.ts";
 import { afterResponse, DEFAULT_MAX_TOKENS, system } from "../../solutions/s06_guards/agent.ts";
 import { RunGuards, type GuardedOutcome } from "../../solutions/s06_guards/guards.ts";
-import { approveAll, terminalApprover } from "../../solutions/s07_safe_tools/approval.ts";
+import { demoApprover, terminalApprover } from "../../solutions/s07_safe_tools/approval.ts";
 import type { RunOptions as SafeOptions } from "../../solutions/s07_safe_tools/agent.ts";
 import { safeTools } from "../../solutions/s07_safe_tools/safe-tools.ts";
 import { EarlyStart } from "./early-tools.ts";
@@ -118,7 +118,7 @@ export async function runAgent({ client, model }: Llm, history: Anthropic.Messag
 // #endregion loop
 
 /** The lesson's default task in a scratch workspace, streamed; returns the transcript. */
-export const demo = (llm: Llm, task = S08_TASK) => transcriptOf(task, S08_WORKSPACE, (history, root) => runAgent(llm, history, { root, approve: approveAll }));
+export const demo = (llm: Llm, task = S08_TASK) => transcriptOf(task, S08_WORKSPACE, (history, root) => runAgent(llm, history, { root, approve: demoApprover(llm) }));
 
 lesson(import.meta.url, {
   task: S08_TASK,
