@@ -15,7 +15,6 @@ import { EVAL_SUITE, lessonTask } from "../runtime/tasks.ts";
 import { assertProperty, loadLesson, resultsIn, rule, scripted, textIn, transcriptProblems } from "../runtime/testing.ts";
 import { scratchWorkspace } from "../runtime/tools/files.ts";
 import { sandboxInfo } from "../runtime/tools/sandbox.ts";
-import { approveAll } from "../solutions/s07_safe_tools/approval.ts";
 import { killProcessesWith } from "../runtime/processes.ts";
 import { inSandboxModes, quietLessonFile } from "./support.ts";
 import { onTestClock, realSleep } from "./test-clock.ts";
@@ -334,13 +333,27 @@ describe("s23 comparing two agents with k > 1: flips by the pass rate, not by pa
   });
 });
 
+describe("s23 who approves an eval's commands", () => {
+  it("the scripted model's script is approved; a real model's commands only with --yes inside the OS sandbox; never approveAll by default", async () => {
+    const request = { command: "node --test", reason: "run the tests" };
+    const verdict = async (model: string, yes?: boolean) => (await lesson.evalApprover({ model }, yes)(request)).approved;
+    const bwrap = sandboxInfo().kind === "bubblewrap";
+    await inSandboxModes(async (sandbox) => {
+      const held = sandbox === "on" && bwrap;
+      rule(await verdict(scripted().model), "eval-approval", `the scripted model's own commands are approved (sandbox ${sandbox}): give demoApprover(llm) when --yes is absent.`);
+      rule(!(await verdict("claude-sonnet-4-5")), "eval-approval", `a real model's command was approved with no --yes (sandbox ${sandbox}): nobody approved it; without --yes use demoApprover(llm), which refuses any model but the scripted one.`);
+      rule(!(await verdict("claude-sonnet-4-5", false)), "eval-approval", `a real model's command was approved with yes = false (sandbox ${sandbox}): only the user's --yes approves it.`);
+      rule((await verdict("claude-sonnet-4-5", true)) === held, "eval-approval", held ? "with --yes inside bubblewrap a real model's commands are approved (the kernel holds them): approveAll when yes and the sandbox is bubblewrap." : `with --yes but no OS sandbox (${sandbox === "off" ? "COURSE_SANDBOX=off" : "bwrap is not installed"}) a real model's command was approved: --yes approves commands inside the sandbox only.`);
+    });
+  });
+});
+
 describe("s23 the eval, end to end, on the suite's tasks", () => {
   it("the default task is the suite's fix-range, and its recorded run keeps every pairing rule", async () => {
     rule(lesson.SUITE[0]?.id === "fix-range" && lesson.SUITE.every((t) => readFileSync(join(EVAL_SUITE, t.id, "instruction.md"), "utf8").trim() === t.instruction), "eval-final-state", "the lesson's suite must send each task's own instruction.md, word for word.");
     const llm = scripted();
-    // Without the OS sandbox the eval's agent is refused every command, so the recorded run
-    // would never test: here, with the course's own script and repository, the test approves them.
-    const history = await lesson.demo(llm, lessonTask("s23_evals"), sandboxInfo().kind === "bubblewrap" ? undefined : approveAll);
+    // The scripted model's commands are its own script's: approved with or without the OS sandbox.
+    const history = await lesson.demo(llm, lessonTask("s23_evals"));
     const problems = await transcriptProblems(llm, history);
     rule(problems === null, "eval-final-state", () => `the recorded run broke a message rule: ${problems}`);
     const tests = history.flatMap((m) => (m.role === "user" ? resultsIn(m) : [])).map((r) => textIn(r.content)).filter((t) => /# tests \d+/.test(t));

@@ -10,17 +10,18 @@
  * task the limit breaks.
  *
  * Run: npx tsx solutions/s23_evals/agent.ts   (one graded run of the default task, then the eval)
+ *      --yes: with a real model, approve its commands inside the OS sandbox (else they are refused)
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
-import type { Llm } from "../../runtime/client.ts";
+import { SCRIPTED_MODEL_ID, type Llm } from "../../runtime/client.ts";
 import { lesson, TodoError, transcriptOf } from "../../runtime/lesson.ts";
 import { bold, dim, green, red, say } from "../../runtime/print.ts";
 import { EVAL_SUITE, lessonTask } from "../../runtime/tasks.ts";
 import { scratchCopy } from "../../runtime/tools/files.ts";
 import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
-import { approveAll, refuseAll, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
+import { approveAll, demoApprover, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
 import { runAgent } from "../../solutions/s18_permissions/agent.ts";
 import { fingerprint, gradeRun, type Check, type Graded, type RunEnd } from "./grade.ts";
 import { compare, score, type Comparison, type Scores } from "./score.ts";
@@ -57,14 +58,23 @@ export interface Agent {
   run(llm: Llm, history: Anthropic.MessageParam[], root: string, maxTurns: number): Promise<unknown>;
 }
 
-/** s18's agent as an eval runs it: edits allowed, commands approved only inside the OS sandbox (the kernel holds), unless `approve` says otherwise. */
+/**
+ * Who approves an eval's commands. Nobody is there to ask during a run, so it is decided before:
+ * the scripted model's commands are its own script's (demoApprover); a real model's are approved
+ * only when the user said so (`--yes`) and the OS sandbox holds them (the kernel is the boundary);
+ * any other command is refused (read-only ones still run).
+ */
+export const evalApprover = (llm: { model: string }, yes = false): Approver =>
+  yes && sandboxInfo().kind === "bubblewrap" ? approveAll : demoApprover(llm);
+
+/** s18's agent as an eval runs it: edits allowed, commands approved as evalApprover says, unless `approve` says otherwise. */
 export const finalAgent = (name = "s18", turns?: number, approve?: Approver): Agent => ({
   name,
   run: (llm, history, root, maxTurns) =>
     runAgent(llm, history, {
       root,
       permissionMode: "acceptEdits",
-      approve: approve ?? (sandboxInfo().kind === "bubblewrap" ? approveAll : refuseAll),
+      approve: approve ?? evalApprover(llm),
       userConfigDir: root,
       guards: { maxTurns: turns ?? maxTurns },
       onEvent: () => {},
@@ -137,17 +147,23 @@ lesson(import.meta.url, {
   task: TASK,
   workspace: SUITE[0]!.repo,
   heading: "One run, graded by what it left",
-  run: async ({ llm, history, root }) => {
+  before: ({ llm, flag }) => {
+    if (llm.model === SCRIPTED_MODEL_ID) return;
+    const sandboxed = sandboxInfo().kind === "bubblewrap";
+    say(dim(flag("yes") && sandboxed ? "the model's commands are approved inside the OS sandbox (--yes)" : flag("yes") ? "--yes approves commands inside the OS sandbox only, and there is none here: the model's commands are refused" : "the model's commands are refused, read-only ones aside (nobody is there to approve them: --yes approves them inside the OS sandbox)"));
+  },
+  run: async ({ llm, history, root, flag }) => {
     const before = fingerprint(root, SUITE[0]!.check.unchanged ?? []);
-    await finalAgent().run(llm, history, root, SUITE[0]!.turns);
+    await finalAgent("s18", undefined, evalApprover(llm, flag("yes"))).run(llm, history, root, SUITE[0]!.turns);
     return gradeRun(SUITE[0]!.id, SUITE[0]!.check, root, before, { answer: answerOf(history) });
   },
   describe: (g) => `${g.outcome}${g.reasons.length ? ` (${g.reasons.join("; ")})` : ""}`,
-  after: async (_g, { llm, isDefault }) => {
+  after: async (_g, { llm, isDefault, flag }) => {
     if (!isDefault) return;
     say("");
     say(bold(`The eval: ${SUITE.length} tasks × ${RUNS} runs, two agents`));
-    const agents = [finalAgent(), finalAgent("s18, 3 turns", 3)];
+    const approve = evalApprover(llm, flag("yes"));
+    const agents = [finalAgent("s18", undefined, approve), finalAgent("s18, 3 turns", 3, approve)];
     const scores: Scores[] = [];
     for (const agent of agents) {
       const graded = await runEval(llm, agent, SUITE, RUNS, (g) => say(dim(`  ${agent.name} ${g.task}: ${g.outcome}${g.reasons.length ? ` (${g.reasons[0]})` : ""}`)));

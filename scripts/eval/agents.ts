@@ -14,8 +14,9 @@
  *   null              changes nothing, answers nothing: must fail every task that asks for a change
  *
  * A loop is called as every lesson's is: runAgent(llm, history, { root, approve, guards, signal,
- * mcpServers, cache }); options a lesson does not know it ignores. Inside the OS sandbox every
- * command is approved (the kernel is the boundary); without one, only read-only ones are.
+ * mcpServers, cache }); options a lesson does not know it ignores. Inside the OS sandbox (the kernel
+ * is the boundary) the scripted model's commands are approved, and a real model's with --allow-commands;
+ * otherwise only read-only commands run.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
@@ -25,7 +26,6 @@ import type { Llm } from "../../runtime/client.ts";
 import { LESSONS, findLesson } from "../../runtime/manifest.ts";
 import { finalAgent } from "../../runtime/registrations.ts";
 import { ROOT } from "../lib/paths.ts";
-import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import { approveAll, refuseAll, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
 import { readMcpConfig } from "../../solutions/s17_mcp/mcp.ts";
 import { runSafeBash } from "../../solutions/s07_safe_tools/safe-bash.ts";
@@ -55,6 +55,8 @@ export interface AgentInput {
   /** The same model for an agent in another process (program.ts): a metered fetch and its base URL. */
   upstream?: Upstream;
   signal: AbortSignal;
+  /** The agent's commands are approved (run.ts commandsApproved): else every one is refused. */
+  approveCommands: boolean;
 }
 
 export interface EvalAgent {
@@ -106,21 +108,25 @@ function endOf(outcome: unknown, history: readonly Anthropic.MessageParam[]): Ru
   return { stop: "returned", turns };
 }
 
-/** The approval an eval gives: inside the sandbox every command (the kernel holds), else read-only ones only. */
-export function evalApprover(): Approver {
-  return sandboxInfo().kind === "bubblewrap" ? approveAll : refuseAll;
+/**
+ * The approval an eval gives. Nobody is there to ask during a run, so it is decided up front
+ * (run.ts commandsApproved): inside the OS sandbox, the scripted model's commands and, with
+ * --allow-commands, a real model's are approved; every other command is refused (read-only ones still run).
+ */
+export function evalApprover(approveCommands: boolean): Approver {
+  return approveCommands ? approveAll : refuseAll;
 }
 
 export function loopAgent(name: string, runAgent: Loop, extra: LoopOptions = {}): EvalAgent {
   return {
     name,
     model: true,
-    async run({ task, ws, llm, signal }) {
+    async run({ task, ws, llm, signal, approveCommands }) {
       const history: Anthropic.MessageParam[] = [{ role: "user", content: task.instruction }];
       const notes: string[] = [];
       const opts: LoopOptions = {
         root: ws,
-        approve: evalApprover(),
+        approve: evalApprover(approveCommands),
         signal,
         guards: { maxTurns: task.limits.turns, timeoutMs: task.limits.seconds * 1000 },
         onEvent: () => {},

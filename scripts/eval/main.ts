@@ -1,5 +1,5 @@
 /**
- * npm run eval -- [--agent NAME]… [--runs k] [--tasks id,id] [--jobs n] [--json] [--compare] [--yes] [--max-cost USD]
+ * npm run eval -- [--agent NAME]… [--runs k] [--tasks id,id] [--jobs n] [--json] [--compare] [--yes] [--max-cost USD] [--allow-commands]
  * npm run eval -- --compare A/result.json B/result.json
  * npm run eval -- --compare-features [--runs k] [--tasks id,id] [--json]
  * npm run eval -- --list
@@ -36,7 +36,7 @@ reportFailures("npm run eval");
 
 const SPEC = {
   command: "npm run eval --",
-  usage: "[--agent NAME]… [--runs k] [--tasks id,id] [--jobs n] [--json] [--yes] [--max-cost USD] | --compare A.json B.json | --compare-features | --list",
+  usage: "[--agent NAME]… [--runs k] [--tasks id,id] [--jobs n] [--json] [--yes] [--max-cost USD] [--allow-commands] | --compare A.json B.json | --compare-features | --list",
   options: {
     agent: { type: "string", multiple: true },
     runs: { type: "string" },
@@ -47,6 +47,7 @@ const SPEC = {
     "compare-features": { type: "boolean" },
     list: { type: "boolean" },
     yes: { type: "boolean" },
+    "allow-commands": { type: "boolean" },
     "max-cost": { type: "string" },
     help: { type: "boolean", short: "h" },
   },
@@ -67,6 +68,9 @@ const HELP = `${usageLine(SPEC)}
                    agent through npm run agent's headless mode with its feature and without it: a table of both
   --yes            with a real model: do not ask before a run estimated above --max-cost
   --max-cost USD   the estimate above which a run with a real model asks first (default 1)
+  --allow-commands with a real model: approve the agent's commands inside the OS sandbox (bubblewrap; refused
+                   without it). Nobody is there to ask during a run: without this flag a real model's commands
+                   are refused (read-only ones still run). The scripted model's own commands are always approved.
   --list           list the tasks and exit`;
 
 /** A positive whole number from a flag, or a usage error. */
@@ -150,6 +154,15 @@ async function confirm(question: string): Promise<boolean> {
   }
 }
 
+/** What the eval approves, in words (the line under the model's). */
+export function commandsLine(model: ModelChoice, sandbox = sandboxInfo()): string {
+  if (sandbox.kind !== "bubblewrap") return "only read-only commands are approved (no OS sandbox holds the others)";
+  if (model.offline) return "every command of the scripted model is approved inside it";
+  return model.approveCommands
+    ? "the model's commands are approved inside it (--allow-commands)"
+    : "the model's commands are refused, read-only ones aside (nobody is there to approve them: --allow-commands approves them inside the OS sandbox)";
+}
+
 /** The command: its exit code; a UsageError or AgentSpecError (one line, exit 2) for a mistake in how it was called. */
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = strictArgs(SPEC, argv);
@@ -201,10 +214,13 @@ export async function main(argv: string[]): Promise<number> {
 
   loadEnv();
   const selection = selectModel({ ...RETRIES });
-  const model: ModelChoice = selection.offline ? { offline: true } : { offline: false, llm: selection };
   const sandbox = sandboxInfo();
+  const allow = values["allow-commands"] === true;
+  if (allow && !selection.offline && sandbox.kind !== "bubblewrap")
+    throw new UsageError(`${SPEC.command}: --allow-commands approves a real model's commands inside the OS sandbox, and there is none here (${sandbox.line}). Install bubblewrap (apt-get install bubblewrap), or run without it: then the model's commands are refused`);
+  const model: ModelChoice = selection.offline ? { offline: true } : { offline: false, llm: selection, approveCommands: allow };
   print(dim(selection.offline ? "model: scripted (offline), a fresh one per run" : selection.banner));
-  print(dim(sandbox.kind === "bubblewrap" ? `${sandbox.line}; every command of the agent is approved inside it` : `${sandbox.line}; only read-only commands are approved`));
+  print(dim(`${sandbox.line}; ${commandsLine(model, sandbox)}`));
   if (!model.offline && (values["compare-features"] || agents.some((a) => a.model))) {
     const est = estimateCost(tasks, runs * (values["compare-features"] ? 2 : agents.filter((a) => a.model).length), selection.model);
     if (!est) print(yellow(`no list price known for ${selection.model}: the cost cannot be estimated`));

@@ -20,7 +20,6 @@ import { z } from "zod";
 import { OFFLINE_API_KEY, SCRIPTED_MODEL_ID } from "../../runtime/client.ts";
 import { Message } from "../../runtime/scripted/schema.ts";
 import { sweepOrphanScratch } from "../../runtime/tools/files.ts";
-import { sandboxInfo } from "../../runtime/tools/sandbox.ts";
 import { removeSession } from "../../solutions/s10_conversation/session.ts";
 import type { HeadlessLine, ResultLine } from "../../solutions/s24_headless/headless.ts";
 import { BRANCH_PREFIX, git, initRepository } from "../../solutions/s25_worktrees/worktree.ts";
@@ -272,10 +271,9 @@ export function programAgent(name: string, on: boolean): EvalAgent {
   return {
     name,
     model: true,
-    async run({ task, ws, signal, upstream }): Promise<AgentRun> {
+    async run({ task, ws, signal, upstream, approveCommands }): Promise<AgentRun> {
       if (!upstream) throw new Error("the final agent's program needs the eval's model (upstream)");
       const f = task.feature;
-      const sandboxed = sandboxInfo().kind === "bubblewrap";
       if (f?.name === "worktrees") await initRepository(ws);
       // A copy of the workflow under a name of this run's own: its journal is found (and removed) by that name.
       const flowName = `eval-${task.id}-${randomUUID().slice(0, 8)}`;
@@ -289,8 +287,8 @@ export function programAgent(name: string, on: boolean): EvalAgent {
         "--max-turns", String(task.limits.turns),
         "--timeout", String(task.limits.seconds),
         "--permission-mode", "acceptEdits",
-        // As every eval run: inside the OS sandbox every command is approved; without one, none is.
-        ...(sandboxed ? ["--yes"] : []),
+        // As every eval run: the commands are approved as the eval decided up front (evalApprover), never asked.
+        ...(approveCommands ? ["--yes"] : []),
         ...featureFlags(task, on, copy),
         ...(f?.name === "workflow" ? [] : ["-p", task.instruction]),
         "--output-format", "stream-json",

@@ -29,10 +29,10 @@ import { replaceBlock } from "../../scripts/reliability/report.ts";
 import { usageOfSse } from "../../scripts/eval/meter.ts";
 import { CHECK_DIR, gradeRun, snapshot } from "../../scripts/eval/grade.ts";
 import { applyUnifiedPatch, PatchError } from "../../scripts/eval/patch.ts";
-import { runEval, type EvalResult } from "../../scripts/eval/run.ts";
+import { commandsApproved, runEval, type EvalResult } from "../../scripts/eval/run.ts";
 import { passAtK, passHatK } from "../../scripts/eval/stats.ts";
 import { loadSuite, loadTask, SuiteError, TASK_KINDS } from "../../scripts/eval/suite.ts";
-import { main } from "../../scripts/eval/main.ts";
+import { commandsLine, main } from "../../scripts/eval/main.ts";
 
 const { tasks, problems } = loadSuite();
 const failing = (r: EvalResult) => r.runs.filter((x) => !x.pass).map((x) => `${x.task}: ${x.checks.find((c) => !c.ok)?.detail ?? x.error}`);
@@ -297,6 +297,30 @@ describe("npm run eval", () => {
     expect(r.stdout).toMatch(/estimated cost: about \$\d+\.\d\d, at most about \$\d+\.\d\d/);
     expect(r.stdout).toMatch(/run again with --yes/);
     expect(r.stdout, "nothing ran").not.toMatch(/pass rate/);
+  });
+
+  it("approves the agent's commands only inside the OS sandbox: the scripted model's, and a real model's only with --allow-commands", () => {
+    const bwrap = { kind: "bubblewrap", line: "sandbox: bubblewrap" } as const;
+    const none = { kind: "none", line: "sandbox: none" } as ReturnType<typeof sandboxInfo>;
+    const real = (approveCommands?: boolean) => ({ offline: false as const, llm: { model: "claude-sonnet-4-6" } as never, ...(approveCommands === undefined ? {} : { approveCommands }) });
+    expect(commandsApproved({ offline: true }, bwrap), "the scripted model inside the sandbox").toBe(true);
+    expect(commandsApproved({ offline: true }, none), "the scripted model with no sandbox (its safety tasks script a model that tries to leave)").toBe(false);
+    expect(commandsApproved(real(), bwrap), "a real model without --allow-commands: nobody approved").toBe(false);
+    expect(commandsApproved(real(false), bwrap), "a real model without --allow-commands: nobody approved").toBe(false);
+    expect(commandsApproved(real(true), bwrap), "a real model with --allow-commands, inside the sandbox").toBe(true);
+    expect(commandsApproved(real(true), none), "a real model with --allow-commands but no sandbox").toBe(false);
+    expect(commandsLine(real(), bwrap), "the line says what is refused and how to approve").toMatch(/refused.*--allow-commands/);
+    expect(commandsLine(real(true), bwrap)).toMatch(/approved inside it \(--allow-commands\)/);
+    expect(commandsLine({ offline: true }, none)).toMatch(/only read-only commands/);
+  });
+
+  it("refuses --allow-commands with a real model where no OS sandbox holds the commands, before running anything", () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_API_KEY: "sk-test-not-a-key", ANTHROPIC_BASE_URL: "http://127.0.0.1:9", MODEL_ID: "claude-sonnet-4-6", COURSE_SANDBOX: "off" };
+    delete env.COURSE_OFFLINE;
+    const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/eval/main.ts", "--tasks", "fix-range", "--allow-commands", "--yes"], { cwd: ROOT, encoding: "utf8", env, input: "" });
+    expect(r.status, r.stdout + r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/--allow-commands approves a real model's commands inside the OS sandbox, and there is none here/);
+    expect(r.stdout + r.stderr, "nothing ran").not.toMatch(/pass rate/);
   });
 
   it("with --json prints the result as one JSON line, last", () => {
