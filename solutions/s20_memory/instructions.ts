@@ -64,11 +64,11 @@ export function repositoryRoot(workspace: string): string | null {
  */
 export function findInstructions(workspace: string, userDir: string): string[] {
   const top = repositoryRoot(workspace) ?? resolve(workspace);
-  const folders: string[] = [];
-  // NEW: from the workspace up to the repository root, each folder put in front: the nearest comes last.
-  for (let dir = resolve(workspace); ; dir = dirname(dir)) {
+  // NEW: the workspace itself, then each folder above it put in front, up to the repository root: the nearest comes last.
+  const folders = [resolve(workspace)];
+  for (let dir = folders[0]!; dir !== top && dirname(dir) !== dir; ) {
+    dir = dirname(dir);
     folders.unshift(dir);
-    if (dir === top || dirname(dir) === dir) break;
   }
   return [resolve(userDir), ...folders].flatMap((dir) => INSTRUCTION_FILES.map((name) => join(dir, name)).filter(isFile));
 }
