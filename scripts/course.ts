@@ -28,7 +28,7 @@ import { bold, cyan, dim, green, red, yellow } from "../runtime/print.ts";
 import { inEvery, lessonTitle, word } from "../runtime/words.ts";
 import { ROOT, exerciseDir, filesUnder, solutionDir, testFileRel } from "./lib/paths.ts";
 import { isPristine, pristine, restore, takeSnapshots } from "./lib/pristine.ts";
-import { UsageError, mistakeLine, npmSwallowed, strictArgs } from "./lib/args.ts";
+import { HelpRequested, UsageError, mistakeLine, npmSwallowed, strictArgs, usageLine } from "./lib/args.ts";
 import { gradingEnv } from "./lib/grading-env.ts";
 import { backUp, backups, bringBack, drop, matches } from "./lib/backups.ts";
 import type { Grade } from "./lib/grade.ts";
@@ -69,6 +69,7 @@ async function cmdLesson(args: string[]): Promise<number> {
   if (swallowed.length > 0) throw new UsageError(mistakeLine(lessonUsage(), word("lesson.npm-kept", { flags: swallowed.join(", ") })));
   const solution = args.includes("--solution");
   const rest = args.filter((a) => a !== "--solution");
+  if (rest[0] === "--help" || rest[0] === "-h") throw new HelpRequested(usageLine(lessonUsage()));
   if (rest[0]?.startsWith("-")) throw new UsageError(mistakeLine(lessonUsage(), word("lesson.id-first", { arg: rest[0] })));
   const lesson = lessonOrFail(rest[0], "lesson");
   const tree = solution ? "solutions" : "lessons";
@@ -458,6 +459,10 @@ export async function runCourse(argv: string[]): Promise<number> {
     takeSnapshots(LESSONS);
     return await run(args);
   } catch (e) {
+    if (e instanceof HelpRequested) {
+      console.log(e.message);
+      return 0;
+    }
     if (e instanceof UsageError) {
       console.error(red(e.message));
       return 2;

@@ -41,8 +41,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
-import { npmSwallowed } from "../lib/args.ts";
+import { strictArgsOrExit, usageLine } from "../lib/args.ts";
 import Anthropic from "@anthropic-ai/sdk";
 import { SCRIPTED_MODEL_ID, type Llm } from "../../runtime/client.ts";
 import { output } from "../../runtime/print.ts";
@@ -73,24 +72,27 @@ import { reportFailures, timeScaled } from "../lib/failure.ts";
 reportFailures("npm run bench");
 
 const ONLY = ["learner_cycle", "npm_test", "eval", "context_editing", "hook_cost"] as const;
-const USAGE = `usage: npm run bench -- [--json] [--skip-cycle] [--update-docs] [--only ${ONLY.join("|")}]`;
-let values;
-try {
-  ({ values } = parseArgs({
-    options: {
-      json: { type: "boolean", default: false },
-      "skip-cycle": { type: "boolean", default: false },
-      "update-docs": { type: "boolean", default: false },
-      only: { type: "string" },
-    },
-  }));
-} catch (e) {
-  console.error(`${(e as Error).message}\n${USAGE}`);
-  process.exit(2);
-}
-if (npmSwallowed().length > 0) {
-  console.error(`unknown flag ${npmSwallowed().join(", ")} (npm kept it for itself: put \`--\` before the flags)\n${USAGE}`);
-  process.exit(2);
+const SPEC = {
+  command: "npm run bench --",
+  usage: `[--json] [--skip-cycle] [--update-docs] [--only ${ONLY.join("|")}] [--help]`,
+  options: {
+    json: { type: "boolean", default: false },
+    "skip-cycle": { type: "boolean", default: false },
+    "update-docs": { type: "boolean", default: false },
+    only: { type: "string" },
+    help: { type: "boolean", short: "h" },
+  },
+} as const;
+const USAGE = usageLine(SPEC);
+const { values } = strictArgsOrExit(SPEC);
+if (values.help) {
+  console.log(`${USAGE}
+
+  --json         one JSON line of the figures on stdout (progress on stderr)
+  --skip-cycle   leave out the learner's cycle (the slowest section)
+  --only NAME    one section: ${ONLY.join(", ")}
+  --update-docs  write the figures into the benchmarks page of every language`);
+  process.exit(0);
 }
 const progress = (s: string) => {
   if (!values.json) process.stderr.write(`  ${s}\n`);

@@ -18,6 +18,14 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
+/**
+ * `--help` (or `-h`) to a command whose spec has no help of its own: not a mistake. Its message is
+ * the usage line, for stdout, and the command exits 0.
+ */
+export class HelpRequested extends UsageError {
+  override name = "HelpRequested";
+}
+
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
 export interface CommandSpec<O extends Options> {
@@ -58,6 +66,9 @@ export function strictArgs<O extends Options>(spec: CommandSpec<O>, argv: string
   const fail = (what: string): never => {
     throw new UsageError(mistakeLine(spec, what));
   };
+  const own = argv.indexOf("--");
+  const flags = own === -1 ? argv : argv.slice(0, own);
+  if (!("help" in spec.options) && flags.some((a) => a === "--help" || a === "-h")) throw new HelpRequested(usageLine(spec));
   let parsed;
   try {
     parsed = parseArgs({ args: argv, options: spec.options, strict: true, allowPositionals: true, allowNegative: false });
@@ -120,6 +131,10 @@ export function strictArgsOrExit<O extends Options>(spec: CommandSpec<O>, argv: 
   try {
     return strictArgs(spec, argv);
   } catch (e) {
+    if (e instanceof HelpRequested) {
+      console.log(e.message);
+      process.exit(0);
+    }
     if (!(e instanceof UsageError)) throw e;
     console.error(e.message);
     process.exit(2);

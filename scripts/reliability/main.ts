@@ -27,8 +27,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
-import { npmSwallowed } from "../lib/args.ts";
+import { mistakeLine, strictArgsOrExit, usageLine } from "../lib/args.ts";
 import { ROOT } from "../../runtime/testing.ts";
 import { ATTACK_ENV, BOUNDARY_ATTACKS, ATTACKS, presentToolsets, type AttackReport, type AttackResult } from "./attacks.ts";
 import { runBadInputs, type BadInputResult } from "./bad-inputs.ts";
@@ -43,27 +42,34 @@ import { reportFailures } from "../lib/failure.ts";
 // What nothing else catches ends the run in words, with what to do (scripts/lib/failure.ts).
 reportFailures("npm run reliability");
 
+const SPEC = {
+  command: "npm run reliability --",
+  usage: "[--json] [--runs N] [--seed N] [--only fuzz,faults,attacks,bad,part3] [--update-docs] [--help]",
+  options: {
+    json: { type: "boolean", default: false },
+    runs: { type: "string", default: "10000" },
+    seed: { type: "string" },
+    only: { type: "string", default: "fuzz,faults,attacks,bad,part3" },
+    "update-docs": { type: "boolean", default: false },
+    help: { type: "boolean", short: "h" },
+  },
+} as const;
+const HELP = `  --json          one JSON line of the figures on stdout (progress on stderr)
+  --runs N        generated runs of the fuzzer, shared among the lessons (default 10000)
+  --seed N        the fuzzer's seed, to reproduce a run (default: a fresh one, printed)
+  --only a,b      only these parts: fuzz, faults, attacks, bad (bad input), part3 (default: all)
+  --update-docs   write the tables into the reliability page of every language`;
+
 function usage(message: string): never {
-  console.error(`${message}\nusage: npm run reliability -- [--json] [--runs N] [--seed N] [--only fuzz,faults,attacks,bad,part3] [--update-docs]`);
+  console.error(mistakeLine(SPEC, message));
   process.exit(2);
 }
 
-let values;
-try {
-  ({ values } = parseArgs({
-    options: {
-      json: { type: "boolean", default: false },
-      runs: { type: "string", default: "10000" },
-      seed: { type: "string" },
-      only: { type: "string", default: "fuzz,faults,attacks,bad,part3" },
-      "update-docs": { type: "boolean", default: false },
-    },
-  }));
-} catch (e) {
-  usage((e as Error).message);
+const { values } = strictArgsOrExit(SPEC);
+if (values.help) {
+  console.log(`${usageLine(SPEC)}\n\n${HELP}`);
+  process.exit(0);
 }
-const swallowed = npmSwallowed();
-if (swallowed.length > 0) usage(`unknown flag ${swallowed.join(", ")} (npm kept it for itself: put \`--\` before the flags)`);
 const totalRuns = Number(values.runs);
 if (!Number.isInteger(totalRuns) || totalRuns < 1) usage(`--runs must be a positive whole number, not "${values.runs}"`);
 const seed = values.seed === undefined ? undefined : Number(values.seed);
