@@ -126,6 +126,8 @@ export function loopAgent(name: string, runAgent: Loop, extra: LoopOptions = {})
       const notes: string[] = [];
       const opts: LoopOptions = {
         root: ws,
+        // As the final agent runs headless here (program.ts): edits in the scratch copy accepted, commands as decided above.
+        permissionMode: "acceptEdits",
         approve: evalApprover(approveCommands),
         signal,
         guards: { maxTurns: task.limits.turns, timeoutMs: task.limits.seconds * 1000 },

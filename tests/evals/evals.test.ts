@@ -314,6 +314,18 @@ describe("npm run eval", () => {
     expect(commandsLine({ offline: true }, none)).toMatch(/only read-only commands/);
   });
 
+  it("without a sandbox, commands are refused but the agent's edits in its scratch copy are accepted: a task that needs only edits still passes", async () => {
+    const before = process.env.COURSE_SANDBOX;
+    process.env.COURSE_SANDBOX = "off";
+    try {
+      const r = await runEval({ tasks: tasks.filter((t) => t.id === "fix-range"), agent: await resolveAgent("final"), runs: 1, model: { offline: true }, outDir: null });
+      expect(r.runs[0]!.pass, `fix-range without a sandbox: the scripted fix is an edit, accepted as in acceptEdits (${r.runs[0]!.stop}, ${JSON.stringify(r.runs[0]!.checks)})`).toBe(true);
+    } finally {
+      if (before === undefined) delete process.env.COURSE_SANDBOX;
+      else process.env.COURSE_SANDBOX = before;
+    }
+  });
+
   it("refuses --allow-commands with a real model where no OS sandbox holds the commands, before running anything", () => {
     const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_API_KEY: "sk-test-not-a-key", ANTHROPIC_BASE_URL: "http://127.0.0.1:9", MODEL_ID: "claude-sonnet-4-6", COURSE_SANDBOX: "off" };
     delete env.COURSE_OFFLINE;
