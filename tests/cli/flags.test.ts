@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../../runtime/testing.ts";
+import { HelpRequested, strictArgs, UsageError } from "../../scripts/lib/args.ts";
 
 const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
 /** Ours: a script file run with tsx (vitest, tsc, eslint and vitepress answer for their own flags; `a && b` passes flags to b). */
@@ -45,5 +46,28 @@ describe("every course command and a flag it does not know", () => {
     expect(r.status, `npm run ${name} -- --help exited ${r.status}: asking for help is not a mistake, exit 0\n${r.out.slice(-500)}`).toBe(0);
     expect(r.out, `npm run ${name} -- --help calls --help a mistake`).not.toMatch(/unknown flag/i);
     expect(r.out, `npm run ${name} -- --help does not give the usage`).toMatch(/usage/i);
+  });
+});
+
+describe("strictArgs and --help", () => {
+  const spec = { command: "npm run thing", usage: "[sNN] [-- --verbose]", options: { verbose: { type: "boolean" as const } }, positionals: { max: 1 } };
+  it("answers --help or -h with the usage, as help and not as a mistake, for a command without a help of its own", () => {
+    for (const argv of [["--help"], ["-h"], ["s01", "--help"], ["--verbose", "-h"]]) {
+      let thrown: unknown;
+      try {
+        strictArgs(spec, argv);
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown, `${argv.join(" ")}: help asked for`).toBeInstanceOf(HelpRequested);
+      expect((thrown as Error).message, `${argv.join(" ")}: the usage line`).toMatch(/usage: npm run thing \[sNN\]/);
+    }
+  });
+  it("leaves --help to a command that has its own, and takes it as a word after --", () => {
+    const own = { ...spec, options: { ...spec.options, help: { type: "boolean" as const } } };
+    expect(strictArgs(own, ["--help"]).values.help, "the command's own --help").toBe(true);
+    expect(strictArgs(spec, ["--", "--help"]).positionals, "after --, a word like any other").toEqual(["--help"]);
+    expect(() => strictArgs(spec, ["--frobnicate"]), "a flag it does not know is still a mistake").toThrow(UsageError);
+    expect(() => strictArgs(spec, ["--frobnicate"]), "and not help").not.toThrow(HelpRequested);
   });
 });
