@@ -26,7 +26,7 @@ import type { Llm } from "../../runtime/client.ts";
 import { LESSONS, findLesson } from "../../runtime/manifest.ts";
 import { finalAgent } from "../../runtime/registrations.ts";
 import { ROOT } from "../lib/paths.ts";
-import { approveAll, refuseAll, type Approver } from "../../solutions/s07_safe_tools/approval.ts";
+import { approveAll, refuseAll } from "../../solutions/s07_safe_tools/approval.ts";
 import { readMcpConfig } from "../../solutions/s17_mcp/mcp.ts";
 import { runSafeBash } from "../../solutions/s07_safe_tools/safe-bash.ts";
 import { applyUnifiedPatch, PatchError } from "./patch.ts";
@@ -108,15 +108,6 @@ function endOf(outcome: unknown, history: readonly Anthropic.MessageParam[]): Ru
   return { stop: "returned", turns };
 }
 
-/**
- * The approval an eval gives. Nobody is there to ask during a run, so it is decided up front
- * (run.ts commandsApproved): inside the OS sandbox, the scripted model's commands and, with
- * --allow-commands, a real model's are approved; every other command is refused (read-only ones still run).
- */
-export function evalApprover(approveCommands: boolean): Approver {
-  return approveCommands ? approveAll : refuseAll;
-}
-
 export function loopAgent(name: string, runAgent: Loop, extra: LoopOptions = {}): EvalAgent {
   return {
     name,
@@ -128,7 +119,8 @@ export function loopAgent(name: string, runAgent: Loop, extra: LoopOptions = {})
         root: ws,
         // As the final agent runs headless here (program.ts): edits in the scratch copy accepted, commands as decided above.
         permissionMode: "acceptEdits",
-        approve: evalApprover(approveCommands),
+        // Decided before the run (run.ts commandsApproved): nobody is there to ask during it.
+        approve: approveCommands ? approveAll : refuseAll,
         signal,
         guards: { maxTurns: task.limits.turns, timeoutMs: task.limits.seconds * 1000 },
         onEvent: () => {},

@@ -287,7 +287,7 @@ export function programAgent(name: string, on: boolean): EvalAgent {
         "--max-turns", String(task.limits.turns),
         "--timeout", String(task.limits.seconds),
         "--permission-mode", "acceptEdits",
-        // As every eval run: the commands are approved as the eval decided up front (evalApprover), never asked.
+        // As every eval run: the commands are approved as the eval decided up front (run.ts commandsApproved), never asked.
         ...(approveCommands ? ["--yes"] : []),
         ...featureFlags(task, on, copy),
         ...(f?.name === "workflow" ? [] : ["-p", task.instruction]),
