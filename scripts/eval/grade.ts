@@ -18,7 +18,9 @@
  * defines, and fails. Out of scope: code under test that forges the test runner's own report.
  *
  * Every command runs through s07's runner, so inside the OS sandbox where the machine has one:
- * the code the agent left is run, and it is no more trusted than the agent's own commands.
+ * the code the agent left is run, and it is no more trusted than the agent's own commands. Where
+ * there is none, the caller says the code may not run (`runCode: false`, a real model's code with
+ * no sandbox: run.ts codeMayRun): the criteria that would run it fail, saying why, and nothing runs.
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
@@ -37,6 +39,10 @@ export const CHECK_DIR = ".eval-check";
 export const CHECK_GUARD = `import assert from "node:assert";\nimport strict from "node:assert/strict";\nfor (const a of [assert, strict, assert.strict]) Object.freeze(a);\n`;
 /** How long a check's test run may take. */
 export const CHECK_TIMEOUT_MS = 60_000;
+/** Why a check that runs the agent's code was not run (no OS sandbox, a real model). */
+export const NO_SANDBOX_FOR_CODE = "the check runs the code the agent left, and only inside the OS sandbox when a real model wrote it; there is none here (install bubblewrap: apt-get install bubblewrap)";
+/** Does the task's check run the code the agent left (its hidden tests, the workspace's own)? */
+export const checkRunsCode = (task: Pick<EvalTask, "check">): boolean => Boolean(task.check.tests || task.check.workspaceTests);
 const SKIP = new Set(["node_modules", ".git", CHECK_DIR]);
 
 /** Every file of a folder (relative path → its text; a symbolic link → its target, marked), node_modules and .git left out. */
@@ -158,7 +164,7 @@ async function nodeTest(ws: string, files: string[], expected = 0, guard?: strin
  * starting workspace; `answer` the agent's final text. The tests run in a grading copy (gradingCopy),
  * the check's files taken from the suite, never from `ws`.
  */
-export async function gradeRun(task: EvalTask, ws: string, before: Map<string, string>, answer: string): Promise<Grade & { testOutput: string }> {
+export async function gradeRun(task: EvalTask, ws: string, before: Map<string, string>, answer: string, opts: { runCode?: boolean } = {}): Promise<Grade & { testOutput: string }> {
   const criteria: Criterion[] = [];
   const after = snapshot(ws);
   let testOutput = "";
@@ -171,7 +177,10 @@ export async function gradeRun(task: EvalTask, ws: string, before: Map<string, s
     const missing = task.check.answer.filter((re) => !new RegExp(re, "i").test(answer));
     criteria.push({ name: "answer", ok: missing.length === 0, detail: missing.length === 0 ? "the answer names what it must" : answer.trim() ? `the answer does not match /${missing.join("/, /")}/` : "no answer" });
   }
-  if (task.check.workspaceTests || task.check.tests) {
+  if (checkRunsCode(task) && opts.runCode === false) {
+    for (const name of ["workspaceTests", "tests"] as const)
+      if (task.check[name]) criteria.push({ name, ok: false, detail: `not run: ${NO_SANDBOX_FOR_CODE}` });
+  } else if (checkRunsCode(task)) {
     const copy = gradingCopy(ws);
     try {
       if (task.check.workspaceTests) {

@@ -25,7 +25,8 @@ import { strictArgs, UsageError, usageLine } from "../lib/args.ts";
 import { AgentSpecError, evalLessons, resolveAgent, type EvalAgent } from "./agents.ts";
 import { estimateCost } from "./estimate.ts";
 import { compareLines, compareTable, failures, headline, htmlReport, jsonLine, markdownReport, measures, resultTable } from "./report.ts";
-import { EVALS_OUT, runEval, type EvalResult, type ModelChoice } from "./run.ts";
+import { codeMayRun, EVALS_OUT, runEval, type EvalResult, type ModelChoice } from "./run.ts";
+import { checkRunsCode } from "./grade.ts";
 import type { RunRecord } from "./stats.ts";
 import { loadSuite, type EvalTask } from "./suite.ts";
 import { compareFeatures, featureJson, featureLines, featureTable, featureTasks, WITH } from "./features.ts";
@@ -71,6 +72,8 @@ const HELP = `${usageLine(SPEC)}
   --allow-commands with a real model: approve the agent's commands inside the OS sandbox (bubblewrap; refused
                    without it). Nobody is there to ask during a run: without this flag a real model's commands
                    are refused (read-only ones still run). The scripted model's own commands are always approved.
+                   A real model's code is graded only inside the OS sandbox too (each check runs it): without
+                   bubblewrap, only the tasks graded without running code can run with a real model.
   --list           list the tasks and exit`;
 
 /** A positive whole number from a flag, or a usage error. */
@@ -163,6 +166,18 @@ export function commandsLine(model: ModelChoice, sandbox = sandboxInfo()): strin
     : "the model's commands are refused, read-only ones aside (nobody is there to approve them: --allow-commands approves them inside the OS sandbox)";
 }
 
+/**
+ * Why an eval cannot run here, or null: a real model's code, with no OS sandbox to run it in. Each
+ * task's check runs the code the agent left (codeMayRun), and outside a sandbox it would run as you.
+ * The tasks graded without running code (by the answer, by files unchanged) are named as a way on.
+ */
+export function noSandboxRefusal(model: ModelChoice, agents: readonly Pick<EvalAgent, "model">[], tasks: readonly EvalTask[], all: readonly EvalTask[], sandbox = sandboxInfo()): string | null {
+  const running = tasks.filter((t) => checkRunsCode(t) && agents.some((a) => !codeMayRun(model, a, sandbox)));
+  if (running.length === 0) return null;
+  const safe = all.filter((t) => !checkRunsCode(t)).map((t) => t.id);
+  return `the check of ${running.length === 1 ? `${running[0]!.id} runs` : `${running.length} of the tasks runs`} the code the model leaves, and with no OS sandbox here (${sandbox.line}) it would run as you, with your files and keys. Install bubblewrap (apt-get install bubblewrap), run offline (the scripted model), or choose tasks graded without running code${safe.length ? ` (--tasks ${safe.join(",")})` : ""}`;
+}
+
 /** The command: its exit code; a UsageError or AgentSpecError (one line, exit 2) for a mistake in how it was called. */
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = strictArgs(SPEC, argv);
@@ -219,6 +234,8 @@ export async function main(argv: string[]): Promise<number> {
   if (allow && !selection.offline && sandbox.kind !== "bubblewrap")
     throw new UsageError(`${SPEC.command}: --allow-commands approves a real model's commands inside the OS sandbox, and there is none here (${sandbox.line}). Install bubblewrap (apt-get install bubblewrap), or run without it: then the model's commands are refused`);
   const model: ModelChoice = selection.offline ? { offline: true } : { offline: false, llm: selection, approveCommands: allow };
+  const refusal = noSandboxRefusal(model, values["compare-features"] ? [{ model: true }] : agents, tasks, all, sandbox);
+  if (refusal) throw new UsageError(`${SPEC.command}: ${refusal}`);
   print(dim(selection.offline ? "model: scripted (offline), a fresh one per run" : selection.banner));
   print(dim(`${sandbox.line}; ${commandsLine(model, sandbox)}`));
   if (!model.offline && (values["compare-features"] || agents.some((a) => a.model))) {

@@ -43,6 +43,16 @@ export type ModelChoice = { offline: true } | { offline: false; llm: Llm; approv
 export const commandsApproved = (model: ModelChoice, sandbox = sandboxInfo()): boolean =>
   sandbox.kind === "bubblewrap" && (model.offline || model.approveCommands === true);
 
+/**
+ * May the grader run the code a run left (the hidden check's tests)? Inside the OS sandbox, yes;
+ * without one only when no real model wrote it: the scripted model's own script, or an agent that
+ * calls no model (oracle applies the reference patch). A real model's code outside a sandbox would
+ * run as the user, with the user's files and keys: main.ts refuses such an eval before it starts,
+ * and runOnce grades such a run as failing without running anything, whoever calls it.
+ */
+export const codeMayRun = (model: ModelChoice, agent: Pick<EvalAgent, "model">, sandbox = sandboxInfo()): boolean =>
+  sandbox.kind === "bubblewrap" || model.offline || !agent.model;
+
 export interface EvalResult {
   /** The result's id (its folder under .course/evals/). */
   id: string;
@@ -149,7 +159,7 @@ export async function runOnce(task: EvalTask, run: number, agent: EvalAgent, mod
     // Stopped by the user (Ctrl-C) mid-run: not a sample of the agent, so not graded or counted.
     if (halt?.aborted) return { ...emptyRecord(task.id, run, "interrupted"), ms, interrupted: true };
     const diff = unifiedDiff(before, snapshot(ws));
-    const grade = await gradeRun(task, ws, before, answer);
+    const grade = await gradeRun(task, ws, before, answer, { runCode: codeMayRun(model, agent) });
     const tokens = meter.tokens;
     const record: RunRecord = {
       task: task.id,

@@ -16,6 +16,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
 import { SCRIPTED_MODEL_ID, type Llm } from "../../runtime/client.ts";
+import { CourseError } from "../../runtime/env.ts";
 import { lesson, TodoError, transcriptOf } from "../../runtime/lesson.ts";
 import { bold, dim, green, red, say } from "../../runtime/print.ts";
 import { EVAL_SUITE, lessonTask } from "../../runtime/tasks.ts";
@@ -66,6 +67,17 @@ export interface Agent {
  */
 export const evalApprover = (llm: { model: string }, yes = false): Approver =>
   yes && sandboxInfo().kind === "bubblewrap" ? approveAll : demoApprover(llm);
+
+/**
+ * Why this lesson cannot run here, or null. The grader runs the code the run left (`node --test`):
+ * the scripted model's is its own script's, but a real model's runs only inside the OS sandbox,
+ * since outside one it would run as you, with your files and keys. So a real model with no sandbox
+ * is refused before anything runs, with what to do instead.
+ */
+export function gradingRefusal(llm: { model: string }, sandbox = sandboxInfo()): string | null {
+  if (llm.model === SCRIPTED_MODEL_ID || sandbox.kind === "bubblewrap") return null;
+  return `s23 grades a run by running the code it left (node --test), and a real model's code runs only inside the OS sandbox; there is none here (${sandbox.line}). Install bubblewrap (apt-get install bubblewrap), or run the lesson offline (COURSE_OFFLINE=1).`;
+}
 
 /** s18's agent as an eval runs it: edits allowed, commands approved as evalApprover says, unless `approve` says otherwise. */
 export const finalAgent = (name = "s18", turns?: number, approve?: Approver): Agent => ({
@@ -149,8 +161,10 @@ lesson(import.meta.url, {
   heading: "One run, graded by what it left",
   before: ({ llm, flag }) => {
     if (llm.model === SCRIPTED_MODEL_ID) return;
-    const sandboxed = sandboxInfo().kind === "bubblewrap";
-    say(dim(flag("yes") && sandboxed ? "the model's commands are approved inside the OS sandbox (--yes)" : flag("yes") ? "--yes approves commands inside the OS sandbox only, and there is none here: the model's commands are refused" : "the model's commands are refused, read-only ones aside (nobody is there to approve them: --yes approves them inside the OS sandbox)"));
+    const refusal = gradingRefusal(llm);
+    if (refusal) throw new CourseError(refusal);
+    // Past the refusal, the OS sandbox is here: --yes approves the model's commands inside it.
+    say(dim(flag("yes") ? "the model's commands are approved inside the OS sandbox (--yes)" : "the model's commands are refused, read-only ones aside (nobody is there to approve them: --yes approves them inside the OS sandbox)"));
   },
   run: async ({ llm, history, root, flag }) => {
     const before = fingerprint(root, SUITE[0]!.check.unchanged ?? []);

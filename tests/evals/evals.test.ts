@@ -27,12 +27,14 @@ import { estimateCost } from "../../scripts/eval/estimate.ts";
 import { evalBlock, evalFiguresOf } from "../../scripts/eval/figures.ts";
 import { replaceBlock } from "../../scripts/reliability/report.ts";
 import { usageOfSse } from "../../scripts/eval/meter.ts";
-import { CHECK_DIR, gradeRun, snapshot } from "../../scripts/eval/grade.ts";
+import { CHECK_DIR, checkRunsCode, gradeRun, snapshot } from "../../scripts/eval/grade.ts";
 import { applyUnifiedPatch, PatchError } from "../../scripts/eval/patch.ts";
-import { commandsApproved, runEval, type EvalResult } from "../../scripts/eval/run.ts";
+import { codeMayRun, commandsApproved, runEval, type EvalResult } from "../../scripts/eval/run.ts";
 import { passAtK, passHatK } from "../../scripts/eval/stats.ts";
 import { loadSuite, loadTask, SuiteError, TASK_KINDS } from "../../scripts/eval/suite.ts";
-import { commandsLine, main } from "../../scripts/eval/main.ts";
+import { commandsLine, main, noSandboxRefusal } from "../../scripts/eval/main.ts";
+import { gradingRefusal } from "../../solutions/s23_evals/agent.ts";
+import { SCRIPTED_MODEL_ID } from "../../runtime/client.ts";
 
 const { tasks, problems } = loadSuite();
 const failing = (r: EvalResult) => r.runs.filter((x) => !x.pass).map((x) => `${x.task}: ${x.checks.find((c) => !c.ok)?.detail ?? x.error}`);
@@ -292,7 +294,8 @@ describe("npm run eval", () => {
   it("with a key, says what the run may cost before it starts, and stops above --max-cost without a terminal to ask", () => {
     const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_API_KEY: "sk-test-not-a-key", ANTHROPIC_BASE_URL: "http://127.0.0.1:9", MODEL_ID: "claude-sonnet-4-6" };
     delete env.COURSE_OFFLINE;
-    const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/eval/main.ts", "--tasks", "fix-range", "--max-cost", "0.001"], { cwd: ROOT, encoding: "utf8", env, input: "" });
+    // explain-port is graded without running code: a real model may run it with or without a sandbox.
+    const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/eval/main.ts", "--tasks", "explain-port", "--max-cost", "0.001"], { cwd: ROOT, encoding: "utf8", env, input: "" });
     expect(r.status, r.stdout + r.stderr).toBe(2);
     expect(r.stdout).toMatch(/estimated cost: about \$\d+\.\d\d, at most about \$\d+\.\d\d/);
     expect(r.stdout).toMatch(/run again with --yes/);
@@ -333,6 +336,73 @@ describe("npm run eval", () => {
     expect(r.status, r.stdout + r.stderr).toBe(2);
     expect(r.stderr).toMatch(/--allow-commands approves a real model's commands inside the OS sandbox, and there is none here/);
     expect(r.stdout + r.stderr, "nothing ran").not.toMatch(/pass rate/);
+  });
+
+  it("never runs a real model's code outside the OS sandbox: the eval refuses before it starts, naming what to do", () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_API_KEY: "sk-test-not-a-key", ANTHROPIC_BASE_URL: "http://127.0.0.1:9", MODEL_ID: "claude-sonnet-4-6", COURSE_SANDBOX: "off" };
+    delete env.COURSE_OFFLINE;
+    for (const args of [["--tasks", "fix-range"], ["--agent", "s12", "--tasks", "add-slugify,explain-port"], ["--compare-features", "--tasks", "workflow-resume"]]) {
+      const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/eval/main.ts", ...args, "--yes"], { cwd: ROOT, encoding: "utf8", env, input: "" });
+      expect(r.status, `npm run eval -- ${args.join(" ")} with a real model and no sandbox: ${r.stdout + r.stderr}`).toBe(2);
+      expect(r.stderr, "the refusal says why and what to do").toMatch(/runs? the code the model leaves.*would run as you.*Install bubblewrap.*--tasks explain-discount,explain-port/);
+      expect(r.stdout + r.stderr, "nothing ran").not.toMatch(/estimated cost|pass rate/);
+    }
+  });
+
+  it("the refusal covers every agent that calls a model, and only where code would run", () => {
+    const bwrap = { kind: "bubblewrap", line: "sandbox: bubblewrap" } as const;
+    const none = { kind: "none", line: "sandbox: none" } as ReturnType<typeof sandboxInfo>;
+    const real = { offline: false as const, llm: { model: "claude-sonnet-4-6" } as never };
+    const code = tasks.filter((t) => t.id === "fix-range");
+    const answerOnly = tasks.filter((t) => t.id === "explain-port");
+    expect(codeMayRun(real, { model: true }, none), "a real model's code, no sandbox").toBe(false);
+    expect(codeMayRun(real, { model: true }, bwrap), "a real model's code inside bubblewrap").toBe(true);
+    expect(codeMayRun({ offline: true }, { model: true }, none), "the scripted model's own script").toBe(true);
+    expect(codeMayRun(real, { model: false }, none), "an agent that calls no model (oracle: the reference patch)").toBe(true);
+    expect(noSandboxRefusal(real, [{ model: true }], code, tasks, none), "fix-range's check runs the agent's code").toMatch(/fix-range runs the code the model leaves/);
+    expect(noSandboxRefusal(real, [{ model: false }, { model: true }], [...answerOnly, ...code], tasks, none), "a second agent that calls a model is enough").toMatch(/would run as you/);
+    expect(noSandboxRefusal(real, [{ model: true }], answerOnly, tasks, none), "a task graded by its answer alone runs no code").toBeNull();
+    expect(noSandboxRefusal(real, [{ model: true }], code, tasks, bwrap)).toBeNull();
+    expect(noSandboxRefusal({ offline: true }, [{ model: true }], code, tasks, none)).toBeNull();
+    expect(noSandboxRefusal(real, [{ model: false }], code, tasks, none), "oracle with a key set: no model's code").toBeNull();
+  });
+
+  it("a run whose code may not run is graded failing, saying why, and its code never runs", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "eval-norun-"));
+    try {
+      const ws = join(dir, "ws");
+      cpSync(join(ROOT, "evals/tasks/fix-range/repo"), ws, { recursive: true });
+      const before = snapshot(ws);
+      const marker = join(dir, "ran");
+      // The agent's "fix" also leaves a test that leaves a mark outside: it runs whenever node --test does.
+      writeFileSync(join(ws, "test", "mark.test.js"), `import { writeFileSync } from "node:fs";
+import { test } from "node:test";
+test("mark", () => writeFileSync(${JSON.stringify(marker)}, "ran"));
+`);
+      const task = tasks.find((t) => t.id === "add-slugify")!;
+      const held = await gradeRun(task, ws, before, "Done.", { runCode: false });
+      expect(held.pass, "a check that was not run cannot pass").toBe(false);
+      expect(held.criteria.map((c) => `${c.name}:${c.ok}`), "both criteria that run code fail, each saying why").toEqual(["workspaceTests:false", "tests:false"]);
+      for (const c of held.criteria) expect(c.detail, `${c.name}: the reason and what to do`).toMatch(/^not run: .*install bubblewrap/);
+      expect(readdirSync(dir), "the grader ran the agent's code (a test of the workspace left its mark)").not.toContain("ran");
+      expect(checkRunsCode(task) && !checkRunsCode(tasks.find((t) => t.id === "explain-port")!), "which checks run code").toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("s23's lesson refuses a real model where no OS sandbox would hold the code it grades, before any request", () => {
+    const none = { kind: "none", line: "sandbox: none" } as ReturnType<typeof sandboxInfo>;
+    const bwrap = { kind: "bubblewrap", line: "sandbox: bubblewrap" } as ReturnType<typeof sandboxInfo>;
+    expect(gradingRefusal({ model: "claude-sonnet-4-6" }, none)).toMatch(/only inside the OS sandbox.*Install bubblewrap.*offline/);
+    expect(gradingRefusal({ model: "claude-sonnet-4-6" }, bwrap)).toBeNull();
+    expect(gradingRefusal({ model: SCRIPTED_MODEL_ID }, none)).toBeNull();
+    const env: NodeJS.ProcessEnv = { ...process.env, ANTHROPIC_API_KEY: "sk-test-not-a-key", ANTHROPIC_BASE_URL: "http://127.0.0.1:9", MODEL_ID: "claude-sonnet-4-6", COURSE_SANDBOX: "off" };
+    delete env.COURSE_OFFLINE;
+    const r = spawnSync(process.execPath, ["--import", "tsx", "solutions/s23_evals/agent.ts"], { cwd: ROOT, encoding: "utf8", env, input: "" });
+    expect(r.status, r.stdout + r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/s23 grades a run by running the code it left/);
+    expect(r.stdout + r.stderr, "no request was made (the base URL is closed: a request would say so)").not.toMatch(/connection|ECONNREFUSED|Traceback|at .*\.ts:\d+/i);
   });
 
   it("with --json prints the result as one JSON line, last", () => {
