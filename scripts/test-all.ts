@@ -19,15 +19,33 @@
  * Every step runs even when one before it failed; the summary names the ones that failed.
  */
 import { spawnSync } from "node:child_process";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { bold, green, red } from "../runtime/print.ts";
 import { strictArgsOrExit } from "./lib/args.ts";
-import { ROOT } from "./lib/paths.ts";
+import { ROOT, STATE_DIR } from "./lib/paths.ts";
+import { failingTests } from "./lib/vitest-report.ts";
 
 const { values } = strictArgsOrExit({ command: "npm run test:all", usage: "[-- --no-build] [--sample] [--no-learner]", options: { "no-build": { type: "boolean" }, sample: { type: "boolean" }, "no-learner": { type: "boolean" } } });
 
 const node = (args: string[]) => spawnSync(process.execPath, args, { cwd: ROOT, stdio: "inherit" }).status ?? 1;
-const vitest = (project: string) => node([join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--project", project]);
+
+/**
+ * The failing tests of every vitest step, said again at the very end: the steps after a vitest
+ * step print hundreds of lines, and a log read from its tail (CI's) must still name what failed.
+ * vitest writes them as JSON beside its usual report (.course/test-all/<project>.json).
+ */
+const REPORTS = join(STATE_DIR, "test-all");
+const recap: string[] = [];
+const vitest = (project: string) => {
+  const report = join(REPORTS, `${project}.json`);
+  mkdirSync(REPORTS, { recursive: true });
+  rmSync(report, { force: true });
+  const status = node([join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`]);
+  if (status !== 0) recap.push(...failingTests(project, report));
+  return status;
+};
+
 const tsx = (file: string, args: string[] = []) => node(["--import", "tsx", join(ROOT, file), ...args]);
 
 const steps: [string, () => number][] = [
@@ -48,6 +66,7 @@ for (const [name, run] of steps) {
 }
 console.log("");
 if (failed.length > 0) {
+  for (const line of recap) console.error(red(`  failed: ${line}`));
   console.error(red(`test:all: ${failed.length} of ${steps.length} steps failed: ${failed.join("; ")}`));
   process.exit(1);
 }
