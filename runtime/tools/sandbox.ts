@@ -433,7 +433,9 @@ export function spawnTool(argv: string[], opts: ToolSpawnOptions): ToolProcess {
     const bwrap = trustedBwrap();
     if ("why" in bwrap) throw new SurveyError(bwrap.why);
     const pathFirst = opts.projectBin ? [join(workspace, "node_modules", ".bin")] : [];
-    const env = toolEnv({ home: SANDBOX_HOME, tmp: SANDBOX_TMP, pathFirst, ...(opts.extraEnv ? { extra: opts.extraEnv } : {}) }, opts.env);
+    // The marker rides in bwrap's own environment (and so in the sandbox's): killAll finds by it the
+    // sandbox's init should it have left the group before --die-with-parent took hold (below).
+    const env = toolEnv({ home: SANDBOX_HOME, tmp: SANDBOX_TMP, pathFirst, extra: { ...opts.extraEnv, COURSE_TOOL_RUN: marker } }, opts.env);
     child = withStdin(spawn(bwrap.path, [...bwrapArgs(workspace, cwd), "--", ...limited([program, ...argv.slice(1)])], { env, detached: true, stdio: [stdinMode, "pipe", "pipe"] }), opts.stdin);
   } else {
     privateTmp = mkdtempSync(join(tmpdir(), "course-tool-"));
@@ -453,8 +455,12 @@ export function spawnTool(argv: string[], opts: ToolSpawnOptions): ToolProcess {
   };
   const killAll = (): KillReport => {
     killGroup();
-    const strays = info.kind === "bubblewrap" ? 0 : killMarked(marker, child.pid, strayPids);
-    return { strays, note: killNote(info.kind, strays) };
+    // In the sandbox, killing bwrap's group kills the sandbox's init (its PID namespace goes with
+    // it) through --die-with-parent; but bwrap sets that up in the init after it starts, so a kill
+    // that lands first, on a loaded machine, leaves the init running in a session of its own, with
+    // the command inside. It carries the marker: the sweep kills it, and the namespace dies.
+    const strays = killMarked(marker, child.pid, strayPids);
+    return { strays: info.kind === "bubblewrap" ? 0 : strays, note: killNote(info.kind, strays) };
   };
   // Until it has exited, the agent's own end (a signal, see live.ts) kills it too. (Without a
   // sandbox, what it left running in the background is the caller's killAll, after the exit.)

@@ -3,12 +3,23 @@
  * and, where bubblewrap can start, the OS sandbox really used. The slow attack corpus is in the
  * reliability run (npm run reliability -- --only attacks); this file keeps one quick check of each.
  */
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { until } from "../../runtime/processes.ts";
 import { sandboxInfo, spawnTool, toolEnv, trustedPath } from "../../runtime/tools/sandbox.ts";
+
+/** A process's environment, one entry per variable (empty once it is gone). */
+const readEnviron = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0");
+  } catch {
+    return [];
+  }
+};
 
 const dir = realpathSync(mkdtempSync(join(tmpdir(), "sandbox-test-")));
 const ws = join(dir, "ws");
@@ -112,6 +123,25 @@ describe("the OS sandbox is really used where it can start", () => {
       expect(r.out.trim().split("\n").at(-1)?.trim()).toBe("1");
     } finally {
       delete process.env.ANTHROPIC_API_KEY_TEST_CANARY;
+    }
+  });
+
+  it.skipIf(info.kind === "none")(`killAll also finds a sandbox whose init left bwrap's group before --die-with-parent took hold (a kill during start-up, on a loaded machine)${skip}`, async () => {
+    const proc = spawnTool(["sleep", "30"], { workspace: ws });
+    try {
+      await until(() => readEnviron(proc.child.pid!).some((v) => v.startsWith("COURSE_TOOL_RUN=")), 5_000);
+      const marker = readEnviron(proc.child.pid!).find((v) => v.startsWith("COURSE_TOOL_RUN="));
+      expect(marker, "bwrap's own environment carries the run's marker, for the sweep to find the sandbox by").toBeDefined();
+      // The escaped init, as it is then: another session, the marker in its environment, alive.
+      const init = spawn("sleep", ["30"], { detached: true, stdio: "ignore", env: { PATH: process.env.PATH, [marker!.split("=")[0]!]: marker!.slice(marker!.indexOf("=") + 1) } });
+      init.unref();
+      proc.killAll();
+      const gone = await until(() => !existsSync(`/proc/${init.pid}`) || /\) Z /.test(readFileSync(`/proc/${init.pid}/stat`, "utf8")), 5_000);
+      if (!gone) process.kill(init.pid!, "SIGKILL");
+      expect(gone, "a process carrying the run's marker outside bwrap's group outlived killAll: sweep by the marker in the sandbox too (killMarked)").toBe(true);
+    } finally {
+      proc.killAll();
+      proc.cleanup();
     }
   });
 
