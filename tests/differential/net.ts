@@ -72,9 +72,10 @@ export function learnerLoader(lesson: Lesson): ModuleLoader {
  * What differs between two correct runs by nature, read the same in both: the paths of scratch
  * folders (each run has its own) and times (a test runner's "duration_ms 12.3", "took 40ms").
  */
-const SCRATCH = new RegExp(`${tmpdir().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/[^/\\s"'\\\\]+`, "g");
+/** The temp folder as it is NOW: each test file of the learner's suite sets its own (tests/leftovers.each.ts). */
+const scratchPaths = () => new RegExp(`${tmpdir().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/[^/\\s"'\\\\]+`, "g");
 const TIMES = /\b(duration_ms:?\s*)[\d.]+|\b\d+(?:\.\d+)?\s?(?:ms|s)\b/g;
-const scrub = <T>(v: T): T => JSON.parse(JSON.stringify(v ?? null).replace(SCRATCH, "<scratch>").replace(TIMES, (_m, lead?: string) => `${lead ?? ""}<time>`)) as T;
+const scrub = <T>(v: T): T => JSON.parse(JSON.stringify(v ?? null).replace(scratchPaths(), "<scratch>").replace(TIMES, (_m, lead?: string) => `${lead ?? ""}<time>`)) as T;
 
 /** Runs `work` with a limit on this process's running time: a loop that does not return is recorded as such. */
 const limited = <T>(work: Promise<T>): Promise<T> => withinRunningTime(work, RUN_LIMIT_MS, () => new Error(`${NOT_RETURNED} ${RUN_LIMIT_MS / 1000} s`));
