@@ -108,6 +108,19 @@ export const LESSON_VALUE_FLAGS = ["max-requests"] as const;
 /** How a lesson script is run (the flags every lesson takes). */
 export const LESSON_USAGE = `npm run lesson sNN -- [${[...LESSON_FLAGS.map((f) => `--${f}`), "--max-requests=N"].join("] [")}] [task…]`;
 
+/** What `--help` (or `-h`) prints for a lesson script: how to run it and what each flag does; nothing runs. */
+export const LESSON_HELP = [
+  `usage: ${LESSON_USAGE}`,
+  "       npx tsx lessons/sNN_<name>/agent.ts [the same flags] [task…]",
+  "",
+  "  task…             what to ask (default: the lesson's own task, in a scratch copy of its workspace)",
+  "  --yes             approve what the lesson would ask you about (the lessons that ask; their pages say what)",
+  "  --verbose         say more of the run (the lessons that read it)",
+  "  --trace           show every request and response (the lessons that read it)",
+  "  --keep            keep the default task's scratch workspace, and print where",
+  "  --max-requests=N  the most requests one run may make before the net stops it (0: no limit)",
+].join("\n");
+
 /** A flag no lesson script takes: one line naming it and the usage, exit 2. */
 export class LessonUsageError extends CourseError {
   override name = "LessonUsageError";
@@ -192,6 +205,8 @@ export function sandboxLine(): string {
 
 /** Runs a lesson as a script: banner, task, workspace, the run, its answer and its transcript's state. */
 export async function runLesson<R>(spec: LessonSpec<R>, argv = process.argv.slice(2)): Promise<void> {
+  // --help is never a mistake (scripts/lib/args.ts says the same for the course's commands).
+  if (argv.includes("--help") || argv.includes("-h")) return void say(LESSON_HELP);
   checkLessonFlags(argv);
   const limit = requestLimit(argv, spec.requestLimit);
   const selected = selectModel(spec.model);

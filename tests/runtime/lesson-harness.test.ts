@@ -47,6 +47,17 @@ describe("runLesson", () => {
     expect(ran, "a known flag and a task run").toBe(true);
   });
 
+  it("--help (or -h) prints how to run a lesson and what each flag does, and runs nothing: help is never a mistake", async () => {
+    let ran = false;
+    const spec = { task: "t", model: offline, run: async () => void (ran = true) };
+    for (const argv of [["--help"], ["-h"], ["--verbose", "--help"], ["--help", "--verbos"]]) {
+      const out = await capture(spec, argv);
+      expect(out, argv.join(" ")).toMatch(/^usage: npm run lesson sNN -- \[--yes\]/);
+      for (const flag of ["--yes", "--verbose", "--trace", "--keep", "--max-requests=N"]) expect(out, `${argv.join(" ")}: ${flag} explained`).toMatch(new RegExp(`^  ${flag.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} +\\S`, "m"));
+    }
+    expect(ran, "--help ran the lesson").toBe(false);
+  });
+
   it("the default task: banner, a scratch workspace with the lesson's files, the answer, the outcome, the transcript's state", async () => {
     let seen: LessonContext | undefined;
     const out = await capture({
