@@ -3,7 +3,7 @@
  * `npm test`): the lesson diff, the lesson-page rewriting, the missing-page check, and how the
  * transcript viewer reads a learner's JSONL or JSON.
  */
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -279,7 +279,14 @@ describe("transcript viewer: reading files", () => {
 });
 
 describe("answers folded until asked (regions.ts, the page rewriter)", () => {
+  // Its own s02 files, put back after: the lesson diff's tests read the fixture's, in any order.
+  let saved: (readonly [string, string | null])[] = [];
+  afterAll(() => {
+    for (const [f, text] of saved) if (text === null) rmSync(join(root, f), { force: true });
+    else writeFileSync(join(root, f), text);
+  });
   beforeAll(() => {
+    saved = ["lessons/s02_second/agent.ts", "solutions/s02_second/agent.ts"].map((f) => [f, existsSync(join(root, f)) ? readFileSync(join(root, f), "utf8") : null] as const);
     write("lessons/s02_second/agent.ts", "// #region loop\nwhile (true) {\n  // TODO: call step() and guard()\n  todo(\"s02\");\n}\n// #endregion loop\n// #region given\nconst given = 1;\n// #endregion given\n");
     write("solutions/s02_second/agent.ts", "const a = 1;\n// #region loop\nwhile (true) {\n  step();\n  guardTheLoopCarefully();\n}\n// #endregion loop\n// #region given\nconst given = 1;\n// #endregion given\n");
   });
