@@ -371,10 +371,16 @@ export function sweepOrphanScratchOnce(): void {
   sweepOrphanScratch();
 }
 
+let removeAtExit = false;
+
 async function scratchDir(prefix: string): Promise<string> {
   sweepOrphanScratchOnce();
   const dir = await mkdtemp(join(tmpdir(), `${prefix}scratch.${process.pid}.`));
-  if (scratchMade.size === 0) process.once("exit", removeScratch);
+  // One exit handler per process, whatever was removed or kept since (one per emptied set would pile up).
+  if (!removeAtExit) {
+    removeAtExit = true;
+    process.once("exit", removeScratch);
+  }
   scratchMade.add(dir);
   return dir;
 }
