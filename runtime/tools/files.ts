@@ -371,16 +371,10 @@ export function sweepOrphanScratchOnce(): void {
   sweepOrphanScratch();
 }
 
-let removeAtExit = false;
-
 async function scratchDir(prefix: string): Promise<string> {
   sweepOrphanScratchOnce();
   const dir = await mkdtemp(join(tmpdir(), `${prefix}scratch.${process.pid}.`));
-  // One exit handler per process, whatever was removed or kept since (one per emptied set would pile up).
-  if (!removeAtExit) {
-    removeAtExit = true;
-    process.once("exit", removeScratch);
-  }
+  if (scratchMade.size === 0) process.once("exit", removeScratch);
   scratchMade.add(dir);
   return dir;
 }
