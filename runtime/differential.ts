@@ -25,6 +25,10 @@
  * the loop told it (an error's words), and whether they are sent back verbatim is a rule of its own
  * (not-verbatim), tested by every lesson.
  *
+ * Requests of conversations that run at the same time (s25's children) come in an order of their
+ * own each run: two runs whose requests differ only in how those interleave are compared
+ * conversation by conversation (`conversations`), each in its order.
+ *
  * What it keeps: every request, message by message and block by block (each tool_use's name and
  * input), the tools offered, the number of requests, how the run ended, the events (s09 on: each
  * one's type, turn and figures), the calls with effects, calls left running. tests/differential/net.ts drives the runs; this file is pure.
@@ -274,13 +278,31 @@ export function projectEvents(events: readonly unknown[]): string[] {
   return out;
 }
 
-/**
- * The first difference between the reference's run and yours, or null when they agree on
- * everything the projection keeps. Requests come first (the earliest difference in time), then
- * the history left, how each run ended, the calls with effects, calls left running.
- */
-export function compareRuns(ref: RunRecord, yours: RunRecord): Difference | null {
-  const threw = yours.end.kind === "threw" ? ` (yours threw: ${clip(yours.end.error, 160)})` : "";
+/** One request beside the reference's: its messages, whether it has a system prompt and the same as `firsts`', its tools. */
+function requestDifference(where: string, r: unknown, y: unknown, firsts: [unknown, unknown], firstWhere: string, threw: string): Difference | null {
+  const diff = firstMessageDifference(where, project(messagesOf(r)), project(messagesOf(y)));
+  if (diff) return { rule: "net-requests", message: diff + threw };
+  // The system prompt's words are the loop's own; whether it is sent, and sent whole with every
+  // request as it was with the first, is not.
+  const rs = systemOf(r);
+  const ys = systemOf(y);
+  if ((rs === null) !== (ys === null))
+    return { rule: "net-requests", message: `${where}: the reference sent ${rs === null ? "no system prompt" : "a system prompt"}, yours ${ys === null ? "none" : "one"}` };
+  const rSame = rs === systemOf(firsts[0]);
+  const ySame = ys === systemOf(firsts[1]);
+  if (rSame !== ySame)
+    return {
+      rule: "net-requests",
+      message: `${where}: the reference sent ${rSame ? `the same system prompt as with ${firstWhere}` : `a system prompt other than ${firstWhere}'s`}, yours ${ySame ? `the same as with ${firstWhere}` : `another (${ys!.length} characters, ${firstWhere}'s had ${systemOf(firsts[1])?.length ?? 0}): what goes into the prompt goes with every request, not only the first`}`,
+    };
+  const rt = toolsOf(r);
+  const yt = toolsOf(y);
+  if (rt.join() !== yt.join()) return { rule: "net-requests", message: `${where}: the reference offered the tools [${rt.join(", ")}], yours [${yt.join(", ")}]` };
+  return null;
+}
+
+/** The requests of two runs, one beside the other in the order they were sent. */
+function requestsDifference(ref: RunRecord, yours: RunRecord, threw: string): Difference | null {
   const n = Math.max(ref.requests.length, yours.requests.length);
   for (let i = 0; i < n; i++) {
     const r = ref.requests[i];
@@ -295,25 +317,65 @@ export function compareRuns(ref: RunRecord, yours: RunRecord): Difference | null
         rule: yours.end.kind === "threw" || ref.end.kind === "threw" ? "net-outcome" : "net-requests",
         message: `the reference sent request ${i + 1}, which ${lastMessage(r)}; yours stopped after ${yours.requests.length} request(s)${threw || (yours.end.kind === "returned" ? `, returning ${yours.end.result}` : "")}`,
       };
-    const diff = firstMessageDifference(`request ${i + 1}`, project(messagesOf(r)), project(messagesOf(y)));
-    if (diff) return { rule: "net-requests", message: diff + threw };
-    // The system prompt's words are the loop's own; whether it is sent, and sent whole with every
-    // request as it was with the first, is not.
-    const rs = systemOf(r);
-    const ys = systemOf(y);
-    if ((rs === null) !== (ys === null))
-      return { rule: "net-requests", message: `request ${i + 1}: the reference sent ${rs === null ? "no system prompt" : "a system prompt"}, yours ${ys === null ? "none" : "one"}` };
-    const rSame = rs === systemOf(ref.requests[0]);
-    const ySame = ys === systemOf(yours.requests[0]);
-    if (rSame !== ySame)
-      return {
-        rule: "net-requests",
-        message: `request ${i + 1}: the reference sent ${rSame ? "the same system prompt as with request 1" : "a system prompt other than request 1's"}, yours ${ySame ? "the same as with request 1" : `another (${ys!.length} characters, request 1's had ${systemOf(yours.requests[0])?.length ?? 0}): what goes into the prompt goes with every request, not only the first`}`,
-      };
-    const rt = toolsOf(r);
-    const yt = toolsOf(y);
-    if (rt.join() !== yt.join()) return { rule: "net-requests", message: `request ${i + 1}: the reference offered the tools [${rt.join(", ")}], yours [${yt.join(", ")}]` };
+    const d = requestDifference(`request ${i + 1}`, r, y, [ref.requests[0], yours.requests[0]], "request 1", threw);
+    if (d) return d;
   }
+  return null;
+}
+
+/** A message as sent, cache markers aside (a loop moves them to the newest block each turn). */
+const rawMessage = (m: unknown): string => JSON.stringify(m, (k, x: unknown) => (k === "cache_control" ? undefined : x)) ?? "";
+
+/**
+ * The requests of one run split into conversations: a request that carries the messages of an
+ * earlier one, and more, goes on that request's conversation (the one that carries most of them);
+ * any other starts a conversation of its own. Each conversation lists its requests in order.
+ */
+export function conversations(requests: readonly unknown[]): unknown[][] {
+  const threads: { keys: string[]; requests: unknown[] }[] = [];
+  for (const request of requests) {
+    const keys = messagesOf(request).map(rawMessage);
+    let best: (typeof threads)[number] | undefined;
+    for (const t of threads)
+      if (t.keys.length < keys.length && t.keys.every((k, i) => k === keys[i]) && (!best || t.keys.length > best.keys.length)) best = t;
+    if (best) {
+      best.keys = keys;
+      best.requests.push(request);
+    } else threads.push({ keys, requests: [request] });
+  }
+  return threads.map((t) => t.requests);
+}
+
+/**
+ * Whether two runs sent the same conversations, each one's requests in order, whatever the order
+ * in which requests of different conversations came: every conversation of the reference's has
+ * one of yours that agrees with it request by request (each of yours used once).
+ */
+function sameConversations(ref: readonly unknown[], yours: readonly unknown[]): boolean {
+  const rc = conversations(ref);
+  const yc = conversations(yours);
+  if (rc.length < 2 || rc.length !== yc.length) return false;
+  const free = [...yc];
+  return rc.every((r) => {
+    const i = free.findIndex((y) => y.length === r.length && r.every((q, k) => requestDifference("", q, y[k], [r[0], y[0]], "", "") === null));
+    if (i < 0) return false;
+    free.splice(i, 1);
+    return true;
+  });
+}
+
+/**
+ * The first difference between the reference's run and yours, or null when they agree on
+ * everything the projection keeps. Requests come first (the earliest difference in time), then
+ * the history left, how each run ended, the calls with effects, calls left running.
+ */
+export function compareRuns(ref: RunRecord, yours: RunRecord): Difference | null {
+  const threw = yours.end.kind === "threw" ? ` (yours threw: ${clip(yours.end.error, 160)})` : "";
+  // Conversations that run at the same time (two children at once) send their requests in an
+  // order of their own each run: requests that differ in order only agree conversation by
+  // conversation, and the difference shown is the first in order when they do not.
+  const inOrder = requestsDifference(ref, yours, threw);
+  if (inOrder && !sameConversations(ref.requests, yours.requests)) return inOrder;
   const left = firstMessageDifference("the history your loop left", project(ref.history), project(yours.history));
   if (left) return { rule: "net-requests", message: left + threw };
   if (ref.end.kind !== yours.end.kind || (ref.end.kind === "returned" && yours.end.kind === "returned" && ref.end.result !== yours.end.result)) {

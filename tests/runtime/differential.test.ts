@@ -4,7 +4,7 @@
  * a header) are the same; runs that differ in what matters are told apart, in words.
  */
 import { describe, expect, it } from "vitest";
-import { compareRuns, projectEvents, type RunRecord } from "../../runtime/differential.ts";
+import { compareRuns, conversations, projectEvents, type RunRecord } from "../../runtime/differential.ts";
 
 type Msg = { role: string; content: unknown };
 const use = (id: string, name = "read_file", input: unknown = { path: "a" }) => ({ type: "tool_use", id, name, input });
@@ -38,6 +38,29 @@ describe("the net leaves out what a correct loop may do its own way", () => {
     const yours = structuredClone(reference);
     (yours[2]!.content as Array<{ is_error?: boolean }>)[0]!.is_error = true;
     expect(compareRuns(run(reference), run(yours))).toBeNull();
+  });
+
+  it("two conversations at the same time (a parent and its children), their requests interleaved another way", () => {
+    // A child's conversation: its task, then one turn with a call.
+    const child = (task: string, path: string): Msg[] => [
+      { role: "user", content: task },
+      { role: "assistant", content: [use(`toolu_${path}`, "edit_file", { path })] },
+      { role: "user", content: [result(`toolu_${path}`, "edited")] },
+    ];
+    const req = (messages: Msg[], last = false) => ({ messages: last ? messages.map((m, i) => (i === messages.length - 1 ? { ...m, cache_control: { type: "ephemeral" } } : m)) : messages, tools: [{ name: "edit_file" }] });
+    const a = child("Fix the limit.", "a.js");
+    const b = child("Fix the message.", "b.js");
+    const parent: Msg[] = [{ role: "user", content: "task" }];
+    const at = (order: unknown[]): RunRecord => ({ requests: order, history: parent, end: { kind: "returned", result: "done" } });
+    const ref = at([req(parent), req(a.slice(0, 1)), req(a, true), req(b.slice(0, 1)), req(b, true)]);
+    const yours = at([req(parent), req(b.slice(0, 1)), req(a.slice(0, 1)), req(b), req(a)]);
+    expect(conversations(ref.requests).map((c) => c.length), "the parent's, a's and b's conversations, cache markers aside").toEqual([1, 2, 2]);
+    expect(compareRuns(ref, yours)).toBeNull();
+    // Interleaved another way and one child's call other than the reference's: still a difference.
+    const wrong = child("Fix the message.", "c.js");
+    expect(compareRuns(ref, at([req(parent), req(wrong.slice(0, 1)), req(a.slice(0, 1)), req(wrong), req(a)]))?.rule).toBe("net-requests");
+    // One conversation's own requests out of order is not an interleaving.
+    expect(compareRuns(ref, at([req(parent), req(a), req(a.slice(0, 1)), req(b.slice(0, 1)), req(b)]))?.rule).toBe("net-requests");
   });
 
   it("act and observe events of calls that ran together, in another order; times", () => {
