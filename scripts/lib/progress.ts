@@ -8,13 +8,15 @@ import type { Lesson } from "../../runtime/manifest.ts";
 import { gradeLesson, gradeLessons, type Grade, type GradeOptions } from "./grade.ts";
 import { exerciseDir } from "./paths.ts";
 import { pristineStates } from "./pristine.ts";
-import { cachedResult, lessonHash, loadState, recordResult } from "./state.ts";
+import { cachedGrade, cachedResult, lessonHash, loadState, recordResult } from "./state.ts";
 
 export type LessonState = "done" | "current" | "in progress" | "not started" | "missing";
 
 export interface LessonStatus {
   lesson: Lesson;
   state: LessonState;
+  /** A lesson begun and not done, checked on its files as they are: how many tests pass, and the first that fails. */
+  progress?: { passed: number; total: number; failing?: string };
 }
 
 /** Grades one lesson's exercise and remembers the result for its files' hash. */
@@ -73,15 +75,22 @@ export async function doneMap(lessons: Lesson[], opts: DoneOptions = {}): Promis
 export async function statuses(lessons: Lesson[], opts: DoneOptions = {}): Promise<LessonStatus[]> {
   const done = await doneMap(lessons, opts);
   const untouched = pristineStates(lessons.filter((l) => done.get(l.id) !== true));
+  const state = loadState();
+  // Where a begun lesson stands, from its last check on these very files (none: not checked yet).
+  const progress = (lesson: Lesson): Pick<LessonStatus, "progress"> => {
+    if (untouched.get(lesson.id) !== false) return {};
+    const g = cachedGrade(state, lesson);
+    return g ? { progress: { passed: g.passed, total: g.total, ...(g.failures[0] ? { failing: g.failures[0].test } : {}) } } : {};
+  };
   let currentSeen = false;
   return lessons.map((lesson) => {
     if (!existsSync(exerciseDir(lesson))) return { lesson, state: "missing" };
     if (done.get(lesson.id) === true) return { lesson, state: "done" };
     if (!currentSeen) {
       currentSeen = true;
-      return { lesson, state: "current" };
+      return { lesson, state: "current", ...progress(lesson) };
     }
-    return { lesson, state: untouched.get(lesson.id) === false ? "in progress" : "not started" };
+    return { lesson, state: untouched.get(lesson.id) === false ? "in progress" : "not started", ...progress(lesson) };
   });
 }
 

@@ -178,13 +178,21 @@ export function displayWidth(text: string): number {
   return width;
 }
 
+/** A test's name on one line of the list: its last part (after "›"), at most 70 columns. */
+const clipTitle = (test: string) => {
+  const t = (test.split(" › ").pop() ?? test).replace(/\s+/g, " ").trim();
+  return t.length > 70 ? `${t.slice(0, 69)}…` : t;
+};
+
 export function listLines(all: LessonStatus[]): string[] {
   const done = all.filter((s) => s.state === "done").length;
   // The marks in one column whatever the language: each padded to the widest word.
   const marks = Object.fromEntries(Object.entries(MARK).map(([state, [sign, id]]) => [state, `${sign} ${word(id)}`])) as Record<LessonState, string>;
   const width = Math.max(...Object.values(marks).map(displayWidth));
   const mark = (state: LessonState) => MARK[state][2](marks[state] + " ".repeat(width - displayWidth(marks[state])));
-  const lines = all.map(({ lesson, state }) => `  ${mark(state)}  ${lesson.id}  ${lessonTitle(lesson)}${state === "missing" ? red(`  ${word("list.gone", { dir: lesson.dir, id: lesson.id })}`) : ""}`);
+  // A lesson begun and not done: its tests passing, and the first that fails (`npm run check sNN` says why).
+  const where = (p: LessonStatus["progress"]) => (p ? dim(`  ${p.passed}/${p.total}${p.failing ? ` · ✗ ${clipTitle(p.failing)}` : ""}`) : "");
+  const lines = all.map(({ lesson, state, progress }) => `  ${mark(state)}  ${lesson.id}  ${lessonTitle(lesson)}${state === "missing" ? red(`  ${word("list.gone", { dir: lesson.dir, id: lesson.id })}`) : where(progress)}`);
   lines.push("", `${word("list.summary", { done, total: all.length })}${done === all.length ? " 🎉" : ""}`);
   return lines;
 }

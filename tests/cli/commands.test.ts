@@ -285,7 +285,14 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
     const s = states(out);
     expect(s.s01).toBe("current");
     if (LESSONS.length > 1) expect(s[LESSONS[1]!.id]).toBe("done");
-    if (LESSONS.length > 2) expect(s[LESSONS[2]!.id]).toBe("in progress");
+    if (LESSONS.length > 2) {
+      const l = LESSONS[2]!;
+      expect(s[l.id]).toBe("in progress");
+      // Where it stands: its tests passing of all, and the first that fails (the exercise's TODO).
+      const line = out.split("\n").find((x) => x.includes(`  ${l.id}  `)) ?? "";
+      expect(line, `npm run list: a lesson begun and not done shows "passed/total · ✗ <the first failing test>" (scripts/lib/views.ts listLines), here:\n${out}`).toMatch(/ \d+\/\d+ · ✗ \S/);
+      expect(line, "npm run list: the lesson's line shows the tests that pass out of all, fewer than all").not.toMatch(/ (\d+)\/\1 /);
+    }
     const check = await copy.call(["check"]);
     expect(check.code).toBe(1);
     expect(check.out).toContain(`Current lesson: ${s01.id}`);
