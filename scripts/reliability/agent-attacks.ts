@@ -1,6 +1,6 @@
 /**
- * Attacks on the whole agent, not one tool call: the final agent's program (`npm run agent`,
- * solutions/s17_mcp/program.ts) started as a process and driven by a hostile scripted model
+ * Attacks on the whole agent, not one tool call: the final agent's program (what `npm run agent`
+ * runs, the last lesson's: runtime/registrations.ts finalAgent) started as a process and driven by a hostile scripted model
  * (tests/attacks/agent-program.ts), with the sandbox on and off, each several times:
  *
  *   agent-signal-*      SIGHUP / SIGTERM / SIGINT while a command runs and an MCP server left a
@@ -22,7 +22,8 @@ import type { AttackResult, Mode } from "./attacks.ts";
 import { CANARY_FILE, CANARY_KEY } from "./canaries.ts";
 import { killProcessesWith, processesWith, until } from "../../runtime/processes.ts";
 
-export const AGENT_TOOLSET = "s17 program (npm run agent)";
+/** The column of these attacks: the final agent, whichever lesson's program that is now. */
+export const AGENT_TOOLSET = "final agent (npm run agent)";
 /** Each agent attack runs this many times per mode (timing matters: a signal, a process starting). */
 export const AGENT_RUNS = 2;
 

