@@ -347,21 +347,40 @@ export function conversations(requests: readonly unknown[]): unknown[][] {
 }
 
 /**
- * Whether two runs sent the same conversations, each one's requests in order, whatever the order
- * in which requests of different conversations came: every conversation of the reference's has
- * one of yours that agrees with it request by request (each of yours used once).
+ * Two runs' requests compared conversation by conversation, whatever the order in which requests
+ * of different conversations came: each conversation of the reference's is paired with one of
+ * yours that agrees with it request by request (each of yours used once). Undefined when the runs
+ * do not hold the same number of conversations (two or more); null when every one pairs; else the
+ * first difference in the first conversation of the reference's that none of yours agrees with,
+ * beside yours that starts alike (the same first messages), or the first left.
  */
-function sameConversations(ref: readonly unknown[], yours: readonly unknown[]): boolean {
+function conversationDifference(ref: readonly unknown[], yours: readonly unknown[], threw: string): Difference | null | undefined {
   const rc = conversations(ref);
   const yc = conversations(yours);
-  if (rc.length < 2 || rc.length !== yc.length) return false;
+  if (rc.length < 2 || rc.length !== yc.length) return undefined;
+  const agree = (r: unknown[], y: unknown[]) => y.length === r.length && r.every((q, k) => requestDifference("", q, y[k], [r[0], y[0]], "", "") === null);
   const free = [...yc];
-  return rc.every((r) => {
-    const i = free.findIndex((y) => y.length === r.length && r.every((q, k) => requestDifference("", q, y[k], [r[0], y[0]], "", "") === null));
-    if (i < 0) return false;
-    free.splice(i, 1);
-    return true;
+  const unpaired = rc.filter((r) => {
+    const i = free.findIndex((y) => agree(r, y));
+    if (i >= 0) free.splice(i, 1);
+    return i < 0;
   });
+  const r = unpaired[0];
+  if (!r) return null;
+  const start = (c: unknown[]) => messagesOf(c[0]).map(rawMessage).join("\n");
+  const y = free.find((c) => start(c) === start(r)) ?? free[0]!;
+  const at = (all: readonly unknown[], q: unknown) => all.indexOf(q) + 1;
+  const where = (k: number) => `request ${at(ref, r[k])}${at(yours, y[k]) !== at(ref, r[k]) ? ` (yours: request ${at(yours, y[k])})` : ""}`;
+  const about = `the conversation that starts at request ${at(ref, r[0])}`;
+  for (let k = 0; k < Math.max(r.length, y.length); k++) {
+    if (r[k] === undefined) return { rule: "net-requests", message: `${about} (conversations that run at the same time are compared one by one): the reference sent ${r.length} request(s) in it; yours sent more, request ${at(yours, y[k])}, which ${lastMessage(y[k])}${threw}` };
+    if (y[k] === undefined) return { rule: "net-requests", message: `${about} (conversations that run at the same time are compared one by one): the reference sent request ${at(ref, r[k])}, which ${lastMessage(r[k])}; yours sent ${y.length} request(s) in it${threw}` };
+    const d = requestDifference(where(k), r[k], y[k], [r[0], y[0]], `request ${at(ref, r[0])}`, threw);
+    if (d) return d;
+  }
+  // Each request agrees with its partner, yet the pairing failed (a conversation of yours that
+  // agrees with this one was taken by another): the difference in order is the one to show.
+  return undefined;
 }
 
 /**
@@ -375,7 +394,10 @@ export function compareRuns(ref: RunRecord, yours: RunRecord): Difference | null
   // order of their own each run: requests that differ in order only agree conversation by
   // conversation, and the difference shown is the first in order when they do not.
   const inOrder = requestsDifference(ref, yours, threw);
-  if (inOrder && !sameConversations(ref.requests, yours.requests)) return inOrder;
+  if (inOrder) {
+    const byConversation = conversationDifference(ref.requests, yours.requests, threw);
+    if (byConversation !== null) return byConversation ?? inOrder;
+  }
   const left = firstMessageDifference("the history your loop left", project(ref.history), project(yours.history));
   if (left) return { rule: "net-requests", message: left + threw };
   if (ref.end.kind !== yours.end.kind || (ref.end.kind === "returned" && yours.end.kind === "returned" && ref.end.result !== yours.end.result)) {

@@ -58,7 +58,13 @@ describe("the net leaves out what a correct loop may do its own way", () => {
     expect(compareRuns(ref, yours)).toBeNull();
     // Interleaved another way and one child's call other than the reference's: still a difference.
     const wrong = child("Fix the message.", "c.js");
-    expect(compareRuns(ref, at([req(parent), req(wrong.slice(0, 1)), req(a.slice(0, 1)), req(wrong), req(a)]))?.rule).toBe("net-requests");
+    const d = compareRuns(ref, at([req(parent), req(wrong.slice(0, 1)), req(a.slice(0, 1)), req(wrong), req(a)]));
+    expect(d?.rule).toBe("net-requests");
+    // Shown in the child's conversation that differs (not the first request out of order), with both places.
+    expect(d?.message, "the difference is named where it is: the child's second request, its call's input").toMatch(/^request 5 \(yours: request 4\), messages\[1\] \(assistant\).*b\.js.*c\.js/);
+    // A child whose conversation is a request short.
+    const short = compareRuns(ref, at([req(parent), req(b.slice(0, 1)), req(a.slice(0, 1)), req(a)]));
+    expect(short?.message, "a child's conversation a request short is named as such").toMatch(/^the conversation that starts at request 4 .*the reference sent request 5, .*yours sent 1 request\(s\) in it/);
     // One conversation's own requests out of order is not an interleaving.
     expect(compareRuns(ref, at([req(parent), req(a), req(a.slice(0, 1)), req(b.slice(0, 1)), req(b)]))?.rule).toBe("net-requests");
   });
