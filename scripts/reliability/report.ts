@@ -129,7 +129,7 @@ const GROUPS_ZH: Record<string, string> = {
   "run_tests runs written code": "run_tests 运行写入的代码",
 };
 
-const TOOLSETS_ZH: Record<string, string> = { "runtime tools": "runtime 工具", "s07 safe tools": "s07 安全工具", "s12 tools": "s12 工具", "final agent (npm run agent)": "最终智能体（npm run agent）", "s17 program (npm run agent)": "s17 程序（npm run agent）" };
+const TOOLSETS_ZH: Record<string, string> = { "runtime tools": "runtime 工具", "s07 safe tools": "s07 安全工具", "s12 tools": "s12 工具", "final agent (npm run agent)": "最终的 agent（npm run agent）", "s17 program (npm run agent)": "s17 程序（npm run agent）" };
 /** A mode alone as a column's name (Part III's attacks). */
 const MODES_ZH: Record<string, string> = { bubblewrap: "bubblewrap 沙箱", "bubblewrap --yes": "bubblewrap 沙箱 --yes", none: "无沙箱" };
 

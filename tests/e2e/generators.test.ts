@@ -413,7 +413,7 @@ describe("the diff view's model", () => {
 });
 
 describe("one glossary (docs/guide/glossary.md) on the Chinese pages", () => {
-  it("uses the glossary's word for agent, guard and Your turn everywhere", () => {
+  it("uses the glossary's word for agent, guard and Your turn everywhere (the pages and the check's, hint's and command line's Chinese words)", () => {
     const repo = join(dirname(fileURLToPath(import.meta.url)), "../..");
     const pages: string[] = [];
     const walk = (d: string) => {
@@ -425,6 +425,11 @@ describe("one glossary (docs/guide/glossary.md) on the Chinese pages", () => {
     };
     walk(join(repo, "docs/zh"));
     expect(pages.length).toBeGreaterThan(10);
+    // What a learner reads in Chinese outside the site: the hints and the command line's words
+    // (runtime/i18n/*.zh.json), the check's rules (their zh texts in runtime/rules.ts).
+    const words = readdirSync(join(repo, "runtime/i18n")).filter((n) => n.endsWith(".zh.json"));
+    expect(words.sort(), "runtime/i18n holds the Chinese words of the hints and the command line").toEqual(["cli.zh.json", "hints.zh.json"]);
+    pages.push(...words.map((n) => join(repo, "runtime/i18n", n)), join(repo, "runtime/rules.ts"));
     const avoid: [RegExp, string][] = [
       [/智能体/, "agent"],
       [/护栏/, "防护"],
