@@ -8,8 +8,11 @@
  *   2. `npm run verify`: every pristine exercise fails, every solution passes, every mutant caught
  *   3. `npm run test:e2e`: the docs site in a browser (it builds the site first; `--no-build`
  *      uses the build already in docs/.vitepress/dist, as CI does after `npm run docs:build`)
+ *   4. the learner's project again, on a copy of the course in which every exercise is solved (each
+ *      solution copied over its exercise): `npm test` must stay green whatever state lessons/ is
+ *      in, and only such a run shows a test that reads the exercise where it means the solution
  *
- * `--no-learner` (CI, which has just run `npm test`) leaves out the learner's project, and verify's
+ * `--no-learner` (CI, which has just run `npm test`) leaves out the learner's project (not step 4), and verify's
  * runs of the solutions, which are the learner's lesson files again (`npm run verify -- --no-solutions`).
  * `--sample` (CI) grades verify's patches on a fixed sample (`npm run verify -- --sample`): every
  * other check of verify still runs on every lesson; `npm run verify` alone grades every patch. It
@@ -21,14 +24,16 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { LESSONS } from "../runtime/manifest.ts";
 import { bold, green, red } from "../runtime/print.ts";
+import { makeCopy, solve } from "../tests/cli/course-copy.ts";
 import { strictArgsOrExit } from "./lib/args.ts";
 import { ROOT, STATE_DIR } from "./lib/paths.ts";
 import { failingTests } from "./lib/vitest-report.ts";
 
 const { values } = strictArgsOrExit({ command: "npm run test:all", usage: "[-- --no-build] [--sample] [--no-learner]", options: { "no-build": { type: "boolean" }, sample: { type: "boolean" }, "no-learner": { type: "boolean" } } });
 
-const node = (args: string[]) => spawnSync(process.execPath, args, { cwd: ROOT, stdio: "inherit" }).status ?? 1;
+const node = (args: string[], cwd = ROOT) => spawnSync(process.execPath, args, { cwd, stdio: "inherit" }).status ?? 1;
 
 /**
  * The failing tests of every vitest step, said again at the very end: the steps after a vitest
@@ -37,13 +42,25 @@ const node = (args: string[]) => spawnSync(process.execPath, args, { cwd: ROOT, 
  */
 const REPORTS = join(STATE_DIR, "test-all");
 const recap: string[] = [];
-const vitest = (project: string) => {
-  const report = join(REPORTS, `${project}.json`);
+/** vitest's `project` in the course at `root` (this one, or a copy); its report in .course/test-all/<name>.json. */
+const vitest = (project: string, root = ROOT, name = project) => {
+  const report = join(REPORTS, `${name}.json`);
   mkdirSync(REPORTS, { recursive: true });
   rmSync(report, { force: true });
-  const status = node([join(ROOT, "node_modules/vitest/vitest.mjs"), "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`]);
-  if (status !== 0) recap.push(...failingTests(project, report));
+  const status = node([join(root, "node_modules/vitest/vitest.mjs"), "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${report}`], root);
+  if (status !== 0) recap.push(...failingTests(name, report, root));
   return status;
+};
+
+/** The learner's suite on a copy of the course whose every exercise is solved, as a learner's is at the end. */
+const solvedLearner = () => {
+  const copy = makeCopy({ git: true });
+  try {
+    for (const l of LESSONS) solve(copy.root, l.dir);
+    return vitest("learner", copy.root, "learner-solved");
+  } finally {
+    copy.remove();
+  }
 };
 
 const tsx = (file: string, args: string[] = []) => node(["--import", "tsx", join(ROOT, file), ...args]);
@@ -55,6 +72,7 @@ const steps: [string, () => number][] = [
   ["vitest: the extended project", () => vitest("extended")],
   ["verify (exercises fail, solutions pass, mutants caught)", () => tsx("scripts/course.ts", ["verify", ...(values.sample ? ["--sample"] : []), ...(values["no-learner"] ? ["--no-solutions"] : [])])],
   ["test:e2e (the docs site in a browser)", () => tsx("tests/e2e/run.ts", [...(values["no-build"] ? ["--no-build"] : []), ...(values.sample ? ["--sample"] : [])])],
+  ["vitest: the learner's project with every exercise solved (a copy of the course)", solvedLearner],
 ];
 
 const failed: string[] = [];

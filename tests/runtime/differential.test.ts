@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { compareRuns, conversations, projectEvents, type RunRecord } from "../../runtime/differential.ts";
+import { againstReference } from "../differential/net.ts";
 
 type Msg = { role: string; content: unknown };
 const use = (id: string, name = "read_file", input: unknown = { path: "a" }) => ({ type: "tool_use", id, name, input });
@@ -147,5 +148,34 @@ describe("the net tells runs apart where it matters, and says where", () => {
     expect(compareRuns(run(reference, undefined, { events: events(86) }), run(reference, undefined, { events: events(89) }))).toBeNull();
     // A figure there in one run and not in the other still is.
     expect(compareRuns(run(reference, undefined, { events: events(86) }), run(reference, undefined, { events: events(0) }))?.rule).toBe("net-events");
+  });
+});
+
+describe("a reference that ends a case in more than one way (timing has a say)", () => {
+  const stopped = run(reference.slice(0, 2), { kind: "returned", result: 'an Outcome { status: "stopped" }' });
+  const done = run(reference);
+  /** The reference's further runs on the case: these, in turn; each call counted. */
+  const runsOf = (...records: RunRecord[]) => {
+    let calls = 0;
+    return { next: async () => records[Math.min(calls++, records.length - 1)]!, calls: () => calls };
+  };
+
+  it("yours passes when it does what one of the reference's runs did, and the reference runs again only after a difference", async () => {
+    const same = runsOf(done);
+    expect(await againstReference(done, done, same.next)).toBeNull();
+    expect(same.calls(), "a case yours agrees on at once runs the reference once").toBe(0);
+    const later = runsOf(stopped, done);
+    expect(await againstReference(stopped, done, later.next), "the reference's third run ended done, as yours did").toBeNull();
+    expect(later.calls()).toBe(2);
+  });
+
+  it("yours fails, with the first run's difference, when it differs from every run of the reference", async () => {
+    const threw = run(reference, { kind: "threw", error: "boom" });
+    const always = runsOf(done);
+    const d = await againstReference(done, threw, always.next);
+    expect(d?.rule, "a loop that throws where the reference (four runs) returns").toBe("net-outcome");
+    expect(always.calls(), "three more runs of the reference, then the verdict").toBe(3);
+    const twoWays = runsOf(stopped, done, stopped);
+    expect((await againstReference(done, threw, twoWays.next))?.rule, "a reference that ends two ways, neither of them yours").toBe("net-outcome");
   });
 });
