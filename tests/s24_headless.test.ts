@@ -113,10 +113,10 @@ describe("s24 the program: -p, --output-format, --resume, exit codes", () => {
     // The session is saved where the graded tree keeps it (a copy of the course when verify grades one): --resume finds it.
     const again: string[] = [];
     const second = await program.run(["--workspace", dir, "--resume", result.session_id, "-p", "Thanks: now list the files again.", "--output-format", "stream-json"], { llm: scripted(), write: (l) => again.push(l) });
-    expect(second.history.length, "[headless-result] --resume goes on with the saved conversation").toBeGreaterThan(first.history.length);
+    rule(second.history.length > first.history.length, "headless-result", () => `--resume ${result.session_id} sent a history of ${second.history.length} message(s), the first run's had ${first.history.length}: load the saved session's messages and append the new prompt to them.`);
     const parsed = again.map((l) => JSON.parse(l) as Line);
-    expect(parsed[0]?.type, "[headless-lines] stream-json starts with the init line").toBe("system");
-    expect(parsed.at(-1)?.type, "[headless-result] and ends with the result").toBe("result");
+    rule(parsed[0]?.type === "system", "headless-lines", () => `stream-json's first line was of type ${JSON.stringify(parsed[0]?.type)}: print the init line (type "system", subtype "init") before any message.`);
+    rule(parsed.at(-1)?.type === "result", "headless-result", () => `stream-json's last line was of type ${JSON.stringify(parsed.at(-1)?.type)}: end with the result line (type "result"), after every message.`);
     for (const f of listSessions()) if (f.name === result.session_id) removeSession(f.name); // leaves the sessions folder (this file's own: tests/sessions.each.ts) as it found it
   });
 
