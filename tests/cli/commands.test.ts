@@ -13,6 +13,7 @@
 import { spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, readFileSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Lesson } from "../../runtime/manifest.ts";
 import { npmSwallowed } from "../../scripts/lib/args.ts";
@@ -61,12 +62,12 @@ function states(listOutput: string): Record<string, string> {
 
 /**
  * Why each lesson the list did not call done failed its check: the failures its last check kept
- * (.course/state.json of the copy), so a red list in a log says which rule and why, not only a name.
+ * (the copy's own loadState, .course/state.json there), so a red list in a log says which rule and
+ * why, not only a name.
  */
-function whyNotDone(root: string, listOutput: string): string {
-  const path = join(root, ".course/state.json");
-  if (!existsSync(path)) return "";
-  const results = (JSON.parse(readFileSync(path, "utf8")) as { results?: Record<string, { grade?: { failures?: unknown[] } }> }).results ?? {};
+async function whyNotDone(root: string, listOutput: string): Promise<string> {
+  const { loadState } = (await import(pathToFileURL(join(root, "scripts/lib/state.ts")).href)) as typeof import("../../scripts/lib/state.ts");
+  const { results } = loadState();
   return Object.entries(states(listOutput))
     .filter(([, s]) => s !== "done")
     .map(([id]) => `\n${id}'s last check: ${JSON.stringify(results[id]?.grade?.failures ?? "(none kept)").slice(0, 4000)}`)
@@ -267,7 +268,7 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
   it("with every solution copied in, every check passes: list says done for all, check s01 and check pass", async () => {
     for (const l of LESSONS) solve(copy.root, l.dir);
     const list = await copy.call(["list"]);
-    expect(states(list.out), `npm run list printed:\n${list.out}${whyNotDone(copy.root, list.out)}`).toEqual(Object.fromEntries(LESSONS.map((l) => [l.id, "done"])));
+    expect(states(list.out), `npm run list printed:\n${list.out}${await whyNotDone(copy.root, list.out)}`).toEqual(Object.fromEntries(LESSONS.map((l) => [l.id, "done"])));
     const one = await copy.call(["check", "s01"]);
     expect(one.code).toBe(0);
     expect(one.out).toContain(`✓ ${s01.id}`);
@@ -279,7 +280,7 @@ describe.skipIf(gitMissing)("the course command line on a fresh clone (git)", ()
   it("list answers from its cache while no file changed, and checks again only the lesson whose file did", async () => {
     const again = await copy.call(["list"]);
     expect(again.out, "nothing changed since the last list: nothing to check").not.toMatch(/Checking s\d\d/);
-    expect(states(again.out), `npm run list printed:\n${again.out}${whyNotDone(copy.root, again.out)}`).toEqual(Object.fromEntries(LESSONS.map((l) => [l.id, "done"])));
+    expect(states(again.out), `npm run list printed:\n${again.out}${await whyNotDone(copy.root, again.out)}`).toEqual(Object.fromEntries(LESSONS.map((l) => [l.id, "done"])));
     const l = LESSONS[1] ?? LESSONS[0]!;
     appendFileSync(join(copy.root, "lessons", l.dir, l.entry), "\n// a comment changes the file's hash\n");
     const after = await copy.call(["list"]);
