@@ -17,8 +17,8 @@
  * model's migration notes (4.6: prefill refused; Opus 4.7 and later: sampling parameters refused;
  * Sonnet 5.5: `between_tools` turns thinking off, forced tool use refused; Fable 5.1 and 5.2:
  * thinking always on, forced tool use refused), Haiku 4.5's migration notes (`temperature` or
- * `top_p`, not both), and public reports of the API's 404 for retired ids. `not confirmed` in
- * `note` marks a fact read in third-party material only. docs/guide/compatibility.md shows this
+ * `top_p`, not both), and public reports of the API's 404 for retired ids. `not confirmed` in a
+ * model's note (scripts/lib/model-notes.ts) marks a fact read in third-party material only. docs/guide/compatibility.md shows this
  * table (generated from it by scripts/lib/models-doc.ts).
  */
 import type { ApiError } from "./validate.ts";
@@ -67,8 +67,6 @@ export interface ModelSpec {
   forcedToolChoice: boolean;
   /** With the interleaved-thinking beta, may `budget_tokens` exceed `max_tokens`? */
   interleaved: boolean;
-  /** Where a fact comes from when it is not the model's own page, or is not confirmed (English, Chinese). */
-  note?: { en: string; zh: string; ja?: string; ru?: string };
 }
 
 const K = 1000;
@@ -93,15 +91,15 @@ export const MODEL_TABLE: readonly ModelSpec[] = [
     id: "scripted-model", aliases: [], display_name: "Scripted model (offline)", created_at: at("2026-11-01"), ...live, line: null,
     contextWindow: 200 * K, maxOutput: 128 * K, thinking: THINKING_TYPES, effort: true, prefill: true, sampling: "any", forcedToolChoice: true, interleaved: true,
   },
-  { id: "claude-fable-5-2", aliases: [], display_name: named("Claude Fable 5.2"), created_at: at("2026-11-09"), ...live, line: "fable", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive, forcedToolChoice: false, note: { en: "release day and forced tool use: not confirmed (third-party: the same rules as Fable 5.1)", zh: "发布日期和强制工具：未确认（第三方资料：规则与 Fable 5.1 相同）", ja: "リリース日と強制ツール：未確認（第三者資料：Fable 5.1 と同じ規則）", ru: "дата выпуска и принудительный инструмент: не подтверждены (сторонние материалы: те же правила, что у Fable 5.1)" } },
-  { id: "claude-haiku-5-5", aliases: [], display_name: named("Claude Haiku 5.5"), created_at: at("2026-10-07"), ...live, line: "haiku", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive, note: { en: "`disabled` and sampling at defaults only: not confirmed (third-party)", zh: "`disabled` 和采样参数只能取默认值：未确认（第三方资料）", ja: "`disabled` とサンプリングは既定値のみ：未確認（第三者資料）", ru: "`disabled` и выборка только со значениями по умолчанию: не подтверждено (сторонние материалы)" } },
+  { id: "claude-fable-5-2", aliases: [], display_name: named("Claude Fable 5.2"), created_at: at("2026-11-09"), ...live, line: "fable", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive, forcedToolChoice: false },
+  { id: "claude-haiku-5-5", aliases: [], display_name: named("Claude Haiku 5.5"), created_at: at("2026-10-07"), ...live, line: "haiku", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive },
   { id: "claude-sonnet-5-5", aliases: [], display_name: named("Claude Sonnet 5.5"), created_at: at("2026-09-28"), ...live, line: "sonnet", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "between_tools"], ...adaptive, forcedToolChoice: false },
-  { id: "claude-opus-5-5", aliases: [], display_name: named("Claude Opus 5.5"), created_at: at("2026-09-24"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive, note: { en: "release day: not confirmed", zh: "发布日期：未确认", ja: "リリース日：未確認", ru: "дата выпуска: не подтверждена" } },
+  { id: "claude-opus-5-5", aliases: [], display_name: named("Claude Opus 5.5"), created_at: at("2026-09-24"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive },
   { id: "claude-fable-5-1", aliases: [], display_name: named("Claude Fable 5.1"), created_at: at("2026-09-01"), ...live, line: "fable", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive, forcedToolChoice: false },
-  { id: "claude-opus-5", aliases: [], display_name: named("Claude Opus 5"), created_at: at("2026-07-24"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive, note: { en: "`disabled`: inferred (its thinking is adaptive, not always on)", zh: "`disabled`：推断（它的思考是 adaptive，不是始终开启）", ja: "`disabled`：推定（その思考は adaptive で、常時オンではない）", ru: "`disabled`: выведено (его мышление adaptive, а не всегда включено)" } },
+  { id: "claude-opus-5", aliases: [], display_name: named("Claude Opus 5"), created_at: at("2026-07-24"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive },
   { id: "claude-sonnet-5", aliases: [], display_name: named("Claude Sonnet 5"), created_at: at("2026-06-30"), ...live, line: "sonnet", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive },
   { id: "claude-fable-5", aliases: [], display_name: named("Claude Fable 5"), created_at: at("2026-06-09"), ...live, line: "fable", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive },
-  { id: "claude-opus-4-8", aliases: [], display_name: named("Claude Opus 4.8"), created_at: at("2026-05-28"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive, note: { en: "context window, output limit and release day: not confirmed (as Opus 4.7; the day a year before its retirement floor)", zh: "上下文窗口、输出上限和发布日期：未确认（按 Opus 4.7；日期取其最早退役日的前一年）", ja: "コンテキストウィンドウ、出力上限、リリース日：未確認（Opus 4.7 と同じ；日付は最も早い退役日の一年前）", ru: "контекстное окно, предел вывода и дата выпуска: не подтверждены (как у Opus 4.7; дата — за год до самой ранней даты вывода из эксплуатации)" } },
+  { id: "claude-opus-4-8", aliases: [], display_name: named("Claude Opus 4.8"), created_at: at("2026-05-28"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive },
   { id: "claude-opus-4-7", aliases: [], display_name: named("Claude Opus 4.7"), created_at: at("2026-04-16"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive },
   {
     id: "claude-sonnet-4-6", aliases: [], display_name: named("Claude Sonnet 4.6"), created_at: at("2026-02-17"), ...live, line: "sonnet",
@@ -114,7 +112,7 @@ export const MODEL_TABLE: readonly ModelSpec[] = [
   {
     id: "claude-opus-4-5-20251101", aliases: ["claude-opus-4-5"], display_name: named("Claude Opus 4.5"), created_at: at("2025-11-24"),
     lifecycle: "deprecated", deprecated_at: at("2026-11-23"), retires_at: at("2027-01-22"), line: "opus",
-    contextWindow: 200 * K, maxOutput: 64 * K, ...extended, effort: true, sampling: "one", note: { en: "deprecation dates: a third-party transcription of the deprecations page", zh: "弃用日期：来自第三方对弃用页的转录", ja: "非推奨の日付：非推奨ページの第三者による書き写し", ru: "даты вывода из употребления: сторонняя копия страницы об устаревании" },
+    contextWindow: 200 * K, maxOutput: 64 * K, ...extended, effort: true, sampling: "one",
   },
   {
     id: "claude-haiku-4-5-20251001", aliases: ["claude-haiku-4-5"], display_name: named("Claude Haiku 4.5"), created_at: at("2025-10-15"), ...live, line: "haiku",
@@ -124,10 +122,6 @@ export const MODEL_TABLE: readonly ModelSpec[] = [
     id: "claude-sonnet-4-5-20250929", aliases: ["claude-sonnet-4-5"], display_name: named("Claude Sonnet 4.5"), created_at: at("2025-09-29"),
     lifecycle: "deprecated", deprecated_at: at("2026-09-29"), retires_at: at("2026-11-30"), line: "sonnet",
     contextWindow: 200 * K, longContext: { beta: "context-1m-2025-08-07", tokens: M }, maxOutput: 64 * K, ...extended, sampling: "any",
-    note: {
-      en: "retires November 30, 2026 (its page); listed as deprecated (the API's lifecycle, not the date, says when it is retired); deprecation day not confirmed",
-      zh: "2026 年 11 月 30 日退役（它的页面）；这里列为已弃用（是否已退役看 API 的 lifecycle，而不是日期）；弃用日期未确认",
-    },
   },
   { id: "claude-opus-4-1-20250805", aliases: ["claude-opus-4-1"], display_name: named("Claude Opus 4.1"), created_at: at("2025-08-05"), ...retired("2026-06-05", "2026-08-05"), line: "opus", contextWindow: 200 * K, maxOutput: 32 * K, ...extended, sampling: "one" },
   { id: "claude-opus-4-20250514", aliases: ["claude-opus-4-0"], display_name: named("Claude Opus 4"), created_at: at("2025-05-22"), ...retired("2026-04-14", "2026-06-15"), line: "opus", contextWindow: 200 * K, maxOutput: 32 * K, ...extended, sampling: "any" },

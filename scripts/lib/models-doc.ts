@@ -10,6 +10,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { MODEL_TABLE, type ModelSpec } from "../../runtime/scripted/models.ts";
+import { MODEL_NOTES } from "./model-notes.ts";
 import { ROOT } from "./paths.ts";
 
 import { SITE_LANGS, langDir, type SiteLang as Lang } from "../../docs/.vitepress/theme/langs.ts";
@@ -92,7 +93,7 @@ function row(m: ModelSpec, lang: Lang): string {
 export function modelTableBlock(lang: Lang): string {
   const w = WORDS[lang];
   const head = `| ${w.head.join(" | ")} |\n|${" --- |".repeat(w.head.length)}`;
-  const notes = MODEL_TABLE.flatMap((m) => (m.note ? [`- ${code(m.id)}: ${m.note[lang] ?? m.note.en}`] : []));
+  const notes = MODEL_TABLE.flatMap((m) => (MODEL_NOTES[m.id] ? [`- ${code(m.id)}: ${MODEL_NOTES[m.id]![lang]}`] : []));
   return [START, "", `<!-- ${w.intro.replace(/`/g, "")} -->`, "", head, ...MODEL_TABLE.map((m) => row(m, lang)), "", w.notes, "", ...notes, "", END].join("\n");
 }
 

@@ -5,7 +5,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { MODEL_PAGES, modelPageLangs, modelTableBlock, withModelTable } from "../../scripts/lib/models-doc.ts";
-import { MODEL_TABLE } from "../../runtime/scripted/models.ts";
+import { MODEL_TABLE, findModel } from "../../runtime/scripted/models.ts";
+import { MODEL_NOTES } from "../../scripts/lib/model-notes.ts";
 
 describe("the compatibility page's model table (docs/guide/compatibility.md, and each language's)", () => {
   // Every language of the site whose page exists (after the translations land: all of them).
@@ -17,7 +18,16 @@ describe("the compatibility page's model table (docs/guide/compatibility.md, and
     });
   }
 
-  it("speaks each language of the site in its heads and verdicts (English only where a note has no translation)", () => {
+  it("each note (scripts/lib/model-notes.ts) names a model of the table by its canonical id, and every language has its words", () => {
+    for (const [id, note] of Object.entries(MODEL_NOTES)) {
+      expect(findModel(id)?.id, `model-notes.ts has a note for ${id}, which MODEL_TABLE does not hold under that id: use the model's canonical id, or drop the note`).toBe(id);
+      for (const lang of modelPageLangs()) expect(note[lang]?.trim(), `${id}'s note has no ${lang} words: translate it (the page would show English)`).toBeTruthy();
+    }
+    for (const lang of modelPageLangs())
+      expect(modelTableBlock(lang).split("\n").filter((l) => l.startsWith("- `")), `${lang}: one note line per note`).toHaveLength(Object.keys(MODEL_NOTES).length);
+  });
+
+  it("speaks each language of the site in its heads and verdicts", () => {
     for (const [lang, words] of [["zh", "生命周期"], ["ja", "ライフサイクル"], ["ru", "жизненный цикл"]] as const) {
       const block = modelTableBlock(lang);
       const head = block.split("\n").find((l) => l.startsWith("| ") && !l.startsWith("| `")) ?? "";
