@@ -14,14 +14,17 @@
  * their words: command, builtin, exec, env, nice, nohup, timeout, time, sudo, doas, setsid,
  * stdbuf, ionice, busybox, flock, taskset, chrt, prlimit, setpriv, unshare, nsenter, fakeroot,
  * chroot, script -c, xargs, find -exec/-execdir/-ok/-okdir (and -delete, read as rm), the
- * shells' -c (sh, bash, dash, zsh, ksh), eval, trap, mapfile -C and watch, each read again,
- * recursively. A wrapper not on this list is read as a program like any other: its own name only.
+ * shells' -c (sh, bash, dash, zsh, ksh), eval, trap, mapfile -C, watch and GNU parallel, and the
+ * command an option names (tar --to-command, --checkpoint-action=exec=, -I; rsync -e), each read
+ * again, recursively. A wrapper not on this list is read as a program like any other: its own name only.
  *
  * Text the shell fills in when the command runs ($X, $(…), globs, ~) is kept as one character,
  * UNKNOWN, that stands for any text. What the reader cannot tell is written in `doubts`: a name
  * that is filled in at run time ($X rm), an alias, a shell reading commands from its input, a
- * quote never closed. Code handed to an interpreter inline (node -e, python -c, …) and a changed
- * PATH go into `unsure`: the command is known, what it does is not.
+ * quote never closed. Code handed to an interpreter inline (node -e, python -c, awk's system,
+ * vim -c, sed's e command), git -c settings that can run a command, and a variable that changes
+ * what runs (PATH, also through export; GIT_PAGER, EDITOR, …) go into `unsure`: the command is
+ * known, what it does is not.
  *
  * This is policy, read in the agent's own process: the boundary is the OS sandbox (sandbox.ts).
  * A program's own code (npm test, node script.js, make) does what it says, whatever its name.
@@ -52,7 +55,8 @@ export interface ShellReading {
 
 const SYSTEM_DIRS = new Set(["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin", "/usr/local/sbin"]);
 /** Variables that change which program a name runs, or what a shell runs first. */
-const STEERING = /^(PATH|BASH_ENV|ENV|LD_PRELOAD|LD_LIBRARY_PATH|IFS|NODE_OPTIONS|PYTHONSTARTUP|PERL5OPT|BASH_FUNC_.*)$/;
+const STEERING =
+  /^(PATH|BASH_ENV|ENV|LD_PRELOAD|LD_LIBRARY_PATH|IFS|NODE_OPTIONS|PYTHONSTARTUP|PERL5OPT|BASH_FUNC_.*|PROMPT_COMMAND|PAGER|MANPAGER|EDITOR|VISUAL|LESSOPEN|LESSCLOSE|GIT_PAGER|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_SSH|GIT_SSH_COMMAND|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|GIT_EXEC_PATH|GIT_CONFIG.*|TAR_OPTIONS|RSYNC_RSH)$/;
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "rbash"]);
 const OPERATORS = [";;&", "&>>", "<<-", "<<<", ";;", ";&", "&&", "||", "|&", "&>", "<<", "<>", ">>", ">|", ">&", "<&", ";", "&", "|", "(", ")", "<", ">", "\n"];
 const REDIRECTS = new Set(["<", ">", ">>", ">|", "<>", "&>", "&>>", ">&", "<&", "<<", "<<-", "<<<"]);
@@ -772,6 +776,28 @@ function innerCommand(name: string, args: string[], out: ShellReading): string[]
     case "alias":
       if (args.some((a) => a.includes("="))) out.doubts.push("an alias changes what a word runs");
       return null;
+    case "export":
+    case "declare":
+    case "typeset":
+    case "readonly":
+    case "local":
+      // export PATH=…: as PATH=… before a command, for every command after it.
+      for (const a of args) {
+        const variable = /^([A-Za-z_][A-Za-z0-9_]*)\+?=/.exec(a)?.[1];
+        if (variable && STEERING.test(variable)) out.unsure.push(`${name} sets ${variable}, which changes what runs`);
+      }
+      return null;
+    case "tar":
+    case "rsync":
+      return optionCommands(name, args);
+    case "parallel":
+      return parallelCommand(args, out);
+    case "git":
+      gitConfig(args, out);
+      return null;
+    case "sed":
+      if (sedScripts(args).some((script) => SED_EXECUTES.some((re) => re.test(script)))) out.unsure.push("sed's e command (or s///e) runs a command from its script, which no rule reads");
+      return null;
     case "hash":
     case "enable":
       if (args.some((a) => /^-[a-zA-Z]*[pf]/.test(a))) out.doubts.push(`${name} -p/-f changes what a name runs`);
@@ -851,6 +877,95 @@ function shellCommand(name: string, args: string[], out: ShellReading): string |
   return null;
 }
 
+/**
+ * Options that name a command the program runs (tar runs it with sh -c; rsync and tar's
+ * compressor split it into words, which reads the same): each is read again, as sh -c's is.
+ */
+const COMMAND_OPTIONS: Record<string, { long: string[]; short: string[]; flags: string; exec?: string }> = {
+  // flags: the short options that take no value, so may stand before -I in a cluster (-cvI 'zstd -19').
+  tar: { long: ["--to-command", "--use-compress-program", "--info-script", "--new-volume-script", "--rsh-command"], short: ["I", "F"], flags: "Acdtrux0123456789aBhijJkmOpPsSvWwzZ", exec: "--checkpoint-action" },
+  rsync: { long: ["--rsh"], short: ["e"], flags: "vqcarRbudlLkKHpEAXogDtUNOJnWxCyzhPSmI0s468" },
+};
+
+function optionCommands(name: string, args: string[]): string | null {
+  const { long, short, flags, exec } = COMMAND_OPTIONS[name]!;
+  const found: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    let value: string | undefined;
+    for (const o of long) {
+      if (a === o) value = args[++i];
+      else if (a.startsWith(`${o}=`)) value = a.slice(o.length + 1);
+    }
+    for (const o of short) {
+      // -I VALUE, -IVALUE, and -cvI VALUE / -cvIVALUE in a cluster of flags.
+      const m = new RegExp(`^-[${flags}]*${o}(.*)$`).exec(a);
+      if (m) value = m[1] || args[++i];
+    }
+    // --checkpoint-action=exec=COMMAND
+    if (exec && (a === exec || a.startsWith(`${exec}=`))) {
+      const action = a === exec ? args[++i] : a.slice(exec.length + 1);
+      if (action?.startsWith("exec=")) value = action.slice("exec=".length);
+    }
+    if (value !== undefined) found.push(value);
+  }
+  return found.length ? found.join("\n") : null;
+}
+
+/** GNU parallel COMMAND… ::: ARGS: like xargs, its words (up to :::) run as a command, with text from its input. */
+function parallelCommand(args: string[], out: ShellReading): string[] | null {
+  const end = args.findIndex((a) => /^::::?\+?$/.test(a));
+  const words = skipOptions(end >= 0 ? args.slice(0, end) : args, ["-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file", "--delay", "--timeout", "--joblog", "--results", "-n", "--max-args", "--colsep", "-d", "--delimiter", "-I", "--tagstring", "--workdir"]);
+  if (words.length === 0) {
+    out.doubts.push("parallel with no command runs the lines of its input as commands");
+    return null;
+  }
+  return [...words, UNKNOWN];
+}
+
+/** git's configuration keys that cannot run anything: any other key set with -c (core.pager, alias.x=!…, core.sshCommand, …) may. */
+const GIT_SAFE_KEYS = /^(user\.(name|email)|color\..*|advice\..*|init\.defaultbranch|core\.(quotepath|autocrlf|safecrlf|filemode|abbrev|ignorecase)|log\..*|(commit|tag)\.gpgsign|safe\.directory|i18n\..*|column\..*|status\..*|pull\.(rebase|ff)|merge\.conflictstyle|diff\.(renames|algorithm|mnemonicprefix|noprefix))$/i;
+
+/** git -c KEY=VALUE, --config-env, --exec-path=DIR: configuration that decides which commands git runs. */
+function gitConfig(args: string[], out: ShellReading): void {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (!a.startsWith("-")) return; // the subcommand: what follows is its own
+    if (a === "-c" || a.startsWith("--config-env")) {
+      const setting = a === "-c" || a === "--config-env" ? (args[++i] ?? "") : a.slice("--config-env=".length);
+      const key = setting.split("=")[0]!;
+      if (a !== "-c" || !GIT_SAFE_KEYS.test(key)) out.unsure.push(`git ${a === "-c" ? "-c" : "--config-env"} ${key} can make git run a command, which no rule reads`);
+    } else if (a.startsWith("--exec-path=")) out.unsure.push("git --exec-path changes which programs git runs");
+    else if (a === "-C" || a === "--git-dir" || a === "--work-tree" || a === "--namespace") i++;
+  }
+}
+
+/** The scripts a sed command line gives inline (-e SCRIPT, --expression=SCRIPT, or its first operand). */
+function sedScripts(args: string[]): string[] {
+  const scripts: string[] = [];
+  let fromOption = false;
+  const operands: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "-e" || a === "--expression") {
+      scripts.push(args[++i] ?? "");
+      fromOption = true;
+    } else if (a.startsWith("--expression=")) {
+      scripts.push(a.slice("--expression=".length));
+      fromOption = true;
+    } else if (/^-[a-zA-Z]*e./.test(a) && !a.startsWith("--")) {
+      scripts.push(a.slice(a.indexOf("e") + 1));
+      fromOption = true;
+    } else if (a === "-f" || a === "--file" || a === "-l" || a === "--line-length") i++;
+    else if (!a.startsWith("-") || a === "-") operands.push(a);
+  }
+  if (!fromOption && operands[0] !== undefined) scripts.push(operands[0]);
+  return scripts;
+}
+
+/** GNU sed runs a command with `e` (at a command's place, after its address) and with s///'s e flag. */
+const SED_EXECUTES = [/(^|[;\n{}!0-9$/,~])\s*e(\s|;|}|$)/, /(^|[;\n{}!0-9$/,~])\s*s(.)(?:\\.|(?!\2)[^\\])*\2(?:\\.|(?!\2)[^\\])*\2[0-9gpiImMw]*e/];
+
 /** Interpreters, and the flag that hands one its code inline. */
 const INLINE_FLAGS: Array<[RegExp, RegExp]> = [
   [/^(node|nodejs|bun|deno)$/, /^(-e|--eval|-p|--print|-pe|eval)$/],
@@ -869,6 +984,8 @@ function inlineCode(name: string, args: string[]): string | null {
   }
   // awk's program can run commands too: system(…) and pipes.
   if (/^[gmn]?awk$/.test(name) && args.some((a) => /system\s*\(|\|/.test(a))) return "'…system(…)…'";
+  // An editor's commands given on its command line (-c, --cmd, +…, a script with -S) can run a shell.
+  if (/^(vim?|nvim|ex|view|vimdiff|rvim|gvim)$/.test(name)) return args.find((a) => /^(-c|--cmd|-S|\+.)/.test(a)) ?? null;
   return null;
 }
 

@@ -96,7 +96,17 @@ const SPELLINGS = [
   "source /dev/stdin <<< 'rm notes.txt'",
   ". /dev/fd/0 <<< 'rm notes.txt'",
   "mapfile -C 'rm notes.txt; :' -c 1 <<< x",
+  // Programs that run a command named in one of their options.
+  "tar -cf /dev/null notes.txt --checkpoint=1 --checkpoint-action=exec='rm notes.txt'",
+  "tar -cf ../t.tar notes.txt && tar -xf ../t.tar --to-command='rm notes.txt'",
+  "tar -cf /dev/null -I 'rm notes.txt' notes.txt",
+  "tar -cvI 'rm notes.txt' -f /dev/null notes.txt",
+  "rsync -e 'rm notes.txt' x h:y",
+  "rsync -avze 'rm notes.txt' x h:y",
+  "parallel rm ::: notes.txt",
 ];
+/** Programs a machine may not have: their spellings are judged above, and run below only where installed. */
+const OPTIONAL_PROGRAMS = ["rsync", "parallel"];
 
 describe("bash(rm *) denies rm however it is spelt", () => {
   it.each(SPELLINGS)("%j is denied, in every mode", (command) => {
@@ -111,7 +121,8 @@ describe("bash(rm *) denies rm however it is spelt", () => {
     // One bash for all (each in a sub-shell of its own, in a folder of its own): a spawn is slow on a busy machine.
     const dir = scratch("spelling-");
     // sudo needs a password, unshare -r user namespaces, fakeroot may not be installed: the others run anywhere.
-    const spellings = SPELLINGS.filter((c) => !/sudo|unshare|fakeroot/.test(c));
+    const missing = OPTIONAL_PROGRAMS.filter((p) => spawnSync("sh", ["-c", `command -v ${p}`]).status !== 0);
+    const spellings = SPELLINGS.filter((c) => !/sudo|unshare|fakeroot/.test(c) && !missing.some((p) => c.startsWith(`${p} `)));
     const script = spellings.map((command, i) => {
       mkdirSync(join(dir, String(i)));
       writeFileSync(join(dir, String(i), "notes.txt"), "keep me\n");
@@ -202,6 +213,18 @@ describe("what the reader cannot follow is never allowed", () => {
     "script -q /dev/null",
     "unshare -r",
     "chroot /",
+    // A command carried in a program's own script, configuration or environment.
+    "sed -n '1e rm notes.txt' notes.txt",
+    "sed -n 's/.*/rm notes.txt/e' notes.txt",
+    "sed -ne '$e rm notes.txt' notes.txt",
+    "git -c alias.x='!rm notes.txt' x",
+    "git -c core.pager='rm notes.txt' log",
+    "git --config-env=core.pager=CMD log",
+    "GIT_PAGER='rm notes.txt' git log",
+    "EDITOR='rm notes.txt' git commit",
+    "export PATH=.:$PATH; ls",
+    "declare -x LD_PRELOAD=./x.so; ls",
+    "vim -es -c '!rm notes.txt' -c q",
   ])("%j: an allow rule bash(*) does not allow it (asked in default mode)", (command) => {
     const v = verdict(command, ALLOW_PATTERN);
     expect(v.behavior, `${JSON.stringify(command)} with allow bash(*): ${v.behavior} (${v.reason}); what the rules cannot read, or a write by redirection, is asked`).toBe("ask");
@@ -221,7 +244,7 @@ describe("what the reader cannot follow is never allowed", () => {
 
 describe("ordinary commands stay allowed by the rules that name them", () => {
   // One allow rule covers a compound command when it matches every command in it (rules do not combine).
-  const SAMPLE = rules({ deny: ["bash(rm *)", "bash(git push*)"], allow: ["bash(npm test*)", "bash(git *)", "bash(ls*)", "bash(node --test*)", "bash(cat*)", "bash(grep *)", "bash(echo *)", "bash(wc *)"] });
+  const SAMPLE = rules({ deny: ["bash(rm *)", "bash(git push*)"], allow: ["bash(npm test*)", "bash(git *)", "bash(ls*)", "bash(node --test*)", "bash(cat*)", "bash(grep *)", "bash(echo *)", "bash(wc *)", "bash(sed *)", "bash(tar *)", "bash(export *)"] });
   it.each([
     "npm test",
     "npm test -- --reporter=dot",
@@ -246,6 +269,14 @@ describe("ordinary commands stay allowed by the rules that name them", () => {
     "cat <<'EOF'\n$(rm notes.txt)\nEOF",
     "echo '$(rm notes.txt)'",
     "wc -l src/*.js",
+    "sed -n 's/keep/kept/p' notes.txt",
+    "sed -e '/^e$/d' -e 's/a/e/' notes.txt",
+    "sed -i.bak 's/x/y/g' notes.txt",
+    "git -c user.name=me -c user.email=me@example.com commit -m 'save'",
+    "git log -c --oneline",
+    "tar -czf out.tgz src",
+    "tar -xzvf out.tgz",
+    "export NAME=value",
   ])("%j is allowed", (command) => {
     const v = verdict(command, SAMPLE);
     expect(v.behavior, `${JSON.stringify(command)}: ${v.behavior} (${v.reason}); every command it runs is allowed by a rule, so it runs unasked`).toBe("allow");
