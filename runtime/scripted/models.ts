@@ -28,6 +28,9 @@ export const THINKING_TYPES = ["enabled", "disabled", "adaptive", "between_tools
 export type ThinkingType = (typeof THINKING_TYPES)[number];
 /** The effort levels of SDK 1.14's OutputConfig. */
 export const EFFORT_LEVELS = ["low", "medium", "high", "xhigh", "max"] as const;
+export type EffortLevel = (typeof EFFORT_LEVELS)[number];
+/** The effort a request has when it names none (the effort docs: `high`). */
+export const DEFAULT_EFFORT: EffortLevel = "high";
 /** The beta that lets `budget_tokens` exceed `max_tokens` (the budget then spans the whole turn). */
 export const INTERLEAVED_BETA = "interleaved-thinking-2025-05-14";
 
@@ -54,15 +57,18 @@ export interface ModelSpec {
   maxOutput: number;
   /** The `thinking.type` values the model takes. */
   thinking: readonly ThinkingType[];
-  /** Does it take `output_config.effort`? */
-  effort: boolean;
+  /** The `output_config.effort` levels it takes (none: it does not take the parameter). */
+  effort: readonly EffortLevel[];
+  /** A thinking type the model takes only at some effort levels (Opus 5's `disabled`, Sonnet 5.5's `between_tools`: high or below). */
+  thinkingEffort?: Partial<Record<ThinkingType, readonly EffortLevel[]>>;
   /** Does it accept a final assistant message (a prefilled answer)? */
   prefill: boolean;
   /**
    * Sampling parameters under API version 2023-06-01: `any` (each within its range), `one`
-   * (`temperature` or `top_p`, not both), `none` (only at their defaults: temperature 1, top_p 1, no top_k).
+   * (`temperature` or `top_p`, not both), `defaults` (only at their defaults: temperature 1, top_p 1,
+   * no top_k), `none` (refused at any value, defaults too).
    */
-  sampling: "any" | "one" | "none";
+  sampling: "any" | "one" | "defaults" | "none";
   /** Does it take `tool_choice` `any` / `tool` (a forced call)? */
   forcedToolChoice: boolean;
   /** With the interleaved-thinking beta, may `budget_tokens` exceed `max_tokens`? */
@@ -74,10 +80,15 @@ const M = 1_000_000;
 const at = (day: string) => `${day}T00:00:00Z`;
 const named = (name: string) => `${name} (answered by the scripted model, offline)`;
 
-/** Models of the Claude 4.7 generation and later: adaptive thinking only, no sampling parameters, no prefill. */
-const adaptive = { effort: true, prefill: false, sampling: "none", forcedToolChoice: true, interleaved: false } as const;
-/** Claude 4.5 and earlier: extended thinking (a budget) only, prefill accepted. */
-const extended = { thinking: ["enabled", "disabled"], effort: false, prefill: true, forcedToolChoice: true, interleaved: true } as const;
+const ALL_EFFORT = EFFORT_LEVELS;
+/** Up to `high`: Opus 4.5's levels, and the levels at which Opus 5 may turn thinking off. */
+const UP_TO_HIGH = ["low", "medium", "high"] as const;
+/** Models of the Claude 4.7 generation and later: adaptive thinking, every effort level, no sampling parameters, no prefill. */
+const adaptive = { effort: ALL_EFFORT, prefill: false, sampling: "none", forcedToolChoice: true, interleaved: false } as const;
+/** Claude 4.5 and earlier: extended thinking (a budget) only, prefill accepted, no effort (Opus 4.5 excepted). */
+const extended = { thinking: ["enabled", "disabled"], effort: [], prefill: true, forcedToolChoice: true, interleaved: true } as const;
+/** A retired Claude 3 model: listed by GET /v1/models?lifecycle[]=retired, refused by the Messages API (404). */
+const claude3 = { thinking: [], effort: [], prefill: true, sampling: "any", forcedToolChoice: true, interleaved: false, lifecycle: "retired", contextWindow: 200 * K } as const;
 const live = { lifecycle: "active", deprecated_at: null, retires_at: null } as const;
 const retired = (deprecated: string, gone: string) => ({ lifecycle: "retired", deprecated_at: at(deprecated), retires_at: at(gone) }) as const;
 
@@ -89,30 +100,31 @@ const retired = (deprecated: string, gone: string) => ({ lifecycle: "retired", d
 export const MODEL_TABLE: readonly ModelSpec[] = [
   {
     id: "scripted-model", aliases: [], display_name: "Scripted model (offline)", created_at: at("2026-11-01"), ...live, line: null,
-    contextWindow: 200 * K, maxOutput: 128 * K, thinking: THINKING_TYPES, effort: true, prefill: true, sampling: "any", forcedToolChoice: true, interleaved: true,
+    contextWindow: 200 * K, maxOutput: 128 * K, thinking: THINKING_TYPES, effort: ALL_EFFORT, prefill: true, sampling: "any", forcedToolChoice: true, interleaved: true,
   },
   { id: "claude-fable-5-2", aliases: [], display_name: named("Claude Fable 5.2"), created_at: at("2026-11-09"), ...live, line: "fable", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive, forcedToolChoice: false },
-  { id: "claude-haiku-5-5", aliases: [], display_name: named("Claude Haiku 5.5"), created_at: at("2026-10-07"), ...live, line: "haiku", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive },
-  { id: "claude-sonnet-5-5", aliases: [], display_name: named("Claude Sonnet 5.5"), created_at: at("2026-09-28"), ...live, line: "sonnet", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "between_tools"], ...adaptive, forcedToolChoice: false },
-  { id: "claude-opus-5-5", aliases: [], display_name: named("Claude Opus 5.5"), created_at: at("2026-09-24"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive },
+  { id: "claude-haiku-5-5", aliases: [], display_name: named("Claude Haiku 5.5"), created_at: at("2026-10-07"), ...live, line: "haiku", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive, sampling: "defaults" },
+  { id: "claude-sonnet-5-5", aliases: [], display_name: named("Claude Sonnet 5.5"), created_at: at("2026-09-28"), ...live, line: "sonnet", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "between_tools"], ...adaptive, sampling: "defaults", forcedToolChoice: false, thinkingEffort: { between_tools: UP_TO_HIGH } },
+  { id: "claude-opus-5-5", aliases: [], display_name: named("Claude Opus 5.5"), created_at: at("2026-09-24"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive, forcedToolChoice: false },
   { id: "claude-fable-5-1", aliases: [], display_name: named("Claude Fable 5.1"), created_at: at("2026-09-01"), ...live, line: "fable", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive, forcedToolChoice: false },
-  { id: "claude-opus-5", aliases: [], display_name: named("Claude Opus 5"), created_at: at("2026-07-24"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive },
-  { id: "claude-sonnet-5", aliases: [], display_name: named("Claude Sonnet 5"), created_at: at("2026-06-30"), ...live, line: "sonnet", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive },
+  { id: "claude-opus-5", aliases: [], display_name: named("Claude Opus 5"), created_at: at("2026-07-24"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive, thinkingEffort: { disabled: UP_TO_HIGH } },
+  { id: "claude-sonnet-5", aliases: [], display_name: named("Claude Sonnet 5"), created_at: at("2026-06-30"), ...live, line: "sonnet", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive, sampling: "defaults" },
   { id: "claude-fable-5", aliases: [], display_name: named("Claude Fable 5"), created_at: at("2026-06-09"), ...live, line: "fable", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive },
+  { id: "claude-mythos-5", aliases: [], display_name: named("Claude Mythos 5"), created_at: at("2026-06-09"), ...live, line: "mythos", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive"], ...adaptive },
   { id: "claude-opus-4-8", aliases: [], display_name: named("Claude Opus 4.8"), created_at: at("2026-05-28"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive },
   { id: "claude-opus-4-7", aliases: [], display_name: named("Claude Opus 4.7"), created_at: at("2026-04-16"), ...live, line: "opus", contextWindow: M, maxOutput: 128 * K, thinking: ["adaptive", "disabled"], ...adaptive },
   {
     id: "claude-sonnet-4-6", aliases: [], display_name: named("Claude Sonnet 4.6"), created_at: at("2026-02-17"), ...live, line: "sonnet",
-    contextWindow: M, maxOutput: 128 * K, thinking: ["enabled", "disabled", "adaptive"], effort: true, prefill: false, sampling: "one", forcedToolChoice: true, interleaved: true,
+    contextWindow: M, maxOutput: 128 * K, thinking: ["enabled", "disabled", "adaptive"], effort: ["low", "medium", "high", "max"], prefill: false, sampling: "one", forcedToolChoice: true, interleaved: true,
   },
   {
     id: "claude-opus-4-6", aliases: [], display_name: named("Claude Opus 4.6"), created_at: at("2026-02-05"), ...live, line: "opus",
-    contextWindow: M, maxOutput: 128 * K, thinking: ["enabled", "disabled", "adaptive"], effort: true, prefill: false, sampling: "one", forcedToolChoice: true, interleaved: true,
+    contextWindow: M, maxOutput: 128 * K, thinking: ["enabled", "disabled", "adaptive"], effort: ["low", "medium", "high", "max"], prefill: false, sampling: "one", forcedToolChoice: true, interleaved: true,
   },
   {
     id: "claude-opus-4-5-20251101", aliases: ["claude-opus-4-5"], display_name: named("Claude Opus 4.5"), created_at: at("2025-11-24"),
     lifecycle: "deprecated", deprecated_at: at("2026-11-23"), retires_at: at("2027-01-22"), line: "opus",
-    contextWindow: 200 * K, maxOutput: 64 * K, ...extended, effort: true, sampling: "one",
+    contextWindow: 200 * K, maxOutput: 64 * K, ...extended, effort: UP_TO_HIGH, sampling: "one",
   },
   {
     id: "claude-haiku-4-5-20251001", aliases: ["claude-haiku-4-5"], display_name: named("Claude Haiku 4.5"), created_at: at("2025-10-15"), ...live, line: "haiku",
@@ -121,12 +133,15 @@ export const MODEL_TABLE: readonly ModelSpec[] = [
   {
     id: "claude-sonnet-4-5-20250929", aliases: ["claude-sonnet-4-5"], display_name: named("Claude Sonnet 4.5"), created_at: at("2025-09-29"),
     lifecycle: "deprecated", deprecated_at: at("2026-09-29"), retires_at: at("2026-11-30"), line: "sonnet",
-    contextWindow: 200 * K, longContext: { beta: "context-1m-2025-08-07", tokens: M }, maxOutput: 64 * K, ...extended, sampling: "any",
+    contextWindow: 200 * K, longContext: { beta: "context-1m-2025-08-07", tokens: M }, maxOutput: 64 * K, ...extended, sampling: "one",
   },
   { id: "claude-opus-4-1-20250805", aliases: ["claude-opus-4-1"], display_name: named("Claude Opus 4.1"), created_at: at("2025-08-05"), ...retired("2026-06-05", "2026-08-05"), line: "opus", contextWindow: 200 * K, maxOutput: 32 * K, ...extended, sampling: "one" },
-  { id: "claude-opus-4-20250514", aliases: ["claude-opus-4-0"], display_name: named("Claude Opus 4"), created_at: at("2025-05-22"), ...retired("2026-04-14", "2026-06-15"), line: "opus", contextWindow: 200 * K, maxOutput: 32 * K, ...extended, sampling: "any" },
-  { id: "claude-sonnet-4-20250514", aliases: ["claude-sonnet-4-0"], display_name: named("Claude Sonnet 4"), created_at: at("2025-05-22"), ...retired("2026-04-14", "2026-06-15"), line: "sonnet", contextWindow: 200 * K, maxOutput: 64 * K, ...extended, sampling: "any" },
+  { id: "claude-opus-4-20250514", aliases: ["claude-opus-4-0"], display_name: named("Claude Opus 4"), created_at: at("2025-05-22"), ...retired("2026-04-14", "2026-06-15"), line: "opus", contextWindow: 200 * K, maxOutput: 32 * K, ...extended, sampling: "one" },
+  { id: "claude-sonnet-4-20250514", aliases: ["claude-sonnet-4-0"], display_name: named("Claude Sonnet 4"), created_at: at("2025-05-22"), ...retired("2026-04-14", "2026-06-15"), line: "sonnet", contextWindow: 200 * K, maxOutput: 64 * K, ...extended, sampling: "one" },
   { id: "claude-3-7-sonnet-20250219", aliases: ["claude-3-7-sonnet-latest"], display_name: named("Claude Sonnet 3.7"), created_at: at("2025-02-24"), ...retired("2025-10-28", "2026-02-19"), line: "sonnet", contextWindow: 200 * K, maxOutput: 64 * K, ...extended, interleaved: false, sampling: "any" },
+  { id: "claude-3-5-haiku-20241022", aliases: ["claude-3-5-haiku-latest"], display_name: named("Claude Haiku 3.5"), created_at: at("2024-10-22"), deprecated_at: at("2025-10-28"), retires_at: at("2026-02-19"), line: "haiku", maxOutput: 8192, ...claude3 },
+  { id: "claude-3-haiku-20240307", aliases: [], display_name: named("Claude Haiku 3"), created_at: at("2024-03-07"), deprecated_at: at("2026-02-18"), retires_at: at("2026-04-19"), line: "haiku", maxOutput: 4096, ...claude3 },
+  { id: "claude-3-opus-20240229", aliases: ["claude-3-opus-latest"], display_name: named("Claude Opus 3"), created_at: at("2024-02-29"), deprecated_at: at("2025-06-30"), retires_at: at("2026-01-05"), line: "opus", maxOutput: 4096, ...claude3 },
 ];
 
 /** The model an id names (its canonical id or an alias), retired ones included. */

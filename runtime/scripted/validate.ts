@@ -7,7 +7,7 @@
  * result whose content is an array of blocks, a final assistant message (prefill).
  */
 import { verifySignature } from "./signature.ts";
-import { EFFORT_LEVELS, INTERLEAVED_BETA, servedModel, THINKING_TYPES, unknownModel, type ModelSpec } from "./models.ts";
+import { DEFAULT_EFFORT, EFFORT_LEVELS, INTERLEAVED_BETA, servedModel, THINKING_TYPES, unknownModel, type ModelSpec } from "./models.ts";
 
 export interface ApiError {
   status: number;
@@ -376,15 +376,26 @@ function modelRulesError(body: Obj, model: ModelSpec | undefined, version: strin
       : ` This model takes: ${model.thinking.map((x) => `"thinking.type.${x}"`).join(", ")}.`;
     return bad(`"thinking.type.${t}" is not supported for this model.${instead}`);
   }
-  if (effort !== undefined && effort !== null && !model.effort)
+  const given = effort !== undefined && effort !== null;
+  if (given && model.effort.length === 0)
     return bad("output_config.effort: this model does not support the effort parameter. Remove `output_config.effort`, or use a model that takes it.");
+  if (given && !(model.effort as readonly unknown[]).includes(effort))
+    return bad(`output_config.effort: '${String(effort)}' is not supported for this model, which takes ${model.effort.map((e) => `'${e}'`).join(", ")}.`);
+  const levels = typeof t === "string" ? model.thinkingEffort?.[t as keyof typeof model.thinkingEffort] : undefined;
+  const level = given ? String(effort) : DEFAULT_EFFORT;
+  if (levels && !(levels as readonly string[]).includes(level))
+    return bad(`"thinking.type.${String(t)}" is only supported at effort ${levels.map((e) => `'${e}'`).join(", ")} on this model, not '${level}'. Lower \`output_config.effort\`, or use "thinking.type.adaptive".`);
   const set = (k: string) => body[k] !== undefined && body[k] !== null;
   if (!strictVersion(version)) {
     if (model.sampling === "one" && set("temperature") && set("top_p"))
       return bad("`temperature` and `top_p` cannot both be specified for this model. Please use only one.");
-    if (model.sampling === "none") {
+    if (model.sampling === "defaults") {
       const odd = (["temperature", "top_p"] as const).find((k) => set(k) && body[k] !== 1) ?? (set("top_k") ? "top_k" : undefined);
       if (odd) return bad(`\`${odd}\` is not supported for this model: sampling parameters may only be left at their defaults. Remove \`${odd}\`.`);
+    }
+    if (model.sampling === "none") {
+      const sent = (["temperature", "top_p", "top_k"] as const).find(set);
+      if (sent) return bad(`\`${sent}\` is not supported for this model: it takes no sampling parameters, not even at their defaults. Remove \`${sent}\`.`);
     }
   }
   const choice = body.tool_choice;

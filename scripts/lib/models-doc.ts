@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { MODEL_TABLE, type ModelSpec } from "../../runtime/scripted/models.ts";
+import { EFFORT_LEVELS, MODEL_TABLE, type ModelSpec } from "../../runtime/scripted/models.ts";
 import { MODEL_NOTES } from "./model-notes.ts";
 import { ROOT } from "./paths.ts";
 
@@ -29,7 +29,7 @@ const WORDS = {
     yes: "accepted",
     no: "refused",
     lifecycle: { active: "active", deprecated: "deprecated, retires", retired: "retired" },
-    sampling: { any: "each in its range", one: "`temperature` or `top_p`, not both", none: "defaults only" },
+    sampling: { any: "each in its range", one: "`temperature` or `top_p`, not both", defaults: "defaults only", none: "refused, defaults too" },
     with: "with",
     own: "(the lessons' id offline)",
     notes: "Notes:",
@@ -41,7 +41,7 @@ const WORDS = {
     yes: "接受",
     no: "拒绝",
     lifecycle: { active: "在用", deprecated: "已弃用，退役于", retired: "已退役" },
-    sampling: { any: "各自在范围内", one: "`temperature` 或 `top_p`，不能同时", none: "只能取默认值" },
+    sampling: { any: "各自在范围内", one: "`temperature` 或 `top_p`，不能同时", defaults: "只能取默认值", none: "拒绝，默认值也不行" },
     with: "加",
     own: "（课程离线时用的 id）",
     notes: "注：",
@@ -53,7 +53,7 @@ const WORDS = {
     yes: "受け付ける",
     no: "拒否",
     lifecycle: { active: "現役", deprecated: "非推奨、退役日", retired: "退役済み" },
-    sampling: { any: "それぞれ範囲内で", one: "`temperature` か `top_p`、両方は不可", none: "既定値のみ" },
+    sampling: { any: "それぞれ範囲内で", one: "`temperature` か `top_p`、両方は不可", defaults: "既定値のみ", none: "拒否、既定値も不可" },
     with: "＋",
     own: "（オフラインのレッスンの id）",
     notes: "注：",
@@ -65,7 +65,7 @@ const WORDS = {
     yes: "принимается",
     no: "отклоняется",
     lifecycle: { active: "действует", deprecated: "устарела, выводится", retired: "выведена" },
-    sampling: { any: "каждый в своём диапазоне", one: "`temperature` или `top_p`, не оба", none: "только по умолчанию" },
+    sampling: { any: "каждый в своём диапазоне", one: "`temperature` или `top_p`, не оба", defaults: "только по умолчанию", none: "отклоняются, даже по умолчанию" },
     with: "с",
     own: "(id уроков офлайн)",
     notes: "Примечания:",
@@ -85,7 +85,11 @@ function row(m: ModelSpec, lang: Lang): string {
   const life = m.lifecycle === "deprecated" ? `${w.lifecycle.deprecated} ${day(m.retires_at)}` : m.lifecycle === "retired" ? `${w.lifecycle.retired} ${day(m.retires_at)}` : w.lifecycle.active;
   const window = num(m.contextWindow) + (m.longContext ? ` (${num(m.longContext.tokens)} ${w.with} ${code(m.longContext.beta)})` : "");
   const yn = (b: boolean) => (b ? w.yes : w.no);
-  const cells = [ids, life, window, num(m.maxOutput), m.thinking.map(code).join(", "), yn(m.effort), yn(m.prefill), w.sampling[m.sampling], yn(m.forcedToolChoice), yn(m.interleaved)];
+  // A type limited to some effort levels shows them (`disabled` (`low`–`high`)); the effort cell lists the levels unless all are taken.
+  const span = (levels: readonly string[]) => (levels.length === 1 ? code(levels[0]!) : `${code(levels[0]!)}–${code(levels[levels.length - 1]!)}`);
+  const thinking = m.thinking.map((t) => code(t) + (m.thinkingEffort?.[t] ? ` (${span(m.thinkingEffort[t]!)})` : "")).join(", ") || "—";
+  const effort = m.effort.length === 0 ? w.no : m.effort.length === EFFORT_LEVELS.length ? w.yes : m.effort.map(code).join(", ");
+  const cells = [ids, life, window, num(m.maxOutput), thinking, effort, yn(m.prefill), w.sampling[m.sampling], yn(m.forcedToolChoice), yn(m.interleaved)];
   return `| ${cells.join(" | ")} |`;
 }
 

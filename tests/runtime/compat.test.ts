@@ -335,7 +335,12 @@ function readSse(text: string): Array<{ event: string; data: Json }> {
 // claude-opus-4-7, and the extended-thinking docs (budget at least 1024 and under max_tokens,
 // except with the interleaved-thinking beta); [N] the newer models' migration notes (Opus 4.7
 // and later: sampling parameters refused; Sonnet 5.5: `between_tools`, forced tool use refused;
-// Fable: thinking always on). Texts marked (ours) are this model's words.
+// Fable: thinking always on); [S] the API's own migration and error notes (temperature OR top_p on
+// every Claude 4 model; Opus 4.7, 4.8 and Fable 5 refuse sampling parameters at any value, Sonnet 5
+// only at non-default ones; `xhigh` from Opus 4.7 and Sonnet 5 on, `max` from Opus 4.6 and Sonnet
+// 4.6 on); [O] What's new in Opus 5.5 and Sonnet 5.5 (forced tool use refused on Opus 5.5; Opus 5's
+// `disabled` and Sonnet 5.5's `between_tools` only at effort high or below). Texts marked (ours)
+// are this model's words.
 const INTERLEAVED = { "anthropic-beta": "interleaved-thinking-2025-05-14" };
 const on = (model: string, extra: Json = {}): Json => base({ model, ...extra });
 const VALID_MODELS: Case[] = [
@@ -351,8 +356,15 @@ const VALID_MODELS: Case[] = [
   ok("[K] adaptive thinking with display omitted on claude-sonnet-4-6", on("claude-sonnet-4-6", { thinking: { type: "adaptive", display: "omitted" } })),
   ok("[N] between_tools on claude-sonnet-5-5", on("claude-sonnet-5-5", { thinking: { type: "between_tools" } })),
   ok("[N] effort on claude-opus-4-5", on("claude-opus-4-5", { output_config: { effort: "low" } })),
-  ok("[N] temperature with top_p on claude-sonnet-4-5 (2023-06-01)", on("claude-sonnet-4-5", { temperature: 0.5, top_p: 0.9 })),
-  ok("[N] temperature 1 (its default) on claude-opus-4-7 (2023-06-01)", on("claude-opus-4-7", { temperature: 1 })),
+  ok("[N] temperature alone on claude-sonnet-4-5 (2023-06-01)", on("claude-sonnet-4-5", { temperature: 0.5 })),
+  ok("[S] temperature 1 (its default) on claude-sonnet-5 (2023-06-01: non-default values are refused)", on("claude-sonnet-5", { temperature: 1 })),
+  ok("[S] effort max on claude-sonnet-4-6", on("claude-sonnet-4-6", { output_config: { effort: "max" } })),
+  ok("[S] effort xhigh on claude-sonnet-5", on("claude-sonnet-5", { output_config: { effort: "xhigh" } })),
+  ok("[O] thinking disabled on claude-opus-5 at effort high", on("claude-opus-5", { thinking: { type: "disabled" }, output_config: { effort: "high" } })),
+  ok("[O] thinking disabled on claude-opus-5 with no effort (its default is high)", on("claude-opus-5", { thinking: { type: "disabled" } })),
+  ok("[O] between_tools on claude-sonnet-5-5 at effort medium", on("claude-sonnet-5-5", { thinking: { type: "between_tools" }, output_config: { effort: "medium" } })),
+  ok("[L] claude-mythos-5 (by invitation; Fable 5's specifications)", on("claude-mythos-5", { max_tokens: 128_000 })),
+  ok("[L] a retired Claude 3 model's own page", {}, { method: "GET", path: "/v1/models/claude-3-haiku-20240307" }),
   ok("[N] a prefill on claude-sonnet-4-5", on("claude-sonnet-4-5", { messages: [...ask, { role: "assistant", content: "Hello" }] })),
   ok("[N] tool_choice auto on claude-fable-5-1", on("claude-fable-5-1", { tools: [bash], tool_choice: { type: "auto" } })),
   ok("[L] a retired model's own page (it stays in the catalogue)", {}, { method: "GET", path: "/v1/models/claude-opus-4-1" }),
@@ -364,6 +376,8 @@ const INVALID_MODELS: Case[] = [
   gone("claude-sonnet-4-20250514"),
   gone("claude-opus-4-1"),
   gone("claude-3-7-sonnet-latest"),
+  gone("claude-3-5-haiku-latest"),
+  gone("claude-3-opus-20240229"),
   { name: "[L] a retired model, count_tokens", body: { model: "claude-sonnet-4-0", messages: ask }, path: "/v1/messages/count_tokens", status: 404, type: "not_found_error", message: "model: claude-sonnet-4-0" },
   bad("[L] max_tokens above claude-sonnet-4-5's limit", on("claude-sonnet-4-5", { max_tokens: 64_001 }), "max_tokens: 64001 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-5-20250929"),
   bad("[K] extended thinking on claude-opus-4-7", on("claude-opus-4-7", THINKING_ON), '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.'),
@@ -378,6 +392,14 @@ const INVALID_MODELS: Case[] = [
   bad("[N] (ours) effort on claude-sonnet-4-5", on("claude-sonnet-4-5", { output_config: { effort: "low" } }), /^output_config\.effort: this model does not support the effort parameter\./),
   bad("[N] (ours) an effort level that does not exist", on("claude-opus-4-6", { output_config: { effort: "extreme" } }), "output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'"),
   bad("[N] (ours) temperature 0.5 on claude-opus-4-7 (2023-06-01)", on("claude-opus-4-7", { temperature: 0.5 }), /^`temperature` is not supported for this model/),
+  bad("[S] (ours) temperature 1, its default, on claude-opus-4-7 (2023-06-01: any value is refused)", on("claude-opus-4-7", { temperature: 1 }), /^`temperature` is not supported for this model: it takes no sampling parameters, not even at their defaults/),
+  bad("[S] (ours) top_p 1 on claude-fable-5 (2023-06-01)", on("claude-fable-5", { top_p: 1 }), /^`top_p` is not supported for this model: it takes no sampling parameters/),
+  bad("[S] temperature with top_p on claude-sonnet-4-5 (2023-06-01: every Claude 4 model takes one)", on("claude-sonnet-4-5", { temperature: 0.5, top_p: 0.9 }), "`temperature` and `top_p` cannot both be specified for this model. Please use only one."),
+  bad("[S] (ours) effort xhigh on claude-opus-4-6 (xhigh came with Opus 4.7)", on("claude-opus-4-6", { output_config: { effort: "xhigh" } }), "output_config.effort: 'xhigh' is not supported for this model, which takes 'low', 'medium', 'high', 'max'."),
+  bad("[S] (ours) effort max on claude-opus-4-5", on("claude-opus-4-5", { output_config: { effort: "max" } }), /^output_config\.effort: 'max' is not supported for this model, which takes 'low', 'medium', 'high'\.$/),
+  bad("[O] (ours) thinking disabled on claude-opus-5 at effort max", on("claude-opus-5", { thinking: { type: "disabled" }, output_config: { effort: "max" } }), /^"thinking\.type\.disabled" is only supported at effort 'low', 'medium', 'high' on this model, not 'max'\./),
+  bad("[O] (ours) between_tools on claude-sonnet-5-5 at effort xhigh", on("claude-sonnet-5-5", { thinking: { type: "between_tools" }, output_config: { effort: "xhigh" } }), /^"thinking\.type\.between_tools" is only supported at effort/),
+  bad("[O] (ours) a forced tool on claude-opus-5-5", on("claude-opus-5-5", { tools: [bash], tool_choice: { type: "any" } }), /^tool_choice: this model does not support forcing a tool call \(`any`\)/),
   bad("[N] (ours) top_k on claude-sonnet-5 (2023-06-01)", on("claude-sonnet-5", { top_k: 5 }), /^`top_k` is not supported for this model/),
   bad("[N] (ours) a forced tool on claude-sonnet-5-5", on("claude-sonnet-5-5", { tools: [bash], tool_choice: { type: "any" } }), /^tool_choice: this model does not support forcing a tool call \(`any`\)/),
   bad("[N] (ours) a forced tool on claude-fable-5-1", on("claude-fable-5-1", { tools: [bash], tool_choice: { type: "tool", name: "bash" } }), /^tool_choice: this model does not support forcing a tool call \(`tool`\)/),
