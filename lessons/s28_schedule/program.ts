@@ -14,7 +14,7 @@ import { dim, red, say } from "../../runtime/print.ts";
 import { textOf } from "../../runtime/transcript.ts";
 import type { RunResult } from "../../solutions/s12_guarded_agent/program.ts";
 import type { RecoveredOutcome } from "../../solutions/s22_background/agent.ts";
-import { run as teamProgram, TEAM_USAGE } from "../../solutions/s27_goal/program.ts";
+import { run as teamProgram, TEAM_USAGE, type LaterTeam } from "../../solutions/s27_goal/program.ts";
 import { MAX_TIMES, scheduledRun, type Loop, type RunOptions } from "./agent.ts";
 import { Scheduler, systemTimers, type Timers } from "./scheduler.ts";
 
@@ -98,8 +98,16 @@ export async function loopRun(loop: Loop, llm: Llm, history: Anthropic.MessagePa
 }
 // #endregion loop-program
 
-/** The whole program: flags in, exit code and transcript out (tests pass their own model, stdout, journal folder and timers). */
-export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSignal; write?: (line: string) => void; journals?: string; timers?: Timers } = {}): Promise<RunResult> {
+/**
+ * The whole program: flags in, exit code and transcript out (tests pass their own model, stdout, journal folder and timers).
+ * A later lesson's program runs this one as s28 runs s27's: its own help and its loop around this one's (`later`),
+ * so it edits no file of this lesson.
+ */
+export async function run(
+  argv: string[],
+  deps: { llm?: Llm; signal?: AbortSignal; write?: (line: string) => void; journals?: string; timers?: Timers } = {},
+  later?: LaterTeam,
+): Promise<RunResult> {
   const flags = loopFlags(argv);
   if (typeof flags === "string") {
     process.stderr.write(`${red(`npm run agent: ${flags}`)}\n`);
@@ -107,10 +115,13 @@ export async function run(argv: string[], deps: { llm?: Llm; signal?: AbortSigna
   }
   const { timers = systemTimers, ...rest } = deps;
   return teamProgram(flags.rest, rest, {
-    lesson: "s28_schedule",
-    usage: SCHEDULE_USAGE,
-    around: (loop) => (llm, history, opts = {}) =>
-      flags.loop ? loopRun(loop, llm, history, opts, flags.loop, timers) : scheduledRun(loop, llm, history, { ...opts, timers }),
+    lesson: later?.lesson ?? "s28_schedule",
+    usage: later?.usage ?? SCHEDULE_USAGE,
+    around: (loop) => {
+      const scheduling: typeof loop = (llm, history, opts = {}) =>
+        flags.loop ? loopRun(loop, llm, history, opts, flags.loop, timers) : scheduledRun(loop, llm, history, { ...opts, timers });
+      return later ? later.around(scheduling) : scheduling;
+    },
   });
 }
 

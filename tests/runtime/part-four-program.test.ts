@@ -20,6 +20,7 @@ import type { HeadlessLine, ResultLine } from "../../solutions/s24_headless/head
 import { initRepository } from "../../solutions/s25_worktrees/worktree.ts";
 import { DEFAULT_WORKFLOW } from "../../solutions/s26_workflow/agent.ts";
 import { run, TEAM_USAGE } from "../../solutions/s27_goal/program.ts";
+import { run as scheduleProgram, SCHEDULE_USAGE } from "../../solutions/s28_schedule/program.ts";
 import { checkFinalAgent } from "../support.ts";
 
 const before = new Set(listSessions().map((f) => f.name));
@@ -61,6 +62,29 @@ describe("the final agent's --help and its mistakes", () => {
     rule(TEAM_USAGE.startsWith(HEADLESS_USAGE), "final-agent", "TEAM_USAGE does not keep s24's help (and every earlier flag's) first");
     for (const flag of ["--workspace", "--mcp-config", "--permission-mode", "--context-budget", "/rewind", "bash_background", "--output-format", "--worktrees", "--workflow FILE", "--goal ", "--goal-check CMD", "--max-goal-rounds N"])
       rule(said.includes(flag), "final-agent", `npm run agent -- --help does not name ${flag}`);
+  });
+
+  it("the last program takes a later lesson's help and loop (run's third argument), so the next lesson edits no earlier file", async () => {
+    const said: string[] = [];
+    const write = { out: output.write, err: process.stderr.write };
+    output.write = (line) => void said.push(line);
+    process.stderr.write = ((chunk: string | Uint8Array) => (said.push(String(chunk)), true)) as typeof process.stderr.write;
+    let wrapped = 0;
+    const later = {
+      lesson: "s29_next",
+      usage: `${SCHEDULE_USAGE}\n\ns29 adds --next`,
+      around: (loop: Parameters<NonNullable<Parameters<typeof scheduleProgram>[2]>["around"]>[0]) => ((llm, history, opts) => (wrapped++, loop(llm, history, opts))) as typeof loop,
+    };
+    try {
+      const help = await scheduleProgram(["--help"], { llm: scripted() }, later);
+      rule(help.exitCode === 0 && said.join("\n").includes("s29 adds --next"), "final-agent", `s28's run(["--help"], deps, later) printed ${JSON.stringify(said.join("\n").slice(-200))}: it should print the later lesson's usage`);
+      const ws = await workspace();
+      const task = await scheduleProgram(["--workspace", ws, "-p", "a task with no script", "--output-format", "json"], { llm: scripted(), write: () => {} }, later);
+      rule(wrapped === 1 && task.history.length > 0, "final-agent", `s28's run with a later lesson's around: its loop ran ${wrapped} time(s) for one task; it should wrap s28's loop once, and the task should run through it`);
+    } finally {
+      output.write = write.out;
+      process.stderr.write = write.err;
+    }
   });
 
   it("a mistake in a Part IV flag is one line on stderr, nothing on stdout, exit 2", async () => {
