@@ -114,6 +114,7 @@ describe("s18 rules: deny beats ask beats allow, whichever file", () => {
     rule(verdicts[0] === "ask", "permission-precedence", () => `the user asks about bash(node *) and the project allows bash(node --test*); decide() gave node --test the verdict ${verdicts[0] ?? "none"}: ask beats allow, so the project cannot widen the user's ask.`);
     rule(approve.asked.length === 1 && denied(results[0]), "permission-ask", () => `node --test had the verdict "ask" and the approver (who says no) was asked ${approve.asked.length} time(s); the call was ${shown(results[0])}: ask the approver for an "ask" verdict, and answer with an is_error result when it says no.`);
     rule(/node --test/.test(approve.asked[0] ?? ""), "permission-ask", () => `the person was asked ${JSON.stringify(approve.asked[0])} about "node --test": put the call itself to them (describeCall(call): the tool and its input), so they see what they allow.`);
+    rule(textIn(results[0]?.content ?? "").includes("the test said no"), "permission-ask", () => `the approver said no with the reason "the test said no"; the model was answered ${shown(results[0])}: say that the user did not allow it and why (answer.why), so the model knows whether asking again can help.`);
   });
 
   it("a command with && is allowed only if every part is; a deny matches any part", async () => {

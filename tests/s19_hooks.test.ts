@@ -160,6 +160,10 @@ describe("s19 PostToolUse and UserPromptSubmit: context for the model", () => {
     const note = blocks.findIndex((b) => b.type === "text" && /remember the style guide/.test(String(textOf(b))));
     rule(results.length === 1 && !results[0]!.is_error, "hook-post-context", () => `read_file should run and be answered: ${shown(results[0])}.`);
     rule(note > 0 && blocks.slice(0, note).every((b) => b.type === "tool_result") && /\[PostToolUse hook\]/.test(String(textOf(blocks[note]))), "hook-post-context", () => `the user message that answers the turn is ${JSON.stringify(blocks.map((b) => b.type))}: after dispatching, run the PostToolUse hooks and push hookNote("PostToolUse", …) to notes, so the context arrives after the results, in that message.`);
+    // Two turns, one call each: each answer carries its own call's note, once; a note sent is not sent again.
+    const twice = await runWith(making(call("read_file", { path: "src/app.js" }), call("read_file", { path: "src/app.js" })), { hooks: { PostToolUse: [{ matcher: "read_file", command: hook }] } });
+    const counts = twice.history.filter((m) => m.role === "user" && resultsIn(m).length > 0).map((m) => JSON.stringify(m.content).split("remember the style guide").length - 1);
+    rule(counts.length === 2 && counts.every((n) => n === 1), "hook-post-context", () => `two turns, each with one read_file and its PostToolUse note: the answers carry the note ${JSON.stringify(counts)} time(s); once each. Empty notes as you send them (notes.splice(0)), or the model reads every earlier note again.`);
   });
 
   it("a UserPromptSubmit hook's context goes with the prompt, marked as the hook's", async () => {

@@ -63,6 +63,10 @@ describe("s23 grading one run: the final workspace, not the transcript", () => {
     rule(g.outcome === "fail" && g.reasons.some((r) => r.includes("test/add.test.js")), "eval-final-state", () => `the agent emptied the test (so node --test passes) and the run was graded ${shown(g)}: compare fingerprint(root, check.unchanged) with the one taken before the run, and name the changed file.`);
     const gone = await graded(REPO("a + b"), "Done.", (root) => rmSync(join(root, "test/add.test.js")));
     rule(gone.outcome === "fail" && gone.reasons.some((r) => r.includes("test/add.test.js")), "eval-final-state", () => `the agent deleted a file the check protects and the run was graded ${shown(gone)}: a file that is gone has changed.`);
+    // A protected path that did not exist must stay absent: a run that creates it (a decoy test beside the real one) changed it.
+    const decoy = { ...CHECK, unchanged: ["test/add.test.js", "test/zz-decoy.test.js"] };
+    const made = await graded(REPO("a + b"), "Done.", (root) => writeFileSync(join(root, "test/zz-decoy.test.js"), "// made by the agent\n"), decoy);
+    rule(made.outcome === "fail" && made.reasons.some((r) => r.includes("test/zz-decoy.test.js")), "eval-final-state", () => `the check protects test/zz-decoy.test.js, which did not exist before the run, and the agent created it; the run was graded ${shown(made)}: a protected file that appears has changed too (its fingerprint was null before).`);
   });
 
   it("a protected test swapped for a link to the same text outside, beside a right add.js, fails, naming the file (issue 31)", async () => {
@@ -189,6 +193,9 @@ describe("s23 the figures: pass rate, pass@k, pass^k", () => {
           rule(row?.passed === c && row.runs === mine.length && row.errors === mine.filter((g) => g.outcome === "error").length, "eval-outcome", () => `task ${t}: ${c} of ${mine.length} passed; score says ${JSON.stringify(row)}.`);
           rule(row && close(row.pass_at_k, countDraws(mine.length, c, k).any / countDraws(mine.length, c, k).draws), "eval-pass-at-k", () => `task ${t}: pass@${k} of ${c}/${mine.length} is ${JSON.stringify(row?.pass_at_k)}: use passAtK(runs, passed, k).`);
         }
+        // The suite's figures are the tasks' averaged: pooling every run would let a task run often outweigh the rest.
+        const avg = (f: (x: Scores["tasks"][number]) => number) => s.tasks.reduce((n, x) => n + f(x), 0) / s.tasks.length;
+        rule(close(s.pass_at_k, avg((x) => x.pass_at_k)) && close(s.pass_hat_k, avg((x) => x.pass_hat_k)), "eval-pass-at-k", () => `the suite's pass@${k} is ${s.pass_at_k} and pass^${k} ${s.pass_hat_k}, but the tasks' average is ${avg((x) => x.pass_at_k)} and ${avg((x) => x.pass_hat_k)}: a suite's figure is the mean of its tasks' figures, each task counted once.`);
       }),
       {},
       "eval-outcome",
