@@ -167,6 +167,24 @@ describe("s26 a workflow that resumes", () => {
     }
   });
 
+  it("replay: every step started is a run, finished or not; a step done twice counts once", () => {
+    const u = (tokens: number) => ({ tokens, costUsd: tokens / 10_000 });
+    const events: JournalEvent[] = [
+      { type: "run_started", workflow: "w" },
+      { type: "step_started", step: "a" },
+      { type: "step_done", step: "a", answer: "A first", usage: u(100) },
+      { type: "step_started", step: "b" }, // killed: started, never done
+      { type: "step_started", step: "a" },
+      { type: "step_done", step: "a", answer: "A again", usage: u(50) },
+    ];
+    const p = runtime.replay(events);
+    rule(p.runs === 3, "workflow-caps", `the journal holds 3 step_started lines (one of them killed before it was done); replay counted ${p.runs} runs: every start is a run, finished or not, so a resumed workflow cannot get past maxRuns by being killed ${WHERE}`);
+    // Either answer may be kept (the first, or the last): its usage is counted once, and only its.
+    const kept = p.done.get("a");
+    const once = (kept?.answer === "A first" && p.used.tokens === 100) || (kept?.answer === "A again" && p.used.tokens === 50);
+    rule(once && !p.done.has("b"), "workflow-resume", `step a is done twice in the journal (100 tokens, then 50): replay kept ${JSON.stringify(kept?.answer)} and counted ${p.used.tokens} tokens; keep one of its answers and count that one's usage once, and a step never done (b) is not done ${WHERE}`);
+  });
+
   it("a cost exactly at the cap stops the workflow: a run starts only while the dollars spent are under maxCostUsd", async () => {
     const journal = await tempJournal();
     const f = fakeSteps(1, 0.25);

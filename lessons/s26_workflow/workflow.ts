@@ -101,7 +101,7 @@ export function replay(events: readonly JournalEvent[]): Progress {
   const progress: Progress = { done: new Map(), runs: 0, used: { tokens: 0, costUsd: 0 } };
   // TODO: read the events in order: each "step_started" is one agent run (progress.runs += 1, finished or not);
   //       each "step_done" is a finished step: progress.done.set(e.step, { answer: e.answer, usage: e.usage }) and
-  //       progress.used = add(progress.used, e.usage). (A step id done twice: keep the first, count it once.)
+  //       progress.used = add(progress.used, e.usage). (A step id done twice: keep one of its answers, the first say, and count its usage once.)
   return todo(`s26 replay: read ${events.length} journal event(s) into what is done, the runs started and the usage (${progress.runs} runs so far)`);
 }
 
