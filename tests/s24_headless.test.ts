@@ -24,6 +24,7 @@ type Program = typeof import("../solutions/s24_headless/program.ts");
 type Line = import("../solutions/s24_headless/headless.ts").HeadlessLine;
 const lesson = await loadLesson<Agent>("s24_headless");
 const program = await loadLesson<Program>("s24_headless", "program.ts");
+const headless = await loadLesson<typeof import("../solutions/s24_headless/headless.ts")>("s24_headless", "headless.ts");
 const keep = quietLessonFile();
 const TASK = lessonTask("s24_headless");
 const WHERE = "(lineOf in lessons/s24_headless/headless.ts)";
@@ -80,6 +81,18 @@ describe("s24 headless: the loop's events as lines in the API's shapes", () => {
     rule(last.usage?.output_tokens === out && last.usage.input_tokens === input, "headless-result", `usage is ${JSON.stringify(last.usage)}; the responses used input ${input}, output ${out}: input_tokens from totals.input, output_tokens from totals.output ${WHERE}.`);
     rule(typeof last.usage.cache_read_input_tokens === "number" && typeof last.usage.cache_creation_input_tokens === "number" && last.total_cost_usd > 0, "headless-result", `the result lacks the cache counts or the cost (${JSON.stringify({ usage: last.usage, cost: last.total_cost_usd })}) ${WHERE}.`);
     rule(last.is_error === false && last.subtype === "success" && last.stop_reason === "end_turn" && last.session_id === "s-1", "headless-result", `a run that ended done reads ${JSON.stringify({ is_error: last.is_error, subtype: last.subtype, stop_reason: last.stop_reason, session_id: last.session_id })}: is_error false, subtype "success", the response's stop_reason, the run's session ${WHERE}.`);
+  });
+
+  it("the result is the final answer's whole text: every text block of it, one per line, nothing else", () => {
+    const message = {
+      id: "msg_1", type: "message", role: "assistant", model: "scripted-model", stop_reason: "end_turn", stop_sequence: null, container: null,
+      usage: { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      content: [{ type: "thinking", thinking: "Which first?", signature: "sig" }, { type: "text", text: "The bug is in add()." }, { type: "text", text: "I fixed it." }],
+    } as unknown as Anthropic.Message;
+    const totals = { turns: 1, input: 10, output: 5, cacheWrite: 0, cacheRead: 0, costUsd: 0.001 };
+    const line = headless.lineOf({ type: "stop", turn: 1, outcome: { status: "done", message }, totals, ms: 5 } as unknown as Parameters<typeof headless.lineOf>[0], "s-1");
+    const result = line?.type === "result" ? line.result : undefined;
+    rule(result === "The bug is in add().\nI fixed it.", "headless-result", `a final answer of a thinking block and two text blocks gave the result ${JSON.stringify(result)}: the result is every text block of the answer, one per line, and no thinking (textOf(outcome.message)) ${WHERE}.`);
   });
 
   it("a run a guard stopped: is_error true and the guard's reason as the stop reason", async () => {

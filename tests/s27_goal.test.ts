@@ -117,6 +117,11 @@ describe("s27 Goal loop", () => {
     }
   });
 
+  it("with no maxRounds given, the agent's own cap holds: MAX_ROUNDS rounds at most, never an endless loop", async () => {
+    const { outcome, asked } = await runGoal([{ done: false, missing: "never enough" }]);
+    rule(asked === lesson.MAX_ROUNDS && outcome.status === "stopped" && outcome.reason === "goal_not_met", "goal-cap", `the evaluator always says not done and no maxRounds was passed: it was asked ${asked} time(s) and the run ended ${outcome.status}${outcome.status === "stopped" ? `/${outcome.reason}` : ""}; the cap defaults to MAX_ROUNDS (${lesson.MAX_ROUNDS}): opts.maxRounds ?? MAX_ROUNDS ${LOOP}.`);
+  });
+
   it("the person is told when the worker is sent back: what the evaluator says is missing, and the round the worker goes into", async () => {
     const { output } = await import("../runtime/print.ts");
     const printed: string[] = [];
