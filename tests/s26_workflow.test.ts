@@ -185,11 +185,14 @@ describe("s26 a workflow that resumes", () => {
     rule(once && !p.done.has("b"), "workflow-resume", `step a is done twice in the journal (100 tokens, then 50): replay kept ${JSON.stringify(kept?.answer)} and counted ${p.used.tokens} tokens; keep one of its answers and count that one's usage once, and a step never done (b) is not done ${WHERE}`);
   });
 
-  it("a cost exactly at the cap stops the workflow: a run starts only while the dollars spent are under maxCostUsd", async () => {
+  it("a cost or a token count exactly at its cap stops the workflow: a run starts only while what was spent is under the cap", async () => {
     const journal = await tempJournal();
     const f = fakeSteps(1, 0.25);
     const o = await runtime.runWorkflow(FOUR, { journal, runStep: f.runStep, caps: { maxCostUsd: 0.5 } });
     rule(o.status === "stopped" && o.reason === "max_cost" && f.prompts.length === 2, "workflow-caps", `each step costing $0.25 under maxCostUsd 0.5, the workflow ran ${f.prompts.length} steps and ended ${o.status}/${o.reason}; expected stopped/max_cost after 2: $0.50 spent is the cap reached, compare used.costUsd >= caps.maxCostUsd, not > ${WHERE}`);
+    const tokens = fakeSteps(100, 0);
+    const t = await runtime.runWorkflow(FOUR, { journal: await tempJournal(), runStep: tokens.runStep, caps: { maxTokens: 200 } });
+    rule(t.status === "stopped" && t.reason === "max_tokens" && tokens.prompts.length === 2, "workflow-caps", `each step using 100 tokens under maxTokens 200, the workflow ran ${tokens.prompts.length} steps and ended ${t.status}/${t.reason}; expected stopped/max_tokens after 2: 200 tokens used is the cap reached, compare used.tokens >= caps.maxTokens, not > ${WHERE}`);
   });
 
   it("a stopped workflow says why in its outcome's detail: the cap and its value, the step an abort came before or during, the step that stopped and its reason", async () => {
