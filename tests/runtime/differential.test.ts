@@ -4,8 +4,8 @@
  * a header) are the same; runs that differ in what matters are told apart, in words.
  */
 import { describe, expect, it } from "vitest";
-import { compareRuns, conversations, projectEvents, type RunRecord } from "../../runtime/differential.ts";
-import { againstReference } from "../differential/net.ts";
+import { compareRuns, conversations, projectEvents, type Difference, type RunRecord } from "../../runtime/differential.ts";
+import { againstReference, replayed, REPLAYS } from "../differential/net.ts";
 
 type Msg = { role: string; content: unknown };
 const use = (id: string, name = "read_file", input: unknown = { path: "a" }) => ({ type: "tool_use", id, name, input });
@@ -167,6 +167,22 @@ describe("a reference that ends a case in more than one way (timing has a say)",
     const later = runsOf(stopped, done);
     expect(await againstReference(stopped, done, later.next), "the reference's third run ended done, as yours did").toBeNull();
     expect(later.calls()).toBe(2);
+  });
+
+  it("a generated case that differed is run again: a difference that comes back counts, one that never does was timing", async () => {
+    const d: Difference = { rule: "net-outcome", message: "ended another way" };
+    const calls = (pattern: boolean[]) => {
+      let n = 0;
+      return { differ: async () => (pattern[n++] ? d : null), count: () => n };
+    };
+    const always = calls([true, true, true, true]);
+    expect(await replayed(always.differ, "case"), "a loop that differs every time").toBe(d);
+    expect(always.count(), "a difference that comes back on the first replay needs no more").toBe(1);
+    const late = calls([false, false, true]);
+    expect(await replayed(late.differ, "case"), "a difference that comes back on the third replay still counts").toBe(d);
+    const never = calls(Array.from({ length: REPLAYS }, () => false));
+    expect(await replayed(never.differ, "case"), "a difference that never comes back").toBeNull();
+    expect(never.count(), `the case is run ${REPLAYS} times before it is let go`).toBe(REPLAYS);
   });
 
   it("yours fails, with the first run's difference, when it differs from every run of the reference", async () => {
