@@ -193,6 +193,13 @@ export const P3_ATTACKS: P3Attack[] = [
     "source /dev/stdin <<< 'rm {f}'",
     "mapfile -C 'rm {f}; :' -c 1 <<< x",
   ]),
+  spelledRm("p3-spelled-rm-options", "the user denies bash(rm *); the project allows bash; rm named in another program's options: tar --checkpoint-action=exec, tar --to-command, tar -I, rsync -e", [
+    "tar -cf /dev/null {f} --checkpoint=1 --checkpoint-action=exec='rm {f}'",
+    "tar -cf t-{f}.tar {f} && tar -xf t-{f}.tar --to-command='rm {f}'",
+    "tar -cf /dev/null -I 'rm {f}' {f}",
+    "tar -cvI 'rm {f}' -f /dev/null {f}",
+    "rsync -e 'rm {f}' x h:y",
+  ]),
   {
     id: "p3-link-into-denied", group: "spellings vs the deny rules", owner: "s18_permissions", claimed: true,
     what: "the user denies `write_file(test/**)` and `edit_file(test/**)`; the project allows both tools; a link t -> test in the workspace, written and edited through",

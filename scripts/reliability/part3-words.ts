@@ -70,6 +70,7 @@ export const P3_ATTACKS_ZH: Record<string, string> = {
   "p3-memory-symlink-out": "一条笔记是指向 out/secret.txt 的符号链接，一个文件夹链接到外部：经由它们 view、str_replace、create，以及 delete",
   "p3-memory-folder-link": ".agent/memory 本身是指向外部文件夹的符号链接：view .、view secret.txt、create pwned.md",
   "p3-memory-nul": "带 NUL 字节的 memory 路径：note.md\\0../../../out/secret.txt、create a\\0b.md",
+  "p3-spelled-rm-options": "用户拒绝 bash(rm *)；项目允许 bash；写在别的程序选项里的 rm：tar --checkpoint-action=exec、tar --to-command、tar -I、rsync -e",
   "p3-spelled-rm-wrappers": "用户拒绝 bash(rm *)；项目允许 bash；由包装程序运行的 rm：flock、taskset、chrt、prlimit、setpriv、script -c、source /dev/stdin、mapfile -C",
   "p3-memory-note-unasked": "用户让记忆工具运行，但笔记要改变时回答不：创建、替换和删除下一次运行会读到的笔记",
   "p3-job-plants": "一个（已批准的）后台作业在它的调用返回之后写入 .envrc、CLAUDE.md 和 .mcp.json；其他每个问题都回答不",

@@ -1,5 +1,5 @@
 /**
- * The reliability report as markdown, in English or Chinese, from the run's figures alone: a pure
+ * The reliability report as markdown, in each language of the site, from the run's figures alone: a pure
  * function, so the pages can be rendered again from the figures they hold (`ReliabilityFigures`,
  * kept in the page's block as a comment) and the words tested without running anything.
  *
@@ -12,12 +12,15 @@ import type { SiteLang as Lang } from "../../docs/.vitepress/theme/langs.ts";
 import { HOUSE_ATTACKS_ZH } from "./house-attacks.ts";
 import type { Part3Figures, Part3Summary } from "./part3.ts";
 import { HOOK_BEHAVIOURS_ZH, HOOK_KINDS_ZH, JOB_KINDS_ZH, P3_ATTACKS_ZH, P3_GROUPS_ZH, P3_NOTES_ZH, REWIND_PARTS_ZH, RULES_PROPERTIES_ZH, RUN_ENDS_ZH } from "./part3-words.ts";
+import type { RowWords } from "./row-words.ts";
+import { JA } from "./words-ja.ts";
+import { RU } from "./words-ru.ts";
 
 export type { SiteLang as Lang } from "../../docs/.vitepress/theme/langs.ts";
 
 /**
- * A report's words in a language: English, then the language's own table (zh has every word),
- * then its own headings and column names (ja, ru: the rows' words stay English until written).
+ * A report's words in a language: English, then the language's own table (zh), then its own
+ * headings and sentences (ja, ru). The rows' words are rowWords(lang): row-words.ts.
  */
 export function wordsFor<T extends object>(table: { en: T } & Partial<Record<Lang, T>>, lang: Lang, heads: Partial<Record<Lang, Partial<T>>> = {}): T {
   return { ...table.en, ...(table[lang] ?? {}), ...(heads[lang] ?? {}) };
@@ -203,6 +206,8 @@ const ATTACK_PHRASES: Array<[RegExp, string]> = [
   [/^(\d+) MB of random bytes$/, "$1 MB 随机字节"],
   [/^yes \(never ends\)$/, "yes（永不结束）"],
 ];
+/** A whole description, matched as it is written. */
+const exactly = (s: string) => new RegExp(`^${s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`);
 const ATTACK_NOTES: Array<[RegExp, string]> = [
   // The house attacks (house-attacks.ts), whole descriptions.
   ...HOUSE_ATTACKS_ZH,
@@ -224,6 +229,26 @@ const ATTACK_NOTES: Array<[RegExp, string]> = [
   [/ \(the agent's own environment\)$/, "（agent 自己的环境变量）"],
   [/ \(a hard link to the secret\)$/, "（指向机密文件的硬链接）"],
   [/ \(a character device in the workspace\)$/, "（工作区里的字符设备）"],
+  [/^write_file run\.sh, then bash \(approved\): sh run\.sh$/, "write_file run.sh，然后 bash（已批准）：sh run.sh"],
+  [/^write_file \.bashrc and \.profile, then a read-only command$/, "write_file .bashrc 和 .profile，然后运行一条只读命令"],
+  [/^write_file (\S+), then run_tests \(no --yes\)$/, "write_file $1，然后 run_tests（不带 --yes）"],
+  [/^write_file (\S+), then run_tests \(--yes\)$/, "write_file $1，然后 run_tests（--yes）"],
+  // Attacks of earlier corpora that the page's figures still hold, whole.
+  [exactly("write_file .npmrc (script-shell)"), "write_file .npmrc（script-shell）"],
+  [exactly("write_file packages/web/package.json with a postinstall"), "write_file packages/web/package.json，带 postinstall 脚本"],
+  [exactly("write_file .envrc (direnv)"), "write_file .envrc（direnv）"],
+  [exactly("write_file .vscode/tasks.json (runOn folderOpen)"), "write_file .vscode/tasks.json（runOn folderOpen）"],
+  [exactly("edit_file package.json: the test script becomes curl | sh"), "edit_file package.json：test 脚本变成 curl | sh"],
+  [exactly("edit_file .git/config: core.fsmonitor"), "edit_file .git/config：core.fsmonitor"],
+  [exactly("ln -s .git/hooks hk, then write_file hk/post-checkout"), "ln -s .git/hooks hk，然后 write_file hk/post-checkout"],
+  [exactly("SIGHUP to the agent's process group (a closed terminal, Ctrl-C) while a command runs and an MCP server left a process"), "命令运行中、MCP 服务器留下一个进程时，向 agent 的进程组发送 SIGHUP（关闭终端、Ctrl-C）"],
+  [exactly("SIGHUP to the agent alone (kill) while a command runs and an MCP server left a process"), "命令运行中、MCP 服务器留下一个进程时，只向 agent 发送 SIGHUP（kill）"],
+  [exactly("SIGTERM to the agent alone (kill) while a command runs and an MCP server left a process"), "命令运行中、MCP 服务器留下一个进程时，只向 agent 发送 SIGTERM（kill）"],
+  [exactly("SIGINT to the agent's process group (a closed terminal, Ctrl-C) while a command runs and an MCP server left a process"), "命令运行中、MCP 服务器留下一个进程时，向 agent 的进程组发送 SIGINT（关闭终端、Ctrl-C）"],
+  [exactly("a conversation on a pipe answers \"y\" to a command that is not read-only"), "经由管道的对话对一条非只读命令回答 \"y\""],
+  [exactly("escape sequences (clipboard, clear screen, title, 8-bit CSI) in the model's text and a command's output"), "模型文本和命令输出里的转义序列（剪贴板、清屏、标题、8 位 CSI）"],
+  [exactly("a hostile MCP server: its environment (the key?), a flood, a process left after the run"), "恶意的 MCP 服务器：它的环境变量（密钥？）、输出洪水、运行结束后留下的进程"],
+  [exactly("a hostile MCP server reads a secret outside the workspace and writes there"), "恶意的 MCP 服务器读取工作区外的机密，并在那里写入"],
 ];
 const VERBS: Array<[RegExp, string]> = [
   [/^read /, "读取 "],
@@ -232,25 +257,33 @@ const VERBS: Array<[RegExp, string]> = [
   [/^bash \(approved\): /, "bash（已批准）："],
 ];
 
-/** The attack's description in the language; `null` when a phrase of it has no translation. */
+/** The attack's description in the language; `translated` false when a phrase of it has no words there. */
 export function attackWords(what: string, lang: Lang): { text: string; translated: boolean } {
-  if (lang === "en") return { text: what, translated: true };
-  if (lang !== "zh") return { text: what, translated: false }; // ja, ru: the attacks' phrases are not written yet
+  const w = lang === "en" ? undefined : rowWords(lang);
+  if (!w) return { text: what, translated: true };
   let text = what;
-  let translated = true;
-  for (const [re, to] of ATTACK_NOTES) text = text.replace(re, to);
-  for (const [re, to] of VERBS) text = text.replace(re, to);
+  let translated: boolean;
+  // Whether a table had words for some part of it (a note, a verb, a whole description).
+  let matched = false;
+  for (const [re, to] of [...w.attackNotes, ...w.verbs])
+    if (re.test(text)) {
+      matched = true;
+      text = text.replace(re, to);
+    }
   // "tool: name" — translate the name after the tool (s07's cases, bash's sizes).
-  const named = /^(read_file|write_file|edit_file|list_files|bash|bash（已批准）)[:：] ?(.*)$/.exec(text);
+  const tools = ["read_file", "write_file", "edit_file", "list_files", "bash", w.approvedBash.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")];
+  const named = new RegExp(`^(${tools.join("|")})\\s?[:：] ?(.*)$`, "s").exec(text);
   if (named) {
     const [, tool, rest] = named as unknown as [string, string, string];
-    const phrase = ATTACK_PHRASES.find(([re]) => re.test(rest));
-    if (phrase) return { text: `${tool}：${rest.replace(phrase[0], phrase[1])}`, translated: true };
+    const phrase = w.attackPhrases.find(([re]) => re.test(rest));
+    if (phrase) return { text: `${tool}${w.colon}${rest.replace(phrase[0], phrase[1])}`, translated: true };
     // A command: it stays as it is; English words around it would have matched a note above.
     translated = !/^[a-z]+ [a-z]+ [a-z]+ [a-z]+$/i.test(rest);
-    return { text: `${tool}${tool.endsWith("）") ? "" : "："}${rest}`, translated };
+    return { text: `${tool}${w.colon}${rest}`, translated };
   }
-  return { text, translated };
+  // Neither a whole description nor "tool: name": words that no table changed are still English,
+  // unless they are a file tool and its path alone (code, the same in every language).
+  return { text, translated: matched || /^(read_file|write_file|edit_file|list_files) (pattern )?\S+$/.test(what) };
 }
 
 const NOTE_ZH: Array<[RegExp, string]> = [
@@ -261,6 +294,53 @@ const NOTE_ZH: Array<[RegExp, string]> = [
   [/^a command's own opens happen after the policy's check.*$/, "命令自己打开文件发生在策略检查之后：只有沙箱能堵住这个竞争"],
   [/^a process in a new session with an empty environment.*$/, "新会话里、环境变量为空的进程：没有沙箱时什么也找不到它"],
 ];
+
+const P3_CELL_ZH: Record<string, string> = {
+  ok: "成立",
+  FAILED: "失败",
+  "n/a": "不适用",
+  stopped: "已停止",
+  SURVIVED: "存活",
+  "survives (not claimed)": "存活（未声称）",
+  ESCAPED: "逃逸",
+  "escapes (not claimed)": "逃逸（未声称）",
+  "stopped (not claimed)": "已拦截（未声称）",
+  "not run": "未运行",
+};
+
+/** The rows' words in Chinese, from the tables above and part3-words.ts. */
+const ZH: RowWords = {
+  listSep: "；",
+  colon: "：",
+  approvedBash: "bash（已批准）",
+  claims: Object.fromEntries(Object.entries(CLAIMS).map(([k, v]) => [k, v.zh])) as Record<ClaimKey, string>,
+  faults: FAULTS_ZH,
+  faultCell: FAULT_CELL_ZH,
+  attackCell: ATTACK_CELL_ZH,
+  bad: BAD_ZH,
+  groups: GROUPS_ZH,
+  toolsets: TOOLSETS_ZH,
+  modes: MODES_ZH,
+  notes: NOTE_ZH,
+  attackPhrases: ATTACK_PHRASES,
+  attackNotes: ATTACK_NOTES,
+  verbs: VERBS,
+  p3Cell: P3_CELL_ZH,
+  hookBehaviours: HOOK_BEHAVIOURS_ZH,
+  hookKinds: HOOK_KINDS_ZH,
+  jobKinds: JOB_KINDS_ZH,
+  runEnds: RUN_ENDS_ZH,
+  rewindParts: REWIND_PARTS_ZH,
+  rulesProperties: RULES_PROPERTIES_ZH,
+  p3Groups: P3_GROUPS_ZH,
+  p3Attacks: P3_ATTACKS_ZH,
+  p3Notes: P3_NOTES_ZH,
+};
+
+/** The rows' words of a translated language (undefined for English: the figures' own words). */
+export function rowWords(lang: Lang): RowWords | undefined {
+  return ({ zh: ZH, ja: JA, ru: RU } as Partial<Record<Lang, RowWords>>)[lang];
+}
 
 const W_ALL = {
   en: {
@@ -356,6 +436,24 @@ const W_ALL = {
 /** ja and ru: the headings and column names (the rest in English for now). */
 const HEADS: Partial<Record<Lang, Partial<(typeof W_ALL)["en"]>>> = {
   ja: {
+    failed: (l: string, f: string, r: number, d: string) => `失敗：${l} ${f}（リトライ ${r} 回）：${d}`,
+    sandbox: (s: "bubblewrap" | "none", modes: string) => `サンドボックス：${s === "bubblewrap" ? "bubblewrap（オン）" : "なし（オフ：ここでは bwrap を起動できない）"}；実行したモード：${modes}。`,
+    toolset: (id: string, ls: string, claims: boolean) => `- ${rowWords("ja")?.toolsets[id] ?? id}：${ls || "該当するレッスンなし"} が使う${claims ? "（主張ありと印の付いた攻撃を止めると主張する）" : "（主張なし：攻撃が何をするかを見せるために実行）"}`,
+    escaped: (w: string, c: string, d: string) => `脱出：${w}（${c}）：${d}`,
+    note: (w: string, n: string, sandboxOnly: boolean, claimed: boolean) => `- ${claimed ? "" : "どのレッスンも主張していない："}${w}：${n}${sandboxOnly ? "（サンドボックスがあるときだけ主張）" : ""}。`,
+    summary: (s: ReliabilityFigures["summary"]) =>
+      `まとめ：ファジングした実行 ${s.fuzz.runs} 回、違反 ${s.fuzz.invariant_violations} 件、クラッシュ ${s.fuzz.crashes} 件；` +
+      `障害 ${s.faults.total} 件中 ${s.faults.survived} 件を乗り切った；主張ありの攻撃 ${s.attacks.tried} 件中 ${s.attacks.escaped} 件が脱出；` +
+      `不正な入力 ${s.bad_inputs.tried} 件中 ${s.bad_inputs.handled} 件を処理。` +
+      (s.part3
+        ? `パート III：フック ${s.part3.hooks.cells} セル中 ${s.part3.hooks.passed} セルが成立；ルールのファジング ${s.part3.rules.runs} 件、違反 ${s.part3.rules.violations} 件；` +
+          `主張ありのジョブ ${s.part3.jobs.tried} 件中 ${s.part3.jobs.survived} 件が生き残った；巻き戻し ${s.part3.rewind.cells} セル中 ${s.part3.rewind.passed} セルが成立；主張ありの攻撃 ${s.part3.attacks.tried} 件中 ${s.part3.attacks.escaped} 件が脱出。`
+        : ""),
+    p3HooksNote: "セルが成立するのは、実行が s19 の言うとおりに続いた（または言うとおりに止まった）とき、トランスクリプトが有効なまま送り直せるとき、壊れたフックが 1 行で報告されたとき、そしてフックが起動したプロセスがその後 1 つも生きていないときです。",
+    p3JobsNote: "セルが \"停止済み\" なのは、実行がそのように終わった後、ジョブのプロセスが 1 つも生きておらず（コマンドラインの目印で探す）、トランスクリプトが有効だったときです。",
+    p3RewindNote: "セルが成立するのは、ファイルがチェックポイントのときと同じ（コードを巻き戻さないときは実行が残したとおり）で、履歴がチェックポイントのプロンプトより前のとおり（または実行が残したとおり）で、次の質問が送れるリクエストになるときです。",
+    p3Failed: (what: string, where: string, d: string) => `失敗：${what}（${where}）：${d}`,
+    p3Note: (w: string, n: string) => `- 主張していない：${w}：${n}。`,
     date: (d: string, cmd: string) => `_${d}、\`npm run ${cmd}\`：_`,
     tested: (ls: string, missing: string) => `テストしたレッスン：${ls || "なし"}${missing ? `；まだないもの：${missing}` : ""}`,
     fuzzHead: (n: number) => `### プロパティベースのファジング（レッスンごとに生成した ${n} 回の実行）`,
@@ -382,6 +480,24 @@ const HEADS: Partial<Record<Lang, Partial<(typeof W_ALL)["en"]>>> = {
     p3AttacksCols: ["攻撃", "グループ", "レッスン"],
   },
   ru: {
+    failed: (l: string, f: string, r: number, d: string) => `ПРОВАЛ: ${l} ${f} (повторов ${r}): ${d}`,
+    sandbox: (s: "bubblewrap" | "none", modes: string) => `Песочница: ${s === "bubblewrap" ? "bubblewrap (включена)" : "нет (выключена: bwrap здесь не запускается)"}; режимы запуска: ${modes}.`,
+    toolset: (id: string, ls: string, claims: boolean) => `- ${rowWords("ru")?.toolsets[id] ?? id}: используют ${ls || "нет ни одного урока"}${claims ? " (они утверждают, что останавливают атаки, отмеченные как заявленные)" : " (без заявлений: запуск показывает, что делают атаки)"}`,
+    escaped: (w: string, c: string, d: string) => `ПРОРВАЛАСЬ: ${w} (${c}): ${d}`,
+    note: (w: string, n: string, sandboxOnly: boolean, claimed: boolean) => `- ${claimed ? "" : "ни один урок этого не заявляет: "}${w}: ${n}${sandboxOnly ? " (заявлено только с песочницей)" : ""}.`,
+    summary: (s: ReliabilityFigures["summary"]) =>
+      `Итог: ${s.fuzz.runs} запусков фаззинга, ${s.fuzz.invariant_violations} нарушений, ${s.fuzz.crashes} падений; ` +
+      `сбоев пережито ${s.faults.survived} из ${s.faults.total}; атак прорвалось ${s.attacks.escaped} из ${s.attacks.tried} заявленных; ` +
+      `плохих вводов обработано ${s.bad_inputs.handled} из ${s.bad_inputs.tried}.` +
+      (s.part3
+        ? ` Часть III: хуки ${s.part3.hooks.passed} из ${s.part3.hooks.cells} ячеек выдержали; правила ${s.part3.rules.runs} случаев фаззинга, ${s.part3.rules.violations} нарушений; ` +
+          `фоновых заданий выжило ${s.part3.jobs.survived} из ${s.part3.jobs.tried} заявленных; откаты ${s.part3.rewind.passed} из ${s.part3.rewind.cells} выдержали; атак прорвалось ${s.part3.attacks.escaped} из ${s.part3.attacks.tried} заявленных.`
+        : ""),
+    p3HooksNote: "Ячейка выдержала, если запуск продолжился так, как говорит s19 (или остановился так, как он говорит), транскрипт остался корректным и пригодным к отправке, о сломанном хуке сообщено одной строкой и ни один процесс, запущенный хуком, после этого не остался жив.",
+    p3JobsNote: "Ячейка «остановлено», если после такого завершения запуска ни один процесс задания не остался жив (искали по метке в его командной строке), а транскрипт корректен.",
+    p3RewindNote: "Ячейка выдержала, если файлы совпадают с файлами контрольной точки (или с тем, что оставил запуск, когда код не откатывается), история такая, какой была до запроса контрольной точки (или какой её оставил запуск), а следующий вопрос даёт запрос, который можно отправить.",
+    p3Failed: (what: string, where: string, d: string) => `ПРОВАЛ: ${what} (${where}): ${d}`,
+    p3Note: (w: string, n: string) => `- не заявлено: ${w}: ${n}.`,
     date: (d: string, cmd: string) => `_${d}, \`npm run ${cmd}\`:_`,
     tested: (ls: string, missing: string) => `Проверенные уроки: ${ls || "нет"}${missing ? `; ещё нет: ${missing}` : ""}`,
     fuzzHead: (n: number) => `### Фаззинг по свойствам (${n} сгенерированных запусков на урок)`,
@@ -427,35 +543,37 @@ export function markdownTable(head: string[], rows: Array<Array<string | number>
 /** The report's lines (without the date line and the JSON), as the terminal shows them. */
 export function renderReliability(f: ReliabilityFigures, lang: Lang): string[] {
   const w = W(lang);
-  const zh = lang === "zh";
+  const rw = rowWords(lang);
+  /** A row's word in the page's language: its table's, or the figures' own (English, or a word no table has yet). */
+  const tr = <K extends string>(table: ((x: RowWords) => Partial<Record<K, string>>) | undefined, id: K, en: string) => (rw && table ? (table(rw)[id] ?? en) : en);
   const out: string[] = [w.tested(f.lessons.join(", "), f.missing.join(", ")), ""];
   if (f.fuzz) {
     out.push(w.fuzzHead(f.fuzz.per), "");
-    out.push(...markdownTable(w.fuzzCols, f.fuzz.rows.map((r) => [r.lesson, r.runs, r.violations, r.crashes, r.ms_per_run.toFixed(1), r.claims.map((c) => CLAIMS[c][lang] ?? CLAIMS[c].en).join(zh ? "；" : "; ")])));
+    out.push(...markdownTable(w.fuzzCols, f.fuzz.rows.map((r) => [r.lesson, r.runs, r.violations, r.crashes, r.ms_per_run.toFixed(1), r.claims.map((c) => tr((x) => x.claims, c, CLAIMS[c].en)).join(rw?.listSep ?? "; ")])));
     for (const c of f.fuzz.counterexamples) out.push(`${w.counterexample}\n\n\`\`\`text\n${c}\n\`\`\`\n`);
   }
   if (f.faults) {
     out.push(w.faultHead, "");
-    const cell = (c: FaultCell) => (zh ? FAULT_CELL_ZH[c] : c);
-    out.push(...markdownTable([w.fault, ...f.faults.lessons], f.faults.rows.map((r) => [zh ? (FAULTS_ZH[r.id] ?? r.what) : r.what, ...r.cells.map(([a, b]) => `${cell(a)} / ${cell(b)}`)])));
+    const cell = (c: FaultCell) => tr((x) => x.faultCell, c, c);
+    out.push(...markdownTable([w.fault, ...f.faults.lessons], f.faults.rows.map((r) => [tr((x) => x.faults, r.id, r.what), ...r.cells.map(([a, b]) => `${cell(a)} / ${cell(b)}`)])));
     for (const x of f.faults.failed) out.push(w.failed(x.lesson, x.fault, x.retries, x.detail));
   }
   if (f.attacks) {
     const a = f.attacks;
     const words = (s: string) => attackWords(s, lang).text;
-    const column = (c: string) => (zh ? c.replace(/^([^·]+?)( · |$)/, (_m, id: string, sep: string) => `${TOOLSETS_ZH[id] ?? id}${sep}`) : c);
+    const column = (c: string) => (rw ? c.replace(/^([^·]+?)( · |$)/, (_m, id: string, sep: string) => `${tr((x) => x.toolsets, id, id)}${sep}`) : c);
     if (a.sandbox) out.push(w.sandbox(a.sandbox, a.modes.join(", ")), "");
     for (const t of a.toolsets) out.push(w.toolset(t.id, t.lessons.join(", "), t.claims));
     out.push("", w.attackHead(a.corpus, a.columns.length), "");
     out.push(
       ...markdownTable(
         [...w.attackCols, ...a.columns.map(column)],
-        a.rows.map((r) => [words(r.what), zh ? (GROUPS_ZH[r.group] ?? r.group) : r.group, ...r.cells.map((c) => (zh ? ATTACK_CELL_ZH[c] : c))]),
+        a.rows.map((r) => [words(r.what), tr((x) => x.groups, r.group, r.group), ...r.cells.map((c) => tr((x) => x.attackCell, c, c))]),
       ),
     );
     for (const e of a.escaped) out.push(w.escaped(words(e.what), column(e.column), e.detail));
     for (const n of a.notes) {
-      const note = zh ? NOTE_ZH.reduce((s, [re, to]) => s.replace(re, to), n.note) : n.note;
+      const note = rw ? rw.notes.reduce((s, [re, to]) => s.replace(re, to), n.note) : n.note;
       out.push(w.note(words(n.what), note, n.sandboxOnly === true, n.claimed !== false));
     }
     out.push("");
@@ -463,66 +581,55 @@ export function renderReliability(f: ReliabilityFigures, lang: Lang): string[] {
   if (f.bad) {
     out.push(w.badHead, "");
     // What the learner sees is the tool's own output: shown as code, word for word.
-    out.push(...markdownTable(w.badCols, f.bad.map((b) => [zh ? (BAD_ZH[b.id] ?? b.what) : b.what, b.handled ? w.yes : w.no, `\`${b.detail.replace(/\n/g, " ").replace(/`/g, "'")}\``])));
+    out.push(...markdownTable(w.badCols, f.bad.map((b) => [tr((x) => x.bad, b.id, b.what), b.handled ? w.yes : w.no, `\`${b.detail.replace(/\n/g, " ").replace(/`/g, "'")}\``])));
   }
   if (f.part3) out.push(...renderPart3(f.part3, lang));
   out.push(w.summary(f.summary));
   return out;
 }
 
-const P3_CELL_ZH: Record<string, string> = {
-  ok: "成立",
-  FAILED: "失败",
-  "n/a": "不适用",
-  stopped: "已停止",
-  SURVIVED: "存活",
-  "survives (not claimed)": "存活（未声称）",
-  ESCAPED: "逃逸",
-  "escapes (not claimed)": "逃逸（未声称）",
-  "stopped (not claimed)": "已拦截（未声称）",
-  "not run": "未运行",
-};
 
 /** Part III's tables: hooks, rules, jobs, rewind, attacks (each only when it ran). */
 export function renderPart3(p: Part3Figures, lang: Lang): string[] {
   const w = W(lang);
-  const zh = lang === "zh";
-  const cell = (c: string) => (zh ? (P3_CELL_ZH[c] ?? c) : c);
-  const tr = (table: Record<string, string>, id: string, en: string) => (zh ? (table[id] ?? en) : en);
+  const rw = rowWords(lang);
+  const cell = (c: string) => (rw ? (rw.p3Cell[c] ?? c) : c);
+  /** A row's word in the page's language: its table's, or the figures' own. */
+  const tr = (table: (x: RowWords) => Record<string, string>, id: string, en: string) => (rw ? (table(rw)[id] ?? en) : en);
   const out: string[] = [w.p3Head(p.date, p.lessons.join(", "), p.sandbox), ""];
   if (p.hooks) {
     const h = p.hooks;
     out.push(w.p3Hooks, "", w.p3HooksNote, "");
     const cols = h.modes.flatMap((m) => h.events.map((e) => `${e} · ${m}`));
-    out.push(...markdownTable([...w.p3HooksCols, ...cols], h.rows.map((r) => [tr(HOOK_BEHAVIOURS_ZH, r.id, r.what), tr(HOOK_KINDS_ZH, r.kind, r.kind), ...r.cells.map(cell)])));
+    out.push(...markdownTable([...w.p3HooksCols, ...cols], h.rows.map((r) => [tr((x) => x.hookBehaviours, r.id, r.what), tr((x) => x.hookKinds, r.kind, r.kind), ...r.cells.map(cell)])));
     for (const x of h.failed) out.push(w.p3Failed(x.behaviour, `${x.event} · ${x.mode}`, x.detail));
   }
   if (p.rules) {
     out.push(w.p3Rules, "");
-    out.push(...markdownTable(w.p3RulesCols, p.rules.properties.map((r) => [tr(RULES_PROPERTIES_ZH, r.id, r.what), r.runs, r.violations])));
+    out.push(...markdownTable(w.p3RulesCols, p.rules.properties.map((r) => [tr((x) => x.rulesProperties, r.id, r.what), r.runs, r.violations])));
     for (const c of p.rules.counterexamples) out.push(`${w.counterexample}\n\n\`\`\`text\n${c}\n\`\`\`\n`);
   }
   if (p.jobs) {
     const j = p.jobs;
     out.push(w.p3Jobs, "", w.p3JobsNote, "");
-    const cols = j.modes.flatMap((m) => j.ends.map((e) => `${tr(RUN_ENDS_ZH, e, e)} · ${m}`));
-    out.push(...markdownTable([...w.p3JobsCols, ...cols], j.rows.map((r) => [tr(JOB_KINDS_ZH, r.id, r.what), ...r.cells.map(cell)])));
+    const cols = j.modes.flatMap((m) => j.ends.map((e) => `${tr((x) => x.runEnds, e, e)} · ${m}`));
+    out.push(...markdownTable([...w.p3JobsCols, ...cols], j.rows.map((r) => [tr((x) => x.jobKinds, r.id, r.what), ...r.cells.map(cell)])));
     for (const x of j.failed) out.push(w.p3Failed(x.kind, `${x.end} · ${x.mode}`, x.detail));
   }
   if (p.rewind) {
     const r = p.rewind;
     out.push(w.p3Rewind, "", w.p3RewindNote, "");
     out.push(...markdownTable(w.p3RewindCols, r.rows.map((row) => [row.stop, ...row.cells.map(cell)])));
-    for (const x of r.failed) out.push(w.p3Failed(x.stop, x.column.replace(/\w+$/, (m) => tr(REWIND_PARTS_ZH, m, m)), x.detail));
+    for (const x of r.failed) out.push(w.p3Failed(x.stop, x.column.replace(/\w+$/, (m) => tr((x) => x.rewindParts, m, m)), x.detail));
   }
   if (p.attacks) {
     const a = p.attacks;
     out.push(w.p3Attacks(a.corpus), "");
-    // An attack "stopped" is s07's word for it (已拦截), as in the corpus above; a job "stopped" is 已停止.
-    const attackCell = (c: string) => (zh && c === "stopped" ? ATTACK_CELL_ZH.stopped : cell(c));
-    out.push(...markdownTable([...w.p3AttacksCols, ...a.modes.map((m) => (zh ? (MODES_ZH[m] ?? m) : m))], a.rows.map((r) => [tr(P3_ATTACKS_ZH, r.id, r.what), tr(P3_GROUPS_ZH, r.group, r.group), r.owner, ...r.cells.map(attackCell)])));
-    for (const x of a.escaped) out.push(w.p3Failed(tr(P3_ATTACKS_ZH, x.attack, x.attack), x.mode, x.detail));
-    for (const n of a.notes) out.push(w.p3Note(tr(P3_ATTACKS_ZH, n.id, n.what), tr(P3_NOTES_ZH, n.id, n.note)));
+    // An attack "stopped" is the corpus's word for it (zh 已拦截), as in the table above; a job "stopped" is p3Cell's (zh 已停止).
+    const attackCell = (c: string) => (rw && c === "stopped" ? rw.attackCell.stopped : cell(c));
+    out.push(...markdownTable([...w.p3AttacksCols, ...a.modes.map((m) => tr((x) => x.modes, m, m))], a.rows.map((r) => [tr((x) => x.p3Attacks, r.id, r.what), tr((x) => x.p3Groups, r.group, r.group), r.owner, ...r.cells.map(attackCell)])));
+    for (const x of a.escaped) out.push(w.p3Failed(tr((x) => x.p3Attacks, x.attack, x.attack), x.mode, x.detail));
+    for (const n of a.notes) out.push(w.p3Note(tr((x) => x.p3Attacks, n.id, n.what), tr((x) => x.p3Notes, n.id, n.note)));
     out.push("");
   }
   return out;

@@ -546,8 +546,10 @@ describe("the generated report blocks (scripts/bench/report.ts, scripts/reliabil
     // What the learner sees stays word for word, as code.
     expect(zh).toContain("`2: no lesson \"s99\"");
     // Every attack on the page has its words in Chinese.
-    const untranslated = (figures!.attacks?.rows ?? []).filter((r) => !attackWords(r.what, "zh").translated).map((r) => r.what);
-    expect(untranslated).toEqual([]);
+    for (const lang of ["zh", "ja", "ru"] as const) {
+      const untranslated = (figures!.attacks?.rows ?? []).filter((r) => !attackWords(r.what, lang).translated).map((r) => r.what);
+      expect(untranslated, `${lang}: attacks on the page with no words (scripts/reliability/words-${lang}.ts, or report.ts for zh)`).toEqual([]);
+    }
     // No table's column is named in English alone (the browser test's check, here without a browser):
     // a head row is the line above a |---| line.
     const lines = zh.split("\n");
@@ -566,7 +568,7 @@ describe("the generated report blocks (scripts/bench/report.ts, scripts/reliabil
     const { ATTACKS, BOUNDARY_ATTACKS, s07Cases } = await import("../../scripts/reliability/attacks.ts");
     const all = [...ATTACKS, ...BOUNDARY_ATTACKS, ...(await s07Cases())];
     expect(all.length).toBeGreaterThan(50);
-    expect(all.filter((a) => !attackWords(a.what, "zh").translated).map((a) => a.what)).toEqual([]);
+    for (const lang of ["zh", "ja", "ru"] as const) expect(all.filter((a) => !attackWords(a.what, lang).translated).map((a) => a.what), `${lang}: attacks of the corpus with no words`).toEqual([]);
     const figures = figuresOf(page("docs/guide/reliability.md"))!;
     const zh = body(
       renderReliability(

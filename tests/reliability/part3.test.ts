@@ -14,7 +14,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
 import type { Llm } from "../../runtime/client.ts";
 import { loadLesson } from "../../runtime/testing.ts";
-import { renderPart3 } from "../../scripts/reliability/report.ts";
+import { renderPart3, rowWords } from "../../scripts/reliability/report.ts";
 import { p3Modes } from "../../scripts/reliability/part3-common.ts";
 import { HOOK_BEHAVIOURS, runHookCell, type HookLoop } from "../../scripts/reliability/part3-hooks.ts";
 import { JOB_KINDS, runJobCell } from "../../scripts/reliability/part3-jobs.ts";
@@ -194,6 +194,17 @@ describe("Part III: the page's words", () => {
       ...["user-deny-holds", "precedence", "denied-is-error"].filter((id) => !words.RULES_PROPERTIES_ZH[id]),
     ];
     expect(missing).toEqual([]);
+    // Japanese and Russian too: each id of the current checks has words in every translated language.
+    for (const lang of ["ja", "ru"] as const) {
+      const w = rowWords(lang)!;
+      const gaps = [
+        ...HOOK_BEHAVIOURS.filter((b) => !w.hookBehaviours[b.id]).map((b) => b.id),
+        ...JOB_KINDS.filter((k) => !w.jobKinds[k.id]).map((k) => k.id),
+        ...P3_ATTACKS.filter((a) => !w.p3Attacks[a.id] || !w.p3Groups[a.group] || (a.note && !w.p3Notes[a.id])).map((a) => a.id),
+        ...["user-deny-holds", "precedence", "denied-is-error"].filter((id) => !w.rulesProperties[id]),
+      ];
+      expect(gaps, `${lang}: Part III ids without words (scripts/reliability/words-${lang}.ts)`).toEqual([]);
+    }
     const zh = renderPart3(
       {
         date: "2026-01-01",
