@@ -3,8 +3,12 @@
  * course's own map holds (every region has mutants, every mutant is its own lesson's), and the
  * check can fail: a mutant of another lesson's file, a region without mutants.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { applyPatch, parsePatch } from "diff";
 import { describe, expect, it } from "vitest";
 import { LESSONS, findLesson } from "../../runtime/manifest.ts";
+import { ROOT } from "../../runtime/testing.ts";
 import { findPatches, type Mutant } from "../../scripts/lib/mutants.ts";
 import { changedLines, checkMap, todoRegions } from "../../scripts/lib/regions.ts";
 
@@ -14,6 +18,17 @@ describe("the TODO-region map", () => {
     const { maps, problems } = checkMap(LESSONS, mutants);
     expect(problems, "the TODO-region map has problems: give each named region a mutant in tests/mutants/<its lesson>/, and move a mutant that patches another lesson's file to that lesson (npx tsx scripts/lib/regions.ts sNN prints the map)").toEqual([]);
     expect(maps.filter((m) => m.regions.length === 0).map((m) => m.lesson.id), "these lessons have no TODO region: the exercise must differ from the solution around a todo(…) call (regions.ts finds the regions by it)").toEqual([]);
+  });
+
+  it("every mutant and alternative still applies to the solution as it is (a change to a solution must remake its patches)", () => {
+    const stale: string[] = [];
+    for (const kind of ["mutant", "alternative"] as const)
+      for (const m of findPatches(LESSONS, kind).mutants)
+        for (const p of parsePatch(readFileSync(join(ROOT, m.file), "utf8"))) {
+          const target = (p.newFileName ?? p.oldFileName ?? "").replace(/^[ab]\//, "");
+          if (applyPatch(readFileSync(join(ROOT, target), "utf8"), p, { fuzzFactor: 0 }) === false) stale.push(`${m.file} → ${target}`);
+        }
+    expect(stale, "these patches no longer apply: the solution changed under them; make each again against the current file (verify would report it only when it grades that patch)").toEqual([]);
   });
 
   it("finds s06's regions by their todo() text, at the solution's lines", () => {
