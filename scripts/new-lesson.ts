@@ -1,16 +1,15 @@
 /**
  * `npm run new-lesson -- sNN_slug --from sMM [--title "Title"]`: writes a new lesson built on sMM
  * (scripts/lib/scaffold.ts: course.json with its base, the exercise and the solution, the test,
- * the scenario, the pages in both languages, a mutant and an alternative), then the rules pages.
+ * the scenario, a page per language, a mutant and an alternative). It edits no existing file: the
+ * rules page shows the new rules from the catalog when the site is built (scripts/lib/rules-doc.ts).
  *
  * `npm run new-lesson -- sNN` (or the folder name): what the lesson still lacks, one line per
  * piece of docs/guide/contributing.md, each with what to do. Exit 0 when nothing is missing.
  * Without a lesson id: every lesson. `npm run verify -- sNN` runs the same list.
  */
-import { spawnSync } from "node:child_process";
-import { join } from "node:path";
 import { LESSONS, findLesson } from "../runtime/manifest.ts";
-import { dim, green, red } from "../runtime/print.ts";
+import { green, red } from "../runtime/print.ts";
 import { lessonChecklist } from "./lib/checklist.ts";
 import { ROOT } from "./lib/paths.ts";
 import { strictArgsOrExit } from "./lib/args.ts";
@@ -53,11 +52,6 @@ function scaffold(): void {
     process.exitCode = 2;
     return;
   }
-  // The rules pages list every rule (a test fails while they are out of date): written again in a
-  // process of its own, which reads the new course.json.
-  const rules = spawnSync(process.execPath, ["--import", "tsx", join(ROOT, "scripts/lib/rules-doc.ts")], { cwd: ROOT, encoding: "utf8" });
-  if (rules.status !== 0) console.error(red(`the rules pages were not written again: ${rules.stderr.trim()}\n  run npx tsx scripts/lib/rules-doc.ts`));
-  else console.log(`${green("~")} docs/guide/message-rules.md and each language's ${dim("(the catalog, generated)")}`);
   const id = `${name.id}_${name.slug}`;
   console.log(`\n${name.id} builds on ${base.id}. Its exercise fails its test and its solution passes it already:\n` +
     `  npm run check ${name.id}                 # the exercise: fails on the rule, naming the TODO\n` +

@@ -13,6 +13,7 @@ import cjkFriendly from "markdown-it-cjk-friendly";
 import { defineConfig, type DefaultTheme } from "vitepress";
 import { LESSONS } from "../../runtime/manifest.ts";
 import { HTML_LANG, LANG_PREFIX, SITE_LANGS, TRANSLATED, langDir, type SiteLang } from "./theme/langs.ts";
+import { catalogPlugin } from "../../scripts/lib/rules-doc.ts";
 import { lessonPagesPlugin, wrappableLineNumbers, missingLessonPages, missingPagesMessage, pagesIn, pageTitle } from "../../scripts/docs/pages.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -285,6 +286,8 @@ export default defineConfig({
   markdown: {
     config: (md) => {
       md.use(lessonPagesPlugin(ROOT, LESSONS));
+      // The rules page's table, from the rule catalog as it is at build time (a lesson's course.json included).
+      md.use(catalogPlugin());
       // **粗体**（含全角标点）也能渲染: CommonMark alone leaves the ** as text next to full-width punctuation.
       md.use(cjkFriendly as unknown as Parameters<typeof md.use>[0]);
       // After VitePress's own rules: numbered lines that wrap instead of scrolling sideways.

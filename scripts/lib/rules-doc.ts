@@ -1,13 +1,16 @@
 /**
  * The rule catalog (runtime/rules.ts) as a table in the docs' message-rules page, in each of the
- * course's languages (English, Chinese, Japanese, Russian), between the markers
+ * course's languages (English, Chinese, Japanese, Russian). The page holds one line where the
+ * table goes,
  *
- *   <!-- rule-catalog:start -->  …  <!-- rule-catalog:end -->
+ *   <!-- rule-catalog -->
  *
- * `npx tsx scripts/lib/rules-doc.ts` writes both pages; `--check` exits 1 when one is out of date
- * (tests/rules.test.ts runs the same comparison).
+ * and the site's markdown (catalogPlugin, in docs/.vitepress/config.ts) puts the table there when
+ * it builds the page, from the catalog as it is then: a lesson that registers rules in its
+ * course.json shows them on the next build, with no page edited (docs/guide/contributing.md).
+ *
+ * `npx tsx scripts/lib/rules-doc.ts [en|zh|ja|ru]` prints the table a language's page shows.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { COURSE_LANGS, RULES, STAGES, ruleEntry, type Lang, type RuleId } from "../../runtime/rules.ts";
 import { ROOT } from "./paths.ts";
@@ -19,8 +22,8 @@ export const PAGES: Record<Lang, string> = {
   ru: join(ROOT, "docs/ru/guide/message-rules.md"),
 };
 
-const START = "<!-- rule-catalog:start -->";
-const END = "<!-- rule-catalog:end -->";
+/** The line of a page the table replaces (alone on its line). */
+export const MARKER = "<!-- rule-catalog -->";
 
 const STAGE_NAMES: Record<Lang, Record<(typeof STAGES)[number], string>> = {
   en: { syntax: "1 · it parses", types: "2 · it type-checks", hang: "3 · the loop returns", growth: "4 · the history grows", pairing: "5 · the pairing rules", lesson: "6 · the lesson's own rules", net: "7 · the net: beside the reference" },
@@ -30,33 +33,29 @@ const STAGE_NAMES: Record<Lang, Record<(typeof STAGES)[number], string>> = {
 };
 
 /** The page's own words around the table, per language. */
-const FRAME: Record<Lang, { intro: string; head: string; heading: string; untranslated: string }> = {
+const FRAME: Record<Lang, { intro: string; head: string; untranslated: string }> = {
   en: {
     intro:
       "Every failure `npm run check` reports names one of these rules, in brackets (`[results-first]`), with what it means and what to do. When several are broken, the one earliest in this order leads: it is usually the cause of the others. Where a later rule is the cause, it leads all the same: a loop with no stop check is told `stop-when-done` before the empty message it leaves, a result in an assistant message `wrong-role-block` before the two messages of one role it makes, a turn rebuilt wrong `not-verbatim` before its empty block. The language follows `COURSE_LANG` (`en`, `zh`, `ja` or `ru`) or your locale.",
     head: "| rule | stage | what it says | what to do |\n| --- | --- | --- | --- |",
-    heading: "## Every rule the check names",
     untranslated: "",
   },
   zh: {
     intro:
       "`npm run check` 报告的每个失败都会用方括号标出下列规则之一（如 `[results-first]`），并说明含义和做法。同时违反多条时，按下表顺序最靠前的一条排在最前：它通常是其他问题的原因。若后面的规则才是原因，仍由它排在最前：没有停止检查的循环先得到 `stop-when-done`，而不是它留下的空消息；放在 assistant 消息里的结果先得到 `wrong-role-block`，而不是由此产生的两条同角色消息；被改错重建的轮次先得到 `not-verbatim`，而不是它留下的空块。语言由 `COURSE_LANG`（`en`、`zh`、`ja` 或 `ru`）或系统区域设置决定。",
     head: "| 规则 | 阶段 | 含义 | 怎么做 |\n| --- | --- | --- | --- |",
-    heading: "## 检查会指出的所有规则",
     untranslated: "",
   },
   ja: {
     intro:
       "`npm run check` が報告する失敗はどれも、角括弧でこれらのルールのどれか（`[results-first]` など）を示し、その意味とすべきことを添えます。複数が破られているときは、この順で最も早いものが先頭に来ます。たいていそれが他の原因だからです。後のルールが原因である場合も、そのルールが先頭に来ます。停止判定のないループは、それが残す空のメッセージより先に `stop-when-done` を、assistant メッセージに置かれた結果は、それが生む同じ役割の二つのメッセージより先に `wrong-role-block` を、誤って作り直されたターンは、その空のブロックより先に `not-verbatim` を告げられます。言語は `COURSE_LANG`（`en`、`zh`、`ja`、`ru`）またはシステムのロケールに従います。",
     head: "| ルール | 段階 | 意味 | すべきこと |\n| --- | --- | --- | --- |",
-    heading: "## チェックが示すすべてのルール",
     untranslated: "（英語のまま：まだ翻訳されていません）",
   },
   ru: {
     intro:
       "Каждая ошибка, о которой сообщает `npm run check`, называет в квадратных скобках одно из этих правил (`[results-first]`), что оно значит и что делать. Если нарушено несколько, первым идёт то, что раньше в этом порядке: обычно оно и есть причина остальных. Если причина — правило из конца списка, первым всё равно идёт оно: цикл без проверки остановки получает `stop-when-done` раньше, чем пустое сообщение, которое он оставляет; результат в сообщении assistant — `wrong-role-block` раньше, чем два сообщения одной роли, которые из этого получаются; неверно пересобранный ход — `not-verbatim` раньше, чем его пустой блок. Язык задаёт `COURSE_LANG` (`en`, `zh`, `ja` или `ru`) или локаль системы.",
     head: "| правило | этап | что оно значит | что делать |\n| --- | --- | --- | --- |",
-    heading: "## Все правила, которые называет проверка",
     untranslated: "(по-английски: ещё не переведено)",
   },
 };
@@ -73,7 +72,7 @@ const cell = (s: string) =>
     .map((part) => (part.startsWith("`") ? part : part.replaceAll("<", "&lt;").replaceAll(">", "&gt;")))
     .join("");
 
-/** The generated block (markers included) for one language. */
+/** The table with its introduction, in one language: what the page shows at the marker. */
 export function catalogBlock(lang: Lang): string {
   const { intro, head, untranslated } = FRAME[lang];
   const ids = (Object.keys(RULES) as RuleId[]).sort((a, b) => STAGES.indexOf(ruleEntry(a).stage) - STAGES.indexOf(ruleEntry(b).stage));
@@ -83,31 +82,39 @@ export function catalogBlock(lang: Lang): string {
     const mark = entry[lang] ? "" : ` ${untranslated}`;
     return `| \`${id}\` | ${STAGE_NAMES[lang][entry.stage]} | ${cell(w.what)}${mark} | ${cell(w.fix)} |`;
   });
-  return [START, "", "<!-- generated from runtime/rules.ts by scripts/lib/rules-doc.ts: edit the catalog, not this table -->", "", intro, "", head, ...rows, "", END].join("\n");
+  return [intro, "", head, ...rows].join("\n");
 }
 
-/** The page with its catalog block replaced (or appended under a heading when it has none). */
+const MARKER_LINE = /^[ \t]*<!-- rule-catalog -->[ \t]*$/m;
+
+/** The page as the site shows it: the marker's line replaced by the table (a page without one unchanged). */
 export function withCatalog(page: string, lang: Lang): string {
-  const block = catalogBlock(lang);
-  const a = page.indexOf(START);
-  const b = page.indexOf(END);
-  if (a >= 0 && b > a) return page.slice(0, a) + block + page.slice(b + END.length);
-  const heading = FRAME[lang].heading;
-  return `${page.trimEnd()}\n\n${heading}\n\n${block}\n`;
+  return page.replace(MARKER_LINE, () => catalogBlock(lang));
+}
+
+/** The course language of a page of the site, by its path under docs/ ("ja/guide/x.md" → ja). */
+export function pageLang(relativePath: string): Lang {
+  const first = relativePath.split("/")[0] ?? "";
+  return (COURSE_LANGS as readonly string[]).includes(first) ? (first as Lang) : "en";
+}
+
+/**
+ * The markdown-it plugin of the site: on a page that holds the marker, the table of the page's
+ * language, rendered as the page's own markdown (so the local search indexes it too).
+ */
+export function catalogPlugin() {
+  return (md: { core: { ruler: { before: (name: string, rule: string, fn: (state: { src: string; env?: { relativePath?: string } }) => void) => void } } }) => {
+    md.core.ruler.before("normalize", "rule-catalog", (state) => {
+      if (!state.src.includes(MARKER)) return;
+      state.src = withCatalog(state.src, pageLang(state.env?.relativePath ?? ""));
+    });
+  };
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  const check = process.argv.includes("--check");
-  let stale = false;
-  for (const lang of COURSE_LANGS) {
-    // A language whose site has no such page yet has no table to write.
-    if (!existsSync(PAGES[lang])) continue;
-    const page = readFileSync(PAGES[lang], "utf8");
-    const next = withCatalog(page, lang);
-    if (next === page) continue;
-    stale = true;
-    if (!check) writeFileSync(PAGES[lang], next);
-    console.log(`${check ? "out of date" : "wrote"}: ${PAGES[lang].slice(ROOT.length + 1)}`);
-  }
-  process.exitCode = check && stale ? 1 : 0;
+  const lang = process.argv[2] ?? "en";
+  if (!(COURSE_LANGS as readonly string[]).includes(lang)) {
+    console.error(`usage: npx tsx scripts/lib/rules-doc.ts [${COURSE_LANGS.join("|")}]   (prints the rules table of that language's page)`);
+    process.exitCode = 2;
+  } else console.log(catalogBlock(lang as Lang));
 }

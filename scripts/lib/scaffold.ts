@@ -9,7 +9,7 @@
  *     rule leading, its alternative (the idea written another way) passes;
  *   - the pages (en, zh, ja, ru: every language of the site) import its `// #region loop` and say what is left to write.
  *
- * Nothing existing is edited but the generated rules pages (the catalog gains the lesson's rule).
+ * Nothing existing is edited: the rules page shows the lesson's rule when the site is built (rules-doc.ts).
  * Then replace the stub idea with the lesson's own, keeping the shape, and `npm run new-lesson --
  * sNN` lists what is still missing. Refused: a folder that exists, an id taken, a base before s11
  * (no extension points) or without a loop of its own.

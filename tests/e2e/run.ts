@@ -41,6 +41,7 @@ import { CODE_WORDS, missingLessonPages, pageTitle } from "../../scripts/docs/pa
 import { answerLines, findRegion, importsIn, todoRegions } from "../../scripts/docs/regions.ts";
 import { strictArgsOrExit } from "../../scripts/lib/args.ts";
 import { dim } from "../../runtime/print.ts";
+import { RULES } from "../../runtime/rules.ts";
 import { givenMarkProblems } from "./given.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -516,6 +517,18 @@ async function main(): Promise<number> {
     await check(`every lesson of the manifest has its page in every language of the site (${SITE.join(", ")})`, async () => {
       const missing = missingLessonPages(ROOT, lessons).filter((p) => SITE.some((l) => p.startsWith(`docs/${langDir(l)}lessons/`)));
       expect(missing.length === 0, `missing: ${missing.join(", ")}`);
+    });
+
+    // The rules table is made from the catalog when the site is built (scripts/lib/rules-doc.ts): every rule, a lesson's own included.
+    await check(`the rules page lists every rule of the catalog (${Object.keys(RULES).length}), in every language of the site`, async () => {
+      for (const lang of SITE) {
+        const path = `/${langDir(lang)}guide/message-rules`;
+        if (!existsSync(join(ROOT, `docs${path}.md`))) continue; // not translated yet: the English page stands in
+        await open(page, origin + path);
+        const ids = new Set(await page.locator(".vp-doc table td:first-child code").allTextContents());
+        const missing = Object.keys(RULES).filter((id) => !ids.has(id));
+        expect(missing.length === 0, `${path}: rules missing from the table: ${missing.slice(0, 8).join(", ") || "(no table)"}`);
+      }
     });
 
     await check("home page (en)", async () => {
