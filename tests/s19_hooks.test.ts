@@ -143,6 +143,8 @@ describe("s19 PreToolUse: block, change the input, or spare the question", () =>
     for (const [hook, command] of [
       [allow, "rm notes.txt"],
       [`echo '{"updatedInput":{"command":"rm notes.txt"}}'`, "ls"],
+      // An allow and a changed input at once: the allow spares the question, never the rules' judgement of the new input.
+      [`echo '{"decision":"allow","updatedInput":{"command":"rm notes.txt"}}'`, "ls"],
     ] as const) {
       const { root, results } = await runWith(making(call("bash", { command })), { ...pre(hook), permissions: { deny: ["bash(rm *)"] } });
       rule(existsSync(join(root, "notes.txt")) && results[0]?.is_error === true, "hook-no-approval", () => `the rule deny bash(rm *) holds whatever a hook says: with the hook ${JSON.stringify(hook)} and the model's "${command}", notes.txt is ${existsSync(join(root, "notes.txt")) ? "kept" : "gone"} and the call was ${shown(results[0])}. Return the change as \`input\` from HookRun.pre: s18's gate judges it again; never run the tool yourself.`);
@@ -257,6 +259,16 @@ describe("s19 Stop: sent back, a bounded number of times", () => {
     const notes = stopNotes(history);
     rule(notes.length === 2 && notes.every((n) => /never happy/.test(n)), "hook-stop", () => `with maxStopRounds 2 and a Stop hook that always blocks ("never happy"), the history holds ${notes.length} Stop note(s) ${JSON.stringify(notes.slice(0, 3))}: send the model back with the reason while round < maxStopRounds, then return the outcome.`);
     rule(outcome.status === "done" && history.at(-1)?.role === "assistant", "hook-stop", () => `the run should end done, on the model's answer; it ended ${outcome.status}, last message ${history.at(-1)?.role}.`);
+  });
+
+  it("a run that did not end done (a refusal, a guard's stop) is not sent back: the Stop hooks judge only the model's own end", async () => {
+    const hook = { hooks: { Stop: [{ command: "touch stop.ran; echo 'not yet' >&2; exit 2" }] } };
+    const refusing: Scenario = { id: "s19_test", title: "a refusal", reply: () => ({ content: [text("I will not do that.")], stop_reason: "refusal" }) };
+    const refused = await runWith(refusing, hook);
+    rule(refused.outcome.status !== "done" && !existsSync(join(refused.root, "stop.ran")) && stopNotes(refused.history).length === 0, "hook-stop", () => `the model's answer ended with stop_reason "refusal" (the run: ${refused.outcome.status}), yet the Stop hook ${existsSync(join(refused.root, "stop.ran")) ? "ran" : "did not run"} and the history holds ${stopNotes(refused.history).length} Stop note(s): return any outcome but "done" as it is; run the Stop hooks only after a done outcome.`);
+    const steps = [1, 2, 3, 4].map((i) => call("bash", { command: `echo step ${i}` }));
+    const guarded = await runWith(making(...steps), hook, { guards: { maxTurns: 2 } });
+    rule(guarded.outcome.status !== "done" && !existsSync(join(guarded.root, "stop.ran")) && stopNotes(guarded.history).length === 0, "hook-stop", () => `the guard maxTurns 2 stopped the run (${guarded.outcome.status}) while the model was still calling tools, yet the Stop hook ran: sending the model back would step past the guard. Run the Stop hooks only after a done outcome.`);
   });
 
   it("without maxStopRounds, the agent's own bound holds: MAX_STOP_ROUNDS rounds, then the run ends", async () => {

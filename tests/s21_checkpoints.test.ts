@@ -258,6 +258,16 @@ describe("s21 recording: a new file written twice, one file by several spellings
     rule(c.read("a.txt") === "A0\n" && c.read("b.txt") === "B0\n", "checkpoint-record", () => `a.txt ("A0") was first written by its absolute path and b.txt ("B0") as sub/../b.txt; the checkpoint kept ${shownKept} and after the rewind they read ${JSON.stringify(c.read("a.txt"))} and ${JSON.stringify(c.read("b.txt"))}. Read the state at the workspace path: stateOf(this.root, path) with path = workspacePath(this.root, input.path), never at the words of the call.`);
   });
 
+  it("a file the turn only reads (read_file) is not kept: what bash then did to it is not undone by the rewind, and is listed as still differing", async () => {
+    const c = await conversation(script({ look: [[call("read_file", { path: "a.txt" })], [call("bash", { command: "echo more >> a.txt" })]] }));
+    await c.ask("look");
+    rule(c.read("a.txt") === "A0\nmore\n", "checkpoint-untracked", () => `the turn read a.txt, then "echo more >> a.txt" ran; a.txt reads ${JSON.stringify(c.read("a.txt"))}: pass every call on to this.inner.dispatch.`);
+    const kept = [...(lesson.timelineOf(c.id())?.checkpoints[0]?.files.keys() ?? [])];
+    rule(kept.length === 0, "checkpoint-record", () => `the turn read a.txt (read_file) and changed it only with bash, yet the checkpoint keeps ${JSON.stringify(kept)}: keep a file's state only for a write_file or edit_file call (FILE_TOOLS); what bash changes is noted, not recorded.`);
+    const r = lesson.rewind(c.id(), 1, "code");
+    rule(c.read("a.txt") === "A0\nmore\n" && r.restored.length === 0 && r.differ.includes("a.txt"), "checkpoint-untracked", () => `after the rewind a.txt reads ${JSON.stringify(c.read("a.txt"))} (restored ${JSON.stringify(r.restored)}, differing ${JSON.stringify(r.differ)}): bash's change is not recorded, so the rewind leaves it and lists a.txt as still differing. Only write_file and edit_file calls are kept.`);
+  });
+
   it("a bash command that fails (non-zero exit) is noted like any other: what it changed before failing is not restored, and the user is told", async () => {
     const c = await conversation(script({ broken: [[write("a.txt", "A1\n"), call("bash", { command: "echo half > half.txt; exit 3" })]] }));
     await c.ask("broken");
