@@ -53,6 +53,13 @@ describe("s23 grading one run: the final workspace, not the transcript", () => {
     rule(g.reasons.some((r) => r.includes("node --test") && /\b1\b/.test(r.replace("node --test", ""))), "eval-final-state", () => `"node --test" exited with 1, but the reasons do not say so: ${shown(g)}. Name the command and its exit code.`);
   });
 
+  it("every criterion that failed is a reason: a protected test changed, an answer that misses a pattern, and the command that fails, all three", async () => {
+    const check = { ...CHECK, answer: [/add\.js/] };
+    const g = await graded(REPO("a - b"), "Done.", (root) => writeFileSync(join(root, "test/add.test.js"), 'import test from "node:test";\ntest("add", () => { throw new Error("no"); });\n'), check);
+    const named = [g.reasons.some((r) => r.includes("test/add.test.js")), g.reasons.some((r) => r.includes("add")), g.reasons.some((r) => r.includes("node --test"))];
+    rule(g.outcome === "fail" && g.reasons.length === 3 && named.every(Boolean), "eval-final-state", () => `the run changed the protected test, answered "Done." (the check asks for /add\\.js/) and left code whose tests fail: three criteria failed, and the run was graded ${shown(g)}. Check every criterion and give a reason for each one that fails (the command runs even when another already failed: the report shows every reason).`);
+  });
+
   it("a workspace whose tests pass passes, even with an empty answer", async () => {
     const g = await graded(REPO("a + b"), "");
     rule(g.outcome === "pass" && g.reasons.length === 0, "eval-final-state", () => `the workspace's tests pass and no file it protects changed, but the run was graded ${shown(g)}: an answer that says nothing is not a failure when the check asks nothing of the answer.`);
@@ -209,25 +216,26 @@ describe("s23 the figures: pass rate, pass@k, pass^k", () => {
 });
 
 describe("s23 comparing two agents: the tasks that flip first", () => {
-  const scoresOf = (agent: string, rows: Array<[string, number, number]>): Scores => ({
+  // A row: [task, passed, runs, errors]; errors are runs that broke (never passes), counted in runs like any run.
+  const scoresOf = (agent: string, rows: Array<[string, number, number, number?]>): Scores => ({
     agent,
     k: 1,
     runs: rows.reduce((a, [, , n]) => a + n, 0),
     pass_rate: rows.reduce((a, [, c]) => a + c, 0) / Math.max(1, rows.reduce((a, [, , n]) => a + n, 0)),
     pass_at_k: rows.length ? rows.reduce((a, [, c, n]) => a + c / n, 0) / rows.length : 0,
     pass_hat_k: rows.length ? rows.reduce((a, [, c, n]) => a + (c === n ? 1 : 0), 0) / rows.length : 0,
-    tasks: rows.map(([task, passed, n]) => ({ task, runs: n, passed, errors: 0, pass_at_k: passed / n, pass_hat_k: passed === n ? 1 : 0 })),
+    tasks: rows.map(([task, passed, n, errors = 0]) => ({ task, runs: n, passed, errors, pass_at_k: passed / n, pass_hat_k: passed === n ? 1 : 0 })),
   });
-  const rowsOf = fc.uniqueArray(fc.tuple(fc.constantFrom("t1", "t2", "t3", "t4"), fc.integer({ min: 1, max: 4 }).chain((n) => fc.tuple(fc.integer({ min: 0, max: n }), fc.constant(n)))), { selector: ([t]) => t, maxLength: 4 }).map((xs) => xs.map(([t, [c, n]]) => [t, c, n] as [string, number, number]));
+  const rowsOf = fc.uniqueArray(fc.tuple(fc.constantFrom("t1", "t2", "t3", "t4"), fc.integer({ min: 1, max: 4 }).chain((n) => fc.integer({ min: 0, max: n }).chain((c) => fc.tuple(fc.constant(c), fc.constant(n), fc.integer({ min: 0, max: n - c }))))), { selector: ([t]) => t, maxLength: 4 }).map((xs) => xs.map(([t, [c, n, e]]) => [t, c, n, e] as [string, number, number, number]));
 
-  it("property: every task whose pass rate differs is named better or worse with both rates; a task one agent did not run is set aside; totals are b − a", () => {
+  it("property: every task whose pass rate (passed / runs, a run that broke counted) differs is named better or worse with both rates; a task one agent did not run is set aside; totals are b − a", () => {
     assertProperty(
       fc.property(rowsOf, rowsOf, (ra, rb) => {
         const a = scoresOf("A", ra);
         const b = scoresOf("B", rb);
         const c = stats.compare(a, b);
         const said = JSON.stringify(c);
-        for (const [task, ca, na] of ra) {
+        for (const [task, ca, na, ea] of ra) {
           const other = rb.find(([t]) => t === task);
           if (!other) {
             rule(c.unmatched.includes(task), "eval-compare", () => `${task} was run by A only; the comparison says ${said}: put it in unmatched, not among the flips.`);
@@ -238,7 +246,7 @@ describe("s23 comparing two agents: the tasks that flip first", () => {
           const inWorse = c.worse.find((f) => f.task === task);
           const want = y > x ? "better" : y < x ? "worse" : "neither";
           const got = inBetter ? "better" : inWorse ? "worse" : "neither";
-          rule(want === got, "eval-compare", () => `${task} passes ${x} with A and ${y} with B: it belongs in ${want}, the comparison puts it in ${got} (${said}).`);
+          rule(want === got, "eval-compare", () => `${task} passes ${ca} of ${na} runs with A (${ea} of them broke) and ${other[1]} of ${other[2]} with B (${other[3]} broke): pass rates ${x} and ${y}, every run counted, a broken one too; it belongs in ${want}, the comparison puts it in ${got} (${said}).`);
           const f = inBetter ?? inWorse;
           rule(!f || (close(f.before, x) && close(f.after, y)), "eval-compare", () => `${task}'s flip is ${JSON.stringify(f)}: before is A's pass rate (${x}), after is B's (${y}).`);
         }
