@@ -2,8 +2,8 @@
  * The rule catalog: every rule the grading checks, by id, with what it means and how to fix it,
  * in English and Chinese (zh-CN). One file, read by `npm run check` (beside the failure that
  * names the rule), by `npm run hint` (the rule the last check broke) and by the docs' message
- * rules page (docs/guide/message-rules.md and docs/zh/guide/message-rules.md, between the
- * `rule-catalog` markers; `npx tsx scripts/lib/rules-doc.ts` writes that table).
+ * rules page of each language (docs/guide/message-rules.md and its translations), whose table the
+ * site's markdown makes from this catalog when it builds the page (scripts/lib/rules-doc.ts).
  *
  * `stage` orders a check's findings, the cause first: the file does not parse → it does not
  * type-check → the loop never returned → the history did not grow / lost the assistant turn →
