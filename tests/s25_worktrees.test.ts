@@ -222,6 +222,9 @@ describe("s25 Worktrees", () => {
     rule(outcome.status !== "done", "worktree-cleanup", `the run was aborted while its child waited for approval, and it ended ${outcome.status}`);
     await noneLeft(root, "after an abort during a child");
     rule((await branchesOf(root)).length === 0, "worktree-cleanup", "an aborted child that wrote nothing left a branch: close its worktree in the finally block");
+    // The child's requests (its history starts with its own prompt): the first asked for the write; aborted, it asks no more.
+    const asked = llm.scripted!.exchanges.filter((e) => textIn((e.request as { messages?: Anthropic.MessageParam[] }).messages?.[0]?.content ?? "").trim() === "Write.").length;
+    rule(asked === 1, "worktree-cleanup", () => `the run was aborted while its child waited for approval, and the child then asked the model ${asked - 1} more time(s): pass the call's signal to opts.runChild(wt.root, history, signal), so an abort stops the child too ${LOOP}`);
   });
 
   it("a workspace that is not a git repository: an is_error result naming it, and the run goes on", async () => {
