@@ -34,9 +34,10 @@ const TASK = lessonTask("s28_schedule");
 const WATCH = lessonTask("s28_schedule", "watch");
 const WHERE = "(lessons/s28_schedule/scheduler.ts)";
 
-/** The test's clock: timers fire only in advance(), each at its own time, in order. */
+/** The test's clock: timers fire only in advance(), each at its own time (plus `late`, a busy machine's delay), in order. */
 class ManualTimers {
   t = 0;
+  late = 0;
   private seq = 0;
   private timers = new Map<number, { at: number; fire: () => void }>();
   now = () => this.t;
@@ -51,10 +52,10 @@ class ManualTimers {
       const next = [...this.timers.entries()].filter(([, x]) => x.at <= end).sort((a, b) => a[1].at - b[1].at || a[0] - b[0])[0];
       if (!next) break;
       this.timers.delete(next[0]);
-      this.t = Math.max(this.t, next[1].at);
+      this.t = Math.max(this.t, next[1].at + this.late);
       next[1].fire();
     }
-    this.t = end;
+    this.t = Math.max(this.t, end);
   }
 }
 
@@ -119,6 +120,17 @@ describe("s28 the scheduler's rule: never twice at once, no drift, nothing left 
     await ended(job);
     timers.advance(40_000);
     rule(job!.runs.length === 2 && job!.runs[1]!.at === 120_000, "schedule-interval", () => `every 60 s from 60 s: the second run is due at 120 s whatever the first run took (it ended at 80 s): ${shown(job)}, started at ${JSON.stringify(job?.runs.map((r) => r.at))}. Arm this.arm(job, job.next + everyMs) in due() ${WHERE}.`);
+    await scheduler.stop();
+  });
+
+  it("a timer that fires late (a busy machine) does not push the next times back: each is due every interval from the first", async () => {
+    const { timers, scheduler, job } = await runWith(making(every(60, 3)));
+    timers.late = 5_000; // every timer fires 5 s after its time
+    timers.advance(65_000);
+    await ended(job);
+    timers.advance(60_000);
+    await ended(job);
+    rule(job!.runs.length === 2 && job!.runs[1]!.at === 125_000, "schedule-interval", () => `every 60 s from 60 s, each timer firing 5 s late: the second run is due at 120 s and starts at 125 s; its runs started at ${JSON.stringify(job?.runs.map((r) => r.at))}. Counted from now (65 s) instead of from when it was due, every late timer pushes the rest back: arm this.arm(job, job.next + everyMs) in due() ${WHERE}.`);
     await scheduler.stop();
   });
 
