@@ -234,7 +234,7 @@ describe("s22 every job is stopped when the run ends, however it ends", () => {
     rule(done.said.some((l) => /\b1\b/.test(l) && /stop/i.test(l)), "job-cleanup", () => `the run ended with job-1 still running and stopped it, and said ${JSON.stringify(done.said)}: say how many were stopped (jobs.stopAll() returns the count), e.g. "jobs: 1 still running when the run ended, stopped".`);
     // A job with no output: job_output's wait returns when it ends, so none is running when the run does.
     const ended = await runWith(making([start("exit 0")], [output("job-1", 30)]));
-    expect([...ended.jobs.jobs.values()].every((j) => !j.running), "[job-cleanup] the test's own job (exit 0) should have ended before the run did: job_output's wait returns when a job ends").toBe(true);
+    rule([...ended.jobs.jobs.values()].every((j) => !j.running), "job-cleanup", () => `the job "exit 0" was still running when the run ended, though the model had called job_output(job-1, wait 30): job_output's wait should return as soon as the job ends (JobTable.output waits until it is no longer running), so no job is left for the end to stop.`);
     rule(!ended.said.some((l) => /stop/i.test(l)), "job-cleanup", () => `every job had ended before the run did, yet the run said ${JSON.stringify(ended.said.filter((l) => /stop/i.test(l)))}: say how many jobs the end stopped only when it stopped some.`);
     const guarded = await runWith(making([start("sleep 30")], [output()], [output()]), { guards: { maxTurns: 2 } });
     rule(guarded.outcome.status !== "done" && guarded.stopped, "job-cleanup", () => `the run was stopped by maxTurns (${guarded.outcome.status}) with "sleep 30" running: it must be stopped too.`);

@@ -9,7 +9,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import type Anthropic from "@anthropic-ai/sdk";
-import { describe, expect, it, vi } from "vitest";
+import { describe, it, vi } from "vitest";
 import { Message } from "../runtime/scripted/schema.ts";
 import { SAMPLE_REPOSITORY, lessonTask } from "../runtime/tasks.ts";
 import { ROOT, driveLoop, loadLesson, rule, scripted, transcriptProblems } from "../runtime/testing.ts";
@@ -106,7 +106,7 @@ describe("s24 headless: the loop's events as lines in the API's shapes", () => {
     const { history, lines, responses } = await headlessRun({ workspaceHooks: true });
     const replay = [history[0]!, ...lines.flatMap((l) => (l.type === "assistant" ? [{ role: "assistant" as const, content: l.message.content }] : l.type === "user" ? [l.message] : []))];
     const noted = history.some((m) => m.role === "user" && JSON.stringify(m.content).includes("[Stop hook]"));
-    expect(noted, "[headless-lines] the sample repository's Stop hook did not send the model back, so this test cannot see a second round: keep the workspace's hooks running in headlessRun (examples/login-service/.agent/settings.json)").toBe(true);
+    rule(noted, "headless-lines", () => `the sample repository's Stop hook (its tests fail) did not send the model back, so the run had one round where two were expected: the headless run must go through the final agent's loop with the workspace's hooks (examples/login-service/.agent/settings.json) still running; leave the loop and the hooks as lessons/s24_headless gives them.`);
     rule(JSON.stringify(replay) === JSON.stringify(history), "headless-lines", `with a Stop hook round the lines (${replay.length} messages) do not replay the transcript (${history.length}): keep lineOf's mapping, the Stop hook's note comes as a user line of its own ${WHERE}.`);
     const results = lines.filter((l) => l.type === "result");
     const last = results[0];
