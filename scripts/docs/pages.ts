@@ -351,15 +351,21 @@ interface RulerHost {
   core: { ruler: { before(name: string, rule: string, fn: (state: CoreState) => void): void } };
 }
 
-/** The markdown-it plugin: `markdown: { config: (md) => md.use(lessonPagesPlugin(root, LESSONS)) }`. */
-export function lessonPagesPlugin(root: string, lessons: Lesson[]) {
+/**
+ * A markdown-it plugin that rewrites a page's markdown before it is parsed, from the page's path
+ * under docs/ (the site's generated parts: lesson pages, the rules table).
+ */
+export function sourcePlugin(name: string, rewrite: (src: string, relativePath: string) => string) {
   return (md: RulerHost) => {
-    md.core.ruler.before("normalize", "lesson-pages", (state) => {
+    md.core.ruler.before("normalize", name, (state) => {
       const rel = state.env?.relativePath;
-      if (rel) state.src = expandLessonPage(state.src, rel, root, lessons);
+      if (rel !== undefined) state.src = rewrite(state.src, rel);
     });
   };
 }
+
+/** The markdown-it plugin: `markdown: { config: (md) => md.use(lessonPagesPlugin(root, LESSONS)) }`. */
+export const lessonPagesPlugin = (root: string, lessons: Lesson[]) => sourcePlugin("lesson-pages", (src, rel) => (rel ? expandLessonPage(src, rel, root, lessons) : src));
 
 /** The first "# " heading of a markdown file, for sidebars of pages this config does not know. */
 export function pageTitle(file: string): string {

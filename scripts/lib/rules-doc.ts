@@ -13,6 +13,7 @@
  */
 import { join } from "node:path";
 import { COURSE_LANGS, RULES, STAGES, ruleEntry, type Lang, type RuleId } from "../../runtime/rules.ts";
+import { sourcePlugin } from "../docs/pages.ts";
 import { ROOT } from "./paths.ts";
 
 export const PAGES: Record<Lang, string> = {
@@ -102,14 +103,7 @@ export function pageLang(relativePath: string): Lang {
  * The markdown-it plugin of the site: on a page that holds the marker, the table of the page's
  * language, rendered as the page's own markdown (so the local search indexes it too).
  */
-export function catalogPlugin() {
-  return (md: { core: { ruler: { before: (name: string, rule: string, fn: (state: { src: string; env?: { relativePath?: string } }) => void) => void } } }) => {
-    md.core.ruler.before("normalize", "rule-catalog", (state) => {
-      if (!state.src.includes(MARKER)) return;
-      state.src = withCatalog(state.src, pageLang(state.env?.relativePath ?? ""));
-    });
-  };
-}
+export const catalogPlugin = () => sourcePlugin("rule-catalog", (src, rel) => (src.includes(MARKER) ? withCatalog(src, pageLang(rel)) : src));
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
   const lang = process.argv[2] ?? "en";
