@@ -13,6 +13,7 @@
  */
 import { join } from "node:path";
 import { COURSE_LANGS, RULES, STAGES, ruleEntry, type Lang, type RuleId } from "../../runtime/rules.ts";
+import { langOfPath } from "../../docs/.vitepress/theme/langs.ts";
 import { sourcePlugin } from "../docs/pages.ts";
 import { ROOT } from "./paths.ts";
 
@@ -93,17 +94,11 @@ export function withCatalog(page: string, lang: Lang): string {
   return page.replace(MARKER_LINE, () => catalogBlock(lang));
 }
 
-/** The course language of a page of the site, by its path under docs/ ("ja/guide/x.md" → ja). */
-export function pageLang(relativePath: string): Lang {
-  const first = relativePath.split("/")[0] ?? "";
-  return (COURSE_LANGS as readonly string[]).includes(first) ? (first as Lang) : "en";
-}
-
 /**
  * The markdown-it plugin of the site: on a page that holds the marker, the table of the page's
  * language, rendered as the page's own markdown (so the local search indexes it too).
  */
-export const catalogPlugin = () => sourcePlugin("rule-catalog", (src, rel) => (src.includes(MARKER) ? withCatalog(src, pageLang(rel)) : src));
+export const catalogPlugin = () => sourcePlugin("rule-catalog", (src, rel) => (src.includes(MARKER) ? withCatalog(src, langOfPath(rel)) : src));
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
   const lang = process.argv[2] ?? "en";
